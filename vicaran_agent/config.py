@@ -1,0 +1,130 @@
+"""Every setting Vicaran reads, in one place (environment variables and `.env`)."""
+
+from __future__ import annotations
+
+import importlib
+import os
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+_TRUE = {"1", "true", "yes", "on"}
+
+
+class Settings(BaseSettings):
+    """Vicaran configuration. Field names map to the upper-case environment variables."""
+
+    model_config = SettingsConfigDict(
+        env_file=(PROJECT_ROOT / ".env", ".env"),
+        env_file_encoding="utf-8",
+        extra="ignore",
+        populate_by_name=True,
+    )
+
+    # Models (any name ADK's LLMRegistry resolves).
+    vicaran_fast_model: str = "gemini-3.5-flash"
+    vicaran_pro_model: str = "gemini-3.8-flash"
+    vicaran_model_plugins: str = Field(
+        default="",
+        description="Comma-separated modules imported at start-up that register model classes.",
+    )
+
+    # Gemini credentials (read to give a clear hint when missing; google-genai reads them itself).
+    google_api_key: str = ""
+    gemini_api_key: str = ""
+    google_genai_use_enterprise: str = ""
+    google_genai_use_vertexai: str = ""
+    google_cloud_project: str = ""
+    google_cloud_location: str = ""
+
+    # Web search and page reading.
+    tavily_api_key: str = ""
+    tavily_base_url: str = "https://api.tavily.com"
+    jina_api_key: str = ""
+    jina_reader_base_url: str = "https://r.jina.ai"
+    vicaran_fetch_allow_private: bool = False
+    vicaran_search_include_domains: str = ""
+    vicaran_search_exclude_domains: str = ""
+
+    # Later stages (declared here so the names never change).
+    factcheck_api_key: str = ""
+    factcheck_base_url: str = "https://factchecktools.googleapis.com"
+    querido_diario_base_url: str = "https://api.queridodiario.ok.org.br"
+
+    # Storage and the newsroom callback API.
+    vicaran_database_url: str = ""
+    callback_api_url: str = ""
+    agent_secret: str = ""
+    debug_mode: bool = False
+
+    # Limits, timeouts and concurrency.
+    vicaran_concurrency: int = Field(default=8, ge=1)
+    vicaran_search_timeout_seconds: float = Field(default=20.0, gt=0)
+    vicaran_page_timeout_seconds: float = Field(default=20.0, gt=0)
+    vicaran_model_timeout_seconds: float = Field(default=120.0, gt=0)
+    vicaran_max_retries: int = Field(default=2, ge=0)
+    vicaran_max_page_bytes: int = Field(default=3_000_000, gt=0)
+    vicaran_max_user_urls: int = Field(default=10, ge=0)
+
+    @property
+    def database_url(self) -> str:
+        if self.vicaran_database_url:
+            return self.vicaran_database_url
+        return f"sqlite:///{Path.cwd() / '.vicaran' / 'vicaran.db'}"
+
+    @property
+    def include_domains(self) -> list[str]:
+        return _split(self.vicaran_search_include_domains)
+
+    @property
+    def exclude_domains(self) -> list[str]:
+        return _split(self.vicaran_search_exclude_domains)
+
+    @property
+    def uses_vertex(self) -> bool:
+        flag = self.google_genai_use_enterprise or self.google_genai_use_vertexai
+        return flag.strip().lower() in _TRUE
+
+    def gemini_credentials_problem(self) -> str | None:
+        """One sentence telling the journalist what to set, or None when Gemini can be reached."""
+        if self.uses_vertex:
+            if self.google_cloud_project and self.google_cloud_location:
+                return None
+            return (
+                "Vicaran is set to use Vertex AI but GOOGLE_CLOUD_PROJECT and "
+                "GOOGLE_CLOUD_LOCATION are not both set: add them to your .env file and restart."
+            )
+        if self.google_api_key or self.gemini_api_key:
+            return None
+        return (
+            "Vicaran needs a Gemini API key: set GOOGLE_API_KEY in your .env file "
+            "(get one at https://aistudio.google.com/apikey) and restart, or use Vertex AI "
+            "with GOOGLE_GENAI_USE_ENTERPRISE=1, GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION."
+        )
+
+
+def _split(value: str) -> list[str]:
+    return [item.strip().lower() for item in value.split(",") if item.strip()]
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings (tests call `get_settings.cache_clear()` after changing env)."""
+    settings = Settings()
+    # google-genai reads the key from the environment, so a key that only sits in .env must
+    # reach os.environ too (ADK's CLI does this for <app>/.env; `vicaran` and tests do not).
+    if settings.google_api_key and not os.environ.get("GOOGLE_API_KEY"):
+        os.environ["GOOGLE_API_KEY"] = settings.google_api_key
+    return settings
+
+
+def load_model_plugins(settings: Settings | None = None) -> None:
+    """Import the modules named in VICARAN_MODEL_PLUGINS so their model classes register."""
+    settings = settings or get_settings()
+    for module in settings.vicaran_model_plugins.split(","):
+        if module.strip():
+            importlib.import_module(module.strip())

@@ -1,0 +1,231 @@
+"""Typed records. The same shapes go to session state, the embedded store and the callback API."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+Mode = Literal["quick", "detailed"]
+Origin = Literal["web", "user_url", "document", "gazette", "factcheck_api"]
+VerdictLabel = Literal["verified", "partially_true", "misleading", "false", "unverified"]
+Reliability = Literal["high", "neutral", "low"]
+EvidenceStance = Literal["supports", "refutes", "context"]
+CoverageStance = Literal["supportive", "neutral", "critical"]
+DatePrecision = Literal["day", "month", "year"]
+Status = Literal["planning", "in_progress", "completed", "partial", "failed"]
+
+SUMMARY_MAX_CHARS = 500
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+class InvestigationConfig(BaseModel):
+    """Mode-driven settings for one investigation (DESIGN.md "Modes")."""
+
+    investigation_id: str
+    mode: Mode
+    source_limit: int
+    claim_limit: int | None
+    skip_timeline: bool
+    bias_level: Literal["overall", "per_source"]
+    summary_depth: Literal["brief", "comprehensive"]
+    title: str
+    brief: str
+    language: str = "en"
+
+    @classmethod
+    def for_mode(
+        cls, mode: Mode, *, investigation_id: str, title: str, brief: str, language: str
+    ) -> InvestigationConfig:
+        quick = mode == "quick"
+        return cls(
+            investigation_id=investigation_id,
+            mode=mode,
+            source_limit=15 if quick else 30,
+            claim_limit=5 if quick else None,
+            skip_timeline=quick,
+            bias_level="overall" if quick else "per_source",
+            summary_depth="brief" if quick else "comprehensive",
+            title=title,
+            brief=brief,
+            language=language,
+        )
+
+
+class Source(BaseModel):
+    """A page the investigation read (or tried to read)."""
+
+    url: str
+    title: str = ""
+    domain: str
+    credibility_score: int = Field(ge=1, le=5)
+    content_summary: str = ""
+    key_claims: list[str] = Field(default_factory=list)
+    published_at: str | None = None
+    is_user_provided: bool = False
+    is_reachable: bool = True
+    unreachable_reason: str | None = None
+    origin: Origin = "web"
+    source_id: str | None = None
+
+    @field_validator("content_summary")
+    @classmethod
+    def _cap_summary(cls, value: str) -> str:
+        return _clip(value, SUMMARY_MAX_CHARS)
+
+    @field_validator("key_claims")
+    @classmethod
+    def _cap_claims(cls, value: list[str]) -> list[str]:
+        return [_clip(c, 300) for c in value if c.strip()][:3]
+
+
+class Claim(BaseModel):
+    """A checkable statement, self-contained (who, what, when, where)."""
+
+    key: str
+    claim_text: str
+    importance: float = Field(ge=0, le=1)
+    entities: list[str] = Field(default_factory=list)
+    source_urls: list[str] = Field(default_factory=list)
+    source_ids: list[str] = Field(default_factory=list)
+    claim_id: str | None = None
+
+
+class Evidence(BaseModel):
+    url: str
+    title: str = ""
+    publisher: str = ""
+    reliability: Reliability
+    stance: EvidenceStance
+    snippet: str = ""
+
+
+class Verdict(BaseModel):
+    claim_key: str
+    claim_text: str
+    claim_id: str | None = None
+    verdict: VerdictLabel
+    confidence: float = Field(ge=0, le=1)
+    explanation: str
+    evidence: list[Evidence] = Field(default_factory=list)
+    sufficient: bool = False
+    queries: list[str] = Field(default_factory=list)
+    iterations: int = 0
+    stop_reason: str = ""
+    source_ids: list[str] = Field(default_factory=list)
+    fact_check_id: str | None = None
+
+
+class SourceBias(BaseModel):
+    url: str
+    source_id: str | None = None
+    bias_score: float = Field(ge=0, le=10)
+    stance: CoverageStance = "neutral"
+    indicators: list[str] = Field(default_factory=list)
+
+
+class BiasAssessment(BaseModel):
+    overall_bias_score: float = Field(ge=0, le=10)
+    coverage: dict[str, int]
+    coverage_pct: dict[str, float]
+    per_source: list[SourceBias] = Field(default_factory=list)
+    recommendation: str = ""
+
+
+class TimelineEvent(BaseModel):
+    event_date: str
+    date_precision: DatePrecision = "day"
+    event_text: str
+    source_urls: list[str] = Field(default_factory=list)
+    source_ids: list[str] = Field(default_factory=list)
+    event_id: str | None = None
+
+
+# --- What the model is asked to return (one small schema per judgement) ---------------------
+
+
+class _ModelOutput(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class SearchPlan(_ModelOutput):
+    """Web search queries for the investigation."""
+
+    queries: list[str] = Field(description="2 to 5 self-contained web search queries.")
+
+
+class SourceDigest(_ModelOutput):
+    """A reader's digest of one page."""
+
+    title: str = Field(description="The page's headline or title.")
+    summary: str = Field(description="At most 500 characters: what the page reports.")
+    key_claims: list[str] = Field(description="1 to 3 checkable claims the page makes.")
+    published_date: str | None = Field(
+        default=None, description="Publication date as YYYY-MM-DD when the page states it."
+    )
+
+
+class DraftClaim(_ModelOutput):
+    claim_text: str = Field(description="Self-contained: who, what, when, where.")
+    importance: float = Field(description="0 to 1: how much the story depends on it.")
+    entities: list[str] = Field(default_factory=list)
+    source_numbers: list[int] = Field(description="Numbers [S#] of the sources that make it.")
+
+
+class ClaimDraft(_ModelOutput):
+    """Checkable claims found in the sources."""
+
+    claims: list[DraftClaim]
+
+
+class EvidenceJudgement(_ModelOutput):
+    number: int = Field(description="The evidence item's [E#] number.")
+    stance: EvidenceStance
+
+
+class ClaimAssessment(_ModelOutput):
+    """A fact-checker's judgement of one claim against numbered evidence."""
+
+    stances: list[EvidenceJudgement]
+    verdict: VerdictLabel
+    confidence: float
+    explanation: str = Field(description="Short explanation citing evidence as [N].")
+    refined_queries: list[str] = Field(
+        default_factory=list, description="Better search queries if evidence is thin."
+    )
+
+
+class SourceLean(_ModelOutput):
+    number: int
+    stance: CoverageStance
+    bias_score: float = Field(description="0 balanced ... 10 one-sided.")
+    indicators: list[str] = Field(default_factory=list)
+
+
+class BiasJudgement(_ModelOutput):
+    """How each source leans on the investigation's subject."""
+
+    sources: list[SourceLean]
+    recommendation: str
+
+
+class DraftEvent(_ModelOutput):
+    date: str = Field(description="ISO 8601: YYYY-MM-DD, YYYY-MM or YYYY.")
+    text: str
+    source_numbers: list[int] = Field(default_factory=list)
+
+
+class TimelineDraft(_ModelOutput):
+    """Dated events in the story."""
+
+    events: list[DraftEvent]
+
+
+class ReportDraft(_ModelOutput):
+    """The cited investigation report."""
+
+    markdown: str = Field(description="The report in Markdown, citing sources as [N].")

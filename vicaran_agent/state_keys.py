@@ -1,0 +1,44 @@
+"""Session state keys. The names are part of the contract with the frontend and the tests."""
+
+# Inputs and configuration.
+USER_PROMPT = "user_prompt"
+INVESTIGATION_ID = "investigation_id"
+INVESTIGATION_MODE = "investigation_mode"
+INVESTIGATION_CONFIG = "investigation_config"
+USER_SOURCES = "user_sources"
+INVESTIGATION_PLAN = "investigation_plan"
+PLAN_APPROVED = "plan_approved"
+
+# Orchestration (code-owned, never written by the model).
+AWAITING_APPROVAL = "awaiting_approval"
+INVESTIGATION_STATUS = "investigation_status"
+PARTIAL_REASONS = "partial_reasons"
+USER_SOURCES_DIGEST = "user_sources_digest"
+
+# Stage outputs: markdown shown to the journalist.
+DISCOVERED_SOURCES = "discovered_sources"
+EXTRACTED_CLAIMS = "extracted_claims"
+FACT_CHECK_RESULTS = "fact_check_results"
+BIAS_ANALYSIS = "bias_analysis"
+TIMELINE_EVENTS = "timeline_events"
+INVESTIGATION_SUMMARY = "investigation_summary"
+
+# Structured records (lists of dicts validated by the models in schemas.py).
+SOURCE_RECORDS = "source_records"
+CLAIM_RECORDS = "claim_records"
+VERDICT_RECORDS = "verdict_records"
+BIAS_RECORD = "bias_record"
+TIMELINE_RECORDS = "timeline_records"
+
+# Ids returned by the store.
+SOURCE_ID_MAP = "source_id_map"
+CLAIM_ID_MAP = "claim_id_map"
+
+STAGE_OUTPUT_KEYS = (
+    DISCOVERED_SOURCES,
+    EXTRACTED_CLAIMS,
+    FACT_CHECK_RESULTS,
+    BIAS_ANALYSIS,
+    TIMELINE_EVENTS,
+    INVESTIGATION_SUMMARY,
+)
