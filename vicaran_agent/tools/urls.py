@@ -1,0 +1,183 @@
+"""URL helpers: a stable normalized key, hosts and registered domains, URLs in free text."""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from urllib.parse import SplitResult, unquote_plus, urlsplit, urlunsplit
+
+import idna
+import tldextract
+
+# Matched case-insensitively, as is any `utm_*` parameter.
+TRACKING_PARAMS = frozenset(
+    {
+        "fbclid",
+        "gclid",
+        "dclid",
+        "gbraid",
+        "wbraid",
+        "msclkid",
+        "mc_cid",
+        "mc_eid",
+        "igshid",
+        "yclid",
+        "_ga",
+        "_gl",
+        "ref_src",
+        "spm",
+        "cmpid",
+        "ocid",
+    }
+)
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+_HAS_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
+# mailto:, javascript:, data: ... (but not `host:8080`, which is a scheme-less host and port).
+_OPAQUE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:(?!//|\d)")
+_URL_IN_TEXT = re.compile(
+    r"https?://(?:\[[0-9a-f:.]+\][^\s<>\"`\[\]]*|[^\s<>\"`\[\]]+)", re.IGNORECASE
+)
+_TRAILING = ".,;:!?}>'\""
+_CLOSERS = {")": "(", "]": "["}
+
+
+def _new_extractor() -> tldextract.TLDExtract:
+    # No suffix_list_urls and no cache_dir: the public suffix list snapshot bundled with
+    # tldextract is used, so nothing is fetched over the network and nothing is written to disk.
+    return tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)
+
+
+_EXTRACT = _new_extractor()
+
+
+def _split(url: str) -> SplitResult:
+    url = url.strip()
+    if _OPAQUE.match(url):
+        raise ValueError("not a hierarchical URL")
+    if not _HAS_SCHEME.match(url):
+        url = "https:" + url if url.startswith("//") else "https://" + url
+    return urlsplit(url)
+
+
+def _split_netloc(netloc: str) -> tuple[str, str, str]:
+    """(userinfo, host, port) without relying on urllib's strict port parsing."""
+    userinfo, _, hostport = netloc.rpartition("@")
+    if hostport.startswith("["):
+        host, _, rest = hostport.partition("]")
+        return userinfo, host + "]", rest.removeprefix(":")
+    host, sep, port = hostport.rpartition(":")
+    if not sep or not port.isdigit():
+        return userinfo, hostport, ""
+    return userinfo, host, port
+
+
+def _clean_host(host: str) -> str:
+    """Lowercase (IDNA/punycode for unicode), no trailing dot, no leading `www.`."""
+    if not host.isascii():
+        try:
+            host = idna.encode(host, uts46=True).decode("ascii")
+        except UnicodeError:  # idna.IDNAError is one
+            host = host.casefold()
+    host = host.lower().rstrip(".")
+    while host.startswith("www.") and "." in host[4:]:
+        host = host[4:]
+    return host
+
+
+def _clean_query(query: str) -> str:
+    kept = []
+    for piece in query.split("&"):
+        if not piece:
+            continue
+        key = unquote_plus(piece.partition("=")[0])
+        lowered = key.strip().lower()
+        if lowered.startswith("utm_") or lowered in TRACKING_PARAMS:
+            continue
+        kept.append((key, piece))
+    # Sort by key only (stable), so repeated keys keep their relative order.
+    return "&".join(piece for _, piece in sorted(kept, key=lambda item: item[0]))
+
+
+def normalize_url(url: str) -> str:
+    """A stable key for `url`: same page, same string. Never raises."""
+    if not url or not url.strip():
+        return ""
+    try:
+        parts = _split(url)
+        scheme = parts.scheme.lower()
+        userinfo, host, port = _split_netloc(parts.netloc)
+        host = _clean_host(host)
+        if port.isdigit() and int(port) == _DEFAULT_PORTS.get(scheme):
+            port = ""
+        netloc = (userinfo + "@" if userinfo else "") + host + (":" + port if port else "")
+        return urlunsplit((scheme, netloc, parts.path.rstrip("/"), _clean_query(parts.query), ""))
+    except (ValueError, TypeError):
+        return url.strip()
+
+
+def host_of(url: str) -> str:
+    """Lowercase host without `www.`, port or IPv6 brackets ("" when there is none)."""
+    if not url or not url.strip():
+        return ""
+    try:
+        _, host, _ = _split_netloc(_split(url).netloc)
+    except ValueError:
+        return ""
+    return _clean_host(host).strip("[]")
+
+
+def _is_ip(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def domain_of(url: str) -> str:
+    """The registered domain (`news.bbc.co.uk` -> `bbc.co.uk`); the host for IPs and localhost."""
+    host = host_of(url)
+    if not host or "." not in host or _is_ip(host):
+        return host
+    return _EXTRACT(host).top_domain_under_public_suffix or host
+
+
+def domain_matches(url_or_domain: str, patterns: list[str]) -> bool:
+    """True when the host equals a pattern or is a subdomain of one."""
+    host = host_of(url_or_domain)
+    if not host:
+        return False
+    for pattern in patterns:
+        wanted = host_of(pattern.strip().removeprefix("*.").lstrip("."))
+        if wanted and (host == wanted or host.endswith("." + wanted)):
+            return True
+    return False
+
+
+def _trim(candidate: str) -> str:
+    while candidate:
+        last = candidate[-1]
+        opener = _CLOSERS.get(last)
+        if last in _TRAILING or (opener and candidate.count(last) > candidate.count(opener)):
+            candidate = candidate[:-1]
+        else:
+            break
+    return candidate
+
+
+def extract_urls(text: str, limit: int = 10) -> list[str]:
+    """http(s) URLs in free text, as written, deduplicated by `normalize_url`, in order."""
+    found: list[str] = []
+    seen: set[str] = set()
+    if limit <= 0 or not text:
+        return found
+    for match in _URL_IN_TEXT.finditer(text):
+        url = _trim(match.group(0))
+        key = normalize_url(url)
+        if not host_of(url) or key in seen:
+            continue
+        seen.add(key)
+        found.append(url)
+        if len(found) >= limit:
+            break
+    return found
