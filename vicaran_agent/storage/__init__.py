@@ -1,0 +1,12 @@
+"""The embedded records store (SQLite by default, any SQLAlchemy URL)."""
+
+from __future__ import annotations
+
+from vicaran_agent.storage.repository import (
+    FinalStatus,
+    Repository,
+    UnknownInvestigationError,
+    get_repository,
+)
+
+__all__ = ["FinalStatus", "Repository", "UnknownInvestigationError", "get_repository"]

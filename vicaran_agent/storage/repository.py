@@ -1,0 +1,591 @@
+"""The records store: one small synchronous repository over SQLAlchemy 2.
+
+Every save method is one transaction (a batch) and is safe to call from several threads
+(callers run it through `asyncio.to_thread`). SQLite is the default; PostgreSQL works too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal, TypeVar, get_args
+
+from sqlalchemy import Engine, create_engine, event, func, select
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.pool import StaticPool
+
+from vicaran_agent.schemas import (
+    BiasAssessment,
+    Claim,
+    InvestigationConfig,
+    Source,
+    TimelineEvent,
+    Verdict,
+)
+from vicaran_agent.storage.tables import (
+    Base,
+    BiasRow,
+    ClaimRow,
+    EvidenceRow,
+    FactCheckRow,
+    InvestigationRow,
+    SourceRow,
+    TimelineEventRow,
+    new_id,
+    utcnow,
+)
+
+logger = logging.getLogger(__name__)
+
+FinalStatus = Literal["completed", "partial", "failed"]
+T = TypeVar("T")
+
+SQLITE_BUSY_TIMEOUT_SECONDS = 30
+_WRITE_ATTEMPTS = 3  # an IntegrityError from a concurrent insert is retried as an update
+_SOURCE_FIELDS = (
+    "title",
+    "domain",
+    "credibility_score",
+    "content_summary",
+    "key_claims",
+    "published_at",
+    "is_user_provided",
+    "is_reachable",
+    "unreachable_reason",
+    "origin",
+)
+_PER_SOURCE_FIELDS = ("source_id", "url", "bias_score", "stance", "indicators")
+
+
+class UnknownInvestigationError(KeyError):
+    """A save named an investigation that was never started."""
+
+
+class Repository:
+    """Saves and reads investigation records; one instance per database URL."""
+
+    def __init__(self, database_url: str) -> None:
+        self.database_url = database_url
+        url = make_url(database_url)
+        self._sqlite = url.get_backend_name() == "sqlite"
+        self._lock: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
+        memory = False
+        kwargs: dict[str, Any] = {}
+        if self._sqlite:
+            database = url.database or ""
+            memory = database in ("", ":memory:") or url.query.get("mode") == "memory"
+            kwargs["connect_args"] = {
+                "check_same_thread": False,
+                "timeout": SQLITE_BUSY_TIMEOUT_SECONDS,
+            }
+            if memory:
+                # One shared connection: every call is serialized by a lock.
+                kwargs["poolclass"] = StaticPool
+                self._lock = threading.RLock()
+            elif not database.startswith("file:"):
+                Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        self._engine = create_engine(url, **kwargs)
+        self._writer: Engine = self._engine
+        if self._sqlite:
+            _configure_sqlite(self._engine, wal=not memory)
+            self._writer = self._engine.execution_options(vicaran_write=True)
+        Base.metadata.create_all(self._writer)
+
+    # --- transactions ----------------------------------------------------------------------
+
+    def _write(self, operation: Callable[[Session], T]) -> T:
+        """Run `operation` in one write transaction (retried if a concurrent insert won)."""
+        attempt = 0
+        while True:
+            try:
+                with self._lock, Session(self._writer) as session, session.begin():
+                    return operation(session)
+            except IntegrityError:
+                attempt += 1
+                if attempt >= _WRITE_ATTEMPTS:
+                    raise
+                logger.info("retrying a store write after a concurrent insert")
+
+    def _read(self, operation: Callable[[Session], T]) -> T:
+        """Run `operation` in one read transaction (a consistent snapshot)."""
+        with self._lock, Session(self._engine) as session, session.begin():
+            return operation(session)
+
+    @staticmethod
+    def _require(session: Session, investigation_id: str) -> InvestigationRow:
+        row = session.get(InvestigationRow, investigation_id)
+        if row is None:
+            raise UnknownInvestigationError(investigation_id)
+        row.updated_at = utcnow()
+        return row
+
+    # --- writes ----------------------------------------------------------------------------
+
+    def start_investigation(self, config: InvestigationConfig) -> None:
+        """Create or restart an investigation: status `in_progress`, no reason or error."""
+
+        def op(session: Session) -> None:
+            row = session.get(InvestigationRow, config.investigation_id)
+            now = utcnow()
+            if row is None:
+                row = InvestigationRow(id=config.investigation_id, created_at=now)
+                session.add(row)
+            row.title = config.title
+            row.brief = config.brief
+            row.mode = config.mode
+            row.language = config.language
+            row.status = "in_progress"
+            row.partial_reason = None
+            row.error = None
+            row.completed_at = None
+            row.updated_at = now
+
+        self._write(op)
+
+    def save_sources(self, investigation_id: str, sources: list[Source]) -> dict[str, str]:
+        """Upsert sources by url; returns {url: source_id} (stable across re-saves)."""
+
+        def op(session: Session) -> dict[str, str]:
+            self._require(session, investigation_id)
+            rows = {row.url: row for row in _all(session, SourceRow, investigation_id)}
+            position = max((row.position for row in rows.values()), default=-1) + 1
+            ids: dict[str, str] = {}
+            for source in sources:
+                row = rows.get(source.url)
+                if row is None:
+                    row = SourceRow(
+                        id=new_id(),
+                        investigation_id=investigation_id,
+                        url=source.url,
+                        position=position,
+                        created_at=utcnow(),
+                    )
+                    position += 1
+                    session.add(row)
+                    rows[source.url] = row
+                for field in _SOURCE_FIELDS:
+                    setattr(row, field, getattr(source, field))
+                ids[source.url] = row.id
+            return ids
+
+        return self._write(op)
+
+    def save_claims(self, investigation_id: str, claims: list[Claim]) -> dict[str, str]:
+        """Upsert claims by key and link their sources; returns {claim.key: claim_id}."""
+
+        def op(session: Session) -> dict[str, str]:
+            self._require(session, investigation_id)
+            rows = {row.key: row for row in _all(session, ClaimRow, investigation_id)}
+            sources = _SourceIndex(_all(session, SourceRow, investigation_id))
+            position = max((row.position for row in rows.values()), default=-1) + 1
+            ids: dict[str, str] = {}
+            for claim in claims:
+                row = rows.get(claim.key)
+                if row is None:
+                    row = ClaimRow(
+                        id=new_id(),
+                        investigation_id=investigation_id,
+                        key=claim.key,
+                        position=position,
+                    )
+                    position += 1
+                    session.add(row)
+                    rows[claim.key] = row
+                row.claim_text = claim.claim_text
+                row.importance = claim.importance
+                row.entities = list(claim.entities)
+                row.sources = sources.resolve(claim.source_ids, claim.source_urls, claim.key)
+                ids[claim.key] = row.id
+            return ids
+
+        return self._write(op)
+
+    def save_verdicts(self, investigation_id: str, verdicts: list[Verdict]) -> dict[str, str]:
+        """Upsert one fact-check per claim; returns {verdict.claim_key: fact_check_id}.
+
+        The claim is found by `claim_id` (or by `claim_key` when no id is given); a verdict
+        whose claim is not in this investigation is skipped and logged. Evidence is replaced.
+        """
+
+        def op(session: Session) -> dict[str, str]:
+            self._require(session, investigation_id)
+            claims = {row.id: row for row in _all(session, ClaimRow, investigation_id)}
+            claims_by_key = {row.key: row for row in claims.values()}
+            rows = {row.claim_id: row for row in _all(session, FactCheckRow, investigation_id)}
+            sources = _SourceIndex(_all(session, SourceRow, investigation_id))
+            ids: dict[str, str] = {}
+            for verdict in verdicts:
+                claim = (
+                    claims.get(verdict.claim_id)
+                    if verdict.claim_id
+                    else claims_by_key.get(verdict.claim_key)
+                )
+                if claim is None:
+                    logger.warning(
+                        "skipping verdict %s: claim %r is not in investigation %s",
+                        verdict.claim_key,
+                        verdict.claim_id,
+                        investigation_id,
+                    )
+                    continue
+                row = rows.get(claim.id)
+                if row is None:
+                    row = FactCheckRow(
+                        id=new_id(), investigation_id=investigation_id, claim_id=claim.id
+                    )
+                    session.add(row)
+                    rows[claim.id] = row
+                row.verdict = verdict.verdict
+                row.confidence = verdict.confidence
+                row.explanation = verdict.explanation
+                row.sufficient = verdict.sufficient
+                row.queries = list(verdict.queries)
+                row.iterations = verdict.iterations
+                row.stop_reason = verdict.stop_reason
+                row.evidence = [
+                    EvidenceRow(id=new_id(), position=i, **item.model_dump())
+                    for i, item in enumerate(verdict.evidence)
+                ]
+                row.sources = sources.resolve(verdict.source_ids, [], verdict.claim_key)
+                ids[verdict.claim_key] = row.id
+            return ids
+
+        return self._write(op)
+
+    def save_bias(self, investigation_id: str, bias: BiasAssessment) -> None:
+        """Upsert the bias assessment and copy its overall score onto the investigation."""
+
+        def op(session: Session) -> None:
+            investigation = self._require(session, investigation_id)
+            sources = _SourceIndex(_all(session, SourceRow, investigation_id))
+            per_source = []
+            for item in bias.per_source:
+                entry = item.model_dump(include=set(_PER_SOURCE_FIELDS))
+                if entry["source_id"] not in sources.by_id:
+                    found = sources.by_url.get(item.url)
+                    entry["source_id"] = found.id if found else None
+                per_source.append({field: entry[field] for field in _PER_SOURCE_FIELDS})
+            row = session.scalars(
+                select(BiasRow).where(BiasRow.investigation_id == investigation_id)
+            ).one_or_none()
+            if row is None:
+                row = BiasRow(id=new_id(), investigation_id=investigation_id)
+                session.add(row)
+            row.overall_bias_score = bias.overall_bias_score
+            row.coverage = dict(bias.coverage)
+            row.coverage_pct = dict(bias.coverage_pct)
+            row.recommendation = bias.recommendation
+            row.per_source = per_source
+            investigation.overall_bias_score = bias.overall_bias_score
+
+        self._write(op)
+
+    def save_timeline(self, investigation_id: str, events: list[TimelineEvent]) -> list[str]:
+        """Replace the investigation's events; returns their ids in the given order.
+
+        An event with the same date and text as a saved one keeps its id.
+        """
+
+        def op(session: Session) -> list[str]:
+            self._require(session, investigation_id)
+            sources = _SourceIndex(_all(session, SourceRow, investigation_id))
+            existing = _all(session, TimelineEventRow, investigation_id)
+            old: dict[tuple[str, str], TimelineEventRow] = {}
+            for row in existing:
+                old.setdefault((row.event_date, row.event_text), row)
+            ids: list[str] = []
+            for position, event_ in enumerate(events):
+                row = old.pop((event_.event_date, event_.event_text), None)
+                if row is None:
+                    row = TimelineEventRow(
+                        id=new_id(),
+                        investigation_id=investigation_id,
+                        event_date=event_.event_date,
+                        event_text=event_.event_text,
+                    )
+                    session.add(row)
+                row.position = position
+                row.date_precision = event_.date_precision
+                linked = sources.resolve(event_.source_ids, event_.source_urls, event_.event_date)
+                row.source_ids = [source.id for source in linked]
+                ids.append(row.id)
+            kept = set(ids)
+            for row in existing:
+                if row.id not in kept:
+                    session.delete(row)
+            return ids
+
+        return self._write(op)
+
+    def finish_investigation(
+        self,
+        investigation_id: str,
+        status: FinalStatus,
+        *,
+        summary: str | None = None,
+        partial_reason: str | None = None,
+        error: str | None = None,
+    ) -> None:
+        """Set the final status (and completed_at); a None summary keeps the saved one."""
+        if status not in get_args(FinalStatus):
+            raise ValueError(f"not a final status: {status!r}")
+
+        def op(session: Session) -> None:
+            row = self._require(session, investigation_id)
+            row.status = status
+            if summary is not None:
+                row.summary = summary
+            row.partial_reason = partial_reason
+            row.error = error
+            row.completed_at = row.updated_at
+
+        self._write(op)
+
+    # --- reads -----------------------------------------------------------------------------
+
+    def get_status(self, investigation_id: str) -> str | None:
+        """The investigation's status, or None when it is unknown."""
+        return self._read(
+            lambda session: session.scalar(
+                select(InvestigationRow.status).where(InvestigationRow.id == investigation_id)
+            )
+        )
+
+    def get_investigation(self, investigation_id: str) -> dict[str, Any] | None:
+        """Everything about one investigation as plain JSON-able dicts, or None."""
+        return self._read(lambda session: _investigation_dict(session, investigation_id))
+
+    def list_investigations(self) -> list[dict[str, Any]]:
+        """Every investigation, newest first, with record counts."""
+
+        def count(model: Any) -> Any:
+            return (
+                select(func.count())
+                .select_from(model)
+                .where(model.investigation_id == InvestigationRow.id)
+                .scalar_subquery()
+            )
+
+        statement = select(
+            InvestigationRow,
+            count(SourceRow),
+            count(ClaimRow),
+            count(FactCheckRow),
+        ).order_by(InvestigationRow.created_at.desc(), InvestigationRow.id)
+
+        def op(session: Session) -> list[dict[str, Any]]:
+            return [
+                {
+                    "id": row.id,
+                    "title": row.title,
+                    "mode": row.mode,
+                    "status": row.status,
+                    "source_count": sources,
+                    "claim_count": claims,
+                    "fact_check_count": fact_checks,
+                    "created_at": _iso(row.created_at),
+                    "updated_at": _iso(row.updated_at),
+                }
+                for row, sources, claims, fact_checks in session.execute(statement)
+            ]
+
+        return self._read(op)
+
+    def close(self) -> None:
+        """Release the connections (and forget this instance in the per-URL cache)."""
+        with _REPOSITORIES_LOCK:
+            if _REPOSITORIES.get(self.database_url) is self:
+                del _REPOSITORIES[self.database_url]
+        self._engine.dispose()
+
+
+_REPOSITORIES: dict[str, Repository] = {}
+_REPOSITORIES_LOCK = threading.Lock()
+
+
+def get_repository(database_url: str) -> Repository:
+    """The process-wide Repository for `database_url` (created on first use)."""
+    with _REPOSITORIES_LOCK:
+        repository = _REPOSITORIES.get(database_url)
+        if repository is None:
+            repository = _REPOSITORIES[database_url] = Repository(database_url)
+        return repository
+
+
+# --- helpers -----------------------------------------------------------------------------
+
+
+def _configure_sqlite(engine: Engine, *, wal: bool) -> None:
+    """Foreign keys, busy timeout, WAL, and BEGIN IMMEDIATE for writes (no upgrade deadlocks)."""
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # SQLAlchemy emits BEGIN itself (below)
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_SECONDS * 1000}")
+        cursor.execute("PRAGMA foreign_keys = ON")
+        if wal:
+            cursor.execute("PRAGMA journal_mode = WAL")
+            cursor.execute("PRAGMA synchronous = NORMAL")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection: Any) -> None:
+        write = connection.get_execution_options().get("vicaran_write", False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+
+def _all(session: Session, model: Any, investigation_id: str) -> list[Any]:
+    return list(session.scalars(select(model).where(model.investigation_id == investigation_id)))
+
+
+class _SourceIndex:
+    """An investigation's sources by id and by url."""
+
+    def __init__(self, rows: Iterable[SourceRow]) -> None:
+        self.by_id = {row.id: row for row in rows}
+        self.by_url = {row.url: row for row in self.by_id.values()}
+
+    def resolve(self, ids: list[str], urls: list[str], owner: str) -> list[SourceRow]:
+        """Known sources named by id or url, in order, without repeats."""
+        unknown = [source_id for source_id in ids if source_id not in self.by_id]
+        if unknown:
+            logger.warning("%s: ignoring unknown source ids %s", owner, unknown)
+        found = [self.by_id[i] for i in ids if i in self.by_id]
+        found += [self.by_url[url] for url in urls if url in self.by_url]
+        return list(dict.fromkeys(found))
+
+
+def _iso(value: datetime | None) -> str | None:
+    if value is None:
+        return None
+    if value.tzinfo is None:  # SQLite keeps no offset; the store only writes UTC
+        value = value.replace(tzinfo=UTC)
+    return value.isoformat()
+
+
+def _investigation_dict(session: Session, investigation_id: str) -> dict[str, Any] | None:
+    row = session.get(InvestigationRow, investigation_id)
+    if row is None:
+        return None
+    sources = sorted(_all(session, SourceRow, investigation_id), key=lambda r: r.position)
+    url_of = {source.id: source.url for source in sources}
+    claims = list(
+        session.scalars(
+            select(ClaimRow)
+            .where(ClaimRow.investigation_id == investigation_id)
+            .options(selectinload(ClaimRow.sources))
+            .order_by(ClaimRow.position)
+        )
+    )
+    fact_checks = list(
+        session.scalars(
+            select(FactCheckRow)
+            .join(FactCheckRow.claim)
+            .where(FactCheckRow.investigation_id == investigation_id)
+            .options(selectinload(FactCheckRow.evidence), selectinload(FactCheckRow.sources))
+            .order_by(ClaimRow.position)
+        )
+    )
+    bias = session.scalars(
+        select(BiasRow).where(BiasRow.investigation_id == investigation_id)
+    ).one_or_none()
+    events = sorted(
+        _all(session, TimelineEventRow, investigation_id),
+        key=lambda r: (r.event_date, r.position),
+    )
+    return {
+        "id": row.id,
+        "title": row.title,
+        "brief": row.brief,
+        "mode": row.mode,
+        "language": row.language,
+        "status": row.status,
+        "partial_reason": row.partial_reason,
+        "error": row.error,
+        "summary": row.summary,
+        "overall_bias_score": row.overall_bias_score,
+        "created_at": _iso(row.created_at),
+        "updated_at": _iso(row.updated_at),
+        "completed_at": _iso(row.completed_at),
+        "sources": [
+            {
+                "id": source.id,
+                "source_id": source.id,
+                "url": source.url,
+                **{field: getattr(source, field) for field in _SOURCE_FIELDS},
+                "key_claims": list(source.key_claims or []),
+                "created_at": _iso(source.created_at),
+            }
+            for source in sources
+        ],
+        "claims": [
+            {
+                "id": claim.id,
+                "claim_id": claim.id,
+                "key": claim.key,
+                "claim_text": claim.claim_text,
+                "importance": claim.importance,
+                "entities": list(claim.entities or []),
+                "source_ids": [source.id for source in claim.sources],
+                "source_urls": [source.url for source in claim.sources],
+            }
+            for claim in claims
+        ],
+        "fact_checks": [
+            {
+                "id": check.id,
+                "fact_check_id": check.id,
+                "claim_id": check.claim_id,
+                "claim_key": check.claim.key,
+                "claim_text": check.claim.claim_text,
+                "verdict": check.verdict,
+                "confidence": check.confidence,
+                "explanation": check.explanation,
+                "sufficient": check.sufficient,
+                "queries": list(check.queries or []),
+                "iterations": check.iterations,
+                "stop_reason": check.stop_reason,
+                "evidence": [
+                    {
+                        "url": item.url,
+                        "title": item.title,
+                        "publisher": item.publisher,
+                        "reliability": item.reliability,
+                        "stance": item.stance,
+                        "snippet": item.snippet,
+                    }
+                    for item in check.evidence
+                ],
+                "source_ids": [source.id for source in check.sources],
+            }
+            for check in fact_checks
+        ],
+        "bias": None
+        if bias is None
+        else {
+            "overall_bias_score": bias.overall_bias_score,
+            "coverage": dict(bias.coverage or {}),
+            "coverage_pct": dict(bias.coverage_pct or {}),
+            "recommendation": bias.recommendation,
+            "per_source": list(bias.per_source or []),
+        },
+        "timeline": [
+            {
+                "id": item.id,
+                "event_id": item.id,
+                "event_date": item.event_date,
+                "date_precision": item.date_precision,
+                "event_text": item.event_text,
+                "source_ids": list(item.source_ids or []),
+                "source_urls": [url_of[i] for i in item.source_ids or [] if i in url_of],
+            }
+            for item in events
+        ],
+    }

@@ -1,0 +1,192 @@
+"""SQLAlchemy 2 declarative tables of the records store (portable: SQLite and PostgreSQL)."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Column,
+    DateTime,
+    Float,
+    ForeignKey,
+    Integer,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+ID = String(64)
+URL = String(2048)
+
+
+def new_id() -> str:
+    """A fresh record id chosen by the store."""
+    return uuid.uuid4().hex
+
+
+def utcnow() -> datetime:
+    """The current time in UTC (timezone-aware)."""
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    """Declarative base of every Vicaran table."""
+
+
+def _fk(target: str) -> Any:
+    return ForeignKey(target, ondelete="CASCADE")
+
+
+claim_sources = Table(
+    "claim_sources",
+    Base.metadata,
+    Column("claim_id", ID, _fk("claims.id"), primary_key=True),
+    Column("source_id", ID, _fk("sources.id"), primary_key=True),
+)
+
+fact_check_sources = Table(
+    "fact_check_sources",
+    Base.metadata,
+    Column("fact_check_id", ID, _fk("fact_checks.id"), primary_key=True),
+    Column("source_id", ID, _fk("sources.id"), primary_key=True),
+)
+
+
+class InvestigationRow(Base):
+    """One investigation; its id is the UUID the agent gives it."""
+
+    __tablename__ = "investigations"
+
+    id: Mapped[str] = mapped_column(ID, primary_key=True)
+    title: Mapped[str] = mapped_column(Text, default="")
+    brief: Mapped[str] = mapped_column(Text, default="")
+    mode: Mapped[str] = mapped_column(String(16))
+    language: Mapped[str] = mapped_column(String(16), default="en")
+    status: Mapped[str] = mapped_column(String(16), default="in_progress")
+    partial_reason: Mapped[str | None] = mapped_column(Text)
+    error: Mapped[str | None] = mapped_column(Text)
+    summary: Mapped[str | None] = mapped_column(Text)
+    overall_bias_score: Mapped[float | None] = mapped_column(Float)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    completed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class SourceRow(Base):
+    """A page the investigation read (or tried to read); unique per (investigation, url)."""
+
+    __tablename__ = "sources"
+    __table_args__ = (UniqueConstraint("investigation_id", "url"),)
+
+    id: Mapped[str] = mapped_column(ID, primary_key=True, default=new_id)
+    investigation_id: Mapped[str] = mapped_column(ID, _fk("investigations.id"), index=True)
+    position: Mapped[int] = mapped_column(Integer, default=0)
+    url: Mapped[str] = mapped_column(URL)
+    title: Mapped[str] = mapped_column(Text, default="")
+    domain: Mapped[str] = mapped_column(String(255), default="")
+    credibility_score: Mapped[int] = mapped_column(Integer)
+    content_summary: Mapped[str] = mapped_column(Text, default="")
+    key_claims: Mapped[list[str]] = mapped_column(JSON, default=list)
+    published_at: Mapped[str | None] = mapped_column(String(64))
+    is_user_provided: Mapped[bool] = mapped_column(Boolean, default=False)
+    is_reachable: Mapped[bool] = mapped_column(Boolean, default=True)
+    unreachable_reason: Mapped[str | None] = mapped_column(Text)
+    origin: Mapped[str] = mapped_column(String(32), default="web")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class ClaimRow(Base):
+    """A checkable claim, keyed by the agent's stable key ("C1")."""
+
+    __tablename__ = "claims"
+    __table_args__ = (UniqueConstraint("investigation_id", "key"),)
+
+    id: Mapped[str] = mapped_column(ID, primary_key=True, default=new_id)
+    investigation_id: Mapped[str] = mapped_column(ID, _fk("investigations.id"), index=True)
+    position: Mapped[int] = mapped_column(Integer, default=0)
+    key: Mapped[str] = mapped_column(String(64))
+    claim_text: Mapped[str] = mapped_column(Text)
+    importance: Mapped[float] = mapped_column(Float, default=0.0)
+    entities: Mapped[list[str]] = mapped_column(JSON, default=list)
+
+    sources: Mapped[list[SourceRow]] = relationship(
+        secondary=claim_sources, order_by=SourceRow.position
+    )
+
+
+class EvidenceRow(Base):
+    """One piece of evidence behind a fact-check, in the checker's order."""
+
+    __tablename__ = "evidence"
+
+    id: Mapped[str] = mapped_column(ID, primary_key=True, default=new_id)
+    fact_check_id: Mapped[str] = mapped_column(ID, _fk("fact_checks.id"), index=True)
+    position: Mapped[int] = mapped_column(Integer)
+    url: Mapped[str] = mapped_column(URL)
+    title: Mapped[str] = mapped_column(Text, default="")
+    publisher: Mapped[str] = mapped_column(Text, default="")
+    reliability: Mapped[str] = mapped_column(String(16))
+    stance: Mapped[str] = mapped_column(String(16))
+    snippet: Mapped[str] = mapped_column(Text, default="")
+
+
+class FactCheckRow(Base):
+    """The verdict on one claim; unique per (investigation, claim)."""
+
+    __tablename__ = "fact_checks"
+    __table_args__ = (UniqueConstraint("investigation_id", "claim_id"),)
+
+    id: Mapped[str] = mapped_column(ID, primary_key=True, default=new_id)
+    investigation_id: Mapped[str] = mapped_column(ID, _fk("investigations.id"), index=True)
+    claim_id: Mapped[str] = mapped_column(ID, _fk("claims.id"))
+    verdict: Mapped[str] = mapped_column(String(32))
+    confidence: Mapped[float] = mapped_column(Float)
+    explanation: Mapped[str] = mapped_column(Text, default="")
+    sufficient: Mapped[bool] = mapped_column(Boolean, default=False)
+    queries: Mapped[list[str]] = mapped_column(JSON, default=list)
+    iterations: Mapped[int] = mapped_column(Integer, default=0)
+    stop_reason: Mapped[str] = mapped_column(Text, default="")
+
+    claim: Mapped[ClaimRow] = relationship()
+    evidence: Mapped[list[EvidenceRow]] = relationship(
+        order_by=EvidenceRow.position, cascade="all, delete-orphan"
+    )
+    sources: Mapped[list[SourceRow]] = relationship(
+        secondary=fact_check_sources, order_by=SourceRow.position
+    )
+
+
+class BiasRow(Base):
+    """The bias assessment of an investigation (one per investigation)."""
+
+    __tablename__ = "bias_assessments"
+
+    id: Mapped[str] = mapped_column(ID, primary_key=True, default=new_id)
+    investigation_id: Mapped[str] = mapped_column(
+        ID, _fk("investigations.id"), unique=True, index=True
+    )
+    overall_bias_score: Mapped[float] = mapped_column(Float)
+    coverage: Mapped[dict[str, int]] = mapped_column(JSON, default=dict)
+    coverage_pct: Mapped[dict[str, float]] = mapped_column(JSON, default=dict)
+    recommendation: Mapped[str] = mapped_column(Text, default="")
+    per_source: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
+
+
+class TimelineEventRow(Base):
+    """A dated event of the story."""
+
+    __tablename__ = "timeline_events"
+
+    id: Mapped[str] = mapped_column(ID, primary_key=True, default=new_id)
+    investigation_id: Mapped[str] = mapped_column(ID, _fk("investigations.id"), index=True)
+    position: Mapped[int] = mapped_column(Integer)
+    event_date: Mapped[str] = mapped_column(String(32))
+    date_precision: Mapped[str] = mapped_column(String(8), default="day")
+    event_text: Mapped[str] = mapped_column(Text)
+    source_ids: Mapped[list[str]] = mapped_column(JSON, default=list)
