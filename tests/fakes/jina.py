@@ -1,0 +1,331 @@
+"""A loopback fake of Jina Reader (`GET /{target}` and `POST /`), per external-apis.md §2.
+
+    pages = {"https://news.example/a": Page("Headline", "# Headline\\n\\nBody ...")}
+    with FakeJinaReader(pages) as reader:
+        httpx.get(f"{reader.url}/https://news.example/a")   # -> text/plain Reader format
+
+Unknown targets answer 422 "No content available", loopback/private targets 451 (the real
+Reader refuses them; `refuse_private=False` lets it "read" pages configured for a FakeWeb
+URL). `fail(target, kind)` injects an error status, "captcha"/"binary" garbage (HTTP 200) or
+"hang", for one target (or every target with target=None), optionally N times. Injected
+failures take precedence over everything but URL validation.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import threading
+import time
+from dataclasses import dataclass
+from email.utils import formatdate
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from tests.fakes.server import FakeServer, RecordedRequest, Response
+
+
+@dataclass
+class Page:
+    """What Reader extracted from one target URL."""
+
+    title: str
+    content: str  # Markdown
+    published_time: str | None = None
+    warning: str | list[str] | None = None
+    description: str = ""
+
+    @property
+    def warnings(self) -> list[str]:
+        if not self.warning:
+            return []
+        return [self.warning] if isinstance(self.warning, str) else list(self.warning)
+
+
+# name, status (first three digits = HTTP code), default message
+_ERRORS: dict[int, tuple[str, int, str]] = {
+    400: ("ParamValidationError", 40001, "Invalid URL or protocol."),
+    401: (
+        "AuthenticationFailedError",
+        40102,
+        "Invalid API key, please get a new one from https://jina.ai",
+    ),
+    402: (
+        "InsufficientBalanceError",
+        40203,
+        "Account balance not enough to run this query, please recharge.",
+    ),
+    422: ("AssertionFailureError", 42206, "No content available for URL {url}"),
+    429: ("RateLimitTriggeredError", 42903, "Per IP rate limit exceeded (20 RPM)."),
+    451: (
+        "SecurityCompromiseError",
+        45102,
+        "Suspicious action: Request to localhost or private network is not allowed: {url}",
+    ),
+    500: ("InternalServerError", 50000, "Internal server error."),
+    503: ("ServiceCrashedError", 50302, "Service crashed, please try again later."),
+}
+
+CAPTCHA_PAGE = Page(
+    title="Attention Required! | Cloudflare",
+    content=(
+        "# Sorry, you have been blocked\n\n"
+        "## You are unable to access this website\n\n"
+        "Please enable cookies. This website is using a security service to protect itself "
+        "from online attacks. Please complete the security check (CAPTCHA) to continue.\n\n"
+        "Cloudflare Ray ID: 8c2f1a2b3c4d5e6f • Performance & security by Cloudflare"
+    ),
+    warning="This page maybe requiring CAPTCHA, please make sure you are authorized to access "
+    "this page.",
+)
+
+BINARY_JUNK = bytes(range(256)).decode("latin-1") * 8
+
+
+@dataclass
+class _Failure:
+    target: str | None
+    kind: int | str  # HTTP status, "captcha", "binary" or "hang"
+    remaining: int | None
+    retry_after: str
+    message: str | None
+
+
+class FakeJinaReader(FakeServer):
+    """Fake Jina Reader serving `pages` ({target URL: Page})."""
+
+    def __init__(
+        self,
+        pages: dict[str, Page] | None = None,
+        *,
+        api_key: str | None = None,
+        require_key: bool = False,
+        refuse_private: bool = True,
+        latency: float = 0.0,
+    ) -> None:
+        super().__init__(latency=latency)
+        self.pages: dict[str, Page] = dict(pages or {})
+        self.api_key = api_key  # when set, any other presented key gets 401 40102
+        self.require_key = require_key  # when True, a missing key gets 401 40103
+        # The real Reader answers 451 for loopback/private targets; tests that want it to
+        # "read" a FakeWeb page on 127.0.0.1 turn this off.
+        self.refuse_private = refuse_private
+        self._failures: list[_Failure] = []
+        self._flock = threading.Lock()
+
+    def fail(
+        self,
+        target: str | None,
+        kind: int | str,
+        *,
+        times: int | None = None,
+        retry_after: int | str = 1,
+        message: str | None = None,
+    ) -> None:
+        """Inject a failure for `target` (None: every target); `retry_after` for 429."""
+        if not isinstance(kind, int) and kind not in ("captcha", "garbage", "binary", "hang"):
+            raise ValueError(f"unknown failure kind {kind!r}")
+        with self._flock:
+            self._failures.append(_Failure(target, kind, times, str(retry_after), message))
+
+    def clear_failures(self) -> None:
+        with self._flock:
+            self._failures.clear()
+
+    def targets(self) -> list[str]:
+        """The target URLs requested so far, in order."""
+        return [t for t in (_target_of(r) for r in self.requests) if t]
+
+    def _take_failure(self, target: str) -> _Failure | None:
+        with self._flock:
+            for failure in self._failures:
+                if failure.target is not None and failure.target != target:
+                    continue
+                if failure.remaining is not None:
+                    failure.remaining -= 1
+                    if failure.remaining <= 0:
+                        self._failures.remove(failure)
+                return failure
+        return None
+
+    # --- the API -------------------------------------------------------------------------
+
+    def handle(self, request: RecordedRequest) -> Response:
+        accept = request.header("accept")
+        auth = request.header("authorization")
+        if auth is not None and self.api_key is not None and auth != f"Bearer {self.api_key}":
+            return _error(401, accept)
+        if auth is None and self.require_key:
+            return _error(
+                401,
+                accept,
+                name="AuthenticationRequiredError",
+                status=40103,
+                message="Authentication is required to use this endpoint. Please provide a "
+                "valid API key via Authorization header.",
+            )
+        if request.method not in ("GET", "POST"):
+            return _error(400, accept, message=f"Method {request.method} is not supported.")
+        target = _target_of(request)
+        if target is None:
+            if request.method == "POST":
+                return _error(400, accept, message="Missing required parameter: url")
+            return Response.text(200, "Usage: https://r.jina.ai/YOUR_URL\n")
+        try:
+            split = urlsplit(target)
+            host = split.hostname
+        except ValueError:
+            return _error(400, accept, message=f"Invalid URL: {target}")
+        if split.scheme not in ("http", "https") or not host:
+            return _error(400, accept, message=f"Invalid protocol or URL: {target}")
+        # Injected failures come first: a rate limit or an outage precedes any crawling.
+        failure = self._take_failure(target)
+        if failure is not None:
+            if failure.kind == "hang":
+                return Response(hang=True)
+            if failure.kind in ("captcha", "garbage"):
+                return _success(target, CAPTCHA_PAGE, accept, request)
+            if failure.kind == "binary":
+                return _success(target, Page(title="", content=BINARY_JUNK), accept, request)
+            return _error(
+                int(failure.kind),
+                accept,
+                url=target,
+                message=failure.message,
+                retry_after=failure.retry_after,
+            )
+        if self.refuse_private and _is_private(host):
+            return _error(451, accept, url=target)
+        page = self.pages.get(target)
+        if page is None:
+            return _error(422, accept, url=target)
+        return _success(target, page, accept, request)
+
+
+def _target_of(request: RecordedRequest) -> str | None:
+    if request.method == "POST":
+        body = request.json if isinstance(request.json, dict) else {}
+        url = body.get("url")
+        return str(url) if url else None
+    target = unquote(request.raw_path[1:])
+    return target or None
+
+
+def _is_private(host: str) -> bool:
+    host = host.strip("[]").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return not address.is_global
+
+
+def _accepts(accept: str | None, media: str) -> bool:
+    """Koa-like `ctx.accepts(media)`: a missing header accepts everything."""
+    if not accept:
+        return True
+    kind, _, _sub = media.partition("/")
+    for item in accept.split(","):
+        parts = [p.strip() for p in item.split(";")]
+        q = 1.0
+        for param in parts[1:]:
+            if param.startswith("q="):
+                try:
+                    q = float(param[2:])
+                except ValueError:
+                    q = 0.0
+        if q <= 0:
+            continue
+        rng = parts[0].lower()
+        if rng in ("*/*", f"{kind}/*", media):
+            return True
+    return False
+
+
+def _wants_json(accept: str | None) -> bool:
+    if _accepts(accept, "text/plain"):
+        return False
+    return _accepts(accept, "application/json") or _accepts(accept, "text/json")
+
+
+def tokens_of(text: str) -> int:
+    return max(1, len(text.split()))
+
+
+def text_representation(url: str, page: Page) -> str:
+    """Reader's `textRepresentation` for the default (content/markdown) format."""
+    extra: list[str] = []
+    if page.published_time:
+        extra.append(f"Published Time: {page.published_time}")
+    extra.extend(f"Warning: {w}" for w in page.warnings)
+    text = f"Title: {page.title}\n\nURL Source: {url}\n"
+    if extra:
+        text += "\n" + "\n\n".join(extra) + "\n"
+    return text + f"\nMarkdown Content:\n{page.content}\n"
+
+
+def _success(url: str, page: Page, accept: str | None, request: RecordedRequest) -> Response:
+    fmt = (request.header("x-return-format") or request.header("x-respond-with") or "").lower()
+    raw = fmt in ("text", "html")
+    if _wants_json(accept):
+        data: dict[str, Any] = {"title": page.title, "description": page.description, "url": url}
+        data[fmt if raw else "content"] = page.content
+        if page.published_time:
+            data["publishedTime"] = page.published_time
+        if page.warnings:
+            data["warning"] = "\n".join(page.warnings)
+        tokens = tokens_of(page.content)
+        data["usage"] = {"tokens": tokens}
+        envelope = {
+            "code": 200,
+            "status": 20000,
+            "data": data,
+            "meta": {"usage": {"tokens": tokens}},
+        }
+        return Response.json(200, envelope)
+    text = page.content if raw else text_representation(url, page)
+    return Response.text(200, text, headers={"X-Usage-Tokens": str(tokens_of(text))})
+
+
+def _error(
+    code: int,
+    accept: str | None,
+    *,
+    url: str = "",
+    name: str | None = None,
+    status: int | None = None,
+    message: str | None = None,
+    retry_after: str = "1",
+) -> Response:
+    default_name, default_status, default_message = _ERRORS.get(
+        code, ("ApplicationError", code * 100, "Request failed.")
+    )
+    name = name or default_name
+    message = (message or default_message).format(url=url)
+    headers: dict[str, str] = {}
+    body: dict[str, Any] = {
+        "data": None,
+        "code": code,
+        "name": name,
+        "status": status or default_status,
+        "message": message,
+        "readableMessage": f"{name}: {message}",
+    }
+    if code == 429:
+        headers["Retry-After"] = retry_after
+        if retry_after.isdigit():
+            body["retryAfter"] = int(retry_after)
+        else:
+            body["retryAfterDate"] = retry_after
+    if _accepts(accept, "application/json"):
+        return Response(
+            code, {"Content-Type": "application/json", **headers}, json.dumps(body).encode()
+        )
+    return Response.text(code, f"{name}: {message}\n", headers=headers)
+
+
+def http_date(seconds_from_now: float) -> str:
+    """An HTTP-date (for a Retry-After given as a date)."""
+    return formatdate(time.time() + seconds_from_now, usegmt=True)

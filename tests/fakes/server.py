@@ -1,0 +1,254 @@
+"""A loopback HTTP server base for the fakes: threaded, logged, with latency and hangs.
+
+Each fake runs `http.server.ThreadingHTTPServer` on 127.0.0.1 (a free port) in a daemon thread,
+so it serves any event loop in the test process and any subprocess the test starts.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs
+
+# Longest a "hang" lasts when nobody stops the server (longer than any client timeout in tests).
+HANG_SECONDS = 60.0
+
+
+@dataclass
+class RecordedRequest:
+    """One request as the fake saw it."""
+
+    method: str
+    path: str  # the raw request target without the query string
+    raw_path: str  # the raw request target, query string included
+    query: dict[str, list[str]]
+    headers: dict[str, str]  # lower-case names
+    body: bytes
+    json: Any  # parsed JSON body, or None
+    started: float  # time.monotonic()
+    ended: float | None = None
+    status: int | None = None
+    bytes_sent: int = 0
+
+    def header(self, name: str, default: str | None = None) -> str | None:
+        return self.headers.get(name.lower(), default)
+
+
+@dataclass
+class Response:
+    """What a fake answers. `body` may be an iterable of chunks (streamed, for huge pages)."""
+
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    body: bytes | Iterable[bytes] = b""
+    hang: bool = False  # wait (until stop or HANG_SECONDS), then drop the connection unanswered
+    close: bool = False  # send no Content-Length and close the connection after the body
+
+    @classmethod
+    def json(cls, status: int, payload: Any, headers: dict[str, str] | None = None) -> Response:
+        return cls(
+            status,
+            {"Content-Type": "application/json", **(headers or {})},
+            json.dumps(payload).encode(),
+        )
+
+    @classmethod
+    def text(
+        cls,
+        status: int,
+        text: str,
+        content_type: str = "text/plain; charset=utf-8",
+        headers: dict[str, str] | None = None,
+    ) -> Response:
+        return cls(status, {"Content-Type": content_type, **(headers or {})}, text.encode())
+
+
+class FakeServer:
+    """Base class: subclasses implement `handle(request) -> Response`."""
+
+    def __init__(self, *, latency: float = 0.0) -> None:
+        self.latency = latency
+        self._lock = threading.Lock()
+        self._log: list[RecordedRequest] = []
+        self._active = 0
+        self._peak = 0
+        self._stopping = threading.Event()
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # --- lifecycle -------------------------------------------------------------------------
+
+    def start(self) -> FakeServer:
+        if self._httpd is not None:
+            return self
+        self._stopping.clear()
+        httpd = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
+        httpd.daemon_threads = True
+        self._httpd = httpd
+        self._thread = threading.Thread(
+            target=httpd.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name=f"{type(self).__name__}-server",
+            daemon=True,
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is None:
+            return
+        self._stopping.set()  # wakes every hang and latency wait
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._httpd = None
+        self._thread = None
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        if self._httpd is None:
+            raise RuntimeError(f"{type(self).__name__} is not started")
+        return int(self._httpd.server_address[1])
+
+    @property
+    def url(self) -> str:
+        """Base URL without a trailing slash, e.g. http://127.0.0.1:54321."""
+        return f"http://127.0.0.1:{self.port}"
+
+    # --- the request log -------------------------------------------------------------------
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        with self._lock:
+            return list(self._log)
+
+    def count(self, path: str | None = None, method: str | None = None) -> int:
+        return sum(
+            1
+            for r in self.requests
+            if (path is None or r.path == path) and (method is None or r.method == method)
+        )
+
+    @property
+    def peak_concurrency(self) -> int:
+        with self._lock:
+            return self._peak
+
+    @property
+    def active(self) -> int:
+        with self._lock:
+            return self._active
+
+    def reset_log(self) -> None:
+        with self._lock:
+            self._log.clear()
+            self._peak = self._active
+
+    # --- helpers for subclasses ------------------------------------------------------------
+
+    def wait(self, seconds: float) -> bool:
+        """Sleep up to `seconds`; returns True early when the server is stopping."""
+        return self._stopping.wait(seconds) if seconds > 0 else self._stopping.is_set()
+
+    def handle(self, request: RecordedRequest) -> Response:
+        raise NotImplementedError
+
+    # --- called by the handler -------------------------------------------------------------
+
+    def _enter(self, request: RecordedRequest) -> None:
+        with self._lock:
+            self._log.append(request)
+            self._active += 1
+            self._peak = max(self._peak, self._active)
+
+    def _leave(self, request: RecordedRequest) -> None:
+        with self._lock:
+            self._active -= 1
+            request.ended = time.monotonic()
+
+
+def _make_handler(fake: FakeServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        server_version = "VicaranFake/1.0"
+
+        def log_message(self, format: str, *args: Any) -> None:  # silence stderr
+            return
+
+        def _serve(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length > 0 else b""
+            try:
+                parsed: Any = json.loads(body) if body else None
+            except ValueError:
+                parsed = None
+            path, _, query = self.path.partition("?")
+            request = RecordedRequest(
+                method=self.command,
+                path=path,
+                raw_path=self.path,
+                query=parse_qs(query, keep_blank_values=True),
+                headers={k.lower(): v for k, v in self.headers.items()},
+                body=body,
+                json=parsed,
+                started=time.monotonic(),
+            )
+            fake._enter(request)
+            try:
+                if fake.latency:
+                    fake.wait(fake.latency)
+                try:
+                    response = fake.handle(request)
+                except Exception as exc:  # noqa: BLE001 - a bug in a fake must answer, not hang
+                    response = Response.text(500, f"fake error: {exc!r}\n")
+                request.status = None if response.hang else response.status
+                if response.hang:
+                    fake.wait(HANG_SECONDS)
+                    self.close_connection = True
+                    return
+                self._send(request, response)
+            finally:
+                fake._leave(request)
+
+        def _send(self, request: RecordedRequest, response: Response) -> None:
+            chunks = [response.body] if isinstance(response.body, bytes) else response.body
+            try:
+                self.send_response(response.status)
+                for name, value in response.headers.items():
+                    self.send_header(name, value)
+                if response.close or not isinstance(response.body, bytes):
+                    self.send_header("Connection", "close")
+                    self.close_connection = True
+                else:
+                    self.send_header("Content-Length", str(len(response.body)))
+                self.end_headers()
+                if self.command == "HEAD":
+                    return
+                for chunk in chunks:
+                    if fake._stopping.is_set():
+                        break
+                    self.wfile.write(chunk)
+                    request.bytes_sent += len(chunk)
+                self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
+                self.close_connection = True
+
+        do_GET = _serve
+        do_POST = _serve
+        do_HEAD = _serve
+        do_PUT = _serve
+        do_DELETE = _serve
+
+    return Handler

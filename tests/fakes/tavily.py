@@ -1,0 +1,236 @@
+"""A loopback fake of the Tavily API (POST /search and /extract), per external-apis.md §1.
+
+    with FakeTavily(results=[{"url": "https://a.org/x", "title": "A", "content": "..."}]) as fake:
+        client = AsyncTavilyClient(api_key="tvly-test", api_base_url=fake.url)
+
+Failures are injected at runtime with `fail(...)`, optionally for the next N requests only.
+By default the fake's domain filter leaks like the real one (it ignores `exclude_domains` and
+treats `include_domains` as a preference); pass `honour_domain_filters=True` for a strict filter.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from tests.fakes.server import FakeServer, RecordedRequest, Response
+
+Result = dict[str, Any]
+Overrides = dict[str, list[Result]] | Callable[[str, dict[str, Any]], list[Result] | None]
+
+DEFAULT_API_KEY = "tvly-test"
+
+_ERROR_MESSAGES = {
+    400: "Invalid request: check the query and parameters.",
+    401: "Unauthorized: missing or invalid API key.",
+    403: "Forbidden: this request is not allowed for your plan.",
+    429: "Your request has been blocked due to excessive requests. Please reduce rate.",
+    432: "This request exceeds your plan's set usage limit. Please upgrade your plan.",
+    433: "This request exceeds the pay-as-you-go limit. Increase your limit in the dashboard.",
+}
+
+_TOPICS = {"general", "news", "finance"}
+_DEPTHS = {"basic", "advanced", "fast", "ultra-fast"}
+
+
+@dataclass
+class _Failure:
+    kind: int | str  # an HTTP status, or "hang"
+    remaining: int | None  # None: until cleared
+    query: str | None  # only requests whose query contains this (case-insensitive)
+    message: str | None
+    retry_after: str
+
+
+class FakeTavily(FakeServer):
+    """Fake Tavily: checks `Authorization: Bearer <api_key>`, answers from a result corpus."""
+
+    def __init__(
+        self,
+        results: list[Result] | None = None,
+        *,
+        overrides: Overrides | None = None,
+        api_key: str = DEFAULT_API_KEY,
+        honour_domain_filters: bool = False,
+        extract_pages: dict[str, str] | None = None,
+        latency: float = 0.0,
+    ) -> None:
+        super().__init__(latency=latency)
+        self.results: list[Result] = list(results or [])
+        self.overrides = overrides
+        self.api_key = api_key
+        self.honour_domain_filters = honour_domain_filters
+        self.extract_pages: dict[str, str] = dict(extract_pages or {})
+        self._failures: list[_Failure] = []
+        self._flock = threading.Lock()
+
+    # --- failure injection -----------------------------------------------------------------
+
+    def fail(
+        self,
+        kind: int | str,
+        *,
+        times: int | None = None,
+        query: str | None = None,
+        message: str | None = None,
+        retry_after: int | str = 1,
+    ) -> None:
+        """Make requests fail: a status (400/401/403/429/432/433/500/502/…) or "hang".
+
+        `times`: only the next N matching requests; `query`: only requests whose query
+        contains this text. Rules are checked in the order they were added.
+        """
+        if kind != "hang" and not isinstance(kind, int):
+            raise ValueError(f"unknown failure kind {kind!r}")
+        with self._flock:
+            self._failures.append(_Failure(kind, times, query, message, str(retry_after)))
+
+    def clear_failures(self) -> None:
+        with self._flock:
+            self._failures.clear()
+
+    def _take_failure(self, query: str) -> _Failure | None:
+        with self._flock:
+            for failure in self._failures:
+                if failure.query and failure.query.lower() not in query.lower():
+                    continue
+                if failure.remaining is not None:
+                    failure.remaining -= 1
+                    if failure.remaining <= 0:
+                        self._failures.remove(failure)
+                return failure
+        return None
+
+    # --- the API -------------------------------------------------------------------------
+
+    def handle(self, request: RecordedRequest) -> Response:
+        if request.method != "POST" or request.path not in ("/search", "/extract"):
+            return Response.json(404, {"detail": "Not Found"})
+        auth = request.header("authorization") or ""
+        if auth != f"Bearer {self.api_key}":
+            return _error(401, None)
+        body = request.json if isinstance(request.json, dict) else None
+        if body is None:
+            return _error(400, "Invalid JSON body.")
+        query = str(body.get("query") or "")
+        failure = self._take_failure(query)
+        if failure is not None:
+            if failure.kind == "hang":
+                return Response(hang=True)
+            return _error(int(failure.kind), failure.message, failure.retry_after)
+        if request.path == "/extract":
+            return self._extract(body)
+        return self._search(body)
+
+    def _search(self, body: dict[str, Any]) -> Response:
+        query = body.get("query")
+        if not isinstance(query, str) or not query.strip():
+            return _error(400, "Query is missing.")
+        topic = body.get("topic", "general")
+        if topic not in _TOPICS:
+            return _error(400, f"Invalid topic. Must be one of {sorted(_TOPICS)}.")
+        if body.get("search_depth", "basic") not in _DEPTHS:
+            return _error(400, "Invalid search depth.")
+        max_results = body.get("max_results", 5)
+        if not isinstance(max_results, int) or not 0 <= max_results <= 20:
+            return _error(400, "max_results must be between 0 and 20.")
+        results = self._results_for(query, body)
+        results = self._filter_domains(
+            results, body.get("include_domains") or [], body.get("exclude_domains") or []
+        )
+        raw = bool(body.get("include_raw_content"))
+        payload = {
+            "query": query,
+            "follow_up_questions": None,
+            "answer": "A short answer." if body.get("include_answer") else None,
+            "images": [],
+            "results": [_shape(r, i, raw) for i, r in enumerate(results[:max_results])],
+            "response_time": 0.01,
+            "request_id": str(uuid.uuid4()),
+        }
+        if body.get("include_usage"):
+            payload["usage"] = {"credits": 2 if body.get("search_depth") == "advanced" else 1}
+        return Response.json(200, payload)
+
+    def _results_for(self, query: str, body: dict[str, Any]) -> list[Result]:
+        if callable(self.overrides):
+            chosen = self.overrides(query, body)
+            if chosen is not None:
+                return list(chosen)
+        elif self.overrides:
+            for key, chosen in self.overrides.items():
+                if key.lower() in query.lower():
+                    return list(chosen)
+        return list(self.results)
+
+    def _filter_domains(
+        self, results: list[Result], include: list[str], exclude: list[str]
+    ) -> list[Result]:
+        if self.honour_domain_filters:
+            if include:
+                results = [r for r in results if _in_domains(r["url"], include)]
+            return [r for r in results if not _in_domains(r["url"], exclude)]
+        # Leaky, like the real API: exclusions ignored, inclusions only preferred.
+        if include:
+            preferred = [r for r in results if _in_domains(r["url"], include)]
+            return preferred + [r for r in results if not _in_domains(r["url"], include)]
+        return results
+
+    def _extract(self, body: dict[str, Any]) -> Response:
+        urls = body.get("urls")
+        if isinstance(urls, str):
+            urls = [urls]
+        if not isinstance(urls, list) or not urls:
+            return _error(400, "urls is missing.")
+        if len(urls) > 20:
+            return _error(400, "Max 20 URLs are allowed.")
+        results, failed = [], []
+        for url in urls:
+            if url in self.extract_pages:
+                results.append({"url": url, "raw_content": self.extract_pages[url], "images": []})
+            else:
+                failed.append({"url": url, "error": "Failed to fetch url"})
+        return Response.json(
+            200,
+            {
+                "results": results,
+                "failed_results": failed,
+                "response_time": 0.01,
+                "request_id": str(uuid.uuid4()),
+            },
+        )
+
+
+def _error(status: int, message: str | None, retry_after: str = "1") -> Response:
+    if status in _ERROR_MESSAGES or 400 <= status < 500:
+        headers = {"retry-after": retry_after} if status == 429 else {}
+        text = message or _ERROR_MESSAGES.get(status, "Request failed.")
+        return Response.json(status, {"detail": {"error": text}}, headers)
+    # 5xx: a plain body, as a proxy or crashed worker would send.
+    return Response.text(status, message or "Internal Server Error", "text/plain")
+
+
+def _shape(result: Result, index: int, raw: bool) -> Result:
+    shaped: Result = {
+        "url": result["url"],
+        "title": result.get("title", ""),
+        "score": float(result.get("score", round(0.9 - 0.05 * index, 4))),
+    }
+    if result.get("published_date"):
+        shaped["published_date"] = result["published_date"]
+    shaped["content"] = result.get("content", "")
+    shaped["raw_content"] = result.get("raw_content", result.get("content", "")) if raw else None
+    return shaped
+
+
+def _in_domains(url: str, domains: list[str]) -> bool:
+    host = (urlsplit(url).hostname or "").lower()
+    for domain in domains:
+        domain = domain.lower().strip().removeprefix("www.")
+        if host == domain or host.endswith("." + domain) or host == "www." + domain:
+            return True
+    return False

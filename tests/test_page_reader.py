@@ -1,0 +1,385 @@
+"""PageReader against the loopback Jina Reader and website fakes: real HTTP, no network.
+
+Every reader here uses a transport that refuses any host but 127.0.0.1, so even a broken
+SSRF guard could never send a packet to the private addresses these tests name.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.fakes.jina import FakeJinaReader, Page, http_date
+from tests.fakes.web import FakeWeb
+from vicaran_agent.config import Settings
+from vicaran_agent.tools import page_reader as page_reader_module
+from vicaran_agent.tools.page_reader import PageReader, PageResult, parse_retry_after
+from vicaran_agent.tools.safety import ensure_public_url
+
+PARAGRAPHS = [
+    "The city council approved the new budget on Tuesday after a six-hour session that "
+    "stretched late into the night, with eleven votes in favour and four against the plan.",
+    "Opposition members said the cuts to public transport would hurt the poorest districts, "
+    "while the mayor argued that the city had no choice after two years of falling revenue.",
+    "The budget now goes to the state auditor, who has thirty days to review the figures "
+    "before the spending plan takes effect at the start of the next fiscal year in January.",
+]
+ARTICLE_MD = (
+    "# Council approves budget\n\n![Photo](https://cdn.news.example/p.jpg)\n\n"
+    + "\n\n".join(PARAGRAPHS)
+    + "\n\nRead the [full budget](https://news.example/budget.pdf) here."
+)
+STORY = "https://news.example/budget"
+
+
+class LoopbackOnly(httpx.AsyncBaseTransport):
+    """Lets requests reach 127.0.0.1 only; anything else fails loudly instead of connecting."""
+
+    def __init__(self) -> None:
+        self.inner = httpx.AsyncHTTPTransport()
+        self.hosts: list[str] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.hosts.append(request.url.host)
+        if request.url.host != "127.0.0.1":
+            raise httpx.ConnectError(f"test guard: no traffic to {request.url.host}")
+        return await self.inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+@pytest.fixture
+def jina():
+    pages = {
+        STORY: Page(
+            "Council approves budget",
+            ARTICLE_MD,
+            published_time="Tue, 18 Aug 2026 20:06:42 GMT",
+        )
+    }
+    with FakeJinaReader(pages) as fake:
+        yield fake
+
+
+@pytest.fixture
+def web():
+    with FakeWeb() as fake:
+        yield fake
+
+
+def make_reader(jina: FakeJinaReader | None, **overrides: Any) -> PageReader:
+    values: dict[str, Any] = {
+        "jina_reader_base_url": jina.url if jina else "http://127.0.0.1:9",
+        "jina_api_key": "",
+        "vicaran_fetch_allow_private": True,
+        "vicaran_page_timeout_seconds": 1.0,
+        "vicaran_max_retries": 2,
+        "vicaran_max_page_bytes": 3_000_000,
+    }
+    values.update(overrides)
+    settings = Settings(_env_file=None, **values)
+    return PageReader(settings, backoff_base=0.01, backoff_max=0.05, transport=LoopbackOnly())
+
+
+async def read(reader: PageReader, url: str) -> PageResult:
+    try:
+        return await reader.read(url)
+    finally:
+        await reader.aclose()
+
+
+# --- Jina Reader ---------------------------------------------------------------------------
+
+
+async def test_jina_text_success(jina: FakeJinaReader) -> None:
+    result = await read(make_reader(jina), STORY)
+    assert result.ok and result.error is None and result.via == "jina"
+    assert result.url == STORY
+    assert result.title == "Council approves budget"
+    assert result.published_at == "2026-08-18"
+    assert PARAGRAPHS[1] in result.text
+    assert "![" not in result.text and "cdn.news.example" not in result.text  # image dropped
+    assert "Read the full budget here." in result.text  # link reduced to its text
+    (request,) = jina.requests
+    assert request.method == "GET" and request.raw_path == f"/{STORY}"
+    assert request.header("authorization") is None  # no key, no header
+    assert "application/json" not in (request.header("accept") or "")  # the text format
+    assert "Vicaran" in (request.header("user-agent") or "")
+
+
+async def test_jina_key_is_sent_when_set(jina: FakeJinaReader) -> None:
+    jina.api_key = "jina_good"
+    jina.require_key = True
+    result = await read(make_reader(jina, jina_api_key="jina_good"), STORY)
+    assert result.ok and result.via == "jina"
+    assert jina.requests[0].header("authorization") == "Bearer jina_good"
+
+
+async def test_jina_bad_key_falls_back_and_says_what_to_do(
+    jina: FakeJinaReader, web: FakeWeb
+) -> None:
+    jina.api_key = "jina_good"
+    url = web.add_article("/story", "Budget passes", PARAGRAPHS)
+    result = await read(make_reader(jina, jina_api_key="jina_bad"), url)
+    assert result.ok and result.via == "direct"
+    assert jina.count() == 1  # 401 is not retried
+    result = await read(make_reader(jina, jina_api_key="jina_bad"), web.page_url("/missing"))
+    assert result.error == (
+        "Jina Reader: rejected the API key (401): set a valid JINA_API_KEY in .env, or remove "
+        "it; direct fetch: the site answered HTTP 404"
+    )
+
+
+async def test_long_text_is_clipped(jina: FakeJinaReader) -> None:
+    jina.pages[STORY] = Page("Long", "\n\n".join(PARAGRAPHS * 40))
+    result = await read(make_reader(jina), STORY)
+    assert result.ok and len(result.text) <= 5000 and result.text.endswith("…")
+    assert result.published_at is None
+
+
+async def test_451_falls_back_to_a_direct_fetch(jina: FakeJinaReader, web: FakeWeb) -> None:
+    url = web.add_article("/story", "Budget passes", PARAGRAPHS, published="2025-03-02")
+    result = await read(make_reader(jina), url)
+    assert result.ok and result.via == "direct" and result.error is None
+    assert result.title == "Budget passes"
+    assert result.published_at == "2025-03-02"
+    assert PARAGRAPHS[0] in result.text and "All rights reserved" not in result.text
+    assert jina.count() == 1  # the real Reader refuses loopback targets: 451, not retried
+    assert web.count("/story") == 1
+    assert "Vicaran" in (web.requests[0].header("user-agent") or "")
+
+
+async def test_target_error_warning_falls_back(web: FakeWeb) -> None:
+    url = web.add_article("/gone", "Still here", PARAGRAPHS)
+    pages = {url: Page("404", "Not found", warning="Target URL returned error 404: Not Found")}
+    with FakeJinaReader(pages, refuse_private=False) as jina:
+        result = await read(make_reader(jina), url)
+        assert result.ok and result.via == "direct" and result.title == "Still here"
+        web.add_html("/gone", "<html><title>Nope</title><body>gone</body></html>", status=404)
+        result = await read(make_reader(jina), url)
+    assert not result.ok
+    assert result.error == (
+        "Jina Reader: the site answered 404 Not Found; direct fetch: the site answered HTTP 404"
+    )
+
+
+async def test_429_retry_after_seconds_is_honoured(jina: FakeJinaReader) -> None:
+    jina.fail(STORY, 429, times=1, retry_after=1)
+    reader = make_reader(jina)
+    reader.backoff_max = 5
+    result = await read(reader, STORY)
+    assert result.ok and result.via == "jina"
+    first, second = jina.requests
+    assert second.started - first.started >= 0.95
+
+
+async def test_429_retry_after_date_is_honoured_and_capped(jina: FakeJinaReader) -> None:
+    jina.fail(STORY, 429, times=1, retry_after=http_date(2))
+    reader = make_reader(jina)
+    reader.backoff_max = 5
+    assert (await read(reader, STORY)).ok
+    first, second = jina.requests
+    assert second.started - first.started >= 0.5
+    # A Retry-After far away is capped at backoff_max.
+    jina.reset_log()
+    jina.fail(STORY, 429, times=1, retry_after=600)
+    started = time.monotonic()
+    assert (await read(make_reader(jina), STORY)).ok
+    assert time.monotonic() - started < 1 and jina.count() == 2
+
+
+async def test_429_that_never_clears_falls_back(jina: FakeJinaReader, web: FakeWeb) -> None:
+    jina.fail(None, 429, retry_after=0)
+    result = await read(make_reader(jina, vicaran_max_retries=1), web.page_url("/none"))
+    assert jina.count() == 2
+    assert result.error == (
+        "Jina Reader: rate limited (429): set JINA_API_KEY in .env for higher limits (still "
+        "failing after 1 retries); direct fetch: the site answered HTTP 404"
+    )
+
+
+async def test_5xx_is_retried(jina: FakeJinaReader) -> None:
+    jina.fail(STORY, 503, times=2)
+    result = await read(make_reader(jina), STORY)
+    assert result.ok and result.via == "jina" and jina.count() == 3
+
+
+async def test_garbage_falls_back(jina: FakeJinaReader, web: FakeWeb) -> None:
+    url = web.add_article("/story", "Budget passes", PARAGRAPHS)
+    for kind in ("captcha", "binary"):
+        with FakeJinaReader(refuse_private=False) as permissive:
+            permissive.fail(None, kind)
+            result = await read(make_reader(permissive), url)
+            assert permissive.count() == 1  # garbage is not retried
+        assert result.ok and result.via == "direct" and result.title == "Budget passes", kind
+    web.add_html("/blocked", "<html><title>x</title><body>Attention Required!</body></html>")
+    with FakeJinaReader(refuse_private=False) as permissive:
+        permissive.fail(None, "captcha")
+        result = await read(make_reader(permissive), web.page_url("/blocked"))
+    assert not result.ok
+    assert result.error is not None and result.error.startswith("Jina Reader: blocked page")
+    assert "; direct fetch: " in result.error
+
+
+async def test_hanging_everywhere_fails_within_budget(jina: FakeJinaReader, web: FakeWeb) -> None:
+    url = web.add_hang("/slow")
+    with FakeJinaReader(refuse_private=False) as hanging:
+        hanging.fail(None, "hang")
+        reader = make_reader(hanging, vicaran_page_timeout_seconds=0.3)
+        started = time.monotonic()
+        result = await read(reader, url)
+        elapsed = time.monotonic() - started
+    assert not result.ok
+    assert elapsed < 3 * 0.3 + 0.6
+    assert result.error is not None
+    assert result.error.startswith("Jina Reader: timed out")
+    assert "direct fetch: timed out" in result.error
+
+
+async def test_unreachable_jina_is_retried_then_direct(web: FakeWeb) -> None:
+    url = web.add_article("/story", "Budget passes", PARAGRAPHS)
+    result = await read(make_reader(None, vicaran_max_retries=1), url)
+    assert result.ok and result.via == "direct"
+    result = await read(make_reader(None, vicaran_max_retries=1), web.page_url("/nope"))
+    assert result.error == (
+        "Jina Reader: could not reach http://127.0.0.1:9 (ConnectError) (still failing after "
+        "1 retries); direct fetch: the site answered HTTP 404"
+    )
+
+
+# --- direct fetch --------------------------------------------------------------------------
+
+
+async def test_direct_fetch_refuses_loopback_by_default(jina: FakeJinaReader, web: FakeWeb) -> None:
+    url = web.add_article("/story", "Budget passes", PARAGRAPHS)
+    result = await read(make_reader(jina, vicaran_fetch_allow_private=False), url)
+    assert not result.ok and result.via == ""
+    assert result.error is not None
+    assert result.error.startswith("Jina Reader: refused the URL (451")
+    assert "direct fetch: refusing to fetch" in result.error and "loopback" in result.error
+    assert web.count() == 0
+
+
+async def test_direct_fetch_refuses_private_addresses(jina: FakeJinaReader) -> None:
+    reader = make_reader(jina, vicaran_fetch_allow_private=False)
+    result = await read(reader, "http://10.0.0.1/admin")
+    assert result.error == (
+        "Jina Reader: refused the URL (451: blocked site or private address); "
+        "direct fetch: refusing to fetch http://10.0.0.1/admin: 10.0.0.1 is a private address"
+    )
+    assert "10.0.0.1" not in reader._transport.hosts  # type: ignore[union-attr]
+
+
+async def test_redirect_to_a_private_host_is_refused(
+    jina: FakeJinaReader, web: FakeWeb, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Only the fake site's own origin counts as public; every other hop gets the real check.
+    async def only_fake_site_is_public(url: str, *, allow_private: bool = False) -> None:
+        if url.startswith(web.url + "/"):
+            return
+        await ensure_public_url(url, allow_private=allow_private)
+
+    monkeypatch.setattr(page_reader_module, "ensure_public_url", only_fake_site_is_public)
+    web.add_redirect("/start", "/hop")
+    web.add_redirect("/hop", "http://10.0.0.1/admin", status=301)
+    reader = make_reader(jina, vicaran_fetch_allow_private=False)
+    result = await read(reader, web.page_url("/start"))
+    assert not result.ok
+    assert result.error is not None and result.error.endswith(
+        "direct fetch: refusing to fetch http://10.0.0.1/admin: 10.0.0.1 is a private address"
+    )
+    assert [r.path for r in web.requests] == ["/start", "/hop"]
+    web.add_redirect("/local", f"http://localhost:{web.port}/start")
+    result = await read(
+        make_reader(jina, vicaran_fetch_allow_private=False), web.page_url("/local")
+    )
+    assert result.error is not None and "localhost is a loopback host" in result.error
+    assert web.count("/start") == 1  # the localhost hop was never fetched
+
+
+async def test_redirects_are_followed_up_to_five(jina: FakeJinaReader, web: FakeWeb) -> None:
+    web.add_article("/story", "Budget passes", PARAGRAPHS)
+    web.add_redirect("/old", "/story", status=301)
+    web.add_redirect("/older", web.page_url("/old"), status=308)
+    result = await read(make_reader(jina), web.page_url("/older"))
+    assert result.ok and result.via == "direct" and result.title == "Budget passes"
+    for i in range(7):
+        web.add_redirect(f"/loop{i}", f"/loop{i + 1}")
+    result = await read(make_reader(jina), web.page_url("/loop0"))
+    assert result.error is not None
+    assert result.error.endswith("direct fetch: too many redirects (more than 5)")
+    assert web.count("/loop5") == 1 and web.count("/loop6") == 0
+
+
+@pytest.mark.parametrize("declare_length", [True, False])
+async def test_size_cap_stops_the_download(
+    jina: FakeJinaReader, web: FakeWeb, declare_length: bool
+) -> None:
+    size = 30_000_000
+    url = web.add_huge("/big", size, declare_length=declare_length)
+    started = time.monotonic()
+    result = await read(make_reader(jina, vicaran_max_page_bytes=200_000), url)
+    assert time.monotonic() - started < 3
+    assert result.ok and result.via == "direct"  # the start of the page is still read
+    assert result.title == "Huge page" and len(result.text) <= 5000
+    await asyncio.sleep(0.1)
+    assert web.requests[0].bytes_sent < size // 3
+
+
+async def test_non_html_content_is_refused(jina: FakeJinaReader, web: FakeWeb) -> None:
+    url = web.add_raw("/doc.pdf", b"%PDF-1.7 " + bytes(range(256)) * 10, "application/pdf")
+    result = await read(make_reader(jina), url)
+    assert not result.ok
+    assert result.error is not None
+    assert result.error.endswith("direct fetch: not a web page (application/pdf)")
+    text_url = web.add_raw("/notes.txt", " ".join(PARAGRAPHS).encode(), "text/plain")
+    result = await read(make_reader(jina), text_url)
+    assert result.ok and PARAGRAPHS[2] in result.text
+
+
+async def test_short_or_blocked_direct_page_is_a_failure(
+    jina: FakeJinaReader, web: FakeWeb
+) -> None:
+    url = web.add_article("/tiny", "Tiny", ["Too short."])
+    result = await read(make_reader(jina), url)
+    assert not result.ok
+    assert result.error is not None and "direct fetch: content too short" in result.error
+
+
+async def test_read_never_raises_and_skips_non_web_urls(jina: FakeJinaReader) -> None:
+    for url in ("", "   ", "not a url", "ftp://files.example/x", "http://[::1", "mailto:a@b.c"):
+        result = await read(make_reader(jina, vicaran_fetch_allow_private=False), url)
+        assert isinstance(result, PageResult) and not result.ok and result.error
+    assert jina.count() == 0  # nothing worth asking Reader about
+
+
+async def test_unexpected_errors_become_values(
+    jina: FakeJinaReader, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def explode(*args: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(page_reader_module, "_parse_jina_text", explode)
+    result = await read(make_reader(jina), STORY)
+    assert not result.ok and result.error == "unexpected error: RuntimeError: boom"
+
+
+def test_parse_retry_after() -> None:
+    assert parse_retry_after("2") == 2.0
+    assert parse_retry_after("") is None and parse_retry_after("later") is None
+    value = parse_retry_after(http_date(30))
+    assert value is not None and 28 <= value <= 30
+
+
+def test_json_envelope_is_understood_too(jina: FakeJinaReader) -> None:
+    jina.pages[STORY].warning = "This is a cached snapshot of the original page."
+    envelope = httpx.get(f"{jina.url}/{STORY}", headers={"Accept": "application/json"}).text
+    page, warnings = page_reader_module._parse_jina_json(envelope)
+    assert page.title == "Council approves budget" and page.published_at == "2026-08-18"
+    assert PARAGRAPHS[0] in page.text and "![" not in page.text
+    assert warnings == ["This is a cached snapshot of the original page."]

@@ -1,0 +1,420 @@
+"""Web search through Tavily: many queries at once, bounded, retried, deduplicated, filtered.
+
+`WebSearch.search_many` never raises: failures come back as one-line, human-readable reasons
+that say what to do. It does not trust Tavily's own domain filter (it leaks) and enforces the
+include/exclude lists itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import re
+import time
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+import httpx
+from tavily import (
+    AsyncTavilyClient,
+    BadRequestError,
+    InvalidAPIKeyError,
+    UsageLimitExceededError,
+)
+from tavily.errors import ForbiddenError
+from tavily.errors import TimeoutError as TavilyTimeoutError
+
+from ..config import Settings
+from .content import published_date
+from .urls import domain_matches, normalize_url
+
+logger = logging.getLogger(__name__)
+
+MAX_QUERY_CHARS = 400  # Tavily rejects longer queries
+MAX_RESULTS_LIMIT = 20  # Tavily's documented maximum for max_results
+BACKOFF_BASE_SECONDS = 0.5
+BACKOFF_MAX_SECONDS = 8.0
+CACHE_SIZE = 256
+USER_AGENT = "Vicaran/0.1 (investigation assistant for journalists)"
+
+KEY_MISSING = "Web search is off: set TAVILY_API_KEY in .env (get a key at https://app.tavily.com)"
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One search result; `published_at` is YYYY-MM-DD or None.
+
+    `url` is the address as the search engine gave it (fetchable as is). `normalize_url(url)`
+    is the key results are deduplicated by; it is not always fetchable (it drops `www.`).
+    """
+
+    url: str
+    title: str
+    snippet: str
+    published_at: str | None
+    score: float
+    query: str
+
+
+@dataclass
+class SearchOutcome:
+    """What `search_many` found, what failed (one line each, deduplicated) and what it asked."""
+
+    hits: list[SearchHit] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    queries: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Seen:
+    """Filled by the httpx response hook during one attempt (the SDK hides status and headers)."""
+
+    status: int | None = None
+    retry_after: float | None = None
+
+
+_ATTEMPT: ContextVar[_Seen | None] = ContextVar("vicaran_tavily_attempt", default=None)
+
+
+async def _on_response(response: httpx.Response) -> None:
+    seen = _ATTEMPT.get()
+    if seen is not None:
+        seen.status = response.status_code
+        seen.retry_after = parse_retry_after(response.headers.get("retry-after"))
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Seconds to wait from a Retry-After header (delta-seconds or HTTP-date), or None."""
+    value = (value or "").strip()
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def clean_queries(queries: list[str]) -> list[str]:
+    """Stripped, single-spaced, capped at 400 characters, empty and duplicate ones dropped."""
+    cleaned: list[str] = []
+    seen: set[str] = set()
+    for query in queries:
+        query = cap_query(" ".join(str(query or "").split()))
+        key = query.casefold()
+        if query and key not in seen:
+            seen.add(key)
+            cleaned.append(query)
+    return cleaned
+
+
+def cap_query(query: str, limit: int = MAX_QUERY_CHARS) -> str:
+    """`query` cut to at most `limit` characters, on a word boundary when there is one."""
+    if len(query) <= limit:
+        return query
+    cut = query[:limit]
+    if not query[limit].isspace():
+        boundary = cut.rfind(" ")
+        if boundary > limit // 2:
+            cut = cut[:boundary]
+    return cut.rstrip()
+
+
+class _Transient(Exception):
+    """A failure worth retrying."""
+
+    def __init__(self, what: str, advice: str, retry_after: float | None = None) -> None:
+        super().__init__(what)
+        self.what = what
+        self.advice = advice
+        self.retry_after = retry_after
+
+    def final_message(self, retries: int) -> str:
+        tried = f" (still failing after {retries} retries)" if retries else ""
+        return f"{self.what}{tried}: {self.advice}"
+
+
+class _Permanent(Exception):
+    """A failure not worth retrying; `fatal` ones (key, plan) stop the other queries too."""
+
+    def __init__(self, message: str, *, fatal: bool = False) -> None:
+        super().__init__(message)
+        self.message = message
+        self.fatal = fatal
+
+
+class WebSearch:
+    """Tavily search for Vicaran. Safe to share; each `search_many` uses its own connection pool."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        backoff_base: float = BACKOFF_BASE_SECONDS,
+        backoff_max: float = BACKOFF_MAX_SECONDS,
+    ) -> None:
+        self.settings = settings
+        self.backoff_base = backoff_base
+        self.backoff_max = backoff_max
+        self._cache: dict[tuple[Any, ...], list[SearchHit]] = {}
+        self._semaphore: asyncio.Semaphore | None = None
+        self._semaphore_loop: asyncio.AbstractEventLoop | None = None
+
+    async def aclose(self) -> None:
+        """Nothing to release (connections live only for one `search_many` call)."""
+
+    async def __aenter__(self) -> WebSearch:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def search_many(
+        self,
+        queries: list[str],
+        *,
+        max_results: int = 10,
+        include_domains: list[str] | None = None,
+        exclude_domains: list[str] | None = None,
+        topic: str = "general",
+    ) -> SearchOutcome:
+        """Run `queries` concurrently; hits deduplicated by URL, filtered, best score first."""
+        cleaned = clean_queries(queries)
+        outcome = SearchOutcome(queries=cleaned)
+        if not cleaned:
+            return outcome
+        if not self.settings.tavily_api_key.strip():
+            outcome.failures.append(KEY_MISSING)
+            return outcome
+        include = _merge(include_domains, self.settings.include_domains)
+        exclude = _merge(exclude_domains, self.settings.exclude_domains)
+        max_results = max(0, min(int(max_results), MAX_RESULTS_LIMIT))
+        options: dict[str, Any] = {"max_results": max_results, "topic": topic}
+        if include:
+            options["include_domains"] = include
+        if exclude:
+            options["exclude_domains"] = exclude
+        options_key = (max_results, topic, tuple(include), tuple(exclude))
+
+        results: dict[int, list[SearchHit] | str] = {}
+        for i, query in enumerate(cleaned):
+            cached = self._cache.get((query.casefold(), *options_key))
+            if cached is not None:
+                results[i] = cached
+        pending = [i for i in range(len(cleaned)) if i not in results]
+        if pending:
+            fatal: list[str] = []  # an account-level failure stops the queries not yet sent
+            async with self._http_client() as http:
+                client = AsyncTavilyClient(
+                    api_key=self.settings.tavily_api_key,
+                    api_base_url=self.settings.tavily_base_url,
+                    client=http,
+                )
+                fetched = await asyncio.gather(
+                    *(self._search_one(client, cleaned[i], options, fatal) for i in pending)
+                )
+            for i, result in zip(pending, fetched, strict=True):
+                results[i] = result
+                if not isinstance(result, str):
+                    self._remember((cleaned[i].casefold(), *options_key), result)
+
+        best: dict[str, SearchHit] = {}
+        for i in range(len(cleaned)):
+            result = results[i]
+            if isinstance(result, str):
+                if result not in outcome.failures:
+                    outcome.failures.append(result)
+                continue
+            for hit in result:
+                if include and not domain_matches(hit.url, include):
+                    continue
+                if exclude and domain_matches(hit.url, exclude):
+                    continue
+                key = normalize_url(hit.url)
+                if key not in best or hit.score > best[key].score:
+                    best[key] = hit
+        outcome.hits = sorted(best.values(), key=lambda h: h.score, reverse=True)
+        return outcome
+
+    # --- one query -------------------------------------------------------------------------
+
+    async def _search_one(
+        self, client: AsyncTavilyClient, query: str, options: dict[str, Any], fatal: list[str]
+    ) -> list[SearchHit] | str:
+        """The hits for one query, or a failure message."""
+        retries = self.settings.vicaran_max_retries
+        attempt = 0
+        while True:
+            try:
+                async with self._slot():
+                    if fatal:
+                        return fatal[0]
+                    body = await self._attempt(client, query, options)
+                return _hits(body, query)
+            except _Permanent as failure:
+                if failure.fatal and not fatal:
+                    fatal.append(failure.message)
+                return failure.message
+            except _Transient as failure:
+                if attempt >= retries:
+                    return failure.final_message(retries)
+                delay = self._backoff(attempt, failure.retry_after)
+                logger.info("Tavily: %s; retry in %.2f s", failure.what, delay)
+                attempt += 1
+                await asyncio.sleep(delay)
+
+    async def _attempt(
+        self, client: AsyncTavilyClient, query: str, options: dict[str, Any]
+    ) -> dict[str, Any]:
+        timeout = self.settings.vicaran_search_timeout_seconds
+        seen = _Seen()
+        token = _ATTEMPT.set(seen)
+        try:
+            async with asyncio.timeout(timeout):
+                body = await client.search(query, timeout=timeout, **options)
+        except (TavilyTimeoutError, TimeoutError, httpx.TimeoutException) as exc:
+            raise _Transient(
+                f"Tavily search timed out after {timeout:g} s",
+                "try again later or raise VICARAN_SEARCH_TIMEOUT_SECONDS",
+            ) from exc
+        except UsageLimitExceededError as exc:
+            raise _Transient(
+                "Tavily rate limit hit (429)",
+                "wait a minute, or lower VICARAN_CONCURRENCY",
+                seen.retry_after,
+            ) from exc
+        except InvalidAPIKeyError as exc:
+            raise _Permanent(
+                "Tavily rejected the API key (401): set a valid TAVILY_API_KEY in .env "
+                "(keys at https://app.tavily.com)",
+                fatal=True,
+            ) from exc
+        except BadRequestError as exc:
+            raise _Permanent(
+                f'Tavily rejected the search "{_short(query)}" (400: {_detail(exc)}): '
+                "rephrase the query or check the search options"
+            ) from exc
+        except ForbiddenError as exc:
+            raise _Permanent(_forbidden_message(seen.status, exc), fatal=True) from exc
+        except httpx.HTTPStatusError as exc:
+            status = exc.response.status_code
+            if status >= 500:
+                raise _Transient(f"Tavily server error (HTTP {status})", "try again later") from exc
+            raise _Permanent(
+                f"Tavily answered HTTP {status}: check TAVILY_BASE_URL "
+                f"({self.settings.tavily_base_url})"
+            ) from exc
+        except httpx.TransportError as exc:
+            raise _Transient(
+                f"Could not reach Tavily at {self.settings.tavily_base_url} ({type(exc).__name__})",
+                "check the network connection or TAVILY_BASE_URL",
+            ) from exc
+        except Exception as exc:  # the SDK and JSON decoding can fail in odd ways
+            logger.warning("Tavily search failed", exc_info=True)
+            raise _Permanent(
+                f"Tavily search failed unexpectedly ({type(exc).__name__}: {_short(str(exc))}): "
+                "try again later"
+            ) from exc
+        finally:
+            _ATTEMPT.reset(token)
+        if not isinstance(body, dict):
+            raise _Permanent("Tavily search failed: the answer was not a JSON object")
+        return body
+
+    # --- helpers ---------------------------------------------------------------------------
+
+    def _backoff(self, attempt: int, retry_after: float | None) -> float:
+        delay = min(self.backoff_max, self.backoff_base * 2**attempt)
+        delay = delay / 2 + random.uniform(0, delay / 2)
+        if retry_after is not None:
+            delay = max(delay, retry_after)
+        return min(delay, self.backoff_max)
+
+    def _slot(self) -> asyncio.Semaphore:
+        loop = asyncio.get_running_loop()
+        if self._semaphore is None or self._semaphore_loop is not loop:
+            self._semaphore = asyncio.Semaphore(self.settings.vicaran_concurrency)
+            self._semaphore_loop = loop
+        return self._semaphore
+
+    def _http_client(self) -> httpx.AsyncClient:
+        return httpx.AsyncClient(
+            base_url=self.settings.tavily_base_url,
+            headers={"User-Agent": USER_AGENT},
+            event_hooks={"response": [_on_response]},
+            limits=httpx.Limits(max_connections=max(1, self.settings.vicaran_concurrency)),
+        )
+
+    def _remember(self, key: tuple[Any, ...], hits: list[SearchHit]) -> None:
+        self._cache.pop(key, None)
+        self._cache[key] = hits
+        while len(self._cache) > CACHE_SIZE:
+            self._cache.pop(next(iter(self._cache)))
+
+
+def _merge(*lists: list[str] | None) -> list[str]:
+    merged: list[str] = []
+    for items in lists:
+        for item in items or []:
+            item = item.strip().lower()
+            if item and item not in merged:
+                merged.append(item)
+    return merged
+
+
+def _hits(body: dict[str, Any], query: str) -> list[SearchHit]:
+    hits: list[SearchHit] = []
+    for result in body.get("results") or []:
+        if not isinstance(result, dict) or not isinstance(result.get("url"), str):
+            continue
+        url = result["url"].strip()
+        if not url.lower().startswith(("http://", "https://")) or not normalize_url(url):
+            continue
+        try:
+            score = float(result.get("score") or 0.0)
+        except (TypeError, ValueError):
+            score = 0.0
+        hits.append(
+            SearchHit(
+                url=url,
+                title=" ".join(str(result.get("title") or "").split()),
+                snippet=" ".join(str(result.get("content") or "").split()),
+                published_at=published_date(result.get("published_date")),
+                score=score,
+                query=query,
+            )
+        )
+    return hits
+
+
+def _forbidden_message(status: int | None, exc: Exception) -> str:
+    if status == 432:
+        return (
+            "Tavily credit limit of your plan reached (432): upgrade the plan or wait for the "
+            "monthly reset at https://app.tavily.com"
+        )
+    if status == 433:
+        return "Tavily pay-as-you-go limit reached (433): raise the limit at https://app.tavily.com"
+    return (
+        f"Tavily refused the request (403 forbidden: {_detail(exc)}): check that your "
+        "TAVILY_API_KEY and plan allow it at https://app.tavily.com"
+    )
+
+
+def _detail(exc: Exception) -> str:
+    return _short(str(exc)) or "no reason given"
+
+
+_SPACE = re.compile(r"\s+")
+
+
+def _short(text: str, limit: int = 120) -> str:
+    text = _SPACE.sub(" ", text or "").strip()
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
