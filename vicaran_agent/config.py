@@ -114,7 +114,9 @@ def _split(value: str) -> list[str]:
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
     """The process-wide settings (tests call `get_settings.cache_clear()` after changing env)."""
-    settings = Settings()
+    # Tests (and deployments that inject env vars) turn .env loading off the way ADK does.
+    skip_dotenv = os.environ.get("ADK_DISABLE_LOAD_DOTENV", "").lower() in _TRUE
+    settings = Settings(_env_file=None) if skip_dotenv else Settings()
     # google-genai reads the key from the environment, so a key that only sits in .env must
     # reach os.environ too (ADK's CLI does this for <app>/.env; `vicaran` and tests do not).
     if settings.google_api_key and not os.environ.get("GOOGLE_API_KEY"):

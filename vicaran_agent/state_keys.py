@@ -12,7 +12,9 @@ PLAN_APPROVED = "plan_approved"
 # Orchestration (code-owned, never written by the model).
 AWAITING_APPROVAL = "awaiting_approval"
 INVESTIGATION_STATUS = "investigation_status"
-PARTIAL_REASONS = "partial_reasons"
+PARTIAL_REASON = "partial_reason"
+PIPELINE_STARTED = "pipeline_started"
+INVESTIGATION_LANGUAGE = "investigation_language"
 USER_SOURCES_DIGEST = "user_sources_digest"
 
 # Stage outputs: markdown shown to the journalist.

@@ -1,0 +1,43 @@
+# Vicaran: every target sets up what it needs first, so each works on a fresh clone.
+HOST ?= 127.0.0.1
+PORT ?= 8000
+API_PORT ?= 8001
+UV := $(shell command -v uv 2>/dev/null || echo "python3 -m uv")
+STAMP := .venv/.vicaran-installed
+
+.PHONY: install run api cli test test-live lint format clean
+
+install: $(STAMP) .env
+
+$(STAMP): pyproject.toml uv.lock
+	@command -v uv >/dev/null 2>&1 || python3 -m uv --version >/dev/null 2>&1 || \
+		python3 -m pip install --quiet uv
+	$(UV) sync --frozen
+	@touch $(STAMP)
+
+.env:
+	@cp .env.example .env
+	@echo "Created .env from .env.example: add GOOGLE_API_KEY and TAVILY_API_KEY there."
+
+run: install
+	$(UV) run adk web --host $(HOST) --port $(PORT) vicaran_agent
+
+api: install
+	$(UV) run adk api_server --host $(HOST) --port $(API_PORT) vicaran_agent
+
+test: $(STAMP)
+	$(UV) run pytest
+
+test-live: $(STAMP)
+	$(UV) run pytest -m live -p no:cacheprovider
+
+lint: $(STAMP)
+	$(UV) run ruff check .
+	$(UV) run ruff format --check .
+
+format: $(STAMP)
+	$(UV) run ruff format .
+	$(UV) run ruff check --fix .
+
+clean:
+	rm -rf .venv .pytest_cache .ruff_cache test-artifacts

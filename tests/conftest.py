@@ -1,0 +1,99 @@
+"""Shared fixtures: loopback fakes, a hermetic environment and the scripted model."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+# Tests never read a developer's .env (ADK's CLI honours the same switch in subprocesses).
+os.environ["ADK_DISABLE_LOAD_DOTENV"] = "1"
+
+from tests.fakes.jina import FakeJinaReader
+from tests.fakes.tavily import FakeTavily
+from tests.fakes.web import FakeWeb
+from tests.support import scripted_model
+from tests.support.corpus import MACEIO, RIVERTON, pages, search_results
+from vicaran_agent.config import get_settings
+from vicaran_agent.tools import safety
+
+PORTUGUESE_HINTS = ("maceió", "maceio", "merenda", "prefeitura", "licitação")
+
+
+def _results_for(query: str, _body: dict[str, object]) -> list[dict[str, object]]:
+    if any(hint in query.lower() for hint in PORTUGUESE_HINTS):
+        return search_results(MACEIO)
+    return search_results(RIVERTON)
+
+
+async def _offline_resolve(host: str, port: int) -> set:
+    """No DNS in tests: public-looking hosts do not resolve (as on a closed network)."""
+    raise safety.UnreachableURLError(f"could not resolve host {host}: tests run offline")
+
+
+@dataclass
+class Services:
+    tavily: FakeTavily
+    jina: FakeJinaReader
+    web: FakeWeb
+
+
+@dataclass
+class TestEnv:
+    services: Services
+    database_url: str
+    monkeypatch: pytest.MonkeyPatch
+
+    def set(self, **values: str) -> None:
+        """Change settings (env var names) for the rest of the test."""
+        for name, value in values.items():
+            self.monkeypatch.setenv(name, value)
+        get_settings.cache_clear()
+
+    @property
+    def variables(self) -> dict[str, str]:
+        return {k: v for k, v in os.environ.items() if k.startswith(_PREFIXES)}
+
+
+_PREFIXES = ("VICARAN_", "TAVILY_", "JINA_", "GOOGLE_", "ADK_", "CALLBACK_", "AGENT_")
+
+
+@pytest.fixture
+def services() -> Iterator[Services]:
+    with (
+        FakeTavily(results=search_results(RIVERTON), overrides=_results_for) as tavily,
+        FakeJinaReader(pages(RIVERTON + MACEIO)) as jina,
+        FakeWeb() as web,
+    ):
+        yield Services(tavily, jina, web)
+
+
+@pytest.fixture
+def env(services: Services, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestEnv]:
+    """Vicaran wired to the fakes, the scripted model and a fresh SQLite file."""
+    for name in list(os.environ):
+        if name.startswith(_PREFIXES) and name != "ADK_DISABLE_LOAD_DOTENV":
+            monkeypatch.delenv(name)
+    database_url = f"sqlite:///{tmp_path / 'vicaran.db'}"
+    values = {
+        "VICARAN_FAST_MODEL": "scripted/default",
+        "VICARAN_PRO_MODEL": "scripted/default",
+        "TAVILY_API_KEY": "tvly-test",
+        "TAVILY_BASE_URL": services.tavily.url,
+        "JINA_READER_BASE_URL": services.jina.url,
+        "VICARAN_DATABASE_URL": database_url,
+        "VICARAN_PAGE_TIMEOUT_SECONDS": "2",
+        "VICARAN_SEARCH_TIMEOUT_SECONDS": "2",
+        "VICARAN_MODEL_TIMEOUT_SECONDS": "10",
+        "VICARAN_MAX_RETRIES": "1",
+    }
+    for name, value in values.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(safety, "_resolve", _offline_resolve)
+    get_settings.cache_clear()
+    scripted_model.reset_calls()
+    yield TestEnv(services, database_url, monkeypatch)
+    get_settings.cache_clear()

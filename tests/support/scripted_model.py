@@ -1,0 +1,376 @@
+"""A scripted model for offline tests, registered in ADK's LLMRegistry as `scripted/...`.
+
+It is stateless: every answer is computed from the request it receives (the response schema,
+the instruction, the prompt, the tools and the tool results in the conversation), so one model
+drives the whole pipeline, concurrently, in-process or inside an `adk api_server` subprocess
+(load it there with VICARAN_MODEL_PLUGINS=tests.support.scripted_model).
+
+Behaviour flags ride in the model name, joined by `+`, e.g. `scripted/eager-transfer+bad-citations`:
+- `eager-transfer`: the orchestrator tries to start the pipeline on every user turn.
+- `bad-citations`: explanations and the report cite sources that do not exist.
+- `no-claims`: the claim extractor finds nothing checkable.
+- `error-<Schema>`: calls for that schema fail with a 503 from the "provider".
+- `bad-key`: every call fails like a rejected Gemini API key.
+- `latency-<ms>`: every call waits that long first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import threading
+import time
+from collections.abc import AsyncGenerator
+from typing import Any
+
+from google.adk.models import BaseLlm, LLMRegistry
+from google.adk.models._capabilities import LlmCapabilities
+from google.adk.models.llm_request import LlmRequest
+from google.adk.models.llm_response import LlmResponse
+from google.genai import errors as genai_errors
+from google.genai import types
+
+PLAN_MARKER = "[PLAN_APPROVAL_REQUIRED]"
+
+CALLS: list[dict[str, Any]] = []
+_CALLS_LOCK = threading.Lock()
+_ACTIVE = {"now": 0, "peak": 0}
+
+
+def reset_calls() -> None:
+    with _CALLS_LOCK:
+        CALLS.clear()
+        _ACTIVE.update(now=0, peak=0)
+
+
+def calls_for(task: str) -> list[dict[str, Any]]:
+    return [c for c in CALLS if c["task"] == task]
+
+
+def peak_concurrency() -> int:
+    return _ACTIVE["peak"]
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in re.findall(r"\w{4,}", text.lower())}
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip() for s in re.split(r"(?<=[.!?])\s+", text) if len(s.strip()) > 20]
+
+
+def _block(prompt: str, label: str) -> str:
+    match = re.search(rf"<<<DATA {label}\n(.*?)\nDATA>>>", prompt, re.S)
+    return match.group(1) if match else ""
+
+
+def _entries(block: str, prefix: str) -> list[tuple[int, str]]:
+    """Numbered entries like `[S3] ...` up to the next entry."""
+    parts = re.split(rf"^\[{prefix}(\d+)\]", block, flags=re.M)
+    return [(int(parts[i]), parts[i + 1]) for i in range(1, len(parts) - 1, 2)]
+
+
+def _is_portuguese(instruction: str) -> bool:
+    return "Brazilian Portuguese" in instruction
+
+
+class ScriptedModel(BaseLlm):
+    """Answers like a careful, fast model would, from the request alone."""
+
+    @classmethod
+    def supported_models(cls) -> list[str]:
+        return [r"scripted/.*"]
+
+    @property
+    def capabilities(self) -> LlmCapabilities:
+        return LlmCapabilities(output_schema_and_tools=True)
+
+    @property
+    def flags(self) -> set[str]:
+        return set(self.model.split("/", 1)[1].split("+"))
+
+    async def generate_content_async(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> AsyncGenerator[LlmResponse, None]:
+        schema = llm_request.config.response_schema
+        task = getattr(schema, "__name__", None) or "orchestrator"
+        instruction = str(llm_request.config.system_instruction or "")
+        prompt = "\n".join(
+            p.text or "" for c in llm_request.contents for p in (c.parts or []) if p.text
+        )
+        with _CALLS_LOCK:
+            CALLS.append(
+                {
+                    "model": self.model,
+                    "task": task,
+                    "chars": len(instruction) + len(prompt),
+                    "time": time.monotonic(),
+                }
+            )
+            _ACTIVE["now"] += 1
+            _ACTIVE["peak"] = max(_ACTIVE["peak"], _ACTIVE["now"])
+        try:
+            for flag in self.flags:
+                if flag.startswith("latency-"):
+                    await asyncio.sleep(int(flag.split("-", 1)[1]) / 1000)
+            if "bad-key" in self.flags:
+                raise genai_errors.ClientError(
+                    400,
+                    {
+                        "error": {
+                            "code": 400,
+                            "message": "API key not valid. Please pass a valid API key.",
+                            "status": "INVALID_ARGUMENT",
+                        }
+                    },
+                )
+            if f"error-{task}" in self.flags:
+                raise genai_errors.ServerError(
+                    503, {"error": {"code": 503, "message": "overloaded", "status": "UNAVAILABLE"}}
+                )
+            if schema is None:
+                content = self._orchestrator(llm_request, instruction)
+            else:
+                answer = getattr(self, f"_{task}")(instruction, prompt)
+                content = types.Content(
+                    role="model", parts=[types.Part(text=json.dumps(answer, ensure_ascii=False))]
+                )
+        finally:
+            with _CALLS_LOCK:
+                _ACTIVE["now"] -= 1
+        if stream and content.parts and content.parts[0].text:
+            text = content.parts[0].text
+            yield LlmResponse(
+                content=types.Content(
+                    role="model", parts=[types.Part(text=text[: len(text) // 2])]
+                ),
+                partial=True,
+            )
+        yield LlmResponse(content=content, turn_complete=True)
+
+    # --- the orchestrator (an LlmAgent with tools, no schema) ---------------------------------
+
+    def _orchestrator(self, request: LlmRequest, instruction: str) -> types.Content:
+        contents = request.contents
+        last = contents[-1] if contents else None
+        last_parts = last.parts or [] if last else []
+        refused = any(
+            p.function_response
+            and p.function_response.name == "transfer_to_agent"
+            and (p.function_response.response or {}).get("status") == "error"
+            for p in last_parts
+        )
+        first_call_of_turn = bool(last) and not any(p.function_response for p in last_parts)
+        if "eager-transfer" in self.flags and first_call_of_turn:
+            call = types.FunctionCall(
+                name="transfer_to_agent", args={"agent_name": "investigation_pipeline"}
+            )
+            return types.Content(role="model", parts=[types.Part(function_call=call)])
+        user_turns = [
+            " ".join(p.text for p in c.parts or [] if p.text)
+            for c in contents
+            if c.role == "user" and any(p.text for p in c.parts or [])
+        ]
+        latest = user_turns[-1] if user_turns else ""
+        brief = user_turns[0] if user_turns else ""
+        pt = _is_portuguese(instruction)
+        if latest.strip().endswith("?") and not refused:
+            answer = (
+                "Vou buscar registros oficiais e a cobertura da imprensa."
+                if pt
+                else "I will look for official records and press coverage."
+            )
+            return _text(f"{answer}\n\n{PLAN_MARKER}")
+        if len(user_turns) > 1 and not refused and not (_words(latest) & _words(brief)):
+            return _text(
+                "Parece que você quer investigar outro assunto. Quer começar uma nova "
+                "investigação para isso?"
+                if pt
+                else "It sounds like you want to investigate a different topic. Would you like "
+                "to start a new investigation for that?"
+            )
+        sources = []
+        for content in contents:
+            for part in content.parts or []:
+                response = part.function_response
+                if response and response.name == "analyze_source":
+                    sources.append((response.response or {}).get("source") or {})
+        return _text(self._plan(latest if len(user_turns) > 1 else brief, sources, instruction))
+
+    @staticmethod
+    def _plan(brief: str, sources: list[dict[str, Any]], instruction: str) -> str:
+        pt = _is_portuguese(instruction)
+        quick = '"mode": "quick"' in instruction or "'mode': 'quick'" in instruction
+        topic = re.sub(r"https?://\S+|Investigation ID:\s*\S+", "", brief).strip().split("\n")[0]
+        lines = []
+        for s in sources:
+            if s.get("is_reachable"):
+                lines.append(f"- {'⭐' * int(s['credibility_score'])} {s['title']} ({s['domain']})")
+            else:
+                lines.append(
+                    f"- ⚠️ {s.get('url')}: could not be read ({s.get('unreachable_reason')})"
+                )
+        if pt:
+            mode = "Busca Rápida" if quick else "Investigação Detalhada"
+            head = "## 📋 Plano de Investigação"
+            parts = [
+                head,
+                f"Com base no seu briefing e nas {len(sources)} fontes que você enviou:",
+                f"**Tema da Investigação:** {topic[:120]}",
+                "**O que vou investigar:**\n- Os fatos centrais\n- Registros oficiais\n- O outro lado",
+                "**Fontes que vou reunir:**\n- Registros oficiais\n- Imprensa local e nacional",
+            ]
+            if lines:
+                parts.append("**Suas fontes analisadas:**\n" + "\n".join(lines))
+            parts.append(f"**Modo:** {mode}\n**Tempo estimado:** cerca de 5 minutos")
+        else:
+            mode = "Quick Search" if quick else "Detailed Inquiry"
+            parts = [
+                "## 📋 Investigation Plan",
+                f"Based on your brief and the {len(sources)} sources you provided, here's my "
+                "investigation plan:",
+                f"**Investigation Topic:** {topic[:120]}",
+                "**What I'll Investigate:**\n- The core allegation\n- Official records\n"
+                "- The other side's response",
+                "**Sources I'll Gather:**\n- Official records\n- Wire and local coverage",
+            ]
+            if lines:
+                parts.append("**Your sources analyzed:**\n" + "\n".join(lines))
+            parts.append(f"**Mode:** {mode}\n**Estimated Time:** about 5 minutes")
+        return "\n\n".join(parts) + f"\n\n{PLAN_MARKER}"
+
+    # --- structured tasks (one per response schema) -------------------------------------------
+
+    def _SearchPlan(self, instruction: str, prompt: str) -> dict[str, Any]:
+        brief = _block(prompt, "BRIEF")
+        brief = re.sub(r"https?://\S+", "", brief)
+        words = re.findall(r"[\wÀ-ÿ'-]+", brief)
+        core = " ".join(words[:10])
+        return {"queries": [core, f"{core} official records", f"{core} response"] if core else []}
+
+    def _SourceDigest(self, instruction: str, prompt: str) -> dict[str, Any]:
+        page = _block(prompt, "PAGE")
+        title = re.search(r"^Title: (.*)$", page, re.M)
+        published = re.search(r"^Published: (\d{4}-\d{2}-\d{2})", page, re.M)
+        body = page.split("\n\n", 1)[1] if "\n\n" in page else page
+        body = "\n".join(line for line in body.splitlines() if not line.startswith("#"))
+        sentences = _sentences(body)
+        claims = [s for s in sentences if re.search(r"\d", s)][:2] or sentences[:1]
+        return {
+            "title": title.group(1).strip() if title else "",
+            "summary": " ".join(sentences[:2])[:480],
+            "key_claims": claims,
+            "published_date": published.group(1) if published else None,
+        }
+
+    def _ClaimDraft(self, instruction: str, prompt: str) -> dict[str, Any]:
+        if "no-claims" in self.flags:
+            return {"claims": []}
+        claims: dict[str, dict[str, Any]] = {}
+        for number, body in _entries(_block(prompt, "SOURCES"), "S"):
+            for claim in re.findall(r"^Key claim: (.*)$", body, re.M):
+                entry = claims.setdefault(
+                    claim.strip(), {"claim_text": claim.strip(), "source_numbers": []}
+                )
+                entry["source_numbers"].append(number)
+        ranked = sorted(claims.values(), key=lambda c: -len(c["source_numbers"]))
+        for i, claim in enumerate(ranked):
+            claim["importance"] = round(max(0.1, 0.95 - 0.1 * i), 2)
+            claim["entities"] = re.findall(
+                r"\b[A-Z][a-z]+(?: [A-Z][a-z]+)*\b", claim["claim_text"]
+            )[:3]
+        return {"claims": ranked}
+
+    def _ClaimAssessment(self, instruction: str, prompt: str) -> dict[str, Any]:
+        claim = re.search(r"^CLAIM: (.*)$", prompt, re.M)
+        claim_words = _words(claim.group(1) if claim else "")
+        stances = []
+        for number, body in _entries(_block(prompt, "EVIDENCE"), "E"):
+            overlap = len(claim_words & _words(body)) / max(1, len(claim_words))
+            denial = re.search(r"\b(false|denies|denied|not true|falso|desmente)\b", body, re.I)
+            stance = "context"
+            if overlap >= 0.5:
+                stance = "refutes" if denial else "supports"
+            stances.append({"number": number, "stance": stance})
+        supports = [s["number"] for s in stances if s["stance"] == "supports"]
+        refutes = [s["number"] for s in stances if s["stance"] == "refutes"]
+        if supports and len(supports) >= len(refutes):
+            verdict, cited = "verified", supports
+        elif refutes:
+            verdict, cited = "false", refutes
+        else:
+            verdict, cited = "unverified", []
+        citations = "".join(f"[{n}]" for n in cited[:3])
+        if "bad-citations" in self.flags:
+            citations += "[99]"
+        explanation = (
+            f"The evidence {citations} bears on the claim directly."
+            if cited
+            else f"No evidence found addresses the claim {citations}".strip() + "."
+        )
+        return {
+            "stances": stances,
+            "verdict": verdict,
+            "confidence": 0.85 if cited else 0.3,
+            "explanation": explanation,
+            "refined_queries": []
+            if cited
+            else [f"{claim.group(1)[:200]} official" if claim else ""],
+        }
+
+    def _BiasJudgement(self, instruction: str, prompt: str) -> dict[str, Any]:
+        sources = []
+        for number, body in _entries(_block(prompt, "SOURCES"), "S"):
+            if re.search(r"\b(denies|denied|defends|press release|nega)\b", body, re.I):
+                stance, score = "supportive", 6.0
+            elif re.search(r"\b(poison|outrage|scandal|escândalo)\b", body, re.I):
+                stance, score = "critical", 7.0
+            else:
+                stance, score = "neutral", 2.0
+            sources.append({"number": number, "stance": stance, "bias_score": score})
+        return {"sources": sources, "recommendation": "Add independent expert perspectives."}
+
+    def _TimelineDraft(self, instruction: str, prompt: str) -> dict[str, Any]:
+        events = []
+        for number, body in _entries(_block(prompt, "SOURCES"), "S"):
+            for sentence in _sentences(body):
+                for day in re.findall(r"\b(\d{4}-\d{2}-\d{2})\b", sentence):
+                    events.append({"date": day, "text": sentence, "source_numbers": [number]})
+        return {"events": events}
+
+    def _ReportDraft(self, instruction: str, prompt: str) -> dict[str, Any]:
+        pt = _is_portuguese(instruction)
+        findings = re.findall(
+            r"^- (.*)\n  verdict: (\w+) \(confidence [\d.]+\); sources: (.*)$",
+            _block(prompt, "FINDINGS"),
+            re.M,
+        )
+        numbers = [n for n, _ in _entries(_block(prompt, "SOURCES"), "")]
+        lines = [
+            "# Resumo da Investigação" if pt else "# Investigation Summary",
+            "",
+            "## Resumo Executivo" if pt else "## Executive Summary",
+            (
+                f"Esta investigação analisou {len(numbers)} fontes"
+                if pt
+                else f"This investigation reviewed {len(numbers)} sources"
+            )
+            + (f" [{numbers[0]}]." if numbers else "."),
+            "",
+            "## Principais Constatações" if pt else "## Key Findings",
+        ]
+        for i, (claim, verdict, refs) in enumerate(findings, 1):
+            cite = "" if refs == "none" else " " + refs.replace(", ", "")
+            lines.append(f"{i}. **{verdict}**: {claim}{cite}")
+        if "bad-citations" in self.flags:
+            lines.append("An unsupported aside [42].")
+        lines += ["", "## Recomendações" if pt else "## Recommendations", "- Request the records."]
+        return {"markdown": "\n".join(lines)}
+
+
+def _text(text: str) -> types.Content:
+    return types.Content(role="model", parts=[types.Part(text=text)])
+
+
+LLMRegistry.register(ScriptedModel)

@@ -1,0 +1,67 @@
+"""`vicaran investigate`: the same root agent, in the terminal, with exit codes."""
+
+from __future__ import annotations
+
+import asyncio
+
+from tests.support.corpus import RIVERTON
+from vicaran_agent import cli
+from vicaran_agent.config import get_settings
+from vicaran_agent.storage import get_repository
+
+ID = "0b7e4a4e-6f1c-4b5e-9a55-3d8f5c0e2a11"
+
+
+async def run_cli(*argv: str) -> int:
+    # main() owns its event loop; the test's loop runs it in a worker thread.
+    return await asyncio.to_thread(cli.main, list(argv))
+
+
+async def test_investigate_with_yes_writes_the_report_and_exits_by_status(env, tmp_path, capsys):
+    out = tmp_path / "report.md"
+    code = await run_cli(
+        "investigate", "Did Acme Chemicals pollute Riverton's drinking water?",
+        "--url", RIVERTON[2].url, "--mode", "quick", "--id", ID, "--yes", "--out", str(out),
+    )  # fmt: skip
+    printed = capsys.readouterr().out
+    record = get_repository(get_settings().database_url).get_investigation(ID)
+    assert record["mode"] == "quick"
+    assert code == {"completed": 0, "partial": 2}[record["status"]]
+    assert "[PLAN_APPROVAL_REQUIRED]" in printed
+    assert "**Analyzing source 1/" in printed
+    report = out.read_text()
+    assert report.rstrip().endswith("[INVESTIGATION_COMPLETE]")
+    assert report.strip() == record["summary"].strip()
+
+
+async def test_partial_investigation_exits_2(env, capsys):
+    env.services.tavily.overrides = lambda query, body: []
+    code = await run_cli("investigate", "Did Acme pollute Riverton's water?", "--yes")
+    assert code == 2
+    assert "[NO_SOURCES_FOUND]" in capsys.readouterr().out
+
+
+async def test_without_yes_and_no_terminal_nothing_starts(env, capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin.isatty", lambda: False)
+    code = await run_cli("investigate", "Did Acme pollute Riverton's water?")
+    assert code == 1
+    assert "--yes" in capsys.readouterr().out
+    assert env.services.tavily.count("/search") == 0
+
+
+async def test_failed_investigation_exits_1(env, capsys, monkeypatch):
+    from vicaran_agent.sub_agents.claim_extractor import ClaimExtractorAgent
+
+    async def explode(self, stage):
+        raise RuntimeError("boom")
+        yield  # pragma: no cover
+
+    monkeypatch.setattr(ClaimExtractorAgent, "run_stage", explode)
+    code = await run_cli("investigate", "Did Acme pollute Riverton's water?", "--yes")
+    assert code == 1
+    assert "boom" in capsys.readouterr().out
+
+
+def test_empty_brief_is_refused(capsys):
+    assert cli.main(["investigate", "  "]) == 1
+    assert "Give a brief" in capsys.readouterr().err

@@ -1,0 +1,54 @@
+"""Configuration: every setting documented, clear hints for missing or wrong keys."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from tests.support.conversation import Conversation
+from vicaran_agent.config import Settings
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_env_example_and_readme_list_every_setting():
+    names = {name.upper() for name in Settings.model_fields}
+    example = set(
+        re.findall(r"^#?\s*([A-Z][A-Z0-9_]+)=", (ROOT / ".env.example").read_text(), re.M)
+    )
+    assert names - example == set()
+    readme = (ROOT / "README.md").read_text()
+    assert {n for n in names if f"`{n}`" not in readme} == set()
+
+
+async def test_missing_gemini_key_gets_one_clear_sentence(env):
+    env.set(VICARAN_FAST_MODEL="gemini-3.5-flash", VICARAN_PRO_MODEL="gemini-3.8-flash")
+    conversation = Conversation()
+    events = await conversation.send("Investigate whether Acme polluted Riverton's water.")
+    (reply,) = conversation.texts(events)
+    assert "GOOGLE_API_KEY" in reply and ".env" in reply
+    assert reply.count(". ") == 0 and "Traceback" not in reply
+    assert env.services.jina.count() == 0 and env.services.tavily.count() == 0
+
+
+async def test_vertex_without_project_says_what_to_set(env):
+    env.set(VICARAN_FAST_MODEL="gemini-3.5-flash", GOOGLE_GENAI_USE_ENTERPRISE="1")
+    conversation = Conversation()
+    (reply,) = conversation.texts(await conversation.send("Investigate Acme in Riverton."))
+    assert "GOOGLE_CLOUD_PROJECT" in reply and "GOOGLE_CLOUD_LOCATION" in reply
+
+
+async def test_rejected_gemini_key_gets_one_clear_sentence(env):
+    env.set(VICARAN_FAST_MODEL="scripted/bad-key")
+    conversation = Conversation()
+    (reply,) = conversation.texts(await conversation.send("Investigate Acme in Riverton."))
+    assert reply.startswith("The Gemini API rejected the credentials")
+    assert "GOOGLE_API_KEY" in reply and "Traceback" not in reply
+
+
+async def test_unknown_model_name_is_explained(env):
+    env.set(VICARAN_FAST_MODEL="nosuchprovider-model-x")
+    conversation = Conversation()
+    events = await conversation.send("Investigate Acme in Riverton.")
+    (reply,) = conversation.texts(events)
+    assert "VICARAN_FAST_MODEL" in reply

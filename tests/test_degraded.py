@@ -1,0 +1,195 @@
+"""Failures degrade an investigation to `partial` with a readable reason; they never crash it."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tests.support import scripted_model
+from tests.support.conversation import Conversation
+from tests.support.corpus import RIVERTON
+from vicaran_agent import state_keys as keys
+from vicaran_agent.config import get_settings
+from vicaran_agent.storage import get_repository
+
+BRIEF = "Investigate whether Acme Chemicals polluted Riverton's drinking water."
+USER_URL = "https://rivertondaily.com/news/acme-health-complaints"
+
+
+async def investigate(brief: str = BRIEF) -> tuple[Conversation, list[str], dict]:
+    conversation = Conversation()
+    await conversation.send(brief)
+    events = await conversation.send("APPROVED")
+    state = await conversation.state()
+    return conversation, conversation.texts(events), state
+
+
+def saved(state: dict) -> dict:
+    return get_repository(get_settings().database_url).get_investigation(
+        state[keys.INVESTIGATION_ID]
+    )
+
+
+async def test_happy_path_completes(env):
+    _, texts, state = await investigate(f"{BRIEF} {USER_URL}")
+    assert state[keys.INVESTIGATION_STATUS] == "completed", state[keys.PARTIAL_REASON]
+    assert saved(state)["status"] == "completed"
+    assert texts[-1].rstrip().endswith("[INVESTIGATION_COMPLETE]")
+
+
+async def test_no_sources_skips_every_stage_without_model_calls(env):
+    env.services.tavily.overrides = lambda query, body: []
+    _, texts, state = await investigate()
+    joined = "\n".join(texts)
+    for marker in (
+        "[NO_SOURCES_FOUND]",
+        "[NO_CLAIMS_EXTRACTED]",
+        "[NO_CLAIMS_TO_VERIFY]",
+        "[BIAS_SKIPPED]",
+        "[TIMELINE_SKIPPED]",
+    ):
+        assert marker in joined, marker
+    assert texts[-1].rstrip().endswith("[INVESTIGATION_COMPLETE]")
+    tasks = {c["task"] for c in scripted_model.CALLS}
+    assert tasks.isdisjoint({"ClaimDraft", "ClaimAssessment", "BiasJudgement", "TimelineDraft"})
+    assert "ReportDraft" not in tasks
+    assert state[keys.INVESTIGATION_STATUS] == "partial"
+    assert "No sources could be found" in state[keys.PARTIAL_REASON]
+    record = saved(state)
+    assert record["status"] == "partial" and record["partial_reason"]
+
+
+async def test_no_checkable_claims(env):
+    env.set(VICARAN_FAST_MODEL="scripted/no-claims")
+    _, texts, state = await investigate()
+    joined = "\n".join(texts)
+    assert "[NO_CLAIMS_EXTRACTED]" in joined and "[NO_CLAIMS_TO_VERIFY]" in joined
+    assert scripted_model.calls_for("ClaimAssessment") == []
+    assert state[keys.INVESTIGATION_STATUS] == "partial"
+    assert "no checkable claims" in state[keys.PARTIAL_REASON]
+
+
+@pytest.mark.parametrize(
+    ("status", "told"),
+    [
+        (401, "TAVILY_API_KEY"),
+        (500, "500"),
+        (432, "432"),
+    ],
+)
+async def test_search_failures_are_reported_and_the_run_continues(env, status, told):
+    env.services.tavily.fail(status)
+    _, texts, state = await investigate(f"{BRIEF} {USER_URL}")
+    assert any("⚠️ [PROGRESS] Web search problem" in t and told in t for t in texts)
+    assert texts[-1].rstrip().endswith("[INVESTIGATION_COMPLETE]")
+    assert told in texts[-1]  # the report says why it is partial
+    assert state[keys.INVESTIGATION_STATUS] == "partial"
+    assert saved(state)["sources"]  # the journalist's own source still carried the run
+
+
+async def test_a_rate_limited_search_is_retried_and_succeeds(env):
+    env.services.tavily.fail(429, times=1, retry_after=0)
+    _, _, state = await investigate(f"{BRIEF} {USER_URL}")
+    assert state[keys.INVESTIGATION_STATUS] == "completed", state[keys.PARTIAL_REASON]
+    assert len(state[keys.SOURCE_RECORDS]) == len(RIVERTON)
+
+
+async def test_search_that_never_answers_times_out(env):
+    env.services.tavily.fail("hang")
+    started = time.monotonic()
+    _, texts, state = await investigate(f"{BRIEF} {USER_URL}")
+    assert time.monotonic() - started < 30
+    assert state[keys.INVESTIGATION_STATUS] == "partial"
+    assert texts[-1].rstrip().endswith("[INVESTIGATION_COMPLETE]")
+
+
+async def test_unreadable_pages_are_reported_and_left_out(env):
+    env.services.jina.fail(RIVERTON[0].url, "captcha")
+    env.services.jina.fail(RIVERTON[1].url, 451)
+    env.services.jina.fail(RIVERTON[4].url, "hang")
+    started = time.monotonic()
+    _, texts, state = await investigate()
+    assert time.monotonic() - started < 30
+    unreadable = [s for s in state[keys.SOURCE_RECORDS] if not s["is_reachable"]]
+    assert len(unreadable) == 3
+    assert all(s["unreachable_reason"] for s in unreadable)
+    assert sum(t.startswith("⚠️ **Source") and "could not be read" in t for t in texts) == 3
+    assert state[keys.INVESTIGATION_STATUS] == "partial"
+    # what could not be read is never cited
+    sources_list = texts[-1].split("## Sources")[1].split("⚠️")[0]
+    assert all(s["url"] not in sources_list for s in unreadable)
+    numbers = [i for i, s in enumerate(state[keys.SOURCE_RECORDS], 1) if not s["is_reachable"]]
+    assert all(f"[{n}]" not in texts[-1] for n in numbers)
+
+
+async def test_rate_limited_reader_is_retried(env):
+    env.services.jina.fail(None, 429, times=2, retry_after=0)
+    _, _, state = await investigate()
+    assert all(s["is_reachable"] for s in state[keys.SOURCE_RECORDS])
+
+
+async def test_blocked_reader_falls_back_to_a_direct_fetch(env):
+    """Jina refuses loopback targets (451); Vicaran then reads the page itself."""
+    web = env.services.web
+    article = RIVERTON[0]
+    url = web.add_article("/acme", article.title, [article.body], published="2025-01-16")
+    env.services.tavily.overrides = lambda query, body: [
+        {"url": url, "title": article.title, "content": article.snippet, "score": 0.9}
+    ]
+    env.set(VICARAN_FETCH_ALLOW_PRIVATE="true")
+    _, _, state = await investigate()
+    (source,) = state[keys.SOURCE_RECORDS]
+    assert source["is_reachable"] and source["title"] == article.title
+    assert env.services.jina.count() >= 1 and web.count("/acme") >= 1
+
+
+async def test_direct_fetch_refuses_private_addresses_by_default(env):
+    web = env.services.web
+    url = web.add_article("/acme", "Acme", [RIVERTON[0].body])
+    env.services.tavily.overrides = lambda query, body: [
+        {"url": url, "title": "Acme", "content": "x", "score": 0.9}
+    ]
+    _, texts, state = await investigate()
+    (source,) = state[keys.SOURCE_RECORDS]
+    assert not source["is_reachable"]
+    assert web.count("/acme") == 0
+    assert "[NO_SOURCES_FOUND]" in "\n".join(texts)
+
+
+async def test_model_provider_errors_degrade_the_stage(env):
+    env.set(VICARAN_PRO_MODEL="scripted/error-ClaimAssessment+error-ReportDraft")
+    _, texts, state = await investigate()
+    assert texts[-1].rstrip().endswith("[INVESTIGATION_COMPLETE]")
+    assert {v["verdict"] for v in state[keys.VERDICT_RECORDS]} == {"unverified"}
+    assert state[keys.INVESTIGATION_STATUS] == "partial"
+    assert "could not be checked" in state[keys.PARTIAL_REASON]
+    assert "assembled without the model" in state[keys.PARTIAL_REASON]
+
+
+async def test_an_unexpected_crash_marks_the_investigation_failed(env):
+    from vicaran_agent.sub_agents.claim_extractor import ClaimExtractorAgent
+
+    async def explode(self, stage):
+        raise RuntimeError("disk on fire")
+        yield  # pragma: no cover
+
+    env.monkeypatch.setattr(ClaimExtractorAgent, "run_stage", explode)
+    _, texts, state = await investigate()
+    assert "disk on fire" in texts[-1]
+    assert state[keys.INVESTIGATION_STATUS] == "failed"
+    record = saved(state)
+    assert record["status"] == "failed" and "disk on fire" in record["error"]
+
+
+async def test_store_outage_degrades_to_partial(env):
+    from vicaran_agent.storage import Repository
+
+    def broken(self, *args, **kwargs):
+        raise ConnectionError("database unavailable")
+
+    env.monkeypatch.setattr(Repository, "save_claims", broken)
+    _, texts, state = await investigate()
+    assert texts[-1].rstrip().endswith("[INVESTIGATION_COMPLETE]")
+    assert "Could not save the claims" in state[keys.PARTIAL_REASON]
+    assert saved(state)["status"] == "partial"

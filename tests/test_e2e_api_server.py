@@ -1,0 +1,143 @@
+"""`adk api_server` in a subprocess, driven over HTTP and SSE like a newsroom frontend."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.support.corpus import RIVERTON
+from vicaran_agent.storage import Repository
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = "vicaran_agent"
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(240)]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def api_server(env, tmp_path: Path) -> Iterator[str]:
+    port = free_port()
+    variables = {
+        **os.environ,
+        # the scripted model with a little latency, so streaming is observable
+        "VICARAN_FAST_MODEL": "scripted/latency-30",
+        "VICARAN_PRO_MODEL": "scripted/latency-30",
+        "VICARAN_MODEL_PLUGINS": "tests.support.scripted_model",
+        "PYTHONPATH": str(ROOT),
+    }
+    log = (tmp_path / "api_server.log").open("w")
+    process = subprocess.Popen(
+        [
+            sys.executable, "-m", "google.adk.cli", "api_server",
+            "--host", "127.0.0.1", "--port", str(port),
+            "--session_service_uri", "memory://",
+            "--artifact_service_uri", "memory://",
+            APP,
+        ],
+        cwd=ROOT,
+        env=variables,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"api_server exited: {(tmp_path / 'api_server.log').read_text()}")
+            try:
+                if httpx.get(f"{base}/list-apps", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail("api_server did not start in 90 s")
+            time.sleep(0.3)
+        yield base
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        log.close()
+
+
+def run_sse(base: str, session_id: str, text: str) -> list[tuple[float, dict]]:
+    """Send one message; return (arrival time, event) for every SSE event."""
+    body = {
+        "appName": APP,
+        "userId": "newsroom",
+        "sessionId": session_id,
+        "newMessage": {"role": "user", "parts": [{"text": text}]},
+        "streaming": False,
+    }
+    events = []
+    with httpx.stream("POST", f"{base}/run_sse", json=body, timeout=180) as response:
+        assert response.status_code == 200
+        for line in response.iter_lines():
+            if line.startswith("data: "):
+                events.append((time.monotonic(), json.loads(line[6:])))
+    return events
+
+
+def text(event: dict) -> str:
+    parts = (event.get("content") or {}).get("parts") or []
+    return "".join(p.get("text") or "" for p in parts)
+
+
+def test_full_investigation_over_http_and_sse(api_server, env):
+    base = api_server
+    apps = httpx.get(f"{base}/list-apps").json()
+    assert APP in apps
+    session = httpx.post(f"{base}/apps/{APP}/users/newsroom/sessions", json={}).json()
+
+    brief = (
+        "Quick Search. Investigate whether Acme Chemicals polluted Riverton's drinking water. "
+        f"{RIVERTON[0].url} {RIVERTON[2].url}"
+    )
+    plan_events = run_sse(base, session["id"], brief)
+    analyzed = [
+        part["functionResponse"]["response"]["source"]
+        for _, e in plan_events
+        for part in (e.get("content") or {}).get("parts") or []
+        if (part.get("functionResponse") or {}).get("name") == "analyze_source"
+    ]
+    assert len(analyzed) == 2 and all(s["is_reachable"] for s in analyzed)
+    plan = text(plan_events[-1][1])
+    assert plan.rstrip().endswith("[PLAN_APPROVAL_REQUIRED]")
+
+    run_events = run_sse(base, session["id"], "APPROVED")
+    texts = [(t, text(e), e["author"]) for t, e in run_events if text(e)]
+    assert texts[0][1].startswith("[INVESTIGATION_STARTED]")
+    assert texts[-1][1].rstrip().endswith("[INVESTIGATION_COMPLETE]")
+    assert texts[-1][2] == "summary_writer"
+    # Progress streamed as it happened: one event per source, arriving before the report.
+    source_lines = [t for t in texts if "**Analyzing source" in t[1]]
+    assert len(source_lines) == len(RIVERTON)
+    assert source_lines[0][0] < texts[-1][0] - 0.05
+    assert any("Verifying claim" in t for _, t, _ in texts)
+
+    state = httpx.get(f"{base}/apps/{APP}/users/newsroom/sessions/{session['id']}").json()["state"]
+    assert state["investigation_status"] in ("completed", "partial")
+    record = Repository(env.database_url).get_investigation(state["investigation_id"])
+    assert record["status"] == state["investigation_status"]
+    assert len(record["sources"]) == len(RIVERTON)
+    assert sum(s["is_user_provided"] for s in record["sources"]) == 2
+    assert record["claims"] and record["fact_checks"] and record["bias"]
+    assert record["summary"].rstrip().endswith("[INVESTIGATION_COMPLETE]")

@@ -1,0 +1,137 @@
+"""Whole investigations through ADK's Runner, quick and detailed, with the scripted model."""
+
+from __future__ import annotations
+
+import re
+
+from tests.support import scripted_model
+from tests.support.conversation import Conversation, text_of
+from vicaran_agent import state_keys as keys
+from vicaran_agent.config import get_settings
+from vicaran_agent.storage import get_repository
+
+BRIEF = (
+    "Investigate whether Acme Chemicals polluted Riverton's drinking water and what the EPA "
+    "found. https://rivertondaily.com/news/acme-health-complaints"
+)
+STAGES = ["source_finder", "claim_extractor", "fact_checker", "bias_analyzer", "timeline_builder"]
+
+
+def first_index(texts: list[str], needle: str) -> int:
+    return next(i for i, t in enumerate(texts) if needle in t)
+
+
+def authors_in_order(events) -> list[str]:
+    seen: list[str] = []
+    for event in events:
+        if text_of(event) and event.author not in seen:
+            seen.append(event.author)
+    return seen
+
+
+async def run_investigation(brief: str) -> tuple[Conversation, list, list]:
+    conversation = Conversation()
+    plan_events = await conversation.send(brief)
+    run_events = await conversation.send("APPROVED")
+    return conversation, plan_events, run_events
+
+
+async def test_quick_investigation_runs_end_to_end(env):
+    conversation, plan_events, run_events = await run_investigation("Quick Search. " + BRIEF)
+
+    plan = conversation.texts(plan_events)[-1]
+    assert plan.rstrip().endswith("[PLAN_APPROVAL_REQUIRED]")
+    assert "Health complaints rise in Riverton" in plan  # the user URL was analyzed first
+    assert "Quick Search" in plan
+
+    texts = conversation.texts(run_events)
+    assert texts[0].startswith("[INVESTIGATION_STARTED]")
+    assert texts[-1].rstrip().endswith("[INVESTIGATION_COMPLETE]")
+    order = [
+        first_index(texts, "[INVESTIGATION_STARTED]"),
+        first_index(texts, "🔍 [PROGRESS] Searching for sources on:"),
+        first_index(texts, "📄 **Analyzing source 1/"),
+        first_index(texts, "📋 [PROGRESS] Extracting claims"),
+        first_index(texts, "🔍 [PROGRESS] Verifying claim 1/"),
+        len(texts) - 1,
+    ]
+    assert order == sorted(order)
+    assert QUICK_SKIP in texts
+
+    authors = authors_in_order(run_events)
+    assert authors[0] == "investigation_orchestrator"
+    assert authors.index("source_finder") < authors.index("claim_extractor")
+    assert authors.index("claim_extractor") < min(authors.index(s) for s in STAGES[2:])
+    assert authors[-1] == "summary_writer"
+
+    # timeline_builder made no model call at all in quick mode
+    assert scripted_model.calls_for("TimelineDraft") == []
+
+    state = await conversation.state()
+    for key in keys.STAGE_OUTPUT_KEYS:
+        assert state[key], key
+    config = state[keys.INVESTIGATION_CONFIG]
+    assert (config["mode"], config["source_limit"], config["claim_limit"]) == ("quick", 15, 5)
+    assert len(state[keys.CLAIM_RECORDS]) <= 5
+    assert state[keys.BIAS_RECORD]["per_source"] == []  # overall only in quick mode
+
+    saved = get_repository(get_settings().database_url).get_investigation(
+        state[keys.INVESTIGATION_ID]
+    )
+    assert saved is not None
+    assert saved["mode"] == "quick"
+    assert saved["status"] == state[keys.INVESTIGATION_STATUS]
+    assert saved["summary"].rstrip().endswith("[INVESTIGATION_COMPLETE]")
+    source_ids = {s["id"] for s in saved["sources"]}
+    assert len(source_ids) == len(state[keys.SOURCE_RECORDS])
+    assert any(s["is_user_provided"] for s in saved["sources"])
+    assert saved["claims"] and all(set(c["source_ids"]) <= source_ids for c in saved["claims"])
+    assert all(c["source_ids"] for c in saved["claims"])
+    claim_ids = {c["id"] for c in saved["claims"]}
+    assert {f["claim_id"] for f in saved["fact_checks"]} == claim_ids
+    assert saved["bias"] is not None and saved["timeline"] == []
+
+
+QUICK_SKIP = "[TIMELINE_SKIPPED] Quick Search mode - timeline construction disabled."
+
+
+async def test_detailed_investigation_builds_timeline_and_per_source_bias(env):
+    conversation, _, run_events = await run_investigation(BRIEF)
+    texts = conversation.texts(run_events)
+    assert QUICK_SKIP not in texts
+    assert any("📅 [PROGRESS] Constructing timeline" in t for t in texts)
+    assert texts[-1].rstrip().endswith("[INVESTIGATION_COMPLETE]")
+
+    state = await conversation.state()
+    assert state[keys.INVESTIGATION_CONFIG]["claim_limit"] is None
+    assert len(scripted_model.calls_for("TimelineDraft")) == 1
+    events = state[keys.TIMELINE_RECORDS]
+    assert events and [e["event_date"] for e in events] == sorted(e["event_date"] for e in events)
+    assert state[keys.BIAS_RECORD]["per_source"]
+
+    saved = get_repository(get_settings().database_url).get_investigation(
+        state[keys.INVESTIGATION_ID]
+    )
+    assert len(saved["timeline"]) == len(events)
+    source_ids = {s["id"] for s in saved["sources"]}
+    assert all(set(e["source_ids"]) <= source_ids and e["source_ids"] for e in saved["timeline"])
+    assert {p["source_id"] for p in saved["bias"]["per_source"]} <= source_ids
+
+
+async def test_report_citations_resolve_to_saved_sources(env):
+    env.set(VICARAN_PRO_MODEL="scripted/bad-citations")
+    conversation, _, run_events = await run_investigation(BRIEF)
+    report = conversation.texts(run_events)[-1]
+    assert "[42]" not in report and "[99]" not in report
+    state = await conversation.state()
+    saved_urls = {s["url"]: s for s in state[keys.SOURCE_RECORDS] if s["source_id"]}
+    numbers = {int(n) for n in re.findall(r"\[(\d+)\]", report.split("## Sources")[0])}
+    assert numbers
+    listed = re.findall(r"^\[(\d+)\] .* - (\S+)$", report.split("## Sources")[1], re.M)
+    assert {int(n) for n, _ in listed} == numbers
+    assert all(url in saved_urls for _, url in listed)
+    # the invented citation was dropped and said so
+    assert "citation(s) pointing to no saved source were removed" in state[keys.PARTIAL_REASON]
+    for verdict in state[keys.VERDICT_RECORDS]:
+        cited = {int(n) for n in re.findall(r"\[(\d+)\]", verdict["explanation"])}
+        assert cited <= set(range(1, len(verdict["evidence"]) + 1))

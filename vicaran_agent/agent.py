@@ -1,0 +1,70 @@
+"""Vicaran's root agent, as ADK discovers it: `root_agent` and `app`."""
+
+from __future__ import annotations
+
+from google.adk.agents import LlmAgent
+from google.adk.agents.readonly_context import ReadonlyContext
+from google.adk.apps import App
+from google.adk.utils.instructions_utils import inject_session_state
+from google.genai import types
+
+from . import state_keys as keys
+from .callbacks.orchestrator import (
+    before_orchestrator_model,
+    explain_model_error,
+    gate_transfer,
+    initialize_investigation_state,
+    track_plan,
+    user_sources_from_events,
+)
+from .callbacks.orchestrator import (
+    guard_pipeline_start as guard_pipeline_start,
+)
+from .config import Settings, get_settings, load_model_plugins
+from .formatting import user_sources_digest
+from .llm import resolvable_model
+from .prompts.orchestrator import ORCHESTRATOR_INSTRUCTION
+from .sub_agents.pipeline import build_pipeline
+from .tools.analyze_source import analyze_source
+
+APP_NAME = "vicaran_agent"
+_DIGEST_SLOT = "{" + keys.USER_SOURCES_DIGEST + "}"
+_SENTINEL = "\x00user_sources_digest\x00"
+
+
+async def orchestrator_instruction(context: ReadonlyContext) -> str:
+    """The orchestrator's instruction, with the journalist's sources as read so far."""
+    rendered = await inject_session_state(
+        ORCHESTRATOR_INSTRUCTION.replace(_DIGEST_SLOT, _SENTINEL), context
+    )
+    language = (context.state.get(keys.INVESTIGATION_CONFIG) or {}).get("language", "en")
+    digest = user_sources_digest(user_sources_from_events(context.session.events), language)
+    return rendered.replace(_SENTINEL, digest)
+
+
+def build_root_agent(settings: Settings | None = None) -> LlmAgent:
+    """A fresh agent tree: the orchestrator with the pipeline as its only sub-agent."""
+    settings = settings or get_settings()
+    load_model_plugins(settings)
+    return LlmAgent(
+        name="investigation_orchestrator",
+        model=resolvable_model(settings.vicaran_fast_model),
+        description="Plans investigations with journalists and starts them on approval.",
+        instruction=orchestrator_instruction,
+        tools=[analyze_source],
+        sub_agents=[build_pipeline(settings)],
+        generate_content_config=types.GenerateContentConfig(temperature=0.3),
+        before_agent_callback=initialize_investigation_state,
+        before_model_callback=before_orchestrator_model,
+        after_model_callback=track_plan,
+        on_model_error_callback=explain_model_error,
+        before_tool_callback=gate_transfer,
+    )
+
+
+def build_app(settings: Settings | None = None) -> App:
+    return App(name=APP_NAME, root_agent=build_root_agent(settings))
+
+
+app = build_app()
+root_agent = app.root_agent

@@ -1,0 +1,389 @@
+"""The orchestrator's callbacks: state set up once, URLs read first, and the approval gate.
+
+The gate is code: the pipeline starts only when a plan was presented (the orchestrator's last
+reply carried `[PLAN_APPROVAL_REQUIRED]`) and the journalist's latest message approves it.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Iterable
+from typing import Any
+
+from google.adk.agents.callback_context import CallbackContext
+from google.adk.events import Event
+from google.adk.models.llm_request import LlmRequest
+from google.adk.models.llm_response import LlmResponse
+from google.adk.tools.base_tool import BaseTool
+from google.adk.tools.tool_context import ToolContext
+from google.genai import types
+
+from .. import state_keys as keys
+from ..config import get_settings
+from ..formatting import user_sources_digest
+from ..i18n import detect_language, language_name, message
+from ..llm import credentials_problem, describe_model_error
+from ..schemas import InvestigationConfig, Mode, Source
+from ..tools.urls import extract_urls, normalize_url
+from .persistence import start_investigation
+
+PLAN_MARKER = "[PLAN_APPROVAL_REQUIRED]"
+PIPELINE_NAME = "investigation_pipeline"
+ANALYZE_SOURCE = "analyze_source"
+
+_ID_LINE = re.compile(
+    r"investigation\s+id\s*:\s*([0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12})",
+    re.IGNORECASE,
+)
+_MODE_LINE = re.compile(r"^\s*(mode|modo)\s*:.*$", re.IGNORECASE | re.MULTILINE)
+_QUICK = re.compile(
+    r"\bquick(\s+search)?\b|\b(busca|pesquisa|investiga[çc][ãa]o)\s+r[áa]pida\b|\bmodo\s+r[áa]pido\b",
+    re.IGNORECASE,
+)
+
+_APPROVALS = frozenset(
+    [
+        "approved",
+        "approve",
+        "approves",
+        "yes",
+        "yep",
+        "yeah",
+        "go",
+        "start",
+        "begin",
+        "proceed",
+        "ok",
+        "okay",
+        "sure",
+        "sim",
+        "aprovado",
+        "aprovada",
+        "aprovo",
+        "aprovar",
+        "aprove",
+        "comece",
+        "começar",
+        "comecar",
+        "começa",
+        "iniciar",
+        "inicie",
+        "vai",
+        "vamos",
+        "bora",
+        "pode",
+        "prossiga",
+        "prosseguir",
+    ]
+)
+_FILLER = frozenset(
+    [
+        "please",
+        "plan",
+        "the",
+        "this",
+        "it",
+        "ahead",
+        "lets",
+        "let's",
+        "let",
+        "us",
+        "do",
+        "now",
+        "looks",
+        "look",
+        "good",
+        "great",
+        "fine",
+        "perfect",
+        "thanks",
+        "thank",
+        "you",
+        "investigation",
+        "with",
+        "&",
+        "and",
+        "sounds",
+        "all",
+        "right",
+        "go-ahead",
+        "por",
+        "favor",
+        "o",
+        "a",
+        "este",
+        "esse",
+        "plano",
+        "agora",
+        "está",
+        "esta",
+        "ótimo",
+        "otimo",
+        "bom",
+        "certo",
+        "tudo",
+        "isso",
+        "obrigado",
+        "obrigada",
+        "investigação",
+        "investigacao",
+        "com",
+        "e",
+        "parece",
+        "pode",
+    ]
+)
+_NEGATIONS = frozenset(
+    [
+        "no",
+        "not",
+        "don't",
+        "dont",
+        "never",
+        "wait",
+        "but",
+        "change",
+        "instead",
+        "except",
+        "however",
+        "stop",
+        "cancel",
+        "não",
+        "nao",
+        "nunca",
+        "espera",
+        "espere",
+        "mas",
+        "mude",
+        "altere",
+        "mudar",
+        "exceto",
+        "porém",
+        "porem",
+        "pare",
+        "cancele",
+    ]
+)
+
+
+def user_text(content: types.Content | None) -> str:
+    if not content or not content.parts:
+        return ""
+    return "\n".join(p.text for p in content.parts if p.text and not p.thought).strip()
+
+
+def is_approval(text: str) -> bool:
+    """Whether a message approves the plan: approval words only, no negation or edit."""
+    words = [w for w in re.findall(r"[\w'&-]+", text.lower()) if w]
+    if not words or len(words) > 12:
+        return False
+    if any(w in _NEGATIONS for w in words) or not any(w in _APPROVALS for w in words):
+        return False
+    return all(w in _APPROVALS or w in _FILLER for w in words)
+
+
+def parse_first_message(text: str) -> tuple[str | None, Mode, str, str]:
+    """(investigation id or None, mode, brief, title) from the journalist's first message."""
+    match = _ID_LINE.search(text)
+    investigation_id = str(uuid.UUID(match.group(1))) if match else None
+    stated = _MODE_LINE.search(text)  # an explicit "Mode:" line wins over words in the brief
+    mode: Mode = "quick" if _QUICK.search(stated.group(0) if stated else text) else "detailed"
+    brief = _ID_LINE.sub("", text)
+    brief = _MODE_LINE.sub("", brief).strip()
+    first_line = next((line for line in brief.splitlines() if line.strip()), "")
+    title = re.sub(r"https?://\S+", "", first_line).strip(" -:.") or first_line
+    title = title if len(title) <= 100 else title[:99].rstrip() + "…"
+    return investigation_id, mode, brief, title
+
+
+def text_response(text: str) -> LlmResponse:
+    return LlmResponse(content=types.Content(role="model", parts=[types.Part(text=text)]))
+
+
+def user_sources_from_events(events: Iterable[Event]) -> list[Source]:
+    """Every analyze_source result in the session, latest per URL, in first-seen order."""
+    found: dict[str, Source] = {}
+    for event in events:
+        for response in event.get_function_responses():
+            body = response.response or {}
+            if response.name == ANALYZE_SOURCE and body.get("status") == "success":
+                source = Source.model_validate(body["source"])
+                found[source.url] = source
+    return list(found.values())
+
+
+async def initialize_investigation_state(callback_context: CallbackContext) -> types.Content | None:
+    """Once per investigation: id, mode, config and language from the first message."""
+    state = callback_context.state
+    if state.get(keys.INVESTIGATION_CONFIG):
+        return None
+    text = user_text(callback_context.user_content)
+    investigation_id, mode, brief, title = parse_first_message(text)
+    if len(re.findall(r"\w+", brief)) < 2 and not extract_urls(brief):
+        language = detect_language(text)
+        hint = (
+            "Diga o que você quer investigar: um parágrafo com o assunto, as pessoas ou "
+            "instituições envolvidas e, se tiver, os links das reportagens."
+            if language.startswith("pt")
+            else "Tell me what you want to investigate: a short paragraph with the topic, the "
+            "people or institutions involved and, if you have them, links to the coverage."
+        )
+        return types.Content(role="model", parts=[types.Part(text=hint)])
+    investigation_id = investigation_id or state.get(keys.INVESTIGATION_ID) or str(uuid.uuid4())
+    language = detect_language(brief)
+    config = InvestigationConfig.for_mode(
+        mode, investigation_id=investigation_id, title=title, brief=brief, language=language
+    )
+    state.update(
+        {
+            keys.USER_PROMPT: text,
+            keys.INVESTIGATION_ID: investigation_id,
+            keys.INVESTIGATION_MODE: mode,
+            keys.INVESTIGATION_CONFIG: config.model_dump(mode="json"),
+            keys.INVESTIGATION_LANGUAGE: language_name(language),
+            keys.INVESTIGATION_STATUS: "planning",
+            keys.USER_SOURCES: [],
+            keys.USER_SOURCES_DIGEST: user_sources_digest([], language),
+            keys.INVESTIGATION_PLAN: "",
+            keys.PLAN_APPROVED: False,
+            keys.AWAITING_APPROVAL: False,
+            keys.PIPELINE_STARTED: False,
+            **{key: "" for key in keys.STAGE_OUTPUT_KEYS},
+        }
+    )
+    return None
+
+
+def _sync_user_sources(callback_context: CallbackContext) -> list[Source]:
+    sources = user_sources_from_events(callback_context.session.events)
+    records = [s.model_dump(mode="json") for s in sources]
+    state = callback_context.state
+    if records != state.get(keys.USER_SOURCES):
+        config = InvestigationConfig.model_validate(state[keys.INVESTIGATION_CONFIG])
+        state[keys.USER_SOURCES] = records
+        state[keys.USER_SOURCES_DIGEST] = user_sources_digest(sources, config.language)
+    return sources
+
+
+def _approval_can_start(state: Any) -> bool:
+    return (
+        bool(state.get(keys.PLAN_APPROVED))
+        and state.get(keys.INVESTIGATION_STATUS) == "in_progress"
+        and not state.get(keys.PIPELINE_STARTED)
+    )
+
+
+async def before_orchestrator_model(
+    callback_context: CallbackContext, llm_request: LlmRequest
+) -> LlmResponse | None:
+    """Answers in code what code can decide; the model is called for everything else."""
+    settings = get_settings()
+    if problem := credentials_problem(settings.vicaran_fast_model, settings):
+        return text_response(problem)
+    state = callback_context.state
+    if not state.get(keys.INVESTIGATION_CONFIG):
+        return None
+    analyzed = {s.url for s in _sync_user_sources(callback_context)}
+    last = llm_request.contents[-1] if llm_request.contents else None
+    if not last or last.role != "user" or any(p.function_response for p in last.parts or []):
+        return None  # not the first model call of this turn
+    text = user_text(last)
+    if state.get(keys.INVESTIGATION_STATUS) != "planning":
+        return None
+    if state.get(keys.AWAITING_APPROVAL) and is_approval(text):
+        config = InvestigationConfig.model_validate(state[keys.INVESTIGATION_CONFIG])
+        state[keys.PLAN_APPROVED] = True
+        state[keys.AWAITING_APPROVAL] = False
+        state[keys.INVESTIGATION_STATUS] = "in_progress"
+        await start_investigation(callback_context, config)
+        return LlmResponse(
+            content=types.Content(
+                role="model",
+                parts=[
+                    types.Part(text=message("started", config.language)),
+                    types.Part(
+                        function_call=types.FunctionCall(
+                            name="transfer_to_agent", args={"agent_name": PIPELINE_NAME}
+                        )
+                    ),
+                ],
+            )
+        )
+    pending = [
+        url
+        for url in extract_urls(text, settings.vicaran_max_user_urls)
+        if normalize_url(url) not in analyzed
+    ]
+    if pending:  # read the journalist's URLs before the model plans
+        calls = [
+            types.Part(function_call=types.FunctionCall(name=ANALYZE_SOURCE, args={"url": url}))
+            for url in pending
+        ]
+        return LlmResponse(content=types.Content(role="model", parts=calls))
+    return None
+
+
+def track_plan(callback_context: CallbackContext, llm_response: LlmResponse) -> None:
+    """Remember whether the orchestrator's reply presented a plan awaiting approval."""
+    state = callback_context.state
+    if llm_response.partial or state.get(keys.INVESTIGATION_STATUS) != "planning":
+        return None
+    parts = (
+        llm_response.content.parts if llm_response.content and llm_response.content.parts else []
+    )
+    if any(p.function_call for p in parts):
+        return None
+    text = "".join(p.text for p in parts if p.text and not p.thought)
+    if not text:
+        return None
+    if PLAN_MARKER in text:
+        state[keys.INVESTIGATION_PLAN] = text.replace(PLAN_MARKER, "").strip()
+        state[keys.AWAITING_APPROVAL] = True
+    else:
+        state[keys.AWAITING_APPROVAL] = False
+    return None
+
+
+def explain_model_error(
+    callback_context: CallbackContext, llm_request: LlmRequest, error: Exception
+) -> LlmResponse:
+    """A failed orchestrator model call becomes one clear sentence, never a stack trace."""
+    return text_response(describe_model_error(error, llm_request.model or "")[0])
+
+
+def gate_transfer(
+    tool: BaseTool, args: dict[str, Any], tool_context: ToolContext
+) -> dict[str, Any] | None:
+    """Refuses any transfer to the pipeline the journalist has not approved."""
+    if tool.name != "transfer_to_agent":
+        return None
+    if args.get("agent_name") == PIPELINE_NAME and _approval_can_start(tool_context.state):
+        return None
+    return {
+        "status": "error",
+        "error_message": (
+            "Refused: the journalist has not approved a plan. Present the investigation plan "
+            f"ending with {PLAN_MARKER} and wait; Vicaran starts the pipeline itself on approval."
+        ),
+    }
+
+
+def guard_pipeline_start(callback_context: CallbackContext) -> types.Content | None:
+    """Second lock: the pipeline itself refuses to run without an approved plan."""
+    state = callback_context.state
+    if _approval_can_start(state):
+        state[keys.PIPELINE_STARTED] = True
+        return None
+    config = state.get(keys.INVESTIGATION_CONFIG) or {}
+    language = config.get("language", "en")
+    status = state.get(keys.INVESTIGATION_STATUS)
+    if status and status not in ("planning", "in_progress"):
+        text = message("already_done", language, status=status)
+    else:
+        text = message("gate_refused", language)
+        plan = state.get(keys.INVESTIGATION_PLAN)
+        if plan and status == "planning":
+            text += f"\n\n{plan}\n\n{PLAN_MARKER}"
+            state[keys.AWAITING_APPROVAL] = True
+    return types.Content(role="model", parts=[types.Part(text=text)])

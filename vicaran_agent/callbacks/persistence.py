@@ -1,0 +1,160 @@
+"""After-agent callbacks: each stage's records saved in one batch; returned ids go into state."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from google.adk.agents.callback_context import CallbackContext
+
+from .. import state_keys as keys
+from ..config import get_settings
+from ..schemas import BiasAssessment, Claim, InvestigationConfig, Source, TimelineEvent, Verdict
+from ..storage import Repository, get_repository
+
+logger = logging.getLogger(__name__)
+
+R = TypeVar("R")
+
+
+def repository() -> Repository:
+    return get_repository(get_settings().database_url)
+
+
+async def store(
+    context: CallbackContext, stage: str, what: str, call: Callable[[Repository], R]
+) -> R | None:
+    """Run one repository call off the event loop; a failure is recorded, never raised."""
+    try:
+        return await asyncio.to_thread(lambda: call(repository()))
+    except Exception as error:
+        logger.exception("could not save %s", what)
+        key = f"issues_{stage}"
+        issues = list(context.state.get(key) or [])
+        issues.append(f"Could not save {what}: {type(error).__name__}: {error}")
+        context.state[key] = issues
+        return None
+
+
+def _records(context: CallbackContext, key: str, model: type[Any]) -> list[Any]:
+    return [model.model_validate(item) for item in context.state.get(key) or []]
+
+
+def _investigation_id(context: CallbackContext) -> str:
+    return InvestigationConfig.model_validate(
+        context.state[keys.INVESTIGATION_CONFIG]
+    ).investigation_id
+
+
+async def save_sources(callback_context: CallbackContext) -> None:
+    sources: list[Source] = _records(callback_context, keys.SOURCE_RECORDS, Source)
+    inv = _investigation_id(callback_context)
+    ids = await store(
+        callback_context, "source_finder", "the sources", lambda r: r.save_sources(inv, sources)
+    )
+    if ids is None:
+        return
+    for source in sources:
+        source.source_id = ids.get(source.url)
+    callback_context.state[keys.SOURCE_RECORDS] = [s.model_dump(mode="json") for s in sources]
+    callback_context.state[keys.SOURCE_ID_MAP] = ids
+
+
+async def save_claims(callback_context: CallbackContext) -> None:
+    claims: list[Claim] = _records(callback_context, keys.CLAIM_RECORDS, Claim)
+    source_ids: dict[str, str] = callback_context.state.get(keys.SOURCE_ID_MAP) or {}
+    for claim in claims:
+        claim.source_ids = [source_ids[u] for u in claim.source_urls if u in source_ids]
+    inv = _investigation_id(callback_context)
+    ids = await store(
+        callback_context, "claim_extractor", "the claims", lambda r: r.save_claims(inv, claims)
+    )
+    if ids is None:
+        return
+    for claim in claims:
+        claim.claim_id = ids.get(claim.key)
+    callback_context.state[keys.CLAIM_RECORDS] = [c.model_dump(mode="json") for c in claims]
+    callback_context.state[keys.CLAIM_ID_MAP] = ids
+
+
+async def save_verdicts(callback_context: CallbackContext) -> None:
+    verdicts: list[Verdict] = _records(callback_context, keys.VERDICT_RECORDS, Verdict)
+    claim_ids: dict[str, str] = callback_context.state.get(keys.CLAIM_ID_MAP) or {}
+    source_ids: dict[str, str] = callback_context.state.get(keys.SOURCE_ID_MAP) or {}
+    for verdict in verdicts:
+        verdict.claim_id = claim_ids.get(verdict.claim_key)
+        on_point = [e.url for e in verdict.evidence if e.stance != "context"]
+        verdict.source_ids = list(dict.fromkeys(source_ids[u] for u in on_point if u in source_ids))
+    saved = [v for v in verdicts if v.claim_id]
+    inv = _investigation_id(callback_context)
+    ids = await store(
+        callback_context, "fact_checker", "the fact-checks", lambda r: r.save_verdicts(inv, saved)
+    )
+    if ids is None:
+        return
+    for verdict in verdicts:
+        verdict.fact_check_id = ids.get(verdict.claim_key)
+    callback_context.state[keys.VERDICT_RECORDS] = [v.model_dump(mode="json") for v in verdicts]
+
+
+async def save_bias(callback_context: CallbackContext) -> None:
+    raw = callback_context.state.get(keys.BIAS_RECORD)
+    if not raw:
+        return
+    bias = BiasAssessment.model_validate(raw)
+    source_ids: dict[str, str] = callback_context.state.get(keys.SOURCE_ID_MAP) or {}
+    for item in bias.per_source:
+        item.source_id = source_ids.get(item.url)
+    inv = _investigation_id(callback_context)
+    await store(
+        callback_context, "bias_analyzer", "the bias analysis", lambda r: r.save_bias(inv, bias)
+    )
+    callback_context.state[keys.BIAS_RECORD] = bias.model_dump(mode="json")
+
+
+async def save_timeline(callback_context: CallbackContext) -> None:
+    events: list[TimelineEvent] = _records(callback_context, keys.TIMELINE_RECORDS, TimelineEvent)
+    if not events:
+        return
+    source_ids: dict[str, str] = callback_context.state.get(keys.SOURCE_ID_MAP) or {}
+    for event in events:
+        event.source_ids = [source_ids[u] for u in event.source_urls if u in source_ids]
+    inv = _investigation_id(callback_context)
+    ids = await store(
+        callback_context, "timeline_builder", "the timeline", lambda r: r.save_timeline(inv, events)
+    )
+    if ids is None:
+        return
+    for event, event_id in zip(events, ids, strict=False):
+        event.event_id = event_id
+    callback_context.state[keys.TIMELINE_RECORDS] = [e.model_dump(mode="json") for e in events]
+
+
+async def finish_investigation(callback_context: CallbackContext) -> None:
+    state = callback_context.state
+    status = state.get(keys.INVESTIGATION_STATUS) or "partial"
+    inv = _investigation_id(callback_context)
+    await store(
+        callback_context,
+        "summary_writer",
+        "the final report",
+        lambda r: r.finish_investigation(
+            inv,
+            status,
+            summary=state.get(keys.INVESTIGATION_SUMMARY),
+            partial_reason=state.get(keys.PARTIAL_REASON),
+        ),
+    )
+
+
+async def start_investigation(
+    callback_context: CallbackContext, config: InvestigationConfig
+) -> None:
+    await store(
+        callback_context,
+        "investigation_orchestrator",
+        "the investigation",
+        lambda r: r.start_investigation(config),
+    )

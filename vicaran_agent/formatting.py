@@ -1,0 +1,55 @@
+"""Text built from records: delimited data blocks for prompts, short lines for people."""
+
+from __future__ import annotations
+
+from .i18n import _is_pt
+from .schemas import Claim, Source
+from .tools.credibility import stars
+
+
+def data_block(label: str, body: str) -> str:
+    """Untrusted content, delimited so the instructions can tell the model to treat it as data."""
+    return f"<<<DATA {label}\n{body.strip()}\nDATA>>>"
+
+
+def source_entry(number: int, source: Source, prefix: str = "S") -> str:
+    """One numbered source for a prompt."""
+    meta = f"{source.domain}, credibility {source.credibility_score}/5"
+    if source.published_at:
+        meta += f", published {source.published_at}"
+    lines = [f"[{prefix}{number}] {source.title or source.url} ({meta})", f"URL: {source.url}"]
+    if source.content_summary:
+        lines.append(f"Summary: {source.content_summary}")
+    lines.extend(f"Key claim: {claim}" for claim in source.key_claims)
+    return "\n".join(lines)
+
+
+def sources_block(numbered: list[tuple[int, Source]], prefix: str = "S") -> str:
+    body = "\n\n".join(source_entry(n, s, prefix) for n, s in numbered)
+    return data_block("SOURCES", body or "(no sources)")
+
+
+def claims_block(claims: list[Claim]) -> str:
+    body = "\n".join(f"- {c.key} (importance {c.importance:.2f}): {c.claim_text}" for c in claims)
+    return data_block("CLAIMS", body or "(no claims)")
+
+
+def user_sources_digest(sources: list[Source], language: str) -> str:
+    """The journalist's sources as the orchestrator shows them in the plan (delimited data)."""
+    if not sources:
+        return "(none)" if not _is_pt(language) else "(nenhuma)"
+    lines = []
+    for s in sources:
+        if s.is_reachable:
+            lines.append(
+                f"- {stars(s.credibility_score)} {s.title or s.url} ({s.domain}): "
+                f"{s.content_summary}"
+            )
+        else:
+            lines.append(f"- ⚠️ {s.url}: could not be read ({s.unreachable_reason})")
+    return data_block("USER_SOURCES", "\n".join(lines))
+
+
+def one_line(text: str, limit: int = 160) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"

@@ -1,0 +1,293 @@
+"""The journalist's language: detection and the fixed messages Vicaran writes itself.
+
+Markers (`[PROGRESS]`, `[NO_SOURCES_FOUND]`, …) stay as specified in every language.
+"""
+
+from __future__ import annotations
+
+import re
+
+ENGLISH = "en"
+PORTUGUESE = "pt-BR"
+
+_NAMES = {ENGLISH: "English", PORTUGUESE: "Brazilian Portuguese"}
+
+_PT_WORDS = frozenset(
+    [
+        "a",
+        "o",
+        "os",
+        "as",
+        "de",
+        "da",
+        "do",
+        "das",
+        "dos",
+        "em",
+        "no",
+        "na",
+        "nos",
+        "nas",
+        "um",
+        "uma",
+        "que",
+        "não",
+        "nao",
+        "é",
+        "são",
+        "sao",
+        "com",
+        "para",
+        "por",
+        "sobre",
+        "como",
+        "mais",
+        "foi",
+        "ser",
+        "está",
+        "esta",
+        "pelo",
+        "pela",
+        "investigue",
+        "investigar",
+        "verifique",
+        "verificar",
+        "prefeitura",
+        "governo",
+        "município",
+        "municipio",
+        "denúncia",
+        "denuncia",
+        "você",
+        "voce",
+        "também",
+        "tambem",
+        "notícia",
+        "noticia",
+        "reportagem",
+        "ano",
+        "anos",
+        "contra",
+        "entre",
+        "após",
+        "apos",
+        "sua",
+        "seu",
+        "se",
+    ]
+)
+_EN_WORDS = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "of",
+        "in",
+        "on",
+        "and",
+        "or",
+        "is",
+        "are",
+        "was",
+        "were",
+        "to",
+        "for",
+        "with",
+        "about",
+        "by",
+        "from",
+        "that",
+        "this",
+        "it",
+        "investigate",
+        "check",
+        "verify",
+        "claims",
+        "company",
+        "government",
+        "city",
+        "report",
+        "news",
+        "year",
+        "years",
+        "against",
+        "between",
+        "after",
+        "its",
+        "their",
+        "be",
+        "has",
+        "have",
+    ]
+)
+_PT_CHARS = re.compile(r"[ãõçáéíóúâêô]", re.IGNORECASE)
+
+
+def detect_language(text: str) -> str:
+    """English or Brazilian Portuguese, from the words of the brief (English when unsure)."""
+    words = re.findall(r"[a-zà-ÿ]+", text.lower())
+    pt = sum(w in _PT_WORDS for w in words) + 2 * len(_PT_CHARS.findall(text))
+    en = sum(w in _EN_WORDS for w in words)
+    return PORTUGUESE if pt > en else ENGLISH
+
+
+def language_name(code: str) -> str:
+    return _NAMES.get(code, "English")
+
+
+def _is_pt(code: str) -> bool:
+    return code.lower().startswith("pt")
+
+
+_MESSAGES: dict[str, tuple[str, str]] = {
+    # key: (English, Brazilian Portuguese)
+    "started": (
+        "[INVESTIGATION_STARTED]\n\nStarting the investigation. You'll see progress updates "
+        "below as I work through each stage.",
+        "[INVESTIGATION_STARTED]\n\nIniciando a investigação. Você verá o progresso abaixo a "
+        "cada etapa.",
+    ),
+    "gate_refused": (
+        "I can't start yet: the plan has not been approved. Reply APPROVED to start, or tell me "
+        "what to change.",
+        "Ainda não posso começar: o plano não foi aprovado. Responda APROVADO para começar ou "
+        "diga o que mudar.",
+    ),
+    "already_done": (
+        "This investigation has already run (status: {status}). Start a new conversation to "
+        "investigate something else.",
+        "Esta investigação já foi executada (status: {status}). Comece uma nova conversa para "
+        "investigar outro assunto.",
+    ),
+    "searching": (
+        '🔍 [PROGRESS] Searching for sources on: "{query}"',
+        '🔍 [PROGRESS] Buscando fontes sobre: "{query}"',
+    ),
+    "search_failed": (
+        "⚠️ [PROGRESS] Web search problem: {reason}",
+        "⚠️ [PROGRESS] Problema na busca na web: {reason}",
+    ),
+    "found": (
+        "✅ [PROGRESS] Found {count} relevant sources. Analyzing credibility...",
+        "✅ [PROGRESS] Encontrei {count} fontes relevantes. Analisando a credibilidade...",
+    ),
+    "analyzing_source": (
+        '📄 **Analyzing source {i}/{n}:** {title}\n   {stars} {label} | {domain}\n   💡 Key finding: "{finding}"',
+        "📄 **Analisando fonte {i}/{n}:** {title}\n   {stars} {label} | {domain}\n"
+        '   💡 Principal constatação: "{finding}"',
+    ),
+    "source_unreadable": (
+        "⚠️ **Source {i}/{n} could not be read:** {url}\n   {reason}",
+        "⚠️ **A fonte {i}/{n} não pôde ser lida:** {url}\n   {reason}",
+    ),
+    "sources_done": (
+        "📊 [PROGRESS] Source analysis complete: {total} sources\n"
+        "• {high} high-credibility sources (⭐⭐⭐⭐⭐)\n"
+        "• {medium} medium-credibility sources (⭐⭐⭐)\n"
+        "• {low} low-credibility sources (⭐⭐)\n\nAll sources saved to your dashboard.",
+        "📊 [PROGRESS] Análise das fontes concluída: {total} fontes\n"
+        "• {high} fontes de alta credibilidade (⭐⭐⭐⭐⭐)\n"
+        "• {medium} fontes de credibilidade média (⭐⭐⭐)\n"
+        "• {low} fontes de baixa credibilidade (⭐⭐)\n\nTodas as fontes foram salvas no painel.",
+    ),
+    "no_sources": (
+        "[NO_SOURCES_FOUND] No sources could be found or read for this investigation. {reason}",
+        "[NO_SOURCES_FOUND] Nenhuma fonte pôde ser encontrada ou lida nesta investigação. {reason}",
+    ),
+    "extracting": (
+        "📋 [PROGRESS] Extracting claims from {count} sources...",
+        "📋 [PROGRESS] Extraindo alegações de {count} fontes...",
+    ),
+    "claims_done": (
+        "✅ [PROGRESS] Extracted {count} verifiable claims. Top claims by importance:",
+        "✅ [PROGRESS] Extraí {count} alegações verificáveis. Principais por importância:",
+    ),
+    "claims_saved": ("All claims saved for verification.", "Todas as alegações foram salvas."),
+    "no_claims_no_sources": (
+        "[NO_CLAIMS_EXTRACTED] No sources available for claim extraction.",
+        "[NO_CLAIMS_EXTRACTED] Não há fontes disponíveis para extrair alegações.",
+    ),
+    "no_claims": (
+        "[NO_CLAIMS_EXTRACTED] The sources contain no checkable claims. {reason}",
+        "[NO_CLAIMS_EXTRACTED] As fontes não contêm alegações verificáveis. {reason}",
+    ),
+    "verifying": (
+        '🔍 [PROGRESS] Verifying claim {i}/{n}: "{claim}"',
+        '🔍 [PROGRESS] Verificando alegação {i}/{n}: "{claim}"',
+    ),
+    "verdict_line": (
+        "{emoji} **{label}** - {reason}\n   Confidence: {confidence}%",
+        "{emoji} **{label}** - {reason}\n   Confiança: {confidence}%",
+    ),
+    "claim_failed": (
+        "⚠️ Claim {i}/{n} could not be checked: {reason}",
+        "⚠️ A alegação {i}/{n} não pôde ser verificada: {reason}",
+    ),
+    "no_claims_to_verify": (
+        "[NO_CLAIMS_TO_VERIFY] There are no claims to verify.",
+        "[NO_CLAIMS_TO_VERIFY] Não há alegações para verificar.",
+    ),
+    "facts_done": (
+        "Fact-check results saved to your dashboard.",
+        "Resultados da checagem salvos no painel.",
+    ),
+    "bias_progress": (
+        "⚖️ [PROGRESS] Analyzing source coverage balance...",
+        "⚖️ [PROGRESS] Analisando o equilíbrio da cobertura...",
+    ),
+    "bias_skipped": (
+        "[BIAS_SKIPPED] No sources to analyze for bias.",
+        "[BIAS_SKIPPED] Não há fontes para analisar o viés.",
+    ),
+    "bias_failed": (
+        "[BIAS_SKIPPED] Bias analysis failed: {reason}",
+        "[BIAS_SKIPPED] A análise de viés falhou: {reason}",
+    ),
+    "timeline_progress": (
+        "📅 [PROGRESS] Constructing timeline from sources...",
+        "📅 [PROGRESS] Construindo a linha do tempo a partir das fontes...",
+    ),
+    "timeline_empty": (
+        "[TIMELINE_SKIPPED] No dated events were found in the sources.",
+        "[TIMELINE_SKIPPED] Nenhum evento datado foi encontrado nas fontes.",
+    ),
+    "timeline_failed": (
+        "[TIMELINE_SKIPPED] Timeline construction failed: {reason}",
+        "[TIMELINE_SKIPPED] A construção da linha do tempo falhou: {reason}",
+    ),
+    "summary_progress": (
+        "📝 [PROGRESS] Writing the cited report...",
+        "📝 [PROGRESS] Escrevendo o relatório com citações...",
+    ),
+    "partial_notice": (
+        "⚠️ **This investigation is partial.** {reason}",
+        "⚠️ **Esta investigação está incompleta.** {reason}",
+    ),
+    "sources_heading": ("## Sources", "## Fontes"),
+    "failed": (
+        "❌ The investigation stopped because of an unexpected error: {error}. Everything saved "
+        "so far is kept; start a new investigation to try again.",
+        "❌ A investigação parou por um erro inesperado: {error}. Tudo o que foi salvo até "
+        "aqui foi mantido; comece uma nova investigação para tentar de novo.",
+    ),
+}
+
+_VERDICT_LABELS = {
+    "verified": (("✅", "VERIFIED"), ("✅", "VERIFICADO")),
+    "partially_true": (("⚠️", "PARTIALLY TRUE"), ("⚠️", "PARCIALMENTE VERDADEIRO")),
+    "misleading": (("🟠", "MISLEADING"), ("🟠", "ENGANOSO")),
+    "false": (("❌", "FALSE"), ("❌", "FALSO")),
+    "unverified": (("❓", "UNVERIFIED"), ("❓", "NÃO VERIFICADO")),
+}
+
+
+def message(key: str, language: str, **values: object) -> str:
+    """A fixed message in the journalist's language."""
+    english, portuguese = _MESSAGES[key]
+    return (portuguese if _is_pt(language) else english).format(**values)
+
+
+def verdict_label(verdict: str, language: str) -> tuple[str, str]:
+    """(emoji, label) for a verdict."""
+    english, portuguese = _VERDICT_LABELS[verdict]
+    return portuguese if _is_pt(language) else english

@@ -1,0 +1,177 @@
+"""Focused model calls for the pipeline stages: one instruction, one prompt, one typed answer.
+
+Models are resolved by name through ADK's `LLMRegistry`, so Gemini, LiteLLM providers and any
+class a test or plugin registers all work the same way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+import re
+from collections.abc import AsyncGenerator
+from typing import TypeVar
+
+import httpx
+from google.adk.models import BaseLlm, LLMRegistry
+from google.adk.models.llm_request import LlmRequest
+from google.adk.models.llm_response import LlmResponse
+from google.adk.utils.model_name_utils import is_gemini_model
+from google.genai import errors as genai_errors
+from google.genai import types
+from pydantic import BaseModel, ValidationError
+
+from .config import Settings, get_settings
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T", bound=BaseModel)
+
+_FENCE = re.compile(r"^\s*```(?:json)?\s*|\s*```\s*$", re.MULTILINE)
+
+
+class ModelCallError(Exception):
+    """A model call that failed for good; `str(error)` is one sentence for the journalist."""
+
+    def __init__(self, message: str, *, permanent: bool = False) -> None:
+        super().__init__(message)
+        self.permanent = permanent
+
+
+def credentials_problem(model: str, settings: Settings | None = None) -> str | None:
+    """The configuration hint when `model` is a Gemini model and no credentials are set."""
+    settings = settings or get_settings()
+    if not is_gemini_model(model):
+        return None
+    return settings.gemini_credentials_problem()
+
+
+def describe_model_error(error: BaseException, model: str) -> tuple[str, bool]:
+    """(one-sentence explanation, transient?) for an exception raised by a model call."""
+    if isinstance(error, genai_errors.APIError):
+        text = f"{error.status or ''} {error.message or ''}".strip()
+        if error.code in (400, 401, 403) and re.search(
+            r"API[_ ]KEY|api key|PERMISSION", text, re.I
+        ):
+            return (
+                "The Gemini API rejected the credentials: set a valid GOOGLE_API_KEY in your .env "
+                "file (or fix the Vertex AI settings) and restart.",
+                False,
+            )
+        if error.code == 404:
+            return (
+                f"The model '{model}' does not exist for this account: set VICARAN_FAST_MODEL / "
+                "VICARAN_PRO_MODEL to an available model.",
+                False,
+            )
+        if error.code == 429:
+            return "The model provider is rate limiting Vicaran (429); try again shortly.", True
+        if error.code >= 500:
+            return f"The model provider had an error ({error.code}).", True
+        return f"The model call failed ({error.code}): {text[:200]}", False
+    if isinstance(error, (asyncio.TimeoutError, TimeoutError)):
+        return "The model did not answer in time.", True
+    if isinstance(error, httpx.TransportError):
+        return f"Could not reach the model provider ({type(error).__name__}).", True
+    if isinstance(error, ValueError) and "not found" in str(error).lower():
+        return (
+            f"The model '{model}' is not known to Vicaran: check VICARAN_FAST_MODEL / "
+            "VICARAN_PRO_MODEL (provider models like ollama_chat/... need `pip install -e .[local]`).",
+            False,
+        )
+    if isinstance(error, ValueError) and "api key" in str(error).lower():
+        return (
+            get_settings().gemini_credentials_problem()
+            or "The model client is missing its API key: set GOOGLE_API_KEY.",
+            False,
+        )
+    return f"The model call failed: {type(error).__name__}: {str(error)[:200]}", False
+
+
+class ConfigHintModel(BaseLlm):
+    """Stands in for a model name that cannot be resolved: every answer is the fix to make."""
+
+    hint: str
+
+    async def generate_content_async(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> AsyncGenerator[LlmResponse, None]:
+        yield LlmResponse(content=types.Content(role="model", parts=[types.Part(text=self.hint)]))
+
+
+def resolvable_model(model: str) -> str | BaseLlm:
+    """`model` when ADK can resolve it, else a stand-in that explains the configuration error."""
+    try:
+        LLMRegistry.resolve(model)
+    except (ValueError, ImportError):
+        return ConfigHintModel(
+            model=model, hint=describe_model_error(ValueError(f"{model} not found"), model)[0]
+        )
+    return model
+
+
+class ModelClient:
+    """Structured calls to one model, with a timeout and retries for transient failures."""
+
+    def __init__(self, model: str, settings: Settings | None = None) -> None:
+        self.model = model
+        self.settings = settings or get_settings()
+        self._llm: BaseLlm | None = None
+
+    def _resolve(self) -> BaseLlm:
+        if self._llm is None:
+            self._llm = LLMRegistry.new_llm(self.model)
+        return self._llm
+
+    async def generate(
+        self, *, instruction: str, prompt: str, schema: type[T], temperature: float = 0.2
+    ) -> T:
+        """Ask the model for one `schema` instance; raises ModelCallError when it cannot."""
+        if problem := credentials_problem(self.model, self.settings):
+            raise ModelCallError(problem, permanent=True)
+        attempts = self.settings.vicaran_max_retries + 1
+        last_problem = ""
+        for attempt in range(attempts):
+            try:
+                text = await asyncio.wait_for(
+                    self._call(instruction, prompt, schema, temperature),
+                    timeout=self.settings.vicaran_model_timeout_seconds,
+                )
+                return schema.model_validate_json(_FENCE.sub("", text).strip() or "{}")
+            except (ValidationError, json.JSONDecodeError) as error:
+                last_problem = f"The model's answer did not match the expected format ({error.__class__.__name__})."
+                transient = True
+            except Exception as error:
+                last_problem, transient = describe_model_error(error, self.model)
+                logger.warning("model %s failed: %s", self.model, error)
+                if not transient:
+                    raise ModelCallError(last_problem, permanent=True) from error
+            if attempt + 1 < attempts:
+                await asyncio.sleep(min(8.0, 0.5 * 2**attempt) * (0.5 + random.random()))
+        raise ModelCallError(last_problem)
+
+    async def _call(
+        self, instruction: str, prompt: str, schema: type[BaseModel], temperature: float
+    ) -> str:
+        request = LlmRequest(
+            model=self.model,
+            contents=[types.Content(role="user", parts=[types.Part(text=prompt)])],
+            config=types.GenerateContentConfig(
+                system_instruction=instruction,
+                temperature=temperature,
+                response_mime_type="application/json",
+                response_schema=schema,
+            ),
+        )
+        final = None
+        async for response in self._resolve().generate_content_async(request, stream=False):
+            if not response.partial:
+                final = response
+        if final is None:
+            raise ValueError("empty model response")
+        if final.error_code and not (final.content and final.content.parts):
+            raise ValueError(f"model returned {final.error_code}: {final.error_message}")
+        parts = final.content.parts if final.content and final.content.parts else []
+        return "".join(p.text for p in parts if p.text and not p.thought)

@@ -1,0 +1,143 @@
+"""The shape every pipeline stage shares: code drives, the model judges, progress streams."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable
+from typing import Any, TypeVar
+
+from google.adk.agents import BaseAgent
+from google.adk.agents.invocation_context import InvocationContext
+from google.adk.agents.readonly_context import ReadonlyContext
+from google.adk.events import Event, EventActions
+from google.adk.utils.instructions_utils import inject_session_state
+from google.genai import types
+from pydantic import BaseModel
+
+from .. import state_keys as keys
+from ..config import Settings, get_settings
+from ..i18n import message
+from ..llm import ModelClient
+from ..schemas import InvestigationConfig, Source
+
+T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
+
+
+def issues_key(stage: str) -> str:
+    """Each stage records its own failures under its own key (parallel stages never collide)."""
+    return f"issues_{stage}"
+
+
+class StageAgent(BaseAgent):
+    """Base for pipeline stages. Subclasses implement `run_stage` and yield events."""
+
+    model: str = ""
+    output_key: str = ""
+
+    async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        stage = Stage(self, ctx)
+        async for event in self.run_stage(stage):
+            yield event
+
+    async def run_stage(self, stage: Stage) -> AsyncGenerator[Event, None]:
+        raise NotImplementedError
+        yield  # pragma: no cover
+
+
+class Stage:
+    """One run of a stage: state access, model calls, events, recorded issues."""
+
+    def __init__(self, agent: StageAgent, ctx: InvocationContext) -> None:
+        self.agent = agent
+        self.ctx = ctx
+        self.settings: Settings = get_settings()
+        self.issues: list[str] = []
+        self.model = ModelClient(agent.model, self.settings)
+
+    @property
+    def state(self) -> dict[str, Any]:
+        return self.ctx.session.state
+
+    @property
+    def config(self) -> InvestigationConfig:
+        return InvestigationConfig.model_validate(self.state[keys.INVESTIGATION_CONFIG])
+
+    @property
+    def language(self) -> str:
+        return self.config.language
+
+    def msg(self, key: str, **values: object) -> str:
+        return message(key, self.language, **values)
+
+    def records(self, key: str, model: type[M]) -> list[M]:
+        return [model.model_validate(item) for item in self.state.get(key) or []]
+
+    def usable_sources(self) -> list[tuple[int, Source]]:
+        """(citation number, source) for every source that was read and can be used."""
+        sources = self.records(keys.SOURCE_RECORDS, Source)
+        return [(i, s) for i, s in enumerate(sources, 1) if s.is_reachable and s.content_summary]
+
+    def issue(self, text: str) -> None:
+        if text not in self.issues:
+            self.issues.append(text)
+
+    async def render(self, template: str) -> str:
+        return await inject_session_state(template, ReadonlyContext(self.ctx))
+
+    async def ask(self, template: str, prompt: str, schema: type[M]) -> M:
+        """One focused model call: the rendered instruction, the data prompt, a typed answer."""
+        return await self.model.generate(
+            instruction=await self.render(template), prompt=prompt, schema=schema
+        )
+
+    def event(self, text: str, state_delta: dict[str, Any] | None = None) -> Event:
+        return Event(
+            author=self.agent.name,
+            invocation_id=self.ctx.invocation_id,
+            branch=self.ctx.branch,
+            content=types.Content(role="model", parts=[types.Part(text=text)]),
+            actions=EventActions(state_delta=state_delta or {}),
+        )
+
+    def finish(self, markdown: str, records: dict[str, Any] | None = None) -> Event:
+        """The stage's last event: its markdown under `output_key`, its records, its issues."""
+        delta = {self.agent.output_key: markdown, issues_key(self.agent.name): list(self.issues)}
+        delta.update(records or {})
+        return self.event(markdown, delta)
+
+
+async def stream_concurrently(
+    items: Iterable[T],
+    work: Callable[[T, Callable[[str], None]], Awaitable[Any]],
+    limit: int,
+) -> AsyncIterator[tuple[str | None, Any]]:
+    """Run `work(item, emit)` for every item, at most `limit` at once.
+
+    Yields `(text, None)` for each progress line a job emits, as it happens, and
+    `(None, result)` as each job finishes, in completion order (an exception is a result).
+    """
+    queue: asyncio.Queue[tuple[str | None, Any]] = asyncio.Queue()
+    gate = asyncio.Semaphore(limit)
+
+    async def run(item: T) -> None:
+        result: Any
+        try:
+            async with gate:
+                result = await work(item, lambda text: queue.put_nowait((text, None)))
+        except Exception as error:  # noqa: BLE001 - handed to the caller as a value
+            result = error
+        queue.put_nowait((None, result))
+
+    tasks = [asyncio.create_task(run(item)) for item in items]
+    try:
+        for _ in tasks:
+            while True:
+                text, result = await queue.get()
+                yield text, result
+                if text is None:
+                    break
+        await asyncio.gather(*tasks)
+    finally:
+        for task in tasks:
+            task.cancel()

@@ -1,0 +1,108 @@
+"""bias_analyzer: the model rates each source's lean; counts, shares and the score are code."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+
+from google.adk.events import Event
+
+from .. import state_keys as keys
+from ..formatting import sources_block
+from ..llm import ModelCallError
+from ..prompts.bias_analyzer import BIAS_ANALYZER_INSTRUCTION
+from ..schemas import BiasAssessment, BiasJudgement, Source, SourceBias
+from ._stage import Stage, StageAgent
+
+STANCES = ("supportive", "neutral", "critical")
+
+
+def assess(
+    judgement: BiasJudgement, numbered: list[tuple[int, Source]], per_source: bool
+) -> BiasAssessment:
+    """Coverage balance and the overall 0-10 score.
+
+    The overall score is half the mean per-source score and half the imbalance between
+    supportive and critical coverage (0 when they are equal, 10 when all lean one way).
+    """
+    by_number = dict(numbered)
+    rated: dict[int, SourceBias] = {}
+    for lean in judgement.sources:
+        if lean.number in by_number and lean.number not in rated:
+            source = by_number[lean.number]
+            rated[lean.number] = SourceBias(
+                url=source.url,
+                source_id=source.source_id,
+                bias_score=round(min(10.0, max(0.0, lean.bias_score)), 1),
+                stance=lean.stance,
+                indicators=[i for i in lean.indicators if i.strip()][:3],
+            )
+    coverage = {stance: 0 for stance in STANCES}
+    for item in rated.values():
+        coverage[item.stance] += 1
+    total = len(rated)
+    pct = {s: round(100 * n / total, 1) if total else 0.0 for s, n in coverage.items()}
+    if total:
+        mean = sum(i.bias_score for i in rated.values()) / total
+        imbalance = abs(coverage["supportive"] - coverage["critical"]) / total
+        overall = round(min(10.0, 0.5 * mean + 5.0 * imbalance), 1)
+    else:
+        overall = 0.0
+    return BiasAssessment(
+        overall_bias_score=overall,
+        coverage=coverage,
+        coverage_pct=pct,
+        per_source=[rated[n] for n in sorted(rated)] if per_source else [],
+        recommendation=judgement.recommendation.strip(),
+    )
+
+
+def score_label(score: float) -> str:
+    bands = ((2, "Low"), (4, "Low-Moderate"), (6, "Moderate"), (8, "High"))
+    return next((label for limit, label in bands if score < limit), "Very High")
+
+
+class BiasAnalyzerAgent(StageAgent):
+    """Assesses the balance of the coverage the investigation gathered."""
+
+    async def run_stage(self, stage: Stage) -> AsyncGenerator[Event, None]:
+        numbered = stage.usable_sources()
+        if not numbered:
+            yield stage.finish(stage.msg("bias_skipped"), {keys.BIAS_RECORD: None})
+            return
+        yield stage.event(stage.msg("bias_progress"))
+        try:
+            judgement = await stage.ask(
+                BIAS_ANALYZER_INSTRUCTION, sources_block(numbered), BiasJudgement
+            )
+        except ModelCallError as error:
+            stage.issue(f"Bias analysis failed: {error}")
+            yield stage.finish(stage.msg("bias_failed", reason=error), {keys.BIAS_RECORD: None})
+            return
+        bias = assess(judgement, numbered, per_source=stage.config.bias_level == "per_source")
+        yield stage.finish(
+            self._markdown(bias, numbered), {keys.BIAS_RECORD: bias.model_dump(mode="json")}
+        )
+
+    @staticmethod
+    def _markdown(bias: BiasAssessment, numbered: list[tuple[int, Source]]) -> str:
+        names = {s.url: s.title or s.domain for _, s in numbered}
+        lines = [
+            "📊 **Bias Analysis Complete**",
+            "",
+            f"**Overall Score: {bias.overall_bias_score}/10** "
+            f"({score_label(bias.overall_bias_score)} Bias)",
+            "",
+            "Coverage breakdown:",
+        ]
+        for stance in STANCES:
+            lines.append(
+                f"• {stance.capitalize()}: {bias.coverage[stance]} sources "
+                f"({bias.coverage_pct[stance]:.0f}%)"
+            )
+        for item in bias.per_source:
+            lines.append(
+                f"  - {names.get(item.url, item.url)}: {item.bias_score}/10 ({item.stance})"
+            )
+        if bias.recommendation:
+            lines += ["", f"💡 Recommendation: {bias.recommendation}"]
+        return "\n".join(lines)

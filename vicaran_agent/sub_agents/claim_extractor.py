@@ -1,0 +1,94 @@
+"""claim_extractor: one model call over the source digests; ranking, limits and links in code."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncGenerator
+
+from google.adk.events import Event
+
+from .. import state_keys as keys
+from ..formatting import one_line, sources_block
+from ..llm import ModelCallError
+from ..prompts.claim_extractor import CLAIM_EXTRACTOR_INSTRUCTION
+from ..schemas import Claim, ClaimDraft, Source
+from ._stage import Stage, StageAgent
+
+
+def _claim_key(text: str) -> str:
+    return re.sub(r"\W+", " ", text.lower()).strip()
+
+
+def consolidate(
+    draft: ClaimDraft, numbered: list[tuple[int, Source]], claim_limit: int | None
+) -> list[Claim]:
+    """Valid, deduplicated claims linked to real sources, most important first, within limit."""
+    by_number = dict(numbered)
+    merged: dict[str, Claim] = {}
+    for item in draft.claims:
+        text = " ".join(item.claim_text.split())
+        urls = [by_number[n].url for n in dict.fromkeys(item.source_numbers) if n in by_number]
+        if not text or not urls:
+            continue  # a claim no source makes is not the sources' claim
+        importance = min(1.0, max(0.0, item.importance))
+        key = _claim_key(text)
+        if key in merged:
+            kept = merged[key]
+            kept.source_urls = list(dict.fromkeys(kept.source_urls + urls))
+            kept.importance = max(kept.importance, importance)
+            continue
+        merged[key] = Claim(
+            key="",
+            claim_text=text,
+            importance=importance,
+            entities=[e.strip() for e in item.entities if e.strip()],
+            source_urls=urls,
+        )
+    ranked = sorted(merged.values(), key=lambda c: c.importance, reverse=True)
+    if claim_limit is not None:
+        ranked = ranked[:claim_limit]
+    for i, claim in enumerate(ranked, 1):
+        claim.key = f"C{i}"
+    return ranked
+
+
+class ClaimExtractorAgent(StageAgent):
+    """Extracts the checkable claims the story depends on."""
+
+    async def run_stage(self, stage: Stage) -> AsyncGenerator[Event, None]:
+        numbered = stage.usable_sources()
+        if not numbered:
+            stage.issue("No claims could be extracted because no source was read.")
+            yield stage.finish(stage.msg("no_claims_no_sources"), {keys.CLAIM_RECORDS: []})
+            return
+        yield stage.event(stage.msg("extracting", count=len(numbered)))
+        try:
+            draft = await stage.ask(
+                CLAIM_EXTRACTOR_INSTRUCTION, sources_block(numbered), ClaimDraft
+            )
+        except ModelCallError as error:
+            stage.issue(f"Claim extraction failed: {error}")
+            yield stage.finish(stage.msg("no_claims", reason=str(error)), {keys.CLAIM_RECORDS: []})
+            return
+        claims = consolidate(draft, numbered, stage.config.claim_limit)
+        records = {keys.CLAIM_RECORDS: [c.model_dump(mode="json") for c in claims]}
+        if not claims:
+            stage.issue("The sources contain no checkable claims.")
+            yield stage.finish(stage.msg("no_claims", reason=""), records)
+            return
+        titles = {s.url: s.title or s.domain for _, s in numbered}
+        lines = [stage.msg("claims_done", count=len(claims)), ""]
+        for i, claim in enumerate(claims, 1):
+            level = (
+                "HIGH"
+                if claim.importance >= 0.75
+                else "MEDIUM"
+                if claim.importance >= 0.4
+                else "LOW"
+            )
+            lines.append(f'{i}. **[{level}]** "{claim.claim_text}"')
+            lines.append(
+                "   Sources: " + ", ".join(one_line(titles[u], 60) for u in claim.source_urls)
+            )
+        lines += ["", stage.msg("claims_saved")]
+        yield stage.finish("\n".join(lines), records)

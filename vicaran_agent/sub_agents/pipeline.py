@@ -1,0 +1,136 @@
+"""investigation_pipeline: the stages in order, fact_checker/bias/timeline concurrently."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncGenerator
+
+from google.adk.agents import ParallelAgent, SequentialAgent
+from google.adk.agents.invocation_context import InvocationContext
+from google.adk.events import Event, EventActions
+from google.genai import types
+
+from .. import state_keys as keys
+from ..callbacks.orchestrator import PIPELINE_NAME, guard_pipeline_start
+from ..callbacks.persistence import (
+    finish_investigation,
+    repository,
+    save_bias,
+    save_claims,
+    save_sources,
+    save_timeline,
+    save_verdicts,
+)
+from ..config import Settings
+from ..i18n import message
+from .bias_analyzer import BiasAnalyzerAgent
+from .claim_extractor import ClaimExtractorAgent
+from .fact_checker import FactCheckerAgent
+from .source_finder import SourceFinderAgent
+from .summary_writer import SummaryWriterAgent
+from .timeline_builder import TimelineBuilderAgent
+
+logger = logging.getLogger(__name__)
+
+
+class InvestigationPipeline(SequentialAgent):
+    """Runs the stages; an unexpected error ends the investigation as `failed`, never stuck."""
+
+    async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        try:
+            async for event in super()._run_async_impl(ctx):
+                yield event
+        except asyncio.CancelledError:
+            await asyncio.shield(self._mark_failed(ctx, "the run was interrupted"))
+            raise
+        except Exception as error:
+            logger.exception("investigation pipeline failed")
+            detail = f"{type(error).__name__}: {error}"
+            await self._mark_failed(ctx, detail)
+            language = (ctx.session.state.get(keys.INVESTIGATION_CONFIG) or {}).get(
+                "language", "en"
+            )
+            yield Event(
+                author=self.name,
+                invocation_id=ctx.invocation_id,
+                branch=ctx.branch,
+                content=types.Content(
+                    role="model",
+                    parts=[types.Part(text=message("failed", language, error=detail))],
+                ),
+                actions=EventActions(state_delta={keys.INVESTIGATION_STATUS: "failed"}),
+            )
+
+    @staticmethod
+    async def _mark_failed(ctx: InvocationContext, detail: str) -> None:
+        config = ctx.session.state.get(keys.INVESTIGATION_CONFIG) or {}
+        investigation_id = config.get("investigation_id")
+        if not investigation_id:
+            return
+        try:
+            await asyncio.to_thread(
+                lambda: repository().finish_investigation(investigation_id, "failed", error=detail)
+            )
+        except Exception:
+            logger.exception("could not record the failure of %s", investigation_id)
+
+
+def build_pipeline(settings: Settings) -> InvestigationPipeline:
+    """A fresh pipeline tree (agents cannot have two parents, so every app builds its own)."""
+    fast, pro = settings.vicaran_fast_model, settings.vicaran_pro_model
+    return InvestigationPipeline(
+        name=PIPELINE_NAME,
+        description="Runs an approved investigation: sources, claims, checks, bias, timeline, report.",
+        before_agent_callback=guard_pipeline_start,
+        sub_agents=[
+            SourceFinderAgent(
+                name="source_finder",
+                description="Finds, reads and rates sources.",
+                model=fast,
+                output_key=keys.DISCOVERED_SOURCES,
+                after_agent_callback=save_sources,
+            ),
+            ClaimExtractorAgent(
+                name="claim_extractor",
+                description="Extracts and ranks checkable claims.",
+                model=fast,
+                output_key=keys.EXTRACTED_CLAIMS,
+                after_agent_callback=save_claims,
+            ),
+            ParallelAgent(
+                name="parallel_analysis",
+                description="Fact-checking, bias analysis and timeline, concurrently.",
+                sub_agents=[
+                    FactCheckerAgent(
+                        name="fact_checker",
+                        description="Checks claims against evidence.",
+                        model=pro,
+                        output_key=keys.FACT_CHECK_RESULTS,
+                        after_agent_callback=save_verdicts,
+                    ),
+                    BiasAnalyzerAgent(
+                        name="bias_analyzer",
+                        description="Assesses coverage balance.",
+                        model=fast,
+                        output_key=keys.BIAS_ANALYSIS,
+                        after_agent_callback=save_bias,
+                    ),
+                    TimelineBuilderAgent(
+                        name="timeline_builder",
+                        description="Builds the chronology.",
+                        model=fast,
+                        output_key=keys.TIMELINE_EVENTS,
+                        after_agent_callback=save_timeline,
+                    ),
+                ],
+            ),
+            SummaryWriterAgent(
+                name="summary_writer",
+                description="Writes the cited report.",
+                model=pro,
+                output_key=keys.INVESTIGATION_SUMMARY,
+                after_agent_callback=finish_investigation,
+            ),
+        ],
+    )

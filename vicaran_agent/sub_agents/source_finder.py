@@ -1,0 +1,139 @@
+"""source_finder: plans searches, searches concurrently, reads and digests every page."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Callable
+
+from google.adk.events import Event
+
+from .. import state_keys as keys
+from ..formatting import data_block, one_line
+from ..llm import ModelCallError
+from ..prompts.source_finder import SOURCE_DIGEST_INSTRUCTION, SOURCE_FINDER_INSTRUCTION
+from ..schemas import SearchPlan, Source
+from ..tools.analyze_source import SourceAnalyzer
+from ..tools.credibility import credibility_label, stars
+from ..tools.urls import normalize_url
+from ..tools.web_search import SearchHit, WebSearch
+from ._stage import Stage, StageAgent, stream_concurrently
+
+MAX_QUERIES = 5
+MAX_RESULTS_PER_QUERY = 10
+
+
+class SourceFinderAgent(StageAgent):
+    """Finds, reads and rates the sources of an investigation."""
+
+    async def run_stage(self, stage: Stage) -> AsyncGenerator[Event, None]:
+        config = stage.config
+        user_sources = stage.records(keys.USER_SOURCES, Source)
+
+        queries = await self._plan_queries(stage)
+        for query in queries:
+            yield stage.event(stage.msg("searching", query=one_line(query, 200)))
+
+        outcome = await WebSearch(stage.settings).search_many(
+            queries, max_results=min(MAX_RESULTS_PER_QUERY, config.source_limit)
+        )
+        for failure in outcome.failures:
+            stage.issue(failure)
+            yield stage.event(stage.msg("search_failed", reason=failure))
+
+        known = {s.url for s in user_sources}
+        room = max(0, config.source_limit - len(user_sources))
+        hits = [h for h in outcome.hits if normalize_url(h.url) not in known][:room]
+        total = len(user_sources) + len(hits)
+        yield stage.event(stage.msg("found", count=total))
+
+        # The journalist's sources were read when the plan was made; they lead the list.
+        done = 0
+        for source in user_sources:
+            done += 1
+            yield stage.event(self._progress_line(stage, done, total, source))
+        if any(not s.is_reachable for s in user_sources):
+            unreadable = [s.url for s in user_sources if not s.is_reachable]
+            stage.issue(f"Your source(s) could not be read: {', '.join(unreadable)}")
+
+        analyzer = SourceAnalyzer(
+            stage.model, await stage.render(SOURCE_DIGEST_INSTRUCTION), stage.settings
+        )
+        found: dict[str, Source] = {}
+
+        async def read(hit: SearchHit, _emit: Callable[[str], None]) -> tuple[SearchHit, Source]:
+            source, problem = await analyzer.analyze(
+                hit.url, title_hint=hit.title, snippet=hit.snippet, published_hint=hit.published_at
+            )
+            if problem:
+                stage.issue(problem)
+            return hit, source
+
+        try:
+            async for _text, result in stream_concurrently(
+                hits, read, stage.settings.vicaran_concurrency
+            ):
+                if isinstance(result, Exception):
+                    stage.issue(f"A source could not be processed: {result}")
+                    continue
+                hit, source = result
+                found[hit.url] = source
+                done += 1
+                yield stage.event(self._progress_line(stage, done, total, source))
+        finally:
+            await analyzer.aclose()
+
+        # Search ranking order, not completion order, so numbering is stable across runs.
+        sources = user_sources + [found[h.url] for h in hits if h.url in found]
+        readable = [s for s in sources if s.is_reachable]
+        records = {keys.SOURCE_RECORDS: [s.model_dump(mode="json") for s in sources]}
+        if not readable:
+            reason = "; ".join(stage.issues) or "The web search returned no results."
+            stage.issue("No sources could be found or read.")
+            yield stage.finish(stage.msg("no_sources", reason=one_line(reason, 400)), records)
+            return
+        high = sum(s.credibility_score >= 4 for s in readable)
+        low = sum(s.credibility_score <= 2 for s in readable)
+        summary = stage.msg(
+            "sources_done",
+            total=len(readable),
+            high=high,
+            medium=len(readable) - high - low,
+            low=low,
+        )
+        yield stage.finish(summary, records)
+
+    async def _plan_queries(self, stage: Stage) -> list[str]:
+        config = stage.config
+        fallback = [one_line(config.title or config.brief, 400)]
+        try:
+            plan = await stage.ask(
+                SOURCE_FINDER_INSTRUCTION,
+                data_block("BRIEF", config.brief),
+                SearchPlan,
+            )
+        except ModelCallError as error:
+            stage.issue(f"Search planning failed, searched the brief instead: {error}")
+            return fallback
+        queries: list[str] = []
+        for query in plan.queries:
+            query = one_line(query, 400)
+            if query and query.lower() not in {q.lower() for q in queries}:
+                queries.append(query)
+        return queries[:MAX_QUERIES] or fallback
+
+    @staticmethod
+    def _progress_line(stage: Stage, i: int, n: int, source: Source) -> str:
+        if not source.is_reachable:
+            return stage.msg(
+                "source_unreadable", i=i, n=n, url=source.url, reason=source.unreachable_reason
+            )
+        finding = source.key_claims[0] if source.key_claims else source.content_summary
+        return stage.msg(
+            "analyzing_source",
+            i=i,
+            n=n,
+            title=one_line(source.title, 120),
+            stars=stars(source.credibility_score),
+            label=credibility_label(source.credibility_score, stage.language),
+            domain=source.domain,
+            finding=one_line(finding, 160),
+        )

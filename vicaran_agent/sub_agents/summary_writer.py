@@ -1,0 +1,133 @@
+"""summary_writer: the cited report; citations checked and the sources list written in code."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+from typing import Any
+
+from google.adk.events import Event
+
+from .. import state_keys as keys
+from ..citations import resolve_citations
+from ..formatting import data_block, one_line, sources_block
+from ..i18n import verdict_label
+from ..llm import ModelCallError
+from ..prompts.summary_writer import SUMMARY_WRITER_INSTRUCTION
+from ..schemas import BiasAssessment, Claim, ReportDraft, Source, TimelineEvent, Verdict
+from ._stage import Stage, StageAgent, issues_key
+
+COMPLETE = "[INVESTIGATION_COMPLETE]"
+STAGES_WITH_ISSUES = (
+    "investigation_orchestrator",
+    "source_finder",
+    "claim_extractor",
+    "fact_checker",
+    "bias_analyzer",
+    "timeline_builder",
+    "summary_writer",
+)
+
+
+def partial_reason(state: dict[str, Any], own: list[str]) -> str:
+    """Every recorded failure of the investigation, in stage order, as one readable text."""
+    found: list[str] = []
+    for stage in STAGES_WITH_ISSUES:
+        issues = own if stage == "summary_writer" else state.get(issues_key(stage)) or []
+        found.extend(i for i in issues if i not in found)
+    text = " ".join(i if i.endswith(".") else i + "." for i in found)
+    return text if len(text) <= 1500 else text[:1499] + "…"
+
+
+class SummaryWriterAgent(StageAgent):
+    """Writes the cited report and closes the investigation."""
+
+    async def run_stage(self, stage: Stage) -> AsyncGenerator[Event, None]:
+        config = stage.config
+        numbered = stage.usable_sources()
+        citable = {n: s for n, s in numbered if s.source_id}
+        if not numbered:
+            body = f"# {config.title}"
+        else:
+            yield stage.event(stage.msg("summary_progress"))
+            try:
+                draft = await stage.ask(
+                    SUMMARY_WRITER_INSTRUCTION, self._prompt(stage, numbered), ReportDraft
+                )
+                body = draft.markdown.strip()
+            except ModelCallError as error:
+                stage.issue(f"The report was assembled without the model: {error}")
+                body = self._fallback(stage, numbered)
+            body = body.replace(COMPLETE, "").strip()
+            body, cited, removed = resolve_citations(body, citable)
+            if removed:
+                stage.issue(
+                    f"{len(set(removed))} citation(s) pointing to no saved source were removed"
+                )
+            if cited:
+                lines = ["", stage.msg("sources_heading")]
+                for n in cited:
+                    s = citable[n]
+                    lines.append(f"[{n}] {s.title or s.domain} - {s.domain} - {s.url}")
+                body += "\n" + "\n".join(lines)
+        reason = partial_reason(stage.state, stage.issues)
+        status = "partial" if reason else "completed"
+        if reason:
+            body += "\n\n" + stage.msg("partial_notice", reason=reason)
+        report = f"{body}\n\n{COMPLETE}"
+        yield stage.finish(
+            report, {keys.INVESTIGATION_STATUS: status, keys.PARTIAL_REASON: reason or None}
+        )
+
+    @staticmethod
+    def _prompt(stage: Stage, numbered: list[tuple[int, Source]]) -> str:
+        number_of = {s.url: n for n, s in numbered}
+        claims = {c.key: c for c in stage.records(keys.CLAIM_RECORDS, Claim)}
+        findings = []
+        for v in stage.records(keys.VERDICT_RECORDS, Verdict):
+            claim = claims.get(v.claim_key)
+            urls = (claim.source_urls if claim else []) + [
+                e.url for e in v.evidence if e.stance != "context"
+            ]
+            refs = sorted({number_of[u] for u in urls if u in number_of})
+            explanation = resolve_citations(v.explanation, ())[0]
+            findings.append(
+                f"- {v.claim_text}\n  verdict: {v.verdict} (confidence {v.confidence:.2f}); "
+                f"sources: {', '.join(f'[{n}]' for n in refs) or 'none'}\n  why: {explanation}"
+            )
+        parts = [sources_block(numbered, prefix=""), data_block("FINDINGS", "\n".join(findings))]
+        bias = stage.state.get(keys.BIAS_RECORD)
+        if bias:
+            b = BiasAssessment.model_validate(bias)
+            parts.append(
+                data_block(
+                    "BIAS",
+                    f"overall {b.overall_bias_score}/10; coverage {b.coverage}; "
+                    f"recommendation: {b.recommendation}",
+                )
+            )
+        events = stage.records(keys.TIMELINE_RECORDS, TimelineEvent)
+        if events:
+            rows = []
+            for e in events:
+                refs = "".join(f"[{number_of[u]}]" for u in e.source_urls if u in number_of)
+                rows.append(f"- {e.event_date}: {e.event_text} {refs}")
+            parts.append(data_block("TIMELINE", "\n".join(rows)))
+        return "\n\n".join(parts)
+
+    @staticmethod
+    def _fallback(stage: Stage, numbered: list[tuple[int, Source]]) -> str:
+        """A plain report from the records when the model cannot write one."""
+        number_of = {s.url: n for n, s in numbered}
+        claims = {c.key: c for c in stage.records(keys.CLAIM_RECORDS, Claim)}
+        lines = [f"# {stage.config.title}", "", "## Key Findings"]
+        for i, v in enumerate(stage.records(keys.VERDICT_RECORDS, Verdict), 1):
+            emoji, label = verdict_label(v.verdict, stage.language)
+            claim = claims.get(v.claim_key)
+            refs = "".join(
+                f"[{number_of[u]}]" for u in (claim.source_urls if claim else []) if u in number_of
+            )
+            lines.append(f"{i}. {emoji} **{label}**: {one_line(v.claim_text, 300)} {refs}")
+        bias = stage.state.get(keys.BIAS_RECORD)
+        if bias:
+            lines += ["", "## Bias Assessment", f"{bias['overall_bias_score']}/10"]
+        return "\n".join(lines)
