@@ -26,7 +26,7 @@ api: install
 	$(UV) run adk api_server --host $(HOST) --port $(API_PORT) vicaran_agent
 
 test: $(STAMP)
-	$(UV) run pytest
+	$(UV) run pytest -m "not live"
 
 test-live: $(STAMP)
 	$(UV) run pytest -m live -p no:cacheprovider

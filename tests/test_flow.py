@@ -135,3 +135,62 @@ async def test_report_citations_resolve_to_saved_sources(env):
     for verdict in state[keys.VERDICT_RECORDS]:
         cited = {int(n) for n in re.findall(r"\[(\d+)\]", verdict["explanation"])}
         assert cited <= set(range(1, len(verdict["evidence"]) + 1))
+
+
+async def test_portuguese_brief_gets_portuguese_plan_progress_and_report(env):
+    conversation, plan_events, run_events = await run_investigation(
+        "Busca rápida. Investigue se a Prefeitura de Maceió assinou o contrato da merenda "
+        "escolar sem licitação."
+    )
+    plan = conversation.texts(plan_events)[-1]
+    assert "Plano de Investigação" in plan and "Busca Rápida" in plan
+    assert plan.rstrip().endswith("[PLAN_APPROVAL_REQUIRED]")
+    texts = conversation.texts(run_events)
+    assert texts[0].startswith("[INVESTIGATION_STARTED]\n\nIniciando a investigação")
+    assert any(t.startswith('🔍 [PROGRESS] Buscando fontes sobre: "') for t in texts)
+    assert any("**Analisando fonte 1/" in t for t in texts)
+    assert any("🔍 [PROGRESS] Verificando alegação 1/" in t for t in texts)
+    report = texts[-1]
+    assert "Resumo da Investigação" in report and "## Fontes" in report
+    assert report.rstrip().endswith("[INVESTIGATION_COMPLETE]")
+    state = await conversation.state()
+    assert state[keys.INVESTIGATION_LANGUAGE] == "Brazilian Portuguese"
+    assert state[keys.INVESTIGATION_CONFIG]["language"] == "pt-BR"
+
+
+async def test_source_limit_is_respected_and_no_prompt_carries_raw_pages(env):
+    from tests.support.corpus import Article, pages, search_results
+
+    many = [
+        Article(
+            f"https://news{i}.example.com/riverton-acme-{i}",
+            f"Riverton report {i}",
+            f"Report {i}: Acme Chemicals exceeded federal lead limits in Riverton in 2024, "
+            f"officials said on 2025-01-{i % 28 + 1:02d}. " + "Background paragraph. " * 200,
+        )
+        for i in range(40)
+    ]
+
+    def results(query: str, body: dict) -> list:
+        # each query finds a different slice, as real searches do
+        start = 10 if "official records" in query else 20 if "response" in query else 0
+        return search_results(many[start:])
+
+    env.services.tavily.overrides = results
+    env.services.jina.pages.update(pages(many))
+    conversation, _, _ = await run_investigation("Quick Search. " + BRIEF)
+    state = await conversation.state()
+    assert len(state[keys.SOURCE_RECORDS]) == 15  # quick mode, the user's source included
+    assert state[keys.SOURCE_RECORDS][0]["is_user_provided"]
+    largest = max(c["chars"] for c in scripted_model.CALLS)
+    assert largest < 40_000
+    assert all(c["chars"] < 12_000 for c in scripted_model.calls_for("SourceDigest"))
+
+
+async def test_unreadable_user_url_is_shown_in_the_plan(env):
+    url = "https://blocked.example.org/story"
+    env.services.jina.fail(url, 451)
+    conversation = Conversation()
+    plan = conversation.texts(await conversation.send(f"{BRIEF} {url}"))[-1]
+    assert f"⚠️ {url}: could not be read" in plan
+    assert "451" in plan
