@@ -156,6 +156,9 @@ async def test_portuguese_brief_gets_portuguese_plan_progress_and_report(env):
     state = await conversation.state()
     assert state[keys.INVESTIGATION_LANGUAGE] == "Brazilian Portuguese"
     assert state[keys.INVESTIGATION_CONFIG]["language"] == "pt-BR"
+    assert state[keys.FACT_CHECK_RESULTS].startswith("**Checagem concluída**")
+    assert "Pontuação geral" in state[keys.BIAS_ANALYSIS]
+    assert "Fontes:" in state[keys.EXTRACTED_CLAIMS]
 
 
 async def test_source_limit_is_respected_and_no_prompt_carries_raw_pages(env):

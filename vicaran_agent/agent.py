@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from google.adk.agents import LlmAgent
+from google.adk.agents.context_cache_config import ContextCacheConfig
 from google.adk.agents.readonly_context import ReadonlyContext
 from google.adk.apps import App
 from google.adk.utils.instructions_utils import inject_session_state
@@ -63,7 +64,9 @@ def build_root_agent(settings: Settings | None = None) -> LlmAgent:
 
 
 def build_app(settings: Settings | None = None) -> App:
-    return App(name=APP_NAME, root_agent=build_root_agent(settings))
+    # Caching pays off only for long orchestrator prompts; Gemini's own minimum is ~4k tokens.
+    cache = ContextCacheConfig(min_tokens=4096, ttl_seconds=1800, cache_intervals=10)
+    return App(name=APP_NAME, root_agent=build_root_agent(settings), context_cache_config=cache)
 
 
 app = build_app()

@@ -227,6 +227,24 @@ _MESSAGES: dict[str, tuple[str, str]] = {
         "[NO_CLAIMS_TO_VERIFY] There are no claims to verify.",
         "[NO_CLAIMS_TO_VERIFY] Não há alegações para verificar.",
     ),
+    "facts_header": ("**Fact-Checking Complete**", "**Checagem concluída**"),
+    "confidence": ("Confidence", "Confiança"),
+    "claim_sources": ("Sources", "Fontes"),
+    "bias_header": ("📊 **Bias Analysis Complete**", "📊 **Análise de viés concluída**"),
+    "bias_overall": (
+        "**Overall Score: {score}/10** ({label} Bias)",
+        "**Pontuação geral: {score}/10** (viés {label})",
+    ),
+    "coverage": ("Coverage breakdown:", "Distribuição da cobertura:"),
+    "coverage_line": (
+        "• {stance}: {count} sources ({pct}%)",
+        "• {stance}: {count} fontes ({pct}%)",
+    ),
+    "recommendation": ("💡 Recommendation: {text}", "💡 Recomendação: {text}"),
+    "timeline_header": (
+        "**Timeline**\n\n| Date | Event |",
+        "**Linha do tempo**\n\n| Data | Evento |",
+    ),
     "facts_done": (
         "Fact-check results saved to your dashboard.",
         "Resultados da checagem salvos no painel.",
@@ -279,6 +297,27 @@ _VERDICT_LABELS = {
     "false": (("❌", "FALSE"), ("❌", "FALSO")),
     "unverified": (("❓", "UNVERIFIED"), ("❓", "NÃO VERIFICADO")),
 }
+
+
+_WORDS = {
+    # importance levels, stances and bias bands
+    "HIGH": "ALTA",
+    "MEDIUM": "MÉDIA",
+    "LOW": "BAIXA",
+    "Supportive": "Favorável",
+    "Neutral": "Neutra",
+    "Critical": "Crítica",
+    "Low": "baixo",
+    "Low-Moderate": "baixo a moderado",
+    "Moderate": "moderado",
+    "High": "alto",
+    "Very High": "muito alto",
+}
+
+
+def word(text: str, language: str) -> str:
+    """A single label in the journalist's language."""
+    return _WORDS.get(text, text) if _is_pt(language) else text
 
 
 def message(key: str, language: str, **values: object) -> str:

@@ -8,6 +8,7 @@ from google.adk.events import Event
 
 from .. import state_keys as keys
 from ..formatting import sources_block
+from ..i18n import word
 from ..llm import ModelCallError
 from ..prompts.bias_analyzer import BIAS_ANALYZER_INSTRUCTION
 from ..schemas import BiasAssessment, BiasJudgement, Source, SourceBias
@@ -80,29 +81,33 @@ class BiasAnalyzerAgent(StageAgent):
             return
         bias = assess(judgement, numbered, per_source=stage.config.bias_level == "per_source")
         yield stage.finish(
-            self._markdown(bias, numbered), {keys.BIAS_RECORD: bias.model_dump(mode="json")}
+            self._markdown(stage, bias, numbered), {keys.BIAS_RECORD: bias.model_dump(mode="json")}
         )
 
     @staticmethod
-    def _markdown(bias: BiasAssessment, numbered: list[tuple[int, Source]]) -> str:
+    def _markdown(stage: Stage, bias: BiasAssessment, numbered: list[tuple[int, Source]]) -> str:
+        language = stage.language
         names = {s.url: s.title or s.domain for _, s in numbered}
+        score = bias.overall_bias_score
         lines = [
-            "📊 **Bias Analysis Complete**",
+            stage.msg("bias_header"),
             "",
-            f"**Overall Score: {bias.overall_bias_score}/10** "
-            f"({score_label(bias.overall_bias_score)} Bias)",
+            stage.msg("bias_overall", score=score, label=word(score_label(score), language)),
             "",
-            "Coverage breakdown:",
+            stage.msg("coverage"),
         ]
         for stance in STANCES:
             lines.append(
-                f"• {stance.capitalize()}: {bias.coverage[stance]} sources "
-                f"({bias.coverage_pct[stance]:.0f}%)"
+                stage.msg(
+                    "coverage_line",
+                    stance=word(stance.capitalize(), language),
+                    count=bias.coverage[stance],
+                    pct=f"{bias.coverage_pct[stance]:.0f}",
+                )
             )
         for item in bias.per_source:
-            lines.append(
-                f"  - {names.get(item.url, item.url)}: {item.bias_score}/10 ({item.stance})"
-            )
+            stance = word(item.stance.capitalize(), language)
+            lines.append(f"  - {names.get(item.url, item.url)}: {item.bias_score}/10 ({stance})")
         if bias.recommendation:
-            lines += ["", f"💡 Recommendation: {bias.recommendation}"]
+            lines += ["", stage.msg("recommendation", text=bias.recommendation)]
         return "\n".join(lines)

@@ -9,6 +9,7 @@ from google.adk.events import Event
 
 from .. import state_keys as keys
 from ..formatting import one_line, sources_block
+from ..i18n import word
 from ..llm import ModelCallError
 from ..prompts.claim_extractor import CLAIM_EXTRACTOR_INSTRUCTION
 from ..schemas import Claim, ClaimDraft, Source
@@ -52,6 +53,10 @@ def consolidate(
     return ranked
 
 
+def importance_level(importance: float) -> str:
+    return "HIGH" if importance >= 0.75 else "MEDIUM" if importance >= 0.4 else "LOW"
+
+
 class ClaimExtractorAgent(StageAgent):
     """Extracts the checkable claims the story depends on."""
 
@@ -79,16 +84,11 @@ class ClaimExtractorAgent(StageAgent):
         titles = {s.url: s.title or s.domain for _, s in numbered}
         lines = [stage.msg("claims_done", count=len(claims)), ""]
         for i, claim in enumerate(claims, 1):
-            level = (
-                "HIGH"
-                if claim.importance >= 0.75
-                else "MEDIUM"
-                if claim.importance >= 0.4
-                else "LOW"
-            )
-            lines.append(f'{i}. **[{level}]** "{claim.claim_text}"')
             lines.append(
-                "   Sources: " + ", ".join(one_line(titles[u], 60) for u in claim.source_urls)
+                f"{i}. **[{word(importance_level(claim.importance), stage.language)}]** "
+                f'"{claim.claim_text}"'
             )
+            names = ", ".join(one_line(titles[u], 60) for u in claim.source_urls)
+            lines.append(f"   {stage.msg('claim_sources')}: {names}")
         lines += ["", stage.msg("claims_saved")]
         yield stage.finish("\n".join(lines), records)

@@ -238,11 +238,12 @@ class FactCheckerAgent(StageAgent):
 
     @staticmethod
     def _markdown(stage: Stage, verdicts: list[Verdict]) -> str:
-        lines = ["**Fact-Checking Complete**", ""]
+        lines = [stage.msg("facts_header"), ""]
+        confidence = stage.msg("confidence")
         for i, v in enumerate(verdicts, 1):
             emoji, label = verdict_label(v.verdict, stage.language)
             lines.append(f'{i}. {emoji} **{label}** - "{v.claim_text}"')
             lines.append(f"   - {one_line(v.explanation, 300)}")
-            lines.append(f"   - Confidence: {v.confidence:.2f}")
+            lines.append(f"   - {confidence}: {v.confidence:.2f}")
         lines += ["", stage.msg("facts_done")]
         return "\n".join(lines)

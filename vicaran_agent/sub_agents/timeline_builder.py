@@ -90,7 +90,7 @@ class TimelineBuilderAgent(StageAgent):
         if not events:
             yield stage.finish(stage.msg("timeline_empty"), records)
             return
-        lines = ["**Timeline**", "", "| Date | Event |", "|------|-------|"]
+        lines = [stage.msg("timeline_header"), "|------|-------|"]
         for event in events:
             text = one_line(event.event_text, 200).replace("|", "\\|")
             lines.append(f"| {event.event_date} | {text} |")
