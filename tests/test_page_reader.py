@@ -17,7 +17,7 @@ from tests.fakes.jina import FakeJinaReader, Page, http_date
 from tests.fakes.web import FakeWeb
 from vicaran_agent.config import Settings
 from vicaran_agent.tools import page_reader as page_reader_module
-from vicaran_agent.tools.page_reader import PageReader, PageResult, parse_retry_after
+from vicaran_agent.tools.page_reader import PageReader, PageResult
 from vicaran_agent.tools.safety import ensure_public_url
 
 PARAGRAPHS = [
@@ -367,13 +367,6 @@ async def test_unexpected_errors_become_values(
     monkeypatch.setattr(page_reader_module, "_parse_jina_text", explode)
     result = await read(make_reader(jina), STORY)
     assert not result.ok and result.error == "unexpected error: RuntimeError: boom"
-
-
-def test_parse_retry_after() -> None:
-    assert parse_retry_after("2") == 2.0
-    assert parse_retry_after("") is None and parse_retry_after("later") is None
-    value = parse_retry_after(http_date(30))
-    assert value is not None and 28 <= value <= 30
 
 
 def test_json_envelope_is_understood_too(jina: FakeJinaReader) -> None:

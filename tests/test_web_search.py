@@ -17,7 +17,6 @@ from vicaran_agent.tools.web_search import (
     WebSearch,
     cap_query,
     clean_queries,
-    parse_retry_after,
 )
 
 CORPUS = [
@@ -326,13 +325,3 @@ async def test_no_queries_no_requests(fake: FakeTavily) -> None:
     outcome = await search(settings_for(fake)).search_many(["", "  "])
     assert (outcome.hits, outcome.failures, outcome.queries) == ([], [], [])
     assert fake.count() == 0
-
-
-def test_parse_retry_after() -> None:
-    assert parse_retry_after("3") == 3.0
-    assert parse_retry_after(None) is None and parse_retry_after("soon") is None
-    from email.utils import formatdate
-
-    value = parse_retry_after(formatdate(time.time() + 10, usegmt=True))
-    assert value is not None and 8 <= value <= 10
-    assert parse_retry_after(formatdate(time.time() - 100, usegmt=True)) == 0.0

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import random
 import re
 from collections.abc import AsyncGenerator
 from typing import TypeVar
@@ -24,6 +23,7 @@ from google.genai import types
 from pydantic import BaseModel, ValidationError
 
 from .config import Settings, get_settings
+from .tools.retry import backoff_delay
 
 logger = logging.getLogger(__name__)
 
@@ -149,7 +149,7 @@ class ModelClient:
                 if not transient:
                     raise ModelCallError(last_problem, permanent=True) from error
             if attempt + 1 < attempts:
-                await asyncio.sleep(min(8.0, 0.5 * 2**attempt) * (0.5 + random.random()))
+                await asyncio.sleep(backoff_delay(attempt))
         raise ModelCallError(last_problem)
 
     async def _call(

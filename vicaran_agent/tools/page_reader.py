@@ -9,12 +9,9 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import random
 import re
-import time
 import unicodedata
 from dataclasses import dataclass
-from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -23,6 +20,7 @@ import trafilatura
 
 from ..config import Settings
 from .content import blocked_reason, clip_text, extract_readable, published_date
+from .retry import backoff_delay, parse_retry_after
 from .safety import UnreachableURLError, UnsafeURLError, ensure_public_url
 
 logger = logging.getLogger(__name__)
@@ -269,11 +267,7 @@ class PageReader:
         return self._http
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
-        delay = min(self.backoff_max, self.backoff_base * 2**attempt)
-        delay = delay / 2 + random.uniform(0, delay / 2)
-        if retry_after is not None:
-            delay = max(delay, retry_after)
-        return min(delay, self.backoff_max)
+        return backoff_delay(attempt, retry_after, base=self.backoff_base, cap=self.backoff_max)
 
 
 async def _read_capped(response: httpx.Response, limit: int) -> bytes:
@@ -318,21 +312,6 @@ def _jina_error(status: int, body: bytes, retry_after_header: str | None, cap: f
     return _Failed(
         reasons.get(status, f"answered HTTP {status}" + (f": {message}" if message else ""))
     )
-
-
-def parse_retry_after(value: str | None) -> float | None:
-    """Seconds from a Retry-After header (delta-seconds or HTTP-date), or None."""
-    value = (value or "").strip()
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
-    except (TypeError, ValueError, IndexError):
-        return None
 
 
 def _parse_jina_text(text: str) -> tuple[_Page, list[str]]:

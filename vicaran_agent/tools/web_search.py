@@ -9,12 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import random
 import re
-import time
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from email.utils import parsedate_to_datetime
 from typing import Any
 
 import httpx
@@ -29,6 +26,7 @@ from tavily.errors import TimeoutError as TavilyTimeoutError
 
 from ..config import Settings
 from .content import published_date
+from .retry import backoff_delay, parse_retry_after
 from .urls import domain_matches, normalize_url
 
 logger = logging.getLogger(__name__)
@@ -84,22 +82,6 @@ async def _on_response(response: httpx.Response) -> None:
     if seen is not None:
         seen.status = response.status_code
         seen.retry_after = parse_retry_after(response.headers.get("retry-after"))
-
-
-def parse_retry_after(value: str | None) -> float | None:
-    """Seconds to wait from a Retry-After header (delta-seconds or HTTP-date), or None."""
-    value = (value or "").strip()
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
 
 
 def clean_queries(queries: list[str]) -> list[str]:
@@ -331,11 +313,7 @@ class WebSearch:
     # --- helpers ---------------------------------------------------------------------------
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
-        delay = min(self.backoff_max, self.backoff_base * 2**attempt)
-        delay = delay / 2 + random.uniform(0, delay / 2)
-        if retry_after is not None:
-            delay = max(delay, retry_after)
-        return min(delay, self.backoff_max)
+        return backoff_delay(attempt, retry_after, base=self.backoff_base, cap=self.backoff_max)
 
     def _slot(self) -> asyncio.Semaphore:
         loop = asyncio.get_running_loop()

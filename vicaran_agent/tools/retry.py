@@ -1,0 +1,33 @@
+"""Backoff shared by every client that retries transient failures (429, 5xx, timeouts)."""
+
+from __future__ import annotations
+
+import random
+import time
+from email.utils import parsedate_to_datetime
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Seconds to wait from a Retry-After header (delta-seconds or HTTP-date), or None."""
+    value = (value or "").strip()
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
+    except (TypeError, ValueError, IndexError):
+        return None
+
+
+def backoff_delay(
+    attempt: int, retry_after: float | None = None, *, base: float = 0.5, cap: float = 8.0
+) -> float:
+    """Exponential backoff with jitter for retry `attempt` (0-based), honouring Retry-After."""
+    delay = min(cap, base * 2**attempt)
+    delay = delay / 2 + random.uniform(0, delay / 2)
+    if retry_after is not None:
+        delay = max(delay, retry_after)
+    return min(delay, cap)
