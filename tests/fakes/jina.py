@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import ipaddress
 import json
-import threading
 import time
 from dataclasses import dataclass
 from email.utils import formatdate
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from tests.fakes.server import FakeServer, RecordedRequest, Response
+from tests.fakes.server import FailureQueue, FakeServer, RecordedRequest, Response
 
 
 @dataclass
@@ -110,8 +109,7 @@ class FakeJinaReader(FakeServer):
         # The real Reader answers 451 for loopback/private targets; tests that want it to
         # "read" a FakeWeb page on 127.0.0.1 turn this off.
         self.refuse_private = refuse_private
-        self._failures: list[_Failure] = []
-        self._flock = threading.Lock()
+        self._failures: FailureQueue[_Failure] = FailureQueue()
 
     def fail(
         self,
@@ -125,28 +123,17 @@ class FakeJinaReader(FakeServer):
         """Inject a failure for `target` (None: every target); `retry_after` for 429."""
         if not isinstance(kind, int) and kind not in ("captcha", "garbage", "binary", "hang"):
             raise ValueError(f"unknown failure kind {kind!r}")
-        with self._flock:
-            self._failures.append(_Failure(target, kind, times, str(retry_after), message))
+        self._failures.add(_Failure(target, kind, times, str(retry_after), message))
 
     def clear_failures(self) -> None:
-        with self._flock:
-            self._failures.clear()
+        self._failures.clear()
 
     def targets(self) -> list[str]:
         """The target URLs requested so far, in order."""
         return [t for t in (_target_of(r) for r in self.requests) if t]
 
     def _take_failure(self, target: str) -> _Failure | None:
-        with self._flock:
-            for failure in self._failures:
-                if failure.target is not None and failure.target != target:
-                    continue
-                if failure.remaining is not None:
-                    failure.remaining -= 1
-                    if failure.remaining <= 0:
-                        self._failures.remove(failure)
-                return failure
-        return None
+        return self._failures.take(lambda f: f.target is None or f.target == target)
 
     # --- the API -------------------------------------------------------------------------
 

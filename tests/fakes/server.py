@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 from urllib.parse import parse_qs
 
 # Longest a "hang" lasts when nobody stops the server (longer than any client timeout in tests).
@@ -252,3 +252,38 @@ def _make_handler(fake: FakeServer) -> type[BaseHTTPRequestHandler]:
         do_DELETE = _serve
 
     return Handler
+
+
+class Failing(Protocol):
+    remaining: int | None  # None: until cleared
+
+
+F = TypeVar("F", bound=Failing)
+
+
+class FailureQueue(Generic[F]):
+    """Injected failures, thread-safe: the first matching one is used (and counted down)."""
+
+    def __init__(self) -> None:
+        self._items: list[F] = []
+        self._lock = threading.Lock()
+
+    def add(self, failure: F) -> None:
+        with self._lock:
+            self._items.append(failure)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+    def take(self, matches: Callable[[F], bool]) -> F | None:
+        with self._lock:
+            for failure in self._items:
+                if not matches(failure):
+                    continue
+                if failure.remaining is not None:
+                    failure.remaining -= 1
+                    if failure.remaining <= 0:
+                        self._items.remove(failure)
+                return failure
+        return None

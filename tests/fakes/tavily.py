@@ -10,14 +10,13 @@ treats `include_domains` as a preference); pass `honour_domain_filters=True` for
 
 from __future__ import annotations
 
-import threading
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from tests.fakes.server import FakeServer, RecordedRequest, Response
+from tests.fakes.server import FailureQueue, FakeServer, RecordedRequest, Response
 
 Result = dict[str, Any]
 Overrides = dict[str, list[Result]] | Callable[[str, dict[str, Any]], list[Result] | None]
@@ -65,8 +64,7 @@ class FakeTavily(FakeServer):
         self.api_key = api_key
         self.honour_domain_filters = honour_domain_filters
         self.extract_pages: dict[str, str] = dict(extract_pages or {})
-        self._failures: list[_Failure] = []
-        self._flock = threading.Lock()
+        self._failures: FailureQueue[_Failure] = FailureQueue()
 
     # --- failure injection -----------------------------------------------------------------
 
@@ -86,24 +84,13 @@ class FakeTavily(FakeServer):
         """
         if kind != "hang" and not isinstance(kind, int):
             raise ValueError(f"unknown failure kind {kind!r}")
-        with self._flock:
-            self._failures.append(_Failure(kind, times, query, message, str(retry_after)))
+        self._failures.add(_Failure(kind, times, query, message, str(retry_after)))
 
     def clear_failures(self) -> None:
-        with self._flock:
-            self._failures.clear()
+        self._failures.clear()
 
     def _take_failure(self, query: str) -> _Failure | None:
-        with self._flock:
-            for failure in self._failures:
-                if failure.query and failure.query.lower() not in query.lower():
-                    continue
-                if failure.remaining is not None:
-                    failure.remaining -= 1
-                    if failure.remaining <= 0:
-                        self._failures.remove(failure)
-                return failure
-        return None
+        return self._failures.take(lambda f: not f.query or f.query.lower() in query.lower())
 
     # --- the API -------------------------------------------------------------------------
 
