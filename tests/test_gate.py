@@ -31,6 +31,7 @@ async def test_model_that_transfers_early_is_refused_and_the_plan_is_requested(e
         if r.name == "transfer_to_agent"
     ]
     assert refusals and refusals[0]["status"] == "error"
+    assert conversation.texts(events)[-1].rstrip().endswith("[PLAN_APPROVAL_REQUIRED]")
     assert not any(e.author == "source_finder" for e in events)
     state = await conversation.state()
     assert state[keys.PLAN_APPROVED] is False
@@ -38,7 +39,18 @@ async def test_model_that_transfers_early_is_refused_and_the_plan_is_requested(e
     nothing_searched_or_saved(env, state[keys.INVESTIGATION_ID])
 
 
-async def test_eager_model_on_approval_turn_still_starts_exactly_once(env):
+async def test_a_model_that_never_stops_transferring_is_stopped_in_code(env):
+    env.set(VICARAN_FAST_MODEL="scripted/always-transfer")
+    conversation = Conversation()
+    events = await conversation.send(BRIEF)
+    assert "the plan has not been approved" in conversation.texts(events)[-1]
+    transfers = [c for e in events for c in e.get_function_calls() if c.name == "transfer_to_agent"]
+    assert len(transfers) == 2
+    state = await conversation.state()
+    nothing_searched_or_saved(env, state[keys.INVESTIGATION_ID])
+
+
+async def test_eager_model_on_a_question_turn_is_refused(env):
     conversation = Conversation()
     await conversation.send(BRIEF)
     env.set(VICARAN_FAST_MODEL="scripted/eager-transfer")  # a model that never waits

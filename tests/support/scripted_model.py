@@ -7,6 +7,7 @@ drives the whole pipeline, concurrently, in-process or inside an `adk api_server
 
 Behaviour flags ride in the model name, joined by `+`, e.g. `scripted/eager-transfer+bad-citations`:
 - `eager-transfer`: the orchestrator tries to start the pipeline on every user turn.
+- `always-transfer`: ... and keeps trying after every refusal.
 - `bad-citations`: explanations and the report cite sources that do not exist.
 - `no-claims`: the claim extractor finds nothing checkable.
 - `error-<Schema>`: calls for that schema fail with a 503 from the "provider".
@@ -162,7 +163,9 @@ class ScriptedModel(BaseLlm):
             for p in last_parts
         )
         first_call_of_turn = bool(last) and not any(p.function_response for p in last_parts)
-        if "eager-transfer" in self.flags and first_call_of_turn:
+        if (
+            "eager-transfer" in self.flags and first_call_of_turn
+        ) or "always-transfer" in self.flags:
             call = types.FunctionCall(
                 name="transfer_to_agent", args={"agent_name": "investigation_pipeline"}
             )

@@ -31,6 +31,7 @@ from .persistence import start_investigation
 PLAN_MARKER = "[PLAN_APPROVAL_REQUIRED]"
 PIPELINE_NAME = "investigation_pipeline"
 ANALYZE_SOURCE = "analyze_source"
+MAX_REFUSALS = 2
 
 _ID_LINE = re.compile(
     r"investigation\s+id\s*:\s*([0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12})",
@@ -266,6 +267,23 @@ def _sync_user_sources(callback_context: CallbackContext) -> list[Source]:
     return sources
 
 
+def _refusals_this_turn(contents: list[types.Content]) -> int:
+    """Refused transfers since the journalist's latest message."""
+    refusals = 0
+    for content in reversed(contents):
+        parts = content.parts or []
+        if content.role == "user" and any(p.text for p in parts):
+            break
+        refusals += sum(
+            1
+            for p in parts
+            if p.function_response
+            and p.function_response.name == "transfer_to_agent"
+            and (p.function_response.response or {}).get("status") == "error"
+        )
+    return refusals
+
+
 def _approval_can_start(state: Any) -> bool:
     return (
         bool(state.get(keys.PLAN_APPROVED))
@@ -285,6 +303,10 @@ async def before_orchestrator_model(
     if not state.get(keys.INVESTIGATION_CONFIG):
         return None
     analyzed = {s.url for s in _sync_user_sources(callback_context)}
+    if _refusals_this_turn(llm_request.contents) >= MAX_REFUSALS:
+        # A model that keeps trying to start the pipeline is stopped here, in code.
+        config = InvestigationConfig.model_validate(state[keys.INVESTIGATION_CONFIG])
+        return text_response(message("gate_refused", config.language))
     last = llm_request.contents[-1] if llm_request.contents else None
     if not last or last.role != "user" or any(p.function_response for p in last.parts or []):
         return None  # not the first model call of this turn
