@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
-from .i18n import _is_pt
+import re
+
+from .i18n import is_portuguese
 from .schemas import Claim, Source
 from .tools.credibility import stars
 
+_DELIMITERS = re.compile(r"<<<\s*DATA|DATA\s*>>>", re.IGNORECASE)
+
 
 def data_block(label: str, body: str) -> str:
-    """Untrusted content, delimited so the instructions can tell the model to treat it as data."""
-    return f"<<<DATA {label}\n{body.strip()}\nDATA>>>"
+    """Untrusted content, delimited so the instructions can tell the model to treat it as data.
+
+    Delimiters inside the content are defused, so a page cannot close its block early.
+    """
+    safe = _DELIMITERS.sub("[data]", body.strip())
+    return f"<<<DATA {label}\n{safe}\nDATA>>>"
 
 
 def source_entry(number: int, source: Source, prefix: str = "S") -> str:
@@ -37,7 +45,7 @@ def claims_block(claims: list[Claim]) -> str:
 def user_sources_digest(sources: list[Source], language: str) -> str:
     """The journalist's sources as the orchestrator shows them in the plan (delimited data)."""
     if not sources:
-        return "(none)" if not _is_pt(language) else "(nenhuma)"
+        return "(none)" if not is_portuguese(language) else "(nenhuma)"
     lines = []
     for s in sources:
         if s.is_reachable:

@@ -135,7 +135,7 @@ def language_name(code: str) -> str:
     return _NAMES.get(code, "English")
 
 
-def _is_pt(code: str) -> bool:
+def is_portuguese(code: str) -> bool:
     return code.lower().startswith("pt")
 
 
@@ -146,6 +146,12 @@ _MESSAGES: dict[str, tuple[str, str]] = {
         "below as I work through each stage.",
         "[INVESTIGATION_STARTED]\n\nIniciando a investigação. Você verá o progresso abaixo a "
         "cada etapa.",
+    ),
+    "empty_brief": (
+        "Tell me what you want to investigate: a short paragraph with the topic, the people or "
+        "institutions involved and, if you have them, links to the coverage.",
+        "Diga o que você quer investigar: um parágrafo com o assunto, as pessoas ou instituições "
+        "envolvidas e, se tiver, os links das reportagens.",
     ),
     "gate_refused": (
         "I can't start yet: the plan has not been approved. Reply APPROVED to start, or tell me "
@@ -317,16 +323,16 @@ _WORDS = {
 
 def word(text: str, language: str) -> str:
     """A single label in the journalist's language."""
-    return _WORDS.get(text, text) if _is_pt(language) else text
+    return _WORDS.get(text, text) if is_portuguese(language) else text
 
 
 def message(key: str, language: str, **values: object) -> str:
     """A fixed message in the journalist's language."""
     english, portuguese = _MESSAGES[key]
-    return (portuguese if _is_pt(language) else english).format(**values)
+    return (portuguese if is_portuguese(language) else english).format(**values)
 
 
 def verdict_label(verdict: str, language: str) -> tuple[str, str]:
     """(emoji, label) for a verdict."""
     english, portuguese = _VERDICT_LABELS[verdict]
-    return portuguese if _is_pt(language) else english
+    return portuguese if is_portuguese(language) else english

@@ -222,14 +222,7 @@ async def initialize_investigation_state(callback_context: CallbackContext) -> t
     text = user_text(callback_context.user_content)
     investigation_id, mode, brief, title = parse_first_message(text)
     if len(re.findall(r"\w+", brief)) < 2 and not extract_urls(brief):
-        language = detect_language(text)
-        hint = (
-            "Diga o que você quer investigar: um parágrafo com o assunto, as pessoas ou "
-            "instituições envolvidas e, se tiver, os links das reportagens."
-            if language.startswith("pt")
-            else "Tell me what you want to investigate: a short paragraph with the topic, the "
-            "people or institutions involved and, if you have them, links to the coverage."
-        )
+        hint = message("empty_brief", detect_language(text))
         return types.Content(role="model", parts=[types.Part(text=hint)])
     investigation_id = investigation_id or state.get(keys.INVESTIGATION_ID) or str(uuid.uuid4())
     language = detect_language(brief)
