@@ -18,9 +18,6 @@ from .callbacks.orchestrator import (
     track_plan,
     user_sources_from_events,
 )
-from .callbacks.orchestrator import (
-    guard_pipeline_start as guard_pipeline_start,
-)
 from .config import Settings, get_settings, load_model_plugins
 from .formatting import user_sources_digest
 from .llm import resolvable_model
