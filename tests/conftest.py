@@ -12,6 +12,7 @@ import pytest
 # Tests never read a developer's .env (ADK's CLI honours the same switch in subprocesses).
 os.environ["ADK_DISABLE_LOAD_DOTENV"] = "1"
 
+from tests.fakes.factcheck import FakeFactCheckTools
 from tests.fakes.jina import FakeJinaReader
 from tests.fakes.tavily import FakeTavily
 from tests.fakes.web import FakeWeb
@@ -39,6 +40,7 @@ class Services:
     tavily: FakeTavily
     jina: FakeJinaReader
     web: FakeWeb
+    factcheck: FakeFactCheckTools
 
 
 @dataclass
@@ -58,7 +60,10 @@ class TestEnv:
         return {k: v for k, v in os.environ.items() if k.startswith(_PREFIXES)}
 
 
-_PREFIXES = ("VICARAN_", "TAVILY_", "JINA_", "GOOGLE_", "ADK_", "CALLBACK_", "AGENT_")
+_PREFIXES = (
+    "VICARAN_", "TAVILY_", "JINA_", "GOOGLE_", "ADK_", "CALLBACK_", "AGENT_", "FACTCHECK_",
+    "SCRIPTED_",
+)  # fmt: skip
 
 
 @pytest.fixture
@@ -67,8 +72,9 @@ def services() -> Iterator[Services]:
         FakeTavily(results=search_results(RIVERTON), overrides=_results_for) as tavily,
         FakeJinaReader(pages(RIVERTON + MACEIO)) as jina,
         FakeWeb() as web,
+        FakeFactCheckTools() as factcheck,
     ):
-        yield Services(tavily, jina, web)
+        yield Services(tavily, jina, web, factcheck)
 
 
 @pytest.fixture
@@ -84,11 +90,15 @@ def env(services: Services, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
         "TAVILY_API_KEY": "tvly-test",
         "TAVILY_BASE_URL": services.tavily.url,
         "JINA_READER_BASE_URL": services.jina.url,
+        "FACTCHECK_API_KEY": "test-key",
+        "FACTCHECK_BASE_URL": services.factcheck.url,
         "VICARAN_DATABASE_URL": database_url,
         "VICARAN_PAGE_TIMEOUT_SECONDS": "2",
         "VICARAN_SEARCH_TIMEOUT_SECONDS": "2",
         "VICARAN_MODEL_TIMEOUT_SECONDS": "10",
         "VICARAN_MAX_RETRIES": "1",
+        "VICARAN_LIVE_SEARCH_FALLBACK": "false",
+        "VICARAN_GATHER_TIMEOUT_SECONDS": "5",
     }
     for name, value in values.items():
         monkeypatch.setenv(name, value)

@@ -530,3 +530,18 @@ def test_in_memory_database(tmp_path: Path) -> None:
         assert repo.get_status(iid) == "in_progress"
     finally:
         repo.close()
+
+
+def test_an_older_database_gains_new_columns(tmp_path):
+    """A store created by an earlier version (no evidence.origin/rating) keeps working."""
+    import sqlite3
+
+    path = tmp_path / "old.db"
+    Repository(f"sqlite:///{path}").close()
+    with sqlite3.connect(path) as db:
+        db.execute("ALTER TABLE evidence DROP COLUMN origin")
+        db.execute("ALTER TABLE evidence DROP COLUMN rating")
+    Repository(f"sqlite:///{path}").close()
+    with sqlite3.connect(path) as db:
+        columns = {row[1] for row in db.execute("PRAGMA table_info(evidence)")}
+    assert {"origin", "rating"} <= columns

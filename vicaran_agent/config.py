@@ -69,6 +69,14 @@ class Settings(BaseSettings):
     vicaran_max_retries: int = Field(default=2, ge=0)
     vicaran_max_page_bytes: int = Field(default=3_000_000, gt=0)
     vicaran_max_user_urls: int = Field(default=10, ge=0)
+    vicaran_user_source_timeout_seconds: float = Field(default=60.0, gt=0)
+
+    # The evidence engine (fact_checker).
+    vicaran_claim_concurrency: int = Field(default=8, ge=1)
+    vicaran_gather_timeout_seconds: float = Field(default=30.0, gt=0)
+    vicaran_pages_per_claim: int = Field(default=3, ge=0)
+    vicaran_check_outlets: str = ""
+    vicaran_live_search_fallback: bool = True
 
     @property
     def database_url(self) -> str:
@@ -83,6 +91,10 @@ class Settings(BaseSettings):
     @property
     def exclude_domains(self) -> list[str]:
         return _split(self.vicaran_search_exclude_domains)
+
+    @property
+    def check_outlets(self) -> list[str]:
+        return _split(self.vicaran_check_outlets)
 
     @property
     def uses_vertex(self) -> bool:

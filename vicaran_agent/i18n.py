@@ -217,6 +217,10 @@ _MESSAGES: dict[str, tuple[str, str]] = {
         "[NO_CLAIMS_EXTRACTED] The sources contain no checkable claims. {reason}",
         "[NO_CLAIMS_EXTRACTED] As fontes não contêm alegações verificáveis. {reason}",
     ),
+    "no_claims_default": (
+        "They report opinions, reactions or general statements rather than facts that can be checked.",
+        "Elas trazem opiniões, reações ou afirmações genéricas, e não fatos que possam ser checados.",
+    ),
     "verifying": (
         '🔍 [PROGRESS] Verifying claim {i}/{n}: "{claim}"',
         '🔍 [PROGRESS] Verificando alegação {i}/{n}: "{claim}"',
@@ -229,6 +233,15 @@ _MESSAGES: dict[str, tuple[str, str]] = {
         "⚠️ Claim {i}/{n} could not be checked: {reason}",
         "⚠️ A alegação {i}/{n} não pôde ser verificada: {reason}",
     ),
+    "downgraded": (
+        "(Vicaran: downgraded from {verdict} - {reason}.)",
+        "(Vicaran: rebaixado de {verdict} - {reason}.)",
+    ),
+    "conflict": (
+        "Note: high-reliability sources conflict: {supports} support the claim, {refutes} contradict it.",
+        "Atenção: fontes de alta confiabilidade divergem: {supports} confirmam a alegação, {refutes} a contradizem.",
+    ),
+    "factcheck_skipped": ("ℹ️ [PROGRESS] {note}", "ℹ️ [PROGRESS] {note}"),
     "no_claims_to_verify": (
         "[NO_CLAIMS_TO_VERIFY] There are no claims to verify.",
         "[NO_CLAIMS_TO_VERIFY] Não há alegações para verificar.",
@@ -288,6 +301,12 @@ _MESSAGES: dict[str, tuple[str, str]] = {
         "⚠️ **Esta investigação está incompleta.** {reason}",
     ),
     "sources_heading": ("## Sources", "## Fontes"),
+    "report_title": ("# Investigation Summary: {title}", "# Resumo da Investigação: {title}"),
+    "report_summary": ("## Executive Summary", "## Resumo Executivo"),
+    "report_findings": ("## Key Findings", "## Principais Constatações"),
+    "report_bias": ("## Bias Assessment", "## Avaliação de Viés"),
+    "report_timeline": ("## Timeline", "## Linha do Tempo"),
+    "report_recommendations": ("## Recommendations", "## Recomendações"),
     "failed": (
         "❌ The investigation stopped because of an unexpected error: {error}. Everything saved "
         "so far is kept; start a new investigation to try again.",

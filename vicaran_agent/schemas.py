@@ -14,6 +14,7 @@ EvidenceStance = Literal["supports", "refutes", "context"]
 CoverageStance = Literal["supportive", "neutral", "critical"]
 DatePrecision = Literal["day", "month", "year"]
 Status = Literal["planning", "in_progress", "completed", "partial", "failed"]
+EvidenceOrigin = Literal["source", "web", "page", "factcheck_api", "live_search", "late_source"]
 
 SUMMARY_MAX_CHARS = 500
 
@@ -92,6 +93,7 @@ class Claim(BaseModel):
     entities: list[str] = Field(default_factory=list)
     source_urls: list[str] = Field(default_factory=list)
     source_ids: list[str] = Field(default_factory=list)
+    queries: list[str] = Field(default_factory=list)
     claim_id: str | None = None
 
 
@@ -102,6 +104,8 @@ class Evidence(BaseModel):
     reliability: Reliability
     stance: EvidenceStance
     snippet: str = ""
+    origin: EvidenceOrigin = "web"
+    rating: str | None = None  # a fact-checker's published rating, when the item is a review
 
 
 class Verdict(BaseModel):
@@ -174,12 +178,18 @@ class DraftClaim(_ModelOutput):
     importance: float = Field(description="0 to 1: how much the story depends on it.")
     entities: list[str] = Field(default_factory=list)
     source_numbers: list[int] = Field(description="Numbers [S#] of the sources that make it.")
+    queries: list[str] = Field(
+        default_factory=list, description="1 to 3 web search queries to check this claim."
+    )
 
 
 class ClaimDraft(_ModelOutput):
     """Checkable claims found in the sources."""
 
     claims: list[DraftClaim]
+    no_claims_reason: str = Field(
+        default="", description="When there are no claims: why, in one friendly sentence."
+    )
 
 
 class EvidenceJudgement(_ModelOutput):
@@ -225,7 +235,17 @@ class TimelineDraft(_ModelOutput):
     events: list[DraftEvent]
 
 
-class ReportDraft(_ModelOutput):
-    """The cited investigation report."""
+class ReportFinding(_ModelOutput):
+    claim_key: str = Field(description="The claim's key, e.g. C1.")
+    text: str = Field(description="One or two sentences on what was found, citing sources [N].")
 
-    markdown: str = Field(description="The report in Markdown, citing sources as [N].")
+
+class ReportDraft(_ModelOutput):
+    """The cited investigation report, in parts that Vicaran assembles."""
+
+    title: str = Field(description="The investigation topic, as a headline.")
+    executive_summary: str = Field(description="A short paragraph citing sources as [N].")
+    findings: list[ReportFinding] = Field(description="One per checked claim, by claim key.")
+    bias_assessment: str = Field(default="", description="What the coverage balance means.")
+    timeline: str = Field(default="", description="The chronology in prose, citing [N].")
+    recommendations: list[str] = Field(default_factory=list, description="Next reporting steps.")

@@ -9,6 +9,7 @@ Behaviour flags ride in the model name, joined by `+`, e.g. `scripted/eager-tran
 - `eager-transfer`: the orchestrator tries to start the pipeline on every user turn.
 - `always-transfer`: ... and keeps trying after every refusal.
 - `bad-citations`: explanations and the report cite sources that do not exist.
+- `only-bad-citations`: explanations cite nothing but an evidence number that does not exist.
 - `no-claims`: the claim extractor finds nothing checkable.
 - `error-<Schema>`: calls for that schema fail with a 503 from the "provider".
 - `bad-key`: every call fails like a rejected Gemini API key.
@@ -19,11 +20,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 import threading
 import time
 from collections.abc import AsyncGenerator
-from typing import Any
+from typing import Any, ClassVar
 
 from google.adk.models import BaseLlm, LLMRegistry
 from google.adk.models._capabilities import LlmCapabilities
@@ -36,21 +38,22 @@ PLAN_MARKER = "[PLAN_APPROVAL_REQUIRED]"
 
 CALLS: list[dict[str, Any]] = []
 _CALLS_LOCK = threading.Lock()
-_ACTIVE = {"now": 0, "peak": 0}
+_ACTIVE: dict[str, int] = {}  # task -> calls running now; "peak:<task>" -> the most at once
 
 
 def reset_calls() -> None:
     with _CALLS_LOCK:
         CALLS.clear()
-        _ACTIVE.update(now=0, peak=0)
+        _ACTIVE.clear()
 
 
 def calls_for(task: str) -> list[dict[str, Any]]:
     return [c for c in CALLS if c["task"] == task]
 
 
-def peak_concurrency() -> int:
-    return _ACTIVE["peak"]
+def peak_concurrency(task: str) -> int:
+    """The most calls for `task` that were running at the same time."""
+    return _ACTIVE.get(f"peak:{task}", 0)
 
 
 def _words(text: str) -> set[str]:
@@ -79,6 +82,9 @@ def _is_portuguese(instruction: str) -> bool:
 class ScriptedModel(BaseLlm):
     """Answers like a careful, fast model would, from the request alone."""
 
+    # Lets Vicaran's live-search fallback run against it (grounding from SCRIPTED_GROUNDING_URIS).
+    supports_google_search: ClassVar[bool] = True
+
     @classmethod
     def supported_models(cls) -> list[str]:
         return [r"scripted/.*"]
@@ -95,7 +101,10 @@ class ScriptedModel(BaseLlm):
         self, llm_request: LlmRequest, stream: bool = False
     ) -> AsyncGenerator[LlmResponse, None]:
         schema = llm_request.config.response_schema
-        task = getattr(schema, "__name__", None) or "orchestrator"
+        grounded = any(
+            t.google_search for t in llm_request.config.tools or [] if hasattr(t, "google_search")
+        )
+        task = "live_search" if grounded else getattr(schema, "__name__", None) or "orchestrator"
         instruction = str(llm_request.config.system_instruction or "")
         prompt = "\n".join(
             p.text or "" for c in llm_request.contents for p in (c.parts or []) if p.text
@@ -106,11 +115,12 @@ class ScriptedModel(BaseLlm):
                     "model": self.model,
                     "task": task,
                     "chars": len(instruction) + len(prompt),
+                    "prompt": prompt,
                     "time": time.monotonic(),
                 }
             )
-            _ACTIVE["now"] += 1
-            _ACTIVE["peak"] = max(_ACTIVE["peak"], _ACTIVE["now"])
+            _ACTIVE[task] = _ACTIVE.get(task, 0) + 1
+            _ACTIVE[f"peak:{task}"] = max(_ACTIVE.get(f"peak:{task}", 0), _ACTIVE[task])
         try:
             for flag in self.flags:
                 if flag.startswith("latency-"):
@@ -130,6 +140,9 @@ class ScriptedModel(BaseLlm):
                 raise genai_errors.ServerError(
                     503, {"error": {"code": 503, "message": "overloaded", "status": "UNAVAILABLE"}}
                 )
+            if grounded:
+                yield self._grounded(prompt)
+                return
             if schema is None:
                 content = self._orchestrator(llm_request, instruction)
             else:
@@ -139,7 +152,7 @@ class ScriptedModel(BaseLlm):
                 )
         finally:
             with _CALLS_LOCK:
-                _ACTIVE["now"] -= 1
+                _ACTIVE[task] -= 1
         if stream and content.parts and content.parts[0].text:
             text = content.parts[0].text
             yield LlmResponse(
@@ -149,6 +162,36 @@ class ScriptedModel(BaseLlm):
                 partial=True,
             )
         yield LlmResponse(content=content, turn_complete=True)
+
+    # --- live search: an answer grounded on the URIs the test provides -------------------------
+
+    @staticmethod
+    def _grounded(prompt: str) -> LlmResponse:
+        uris = [u for u in os.environ.get("SCRIPTED_GROUNDING_URIS", "").split(",") if u]
+        answer = "Independent reporting confirms the claim. " + " ".join(
+            f"Source {i} reports it." for i in range(1, len(uris) + 1)
+        )
+        chunks, supports, start = [], [], len("Independent reporting confirms the claim. ")
+        for i, uri in enumerate(uris):
+            sentence = f"Source {i + 1} reports it."
+            chunks.append(
+                types.GroundingChunk(web=types.GroundingChunkWeb(uri=uri, title=f"source{i}"))
+            )
+            supports.append(
+                types.GroundingSupport(
+                    segment=types.Segment(
+                        start_index=start, end_index=start + len(sentence), text=sentence
+                    ),
+                    grounding_chunk_indices=[i],
+                )
+            )
+            start += len(sentence) + 1
+        return LlmResponse(
+            content=types.Content(role="model", parts=[types.Part(text=answer)]),
+            grounding_metadata=types.GroundingMetadata(
+                grounding_chunks=chunks, grounding_supports=supports
+            ),
+        )
 
     # --- the orchestrator (an LlmAgent with tools, no schema) ---------------------------------
 
@@ -269,7 +312,10 @@ class ScriptedModel(BaseLlm):
 
     def _ClaimDraft(self, instruction: str, prompt: str) -> dict[str, Any]:
         if "no-claims" in self.flags:
-            return {"claims": []}
+            return {
+                "claims": [],
+                "no_claims_reason": "The sources only share opinions and reactions, not facts.",
+            }
         claims: dict[str, dict[str, Any]] = {}
         for number, body in _entries(_block(prompt, "SOURCES"), "S"):
             for claim in re.findall(r"^Key claim: (.*)$", body, re.M):
@@ -280,46 +326,60 @@ class ScriptedModel(BaseLlm):
         ranked = sorted(claims.values(), key=lambda c: -len(c["source_numbers"]))
         for i, claim in enumerate(ranked):
             claim["importance"] = round(max(0.1, 0.95 - 0.1 * i), 2)
+            claim["queries"] = [claim["claim_text"][:200]]
             claim["entities"] = re.findall(
                 r"\b[A-Z][a-z]+(?: [A-Z][a-z]+)*\b", claim["claim_text"]
             )[:3]
         return {"claims": ranked}
 
     def _ClaimAssessment(self, instruction: str, prompt: str) -> dict[str, Any]:
-        claim = re.search(r"^CLAIM: (.*)$", prompt, re.M)
-        claim_words = _words(claim.group(1) if claim else "")
-        stances = []
+        claim_match = re.search(r"^CLAIM: (.*)$", prompt, re.M)
+        claim = claim_match.group(1) if claim_match else ""
+        tried = re.findall(
+            r"^- (.*)$", prompt.split("QUERIES ALREADY TRIED:", 1)[-1].split("<<<DATA", 1)[0], re.M
+        )
+        claim_words = _words(claim)
+        stances, mapped = [], None
         for number, body in _entries(_block(prompt, "EVIDENCE"), "E"):
             overlap = len(claim_words & _words(body)) / max(1, len(claim_words))
+            review = re.search(r'rated it "[^"]*" \(= (\w+)\)', body)
             denial = re.search(r"\b(false|denies|denied|not true|falso|desmente)\b", body, re.I)
             stance = "context"
-            if overlap >= 0.5:
+            if review and overlap >= 0.5:
+                mapped = mapped or review.group(1)
+                stance = "refutes" if review.group(1) in ("false", "misleading") else "supports"
+            elif overlap >= 0.5:
                 stance = "refutes" if denial else "supports"
             stances.append({"number": number, "stance": stance})
         supports = [s["number"] for s in stances if s["stance"] == "supports"]
         refutes = [s["number"] for s in stances if s["stance"] == "refutes"]
-        if supports and len(supports) >= len(refutes):
+        if mapped:
+            verdict, cited = mapped, supports + refutes
+        elif supports and len(supports) >= len(refutes):
             verdict, cited = "verified", supports
         elif refutes:
             verdict, cited = "false", refutes
         else:
             verdict, cited = "unverified", []
         citations = "".join(f"[{n}]" for n in cited[:3])
-        if "bad-citations" in self.flags:
+        if "only-bad-citations" in self.flags:
+            citations = "[99]"
+        elif "bad-citations" in self.flags:
             citations += "[99]"
         explanation = (
             f"The evidence {citations} bears on the claim directly."
-            if cited
-            else f"No evidence found addresses the claim {citations}".strip() + "."
+            if citations
+            else "No evidence found addresses the claim."
         )
+        angles = ["official records", "court documents", "statement", "data", "report"]
+        fresh = [f"{claim[:200]} {a}" for a in angles if f"{claim[:200]} {a}" not in tried]
         return {
             "stances": stances,
             "verdict": verdict,
             "confidence": 0.85 if cited else 0.3,
             "explanation": explanation,
-            "refined_queries": []
-            if cited
-            else [f"{claim.group(1)[:200]} official" if claim else ""],
+            # a careful checker asks for more whenever the evidence is thin
+            "refined_queries": fresh[:1] if len(cited) < 2 else [],
         }
 
     def _BiasJudgement(self, instruction: str, prompt: str) -> dict[str, Any]:
@@ -345,31 +405,35 @@ class ScriptedModel(BaseLlm):
     def _ReportDraft(self, instruction: str, prompt: str) -> dict[str, Any]:
         pt = _is_portuguese(instruction)
         findings = re.findall(
-            r"^- (.*)\n  verdict: (\w+) \(confidence [\d.]+\); sources: (.*)$",
+            r"^- (C\d+): (.*)\n  verdict: (\w+) \(confidence [\d.]+\); sources: (.*)$",
             _block(prompt, "FINDINGS"),
             re.M,
         )
         numbers = [n for n, _ in _entries(_block(prompt, "SOURCES"), "")]
-        lines = [
-            "# Resumo da Investigação" if pt else "# Investigation Summary",
-            "",
-            "## Resumo Executivo" if pt else "## Executive Summary",
-            (
-                f"Esta investigação analisou {len(numbers)} fontes"
-                if pt
-                else f"This investigation reviewed {len(numbers)} sources"
-            )
-            + (f" [{numbers[0]}]." if numbers else "."),
-            "",
-            "## Principais Constatações" if pt else "## Key Findings",
-        ]
-        for i, (claim, verdict, refs) in enumerate(findings, 1):
-            cite = "" if refs == "none" else " " + refs.replace(", ", "")
-            lines.append(f"{i}. **{verdict}**: {claim}{cite}")
+        first = f" [{numbers[0]}]" if numbers else ""
+        summary = (
+            f"Esta investigação analisou {len(numbers)} fontes{first}."
+            if pt
+            else f"This investigation reviewed {len(numbers)} sources{first}."
+        )
         if "bad-citations" in self.flags:
-            lines.append("An unsupported aside [42].")
-        lines += ["", "## Recomendações" if pt else "## Recommendations", "- Request the records."]
-        return {"markdown": "\n".join(lines)}
+            summary += " An unsupported aside [42]."
+        return {
+            "title": "Merenda em Maceió" if pt else "Acme and Riverton's water",
+            "executive_summary": summary,
+            "findings": [
+                {
+                    "claim_key": key,
+                    "text": claim + ("" if refs == "none" else " " + refs.replace(", ", "")),
+                }
+                for key, claim, _verdict, refs in findings
+            ],
+            "bias_assessment": "A cobertura é equilibrada."
+            if pt
+            else "Coverage is mostly neutral.",
+            "timeline": "",
+            "recommendations": ["Solicite os registros." if pt else "Request the records."],
+        }
 
 
 def _text(text: str) -> types.Content:

@@ -19,11 +19,16 @@ The sources come numbered `[S1]`, `[S2]`, ... with their summary and key claims.
 3. Make each claim self-contained: who, what, when, where - readable without the sources.
 4. Rate `importance` from 0 to 1: how much the story's central question depends on it.
 5. List the named `entities` (people, organisations, places) in each claim.
+6. Write 1 to 3 `queries` per claim: self-contained web searches (names, places, dates spelled
+   out, under 400 characters) that would find confirmation or contradiction - e.g. the official
+   record, the other side's statement, an existing fact-check. Add one in English when the
+   story is international.
 
-Return JSON matching the schema: `claims`, each with `claim_text`, `importance`, `entities` and
-`source_numbers` (the numbers of the `[S#]` sources, e.g. [1, 4]). Use only source numbers that
-appear in the input. If there are no sources or no checkable claims, return an empty list - never
-invent a claim.
+Return JSON matching the schema: `claims`, each with `claim_text`, `importance`, `entities`,
+`source_numbers` (the numbers of the `[S#]` sources, e.g. [1, 4]) and `queries`. Use only source
+numbers that appear in the input. If there are no checkable claims (only opinions, greetings,
+reactions or vague statements), return an empty list and explain why in `no_claims_reason`, in
+one friendly sentence for the journalist - never invent a claim.
 
 {LANGUAGE_RULE}
 

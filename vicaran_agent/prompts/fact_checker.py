@@ -21,8 +21,13 @@ reliability (high, neutral or low), which Vicaran computed; do not change it.
 3. `confidence` from 0 to 1.
 4. `explanation`: two or three sentences citing evidence as [N] (the E number without the E,
    e.g. [2]). Cite only items listed. If high-reliability items conflict, say so.
-5. `refined_queries`: if the evidence is thin, up to 3 better web search queries (other terms,
-   names, dates, another language); otherwise an empty list.
+5. `refined_queries`: if the evidence is thin, up to 3 better web search queries (broader,
+   narrower, other terms, names, dates, another language) that differ from the queries already
+   tried; otherwise an empty list.
+
+Items marked `[NEW]` arrived after the check started (a page that was slow to load); weigh them
+like the others. An item with a `fact-check rating` is an existing fact-check: when the claim it
+reviewed is the same as this claim, its rating is strong evidence.
 
 Vicaran applies the evidence rule in code: a verdict other than `unverified` without one
 high-reliability source, or two agreeing neutral sources from different publishers, becomes

@@ -14,24 +14,21 @@ comprehensive = about 800 words)
 The input holds the numbered sources `[1]`, `[2]`, ..., the claims with their fact-check verdicts,
 the bias assessment and (in detailed mode) the timeline.
 
-Write Markdown in this structure (headings in the journalist's language):
-
-# Investigation Summary: <topic>
-## Executive Summary
-## Key Findings
-1. <verdict emoji> **<Confirmed / Partially confirmed / Misleading / False / Unverified>**: <finding> [N]
-## Bias Assessment
-## Timeline (detailed mode, when events exist)
-## Recommendations
-- <next reporting steps: records to request, people to interview>
+Return JSON with the report's parts; Vicaran assembles the Markdown, adds each claim's verdict
+label exactly as recorded, checks every citation and appends the list of sources:
+- `title`: the investigation topic as a headline.
+- `executive_summary`: one paragraph (brief) or three (comprehensive): what was investigated,
+  what holds up, what does not, what remains open.
+- `findings`: one entry per claim in FINDINGS, by its `claim_key` (C1, C2, ...): one or two
+  sentences on what the evidence shows, consistent with the claim's recorded verdict.
+- `bias_assessment`: what the coverage balance means for the story (the score is added by Vicaran).
+- `timeline`: the chronology in a few sentences, only when TIMELINE is given; else "".
+- `recommendations`: 2 to 4 next reporting steps (records to request, people to interview).
 
 Rules:
 - Cite sources as [N] using only the source numbers given; every factual sentence needs one.
-- Report each claim with the verdict it received; never upgrade an unverified claim.
-- Do not write a "Sources" list: Vicaran appends it from the saved sources.
-- Do not write any marker; Vicaran adds them.
-
-Return JSON: {{"markdown": "<the report>"}}.
+- Never upgrade an unverified claim or contradict a recorded verdict.
+- Do not write markers, headings or a list of sources.
 
 {LANGUAGE_RULE}
 

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, TypeVar, get_args
 
-from sqlalchemy import Engine, create_engine, event, func, select
+from sqlalchemy import Engine, create_engine, event, func, inspect, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
@@ -96,6 +96,7 @@ class Repository:
             _configure_sqlite(self._engine, wal=not memory)
             self._writer = self._engine.execution_options(vicaran_write=True)
         Base.metadata.create_all(self._writer)
+        _add_missing_columns(self._writer)
 
     # --- transactions ----------------------------------------------------------------------
 
@@ -421,6 +422,21 @@ def get_repository(database_url: str) -> Repository:
 # --- helpers -----------------------------------------------------------------------------
 
 
+def _add_missing_columns(engine: Engine) -> None:
+    """Add nullable columns that newer versions declare to tables an older version created."""
+    with engine.begin() as connection:
+        existing = inspect(connection)
+        for table in Base.metadata.sorted_tables:
+            have = {column["name"] for column in existing.get_columns(table.name)}
+            for column in table.columns:
+                if column.name not in have and column.nullable:
+                    kind = column.type.compile(dialect=engine.dialect)
+                    connection.exec_driver_sql(
+                        f'ALTER TABLE {table.name} ADD COLUMN "{column.name}" {kind}'
+                    )
+                    logger.info("added column %s.%s", table.name, column.name)
+
+
 def _configure_sqlite(engine: Engine, *, wal: bool) -> None:
     """Foreign keys, busy timeout, WAL, and BEGIN IMMEDIATE for writes (no upgrade deadlocks)."""
 
@@ -560,6 +576,8 @@ def _investigation_dict(session: Session, investigation_id: str) -> dict[str, An
                         "reliability": item.reliability,
                         "stance": item.stance,
                         "snippet": item.snippet,
+                        "origin": item.origin or "web",
+                        "rating": item.rating,
                     }
                     for item in check.evidence
                 ],

@@ -134,6 +134,8 @@ class EvidenceRow(Base):
     reliability: Mapped[str] = mapped_column(String(16))
     stance: Mapped[str] = mapped_column(String(16))
     snippet: Mapped[str] = mapped_column(Text, default="")
+    origin: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    rating: Mapped[str | None] = mapped_column(Text, nullable=True)
 
 
 class FactCheckRow(Base):

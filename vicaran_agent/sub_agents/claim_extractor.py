@@ -33,9 +33,11 @@ def consolidate(
             continue  # a claim no source makes is not the sources' claim
         importance = min(1.0, max(0.0, item.importance))
         key = _claim_key(text)
+        queries = [" ".join(q.split())[:400] for q in item.queries if q.strip()]
         if key in merged:
             kept = merged[key]
             kept.source_urls = list(dict.fromkeys(kept.source_urls + urls))
+            kept.queries = list(dict.fromkeys(kept.queries + queries))[:3]
             kept.importance = max(kept.importance, importance)
             continue
         merged[key] = Claim(
@@ -44,6 +46,7 @@ def consolidate(
             importance=importance,
             entities=[e.strip() for e in item.entities if e.strip()],
             source_urls=urls,
+            queries=queries[:3],
         )
     ranked = sorted(merged.values(), key=lambda c: c.importance, reverse=True)
     if claim_limit is not None:
@@ -78,8 +81,9 @@ class ClaimExtractorAgent(StageAgent):
         claims = consolidate(draft, numbered, stage.config.claim_limit)
         records = {keys.CLAIM_RECORDS: [c.model_dump(mode="json") for c in claims]}
         if not claims:
-            stage.issue("The sources contain no checkable claims.")
-            yield stage.finish(stage.msg("no_claims", reason=""), records)
+            why = draft.no_claims_reason.strip() or stage.msg("no_claims_default")
+            stage.issue(f"The sources contain no checkable claims: {why}")
+            yield stage.finish(stage.msg("no_claims", reason=why), records)
             return
         titles = {s.url: s.title or s.domain for _, s in numbered}
         lines = [stage.msg("claims_done", count=len(claims)), ""]

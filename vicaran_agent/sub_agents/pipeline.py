@@ -22,8 +22,9 @@ from ..callbacks.persistence import (
     save_timeline,
     save_verdicts,
 )
-from ..config import Settings
+from ..config import Settings, get_settings
 from ..i18n import message
+from ..runtime import investigation_runtime
 from .bias_analyzer import BiasAnalyzerAgent
 from .claim_extractor import ClaimExtractorAgent
 from .fact_checker import FactCheckerAgent
@@ -38,9 +39,11 @@ class InvestigationPipeline(SequentialAgent):
     """Runs the stages; an unexpected error ends the investigation as `failed`, never stuck."""
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        config = ctx.session.state.get(keys.INVESTIGATION_CONFIG) or {}
         try:
-            async for event in super()._run_async_impl(ctx):
-                yield event
+            async with investigation_runtime(config.get("investigation_id", ""), get_settings()):
+                async for event in super()._run_async_impl(ctx):
+                    yield event
         except asyncio.CancelledError:
             await asyncio.shield(self._mark_failed(ctx, "the run was interrupted"))
             raise

@@ -10,11 +10,12 @@ from .. import state_keys as keys
 from ..formatting import data_block, one_line
 from ..llm import ModelCallError
 from ..prompts.source_finder import SOURCE_DIGEST_INSTRUCTION, SOURCE_FINDER_INSTRUCTION
+from ..runtime import runtime_for
 from ..schemas import SearchPlan, Source
 from ..tools.analyze_source import SourceAnalyzer
 from ..tools.credibility import credibility_label, stars
 from ..tools.urls import normalize_url
-from ..tools.web_search import SearchHit, WebSearch
+from ..tools.web_search import SearchHit
 from ._stage import Stage, StageAgent, stream_concurrently
 
 MAX_QUERIES = 5
@@ -32,7 +33,8 @@ class SourceFinderAgent(StageAgent):
         for query in queries:
             yield stage.event(stage.msg("searching", query=one_line(query, 200)))
 
-        outcome = await WebSearch(stage.settings).search_many(
+        runtime = runtime_for(config.investigation_id, stage.settings)
+        outcome = await runtime.search.search_many(
             queries, max_results=min(MAX_RESULTS_PER_QUERY, config.source_limit)
         )
         for failure in outcome.failures:
@@ -55,17 +57,22 @@ class SourceFinderAgent(StageAgent):
             stage.issue(f"Your source(s) could not be read: {', '.join(unreadable)}")
 
         analyzer = SourceAnalyzer(
-            stage.model, await stage.render(SOURCE_DIGEST_INSTRUCTION), stage.settings
+            stage.model,
+            await stage.render(SOURCE_DIGEST_INSTRUCTION),
+            stage.settings,
+            pages=runtime.pages,
         )
         found: dict[str, Source] = {}
 
         async def read(hit: SearchHit, _emit: Callable[[str], None]) -> tuple[SearchHit, Source]:
-            source, problem = await analyzer.analyze(
+            analysis = await analyzer.analyze(
                 hit.url, title_hint=hit.title, snippet=hit.snippet, published_hint=hit.published_at
             )
-            if problem:
-                stage.issue(problem)
-            return hit, source
+            if analysis.problem:
+                stage.issue(analysis.problem)
+            if analysis.timed_out:  # one more try in the background, for the fact checker
+                runtime.late.retry(hit.url, lambda: runtime.pages.reader.read(hit.url))
+            return hit, analysis.source
 
         try:
             async for _text, result in stream_concurrently(

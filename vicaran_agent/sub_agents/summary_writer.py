@@ -9,12 +9,13 @@ from google.adk.events import Event
 
 from .. import state_keys as keys
 from ..citations import resolve_citations
-from ..formatting import data_block, one_line, sources_block
-from ..i18n import verdict_label
+from ..formatting import data_block, sources_block
+from ..i18n import verdict_label, word
 from ..llm import ModelCallError
 from ..prompts.summary_writer import SUMMARY_WRITER_INSTRUCTION
 from ..schemas import BiasAssessment, Claim, ReportDraft, Source, TimelineEvent, Verdict
 from ._stage import Stage, StageAgent, issues_key
+from .bias_analyzer import score_label
 
 COMPLETE = "[INVESTIGATION_COMPLETE]"
 STAGES_WITH_ISSUES = (
@@ -53,11 +54,10 @@ class SummaryWriterAgent(StageAgent):
                 draft = await stage.ask(
                     SUMMARY_WRITER_INSTRUCTION, self._prompt(stage, numbered), ReportDraft
                 )
-                body = draft.markdown.strip()
             except ModelCallError as error:
                 stage.issue(f"The report was assembled without the model: {error}")
-                body = self._fallback(stage, numbered)
-            body = body.replace(COMPLETE, "").strip()
+                draft = ReportDraft(title=config.title, executive_summary="", findings=[])
+            body = self._assemble(stage, draft).replace(COMPLETE, "").strip()
             body, cited, removed = resolve_citations(body, citable)
             if removed:
                 stage.issue(
@@ -79,6 +79,41 @@ class SummaryWriterAgent(StageAgent):
         )
 
     @staticmethod
+    def _assemble(stage: Stage, draft: ReportDraft) -> str:
+        """The report in Markdown; each finding carries its claim's recorded verdict."""
+        language = stage.language
+        claims = {c.key: c for c in stage.records(keys.CLAIM_RECORDS, Claim)}
+        written = {f.claim_key.strip().upper(): f.text.strip() for f in draft.findings}
+        lines = [stage.msg("report_title", title=draft.title.strip() or stage.config.title)]
+        if draft.executive_summary.strip():
+            lines += ["", stage.msg("report_summary"), draft.executive_summary.strip()]
+        verdicts = stage.records(keys.VERDICT_RECORDS, Verdict)
+        if verdicts:
+            lines += ["", stage.msg("report_findings")]
+            for i, v in enumerate(verdicts, 1):
+                emoji, label = verdict_label(v.verdict, language)
+                claim = claims.get(v.claim_key)
+                text = written.get(v.claim_key) or (claim.claim_text if claim else v.claim_text)
+                lines.append(f"{i}. {emoji} **{label}**: {text}")
+        bias = stage.state.get(keys.BIAS_RECORD)
+        if bias:
+            score = bias["overall_bias_score"]
+            lines += [
+                "",
+                stage.msg("report_bias"),
+                stage.msg("bias_overall", score=score, label=word(score_label(score), language)),
+            ]
+            if draft.bias_assessment.strip():
+                lines.append(draft.bias_assessment.strip())
+        if draft.timeline.strip() and stage.records(keys.TIMELINE_RECORDS, TimelineEvent):
+            lines += ["", stage.msg("report_timeline"), draft.timeline.strip()]
+        recommendations = [r.strip() for r in draft.recommendations if r.strip()]
+        if recommendations:
+            lines += ["", stage.msg("report_recommendations")]
+            lines += [f"- {r}" for r in recommendations]
+        return "\n".join(lines)
+
+    @staticmethod
     def _prompt(stage: Stage, numbered: list[tuple[int, Source]]) -> str:
         number_of = {s.url: n for n, s in numbered}
         claims = {c.key: c for c in stage.records(keys.CLAIM_RECORDS, Claim)}
@@ -91,7 +126,7 @@ class SummaryWriterAgent(StageAgent):
             refs = sorted({number_of[u] for u in urls if u in number_of})
             explanation = resolve_citations(v.explanation, ())[0]
             findings.append(
-                f"- {v.claim_text}\n  verdict: {v.verdict} (confidence {v.confidence:.2f}); "
+                f"- {v.claim_key}: {v.claim_text}\n  verdict: {v.verdict} (confidence {v.confidence:.2f}); "
                 f"sources: {', '.join(f'[{n}]' for n in refs) or 'none'}\n  why: {explanation}"
             )
         parts = [sources_block(numbered, prefix=""), data_block("FINDINGS", "\n".join(findings))]
@@ -113,21 +148,3 @@ class SummaryWriterAgent(StageAgent):
                 rows.append(f"- {e.event_date}: {e.event_text} {refs}")
             parts.append(data_block("TIMELINE", "\n".join(rows)))
         return "\n\n".join(parts)
-
-    @staticmethod
-    def _fallback(stage: Stage, numbered: list[tuple[int, Source]]) -> str:
-        """A plain report from the records when the model cannot write one."""
-        number_of = {s.url: n for n, s in numbered}
-        claims = {c.key: c for c in stage.records(keys.CLAIM_RECORDS, Claim)}
-        lines = [f"# {stage.config.title}", "", "## Key Findings"]
-        for i, v in enumerate(stage.records(keys.VERDICT_RECORDS, Verdict), 1):
-            emoji, label = verdict_label(v.verdict, stage.language)
-            claim = claims.get(v.claim_key)
-            refs = "".join(
-                f"[{number_of[u]}]" for u in (claim.source_urls if claim else []) if u in number_of
-            )
-            lines.append(f"{i}. {emoji} **{label}**: {one_line(v.claim_text, 300)} {refs}")
-        bias = stage.state.get(keys.BIAS_RECORD)
-        if bias:
-            lines += ["", "## Bias Assessment", f"{bias['overall_bias_score']}/10"]
-        return "\n".join(lines)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from google.adk.tools.tool_context import ToolContext
 from google.adk.utils.instructions_utils import inject_session_state
@@ -17,20 +19,36 @@ from .credibility import credibility_score
 from .page_reader import PageReader
 from .urls import domain_of, host_of, normalize_url
 
+if TYPE_CHECKING:
+    from ..runtime import PageCache
+
+
+@dataclass
+class Analysis:
+    source: Source
+    problem: str | None = None  # one line when something failed
+    timed_out: bool = False  # the read timed out: worth one more try later
+
 
 class SourceAnalyzer:
     """Reads a page and digests it; shared by `analyze_source` and source_finder."""
 
     def __init__(
-        self, model: ModelClient, instruction: str, settings: Settings | None = None
+        self,
+        model: ModelClient,
+        instruction: str,
+        settings: Settings | None = None,
+        pages: PageCache | None = None,
     ) -> None:
         self.settings = settings or get_settings()
         self.model = model
         self.instruction = instruction
-        self.reader = PageReader(self.settings)
+        self._own_reader = None if pages else PageReader(self.settings)
+        self._read = pages.read if pages else self._own_reader.read  # type: ignore[union-attr]
 
     async def aclose(self) -> None:
-        await self.reader.aclose()
+        if self._own_reader is not None:
+            await self._own_reader.aclose()
 
     async def analyze(
         self,
@@ -41,8 +59,8 @@ class SourceAnalyzer:
         title_hint: str = "",
         snippet: str = "",
         published_hint: str | None = None,
-    ) -> tuple[Source, str | None]:
-        """The source record, and a one-line problem when something failed (else None)."""
+    ) -> Analysis:
+        """The source record, and what failed (if anything)."""
         base = {
             "url": normalize_url(url),
             "domain": domain_of(url) or host_of(url),
@@ -50,7 +68,7 @@ class SourceAnalyzer:
             "origin": origin,
             "is_user_provided": is_user_provided,
         }
-        page = await self.reader.read(url)
+        page = await self._read(url)
         if not page.ok:
             reason = page.error or "unreadable"
             source = Source(
@@ -61,7 +79,7 @@ class SourceAnalyzer:
                 unreachable_reason=reason,
                 published_at=published_date(published_hint),
             )
-            return source, f"{url} could not be read: {reason}"
+            return Analysis(source, f"{url} could not be read: {reason}", page.timed_out)
         prompt = data_block(
             "PAGE",
             f"Title: {page.title or title_hint}\nURL: {url}\n"
@@ -84,7 +102,7 @@ class SourceAnalyzer:
             key_claims=claims,
             published_at=page.published_at or published or published_date(published_hint),
         )
-        return source, problem
+        return Analysis(source, problem)
 
 
 async def analyze_source(url: str, tool_context: ToolContext) -> dict[str, Any]:
@@ -107,8 +125,22 @@ async def analyze_source(url: str, tool_context: ToolContext) -> dict[str, Any]:
     settings = get_settings()
     instruction = await inject_session_state(SOURCE_DIGEST_INSTRUCTION, tool_context)
     analyzer = SourceAnalyzer(ModelClient(settings.vicaran_fast_model, settings), instruction)
+    seconds = settings.vicaran_user_source_timeout_seconds
     try:
-        source, _problem = await analyzer.analyze(url, origin="user_url", is_user_provided=True)
+        analysis = await asyncio.wait_for(
+            analyzer.analyze(url, origin="user_url", is_user_provided=True), timeout=seconds
+        )
+        source = analysis.source
+    except TimeoutError:
+        source = Source(
+            url=normalize_url(url),
+            domain=domain_of(url) or host_of(url),
+            credibility_score=credibility_score(url),
+            origin="user_url",
+            is_user_provided=True,
+            is_reachable=False,
+            unreachable_reason=f"reading and summarising took longer than {seconds:g} s",
+        )
     finally:
         await analyzer.aclose()
     return {"status": "success", "source": source.model_dump(mode="json")}

@@ -52,6 +52,7 @@ class PageResult:
     published_at: str | None = None
     via: str = ""  # "jina" | "direct" | ""
     error: str | None = None
+    timed_out: bool = False  # a step timed out: worth one more try later
 
 
 class _Failed(Exception):
@@ -130,6 +131,7 @@ class PageReader:
             phase = "direct fetch" if "Jina Reader" in steps else "Jina Reader"
             steps[phase] = f"timed out (the whole read is capped at {self.overall_timeout:g} s)"
             result.error = _one_line(steps)
+            result.timed_out = True
             return result
         except Exception as exc:  # never raise into the pipeline
             logger.warning("reading %s failed unexpectedly", url, exc_info=True)
@@ -138,6 +140,7 @@ class PageReader:
             return result
         if page is None:
             result.error = _one_line(steps)
+            result.timed_out = any("timed out" in step for step in steps.values())
             return result
         result.ok = True
         result.title = page.title

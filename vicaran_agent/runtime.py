@@ -1,0 +1,112 @@
+"""What one investigation shares across its stages while it runs: page reads, searches, retries.
+
+The pipeline opens the runtime when it starts and closes it when it ends, so a URL is read once
+per investigation, identical searches are made once, and background retries never outlive it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+
+from .config import Settings
+from .tools.page_reader import PageReader, PageResult
+from .tools.urls import normalize_url
+from .tools.web_search import WebSearch
+
+logger = logging.getLogger(__name__)
+
+
+class PageCache:
+    """Reads each URL once; concurrent readers of the same URL share one request."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.reader = PageReader(settings)
+        self._reads: dict[str, asyncio.Task[PageResult]] = {}
+
+    async def read(self, url: str) -> PageResult:
+        key = normalize_url(url)
+        task = self._reads.get(key)
+        if task is None:
+            task = self._reads[key] = asyncio.ensure_future(self.reader.read(url))
+        return await asyncio.shield(task)
+
+    def remember(self, result: PageResult) -> None:
+        """Record a read made elsewhere (e.g. a late retry) so later readers get it."""
+        future: asyncio.Future[PageResult] = asyncio.get_running_loop().create_future()
+        future.set_result(result)
+        self._reads[normalize_url(result.url)] = future  # type: ignore[assignment]
+
+    async def aclose(self) -> None:
+        for task in self._reads.values():
+            task.cancel()
+        await self.reader.aclose()
+
+
+class LateSources:
+    """Pages whose first read timed out, retried once in the background."""
+
+    def __init__(self) -> None:
+        self._tasks: dict[str, asyncio.Task[PageResult]] = {}
+
+    def retry(self, url: str, read: Callable[[], Awaitable[PageResult]]) -> None:
+        key = normalize_url(url)
+        if key not in self._tasks:
+            self._tasks[key] = asyncio.ensure_future(read())
+
+    def arrived(self) -> list[PageResult]:
+        """Retries that have finished with readable content."""
+        done = [t for t in self._tasks.values() if t.done() and not t.cancelled()]
+        return [t.result() for t in done if t.exception() is None and t.result().ok]
+
+    @property
+    def pending(self) -> int:
+        return sum(not t.done() for t in self._tasks.values())
+
+    async def aclose(self) -> None:
+        for task in self._tasks.values():
+            task.cancel()
+
+
+@dataclass
+class InvestigationRuntime:
+    settings: Settings
+    pages: PageCache
+    search: WebSearch
+    late: LateSources = field(default_factory=LateSources)
+
+    async def aclose(self) -> None:
+        await self.late.aclose()
+        await self.pages.aclose()
+        await self.search.aclose()
+
+
+_RUNTIMES: dict[str, InvestigationRuntime] = {}
+
+
+def runtime_for(investigation_id: str, settings: Settings) -> InvestigationRuntime:
+    """The running investigation's runtime (created on first use)."""
+    runtime = _RUNTIMES.get(investigation_id)
+    if runtime is None:
+        runtime = InvestigationRuntime(settings, PageCache(settings), WebSearch(settings))
+        _RUNTIMES[investigation_id] = runtime
+    return runtime
+
+
+@asynccontextmanager
+async def investigation_runtime(
+    investigation_id: str, settings: Settings
+) -> AsyncIterator[InvestigationRuntime]:
+    """Open the runtime for the length of one pipeline run, and close it after."""
+    runtime = runtime_for(investigation_id, settings)
+    try:
+        yield runtime
+    finally:
+        _RUNTIMES.pop(investigation_id, None)
+        try:
+            await runtime.aclose()
+        except Exception:
+            logger.exception("closing the runtime of %s failed", investigation_id)

@@ -1,0 +1,563 @@
+"""Published fact-checks from Google Fact Check Tools (`claims:search`), per external-apis.md §3.
+
+`FactCheckApi.search` never raises: failures come back as one-line reasons that say what to do,
+and with no FACTCHECK_API_KEY nothing is sent and `skipped` says why. `map_rating` turns a
+publisher's free-text rating ("Falso", "Pants on Fire!", "This is false.") into a Vicaran
+verdict label, or None when it does not know it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from ..config import Settings
+from .content import published_date
+from .retry import backoff_delay, parse_retry_after
+from .urls import host_of, normalize_url
+
+logger = logging.getLogger(__name__)
+
+SEARCH_PATH = "/v1alpha1/claims:search"
+BACKOFF_BASE_SECONDS = 0.5
+BACKOFF_MAX_SECONDS = 8.0
+MAX_QUERY_CHARS = 500
+USER_AGENT = "Vicaran/0.1 (investigation assistant for journalists)"
+KEY_SETTINGS_URL = "https://console.cloud.google.com/apis/credentials"
+ENABLE_API_URL = "https://console.cloud.google.com/apis/library/factchecktools.googleapis.com"
+
+KEY_MISSING = (
+    "Fact-check databases skipped: set FACTCHECK_API_KEY in .env to search Google Fact Check Tools"
+)
+KEY_INVALID = (
+    "Fact Check Tools rejected the API key (400): set a valid FACTCHECK_API_KEY in .env "
+    f"(keys at {KEY_SETTINGS_URL})"
+)
+
+
+# --- ratings ---------------------------------------------------------------------------------
+
+# Publishers' labels (any case, accents and punctuation; they are normalized on import).
+# Add a row to teach Vicaran a new label. Order does not matter: the longest match wins.
+RATING_LABELS: dict[str, str] = {
+    # verified
+    "True": "verified",
+    "Correct": "verified",
+    "Accurate": "verified",
+    "Verified": "verified",
+    "Geppetto Checkmark": "verified",
+    "Verdadeiro": "verified",
+    "Verdade": "verified",
+    "Comprovado": "verified",
+    "Correto": "verified",
+    "Verdadero": "verified",
+    "Cierto": "verified",
+    "Vrai": "verified",
+    # partially_true
+    "Partly true": "partially_true",
+    "Partially true": "partially_true",
+    "Partially correct": "partially_true",
+    "Half true": "partially_true",
+    "Half-true": "partially_true",
+    "Mostly true": "partially_true",
+    "Mostly accurate": "partially_true",
+    "Mixture": "partially_true",
+    "Mixed": "partially_true",
+    "Exaggerated": "partially_true",
+    "Exaggeration": "partially_true",
+    "True, but": "partially_true",
+    "One Pinocchio": "partially_true",
+    "Two Pinocchios": "partially_true",
+    "Meia verdade": "partially_true",
+    "Meia-verdade": "partially_true",
+    "Parcialmente verdadeiro": "partially_true",
+    "Verdadeiro, mas": "partially_true",
+    "Verdade, mas": "partially_true",
+    "Exagerado": "partially_true",
+    "Impreciso": "partially_true",
+    "Subestimado": "partially_true",
+    "Media verdad": "partially_true",
+    "Parcialmente cierto": "partially_true",
+    "Exagerada": "partially_true",
+    # misleading
+    "Misleading": "misleading",
+    "Missing context": "misleading",
+    "Out of context": "misleading",
+    "Lacks context": "misleading",
+    "Needs context": "misleading",
+    "Mostly false": "misleading",
+    "Partly false": "misleading",
+    "Partially false": "misleading",
+    "Distorted": "misleading",
+    "Miscaptioned": "misleading",
+    "Outdated": "misleading",
+    "Three Pinocchios": "misleading",
+    "Enganoso": "misleading",
+    "Fora de contexto": "misleading",
+    "Sem contexto": "misleading",
+    "Falta contexto": "misleading",
+    "Descontextualizado": "misleading",
+    "Distorcido": "misleading",
+    "Contraditório": "misleading",
+    "Não é bem assim": "misleading",
+    "Parcialmente falso": "misleading",
+    "Engañoso": "misleading",
+    "Sin contexto": "misleading",
+    "Trompeur": "misleading",
+    # false
+    "False": "false",
+    "Fake": "false",
+    "Pants on Fire!": "false",
+    "Pants on Fire": "false",
+    "Four Pinocchios": "false",
+    "Incorrect": "false",
+    "Inaccurate": "false",
+    "Wrong": "false",
+    "Untrue": "false",
+    "Fabricated": "false",
+    "Hoax": "false",
+    "Altered": "false",
+    "Not true": "false",
+    "Not correct": "false",
+    "Not accurate": "false",
+    "Falso": "false",
+    "Falsa": "false",
+    "Mentira": "false",
+    "Não é verdade": "false",
+    "Não procede": "false",
+    "Faux": "false",
+    # unverified
+    "Unproven": "unverified",
+    "Unverified": "unverified",
+    "Unsupported": "unverified",
+    "No evidence": "unverified",
+    "Inconclusive": "unverified",
+    "Unsubstantiated": "unverified",
+    "Research in progress": "unverified",
+    "Insustentável": "unverified",
+    "Sem evidências": "unverified",
+    "Sem evidência": "unverified",
+    "Sem provas": "unverified",
+    "Sem comprovação": "unverified",
+    "Não comprovado": "unverified",
+    "Inconclusivo": "unverified",
+    "Ainda é cedo para dizer": "unverified",
+    "Sin evidencia": "unverified",
+    "Sin pruebas": "unverified",
+    "Inverificable": "unverified",
+}
+
+# Leading words that frame a rating without changing it ("This is false.", "Rating: Falso").
+RATING_FILLERS = (
+    "this is",
+    "this claim is",
+    "the claim is",
+    "claim is",
+    "it is",
+    "it s",
+    "that is",
+    "that s",
+    "rating",
+    "our rating",
+    "verdict",
+    "our verdict",
+    "isto e",
+    "isso e",
+    "e",
+    "classificacao",
+    "veredito",
+    "selo",
+    "esto es",
+    "es",
+)
+
+# A rating that opens with one of these matches only a label written with it ("Not true").
+NEGATIONS = frozenset({"not", "no", "never", "isn", "isnt", "nao", "nem", "nunca", "ni", "pas"})
+
+
+def normalize_rating(text: str) -> str:
+    """Lowercase, accents stripped, punctuation turned into spaces, single-spaced."""
+    decomposed = unicodedata.normalize("NFKD", text or "")
+    plain = "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+    return " ".join(re.sub(r"[\W_]+", " ", plain).split())
+
+
+_LABELS = {normalize_rating(label): verdict for label, verdict in RATING_LABELS.items()}
+_BY_LENGTH = sorted(_LABELS, key=len, reverse=True)
+_FILLERS = sorted((normalize_rating(f) for f in RATING_FILLERS), key=len, reverse=True)
+
+
+def map_rating(rating: str) -> str | None:
+    """The verdict label for a publisher's rating, or None when it is unknown or negated.
+
+    The whole rating is looked up first; failing that, the longest label the rating starts
+    with (after a framing phrase such as "This is") wins, so "Falso: o vídeo é de 2019" maps
+    to false. A rating that opens with a negation maps only through a label that carries it:
+    "Not true" → false, "Not false" → None.
+    """
+    text = normalize_rating(rating)
+    if not text:
+        return None
+    if text in _LABELS:
+        return _LABELS[text]
+    text = _strip_filler(text)
+    if text in _LABELS:
+        return _LABELS[text]
+    first = text.split(" ", 1)[0]
+    for label in _BY_LENGTH:
+        if first in NEGATIONS and not label.startswith(first + " "):
+            continue  # "not false ..." must not fall back to "false"
+        if text.startswith(label + " "):
+            return _LABELS[label]
+    return None
+
+
+def _strip_filler(text: str) -> str:
+    for filler in _FILLERS:
+        if text.startswith(filler + " "):
+            return text[len(filler) + 1 :]
+    return text
+
+
+# --- results ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Review:
+    """One published fact-check of a claim; dates are YYYY-MM-DD or None."""
+
+    claim_text: str  # the claim as reviewed
+    claimant: str | None
+    claim_date: str | None
+    publisher: str  # publisher name (or site)
+    site: str  # publisher site, e.g. "aosfatos.org"
+    url: str  # the fact-check article
+    title: str
+    review_date: str | None
+    rating: str  # textualRating as published
+    verdict: str | None  # map_rating(rating), None when unknown
+    language: str | None
+
+
+@dataclass
+class FactCheckOutcome:
+    """Reviews found (deduplicated by URL), failures (one line each) and why nothing was asked."""
+
+    reviews: list[Review] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    skipped: str | None = None
+
+
+class _Transient(Exception):
+    """A failure worth retrying."""
+
+    def __init__(self, what: str, advice: str, retry_after: float | None = None) -> None:
+        super().__init__(what)
+        self.what = what
+        self.advice = advice
+        self.retry_after = retry_after
+
+    def final_message(self, retries: int) -> str:
+        tried = f" (still failing after {retries} retries)" if retries else ""
+        return f"{self.what}{tried}: {self.advice}"
+
+
+class _Permanent(Exception):
+    """A failure not worth retrying."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+# --- the client ------------------------------------------------------------------------------
+
+
+class FactCheckApi:
+    """Google Fact Check Tools search for Vicaran. Safe to share across calls and tasks."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        backoff_base: float = BACKOFF_BASE_SECONDS,
+        backoff_max: float = BACKOFF_MAX_SECONDS,
+    ) -> None:
+        self.settings = settings
+        self.backoff_base = backoff_base
+        self.backoff_max = backoff_max
+        self._semaphore: asyncio.Semaphore | None = None
+        self._semaphore_loop: asyncio.AbstractEventLoop | None = None
+
+    async def search(
+        self,
+        queries: list[str],
+        *,
+        language: str = "en",
+        page_size: int = 10,
+        max_age_days: int | None = None,
+    ) -> FactCheckOutcome:
+        """Search every query concurrently (one page each); never raises.
+
+        `language` is a BCP-47 tag of which only the language part is sent ("pt-BR" → "pt");
+        an empty one searches every language. `max_age_days` None (or 0) means any age.
+        """
+        if not self.settings.factcheck_api_key.strip():
+            return FactCheckOutcome(skipped=KEY_MISSING)
+        outcome = FactCheckOutcome()
+        cleaned = _clean_queries(queries)
+        if not cleaned:
+            return outcome
+        params: dict[str, str] = {"pageSize": str(max(1, int(page_size)))}
+        if code := language_part(language):
+            params["languageCode"] = code
+        if max_age_days:
+            params["maxAgeDays"] = str(max(1, int(max_age_days)))
+        async with self._http_client() as http:
+            results = await asyncio.gather(
+                *(self._search_one(http, query, params) for query in cleaned)
+            )
+        seen: set[str] = set()
+        for result in results:
+            if isinstance(result, str):
+                if result not in outcome.failures:
+                    outcome.failures.append(result)
+                continue
+            for review in result:
+                key = normalize_url(review.url)
+                if key not in seen:
+                    seen.add(key)
+                    outcome.reviews.append(review)
+        return outcome
+
+    # --- one query -------------------------------------------------------------------------
+
+    async def _search_one(
+        self, http: httpx.AsyncClient, query: str, params: dict[str, str]
+    ) -> list[Review] | str:
+        """The reviews for one query, or a failure message."""
+        retries = self.settings.vicaran_max_retries
+        attempt = 0
+        while True:
+            try:
+                async with self._slot():
+                    body = await self._attempt(http, query, params)
+                return _reviews(body)
+            except _Permanent as failure:
+                return failure.message
+            except _Transient as failure:
+                if attempt >= retries:
+                    return failure.final_message(retries)
+                delay = self._backoff(attempt, failure.retry_after)
+                logger.info("Fact Check Tools: %s; retry in %.2f s", failure.what, delay)
+                attempt += 1
+                await asyncio.sleep(delay)
+            except Exception as exc:  # a malformed answer must not sink the search (logged)
+                logger.warning("Fact Check Tools search failed", exc_info=True)
+                return (
+                    f"Fact Check Tools search failed unexpectedly ({type(exc).__name__}): "
+                    "check FACTCHECK_BASE_URL, or try again later"
+                )
+
+    async def _attempt(
+        self, http: httpx.AsyncClient, query: str, params: dict[str, str]
+    ) -> dict[str, Any]:
+        timeout = self.settings.vicaran_search_timeout_seconds
+        request_params = {"query": query, **params}
+        # The key goes in a header, not the query string, so request logs never show it.
+        key = {"X-Goog-Api-Key": self.settings.factcheck_api_key.strip()}
+        try:
+            async with asyncio.timeout(timeout):
+                response = await http.get(
+                    SEARCH_PATH, params=request_params, headers=key, timeout=timeout
+                )
+        except (TimeoutError, httpx.TimeoutException) as exc:
+            raise _Transient(
+                f"Fact Check Tools search timed out after {timeout:g} s",
+                "try again later or raise VICARAN_SEARCH_TIMEOUT_SECONDS",
+            ) from exc
+        except httpx.TransportError as exc:
+            # The message may carry the request URL, and with it the key: name the type only.
+            raise _Transient(
+                f"Could not reach Fact Check Tools at {self.settings.factcheck_base_url} "
+                f"({type(exc).__name__})",
+                "check the network connection or FACTCHECK_BASE_URL",
+            ) from exc
+        if response.status_code != 200:
+            raise self._error(response, query)
+        try:
+            body = response.json()
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise _Permanent(
+                "Fact Check Tools answered with something other than JSON: check "
+                f"FACTCHECK_BASE_URL ({self.settings.factcheck_base_url})"
+            ) from exc
+        if not isinstance(body, dict):
+            raise _Permanent("Fact Check Tools search failed: the answer was not a JSON object")
+        return body
+
+    def _error(self, response: httpx.Response, query: str) -> Exception:
+        """The exception for a non-200 answer (Google's error envelope, or anything else)."""
+        status = response.status_code
+        name, message, reasons, metadata = _envelope(response)
+        if status == 429:
+            return _Transient(
+                "Fact Check Tools quota or rate limit hit (429)",
+                "wait a minute, lower VICARAN_CONCURRENCY, or check the API quota of the "
+                "FACTCHECK_API_KEY project in the Google Cloud console",
+                parse_retry_after(response.headers.get("retry-after")),
+            )
+        if status >= 500:
+            return _Transient(
+                f"Fact Check Tools server error (HTTP {status})",
+                "try again later",
+                parse_retry_after(response.headers.get("retry-after")),
+            )
+        if "SERVICE_DISABLED" in reasons:
+            where = metadata.get("activationUrl") or ENABLE_API_URL
+            return _Permanent(
+                f"Fact Check Tools API is disabled for the Google Cloud project of "
+                f"FACTCHECK_API_KEY ({status}): enable it at {where}, wait a few minutes and "
+                "try again"
+            )
+        if "API_KEY_INVALID" in reasons or "api key not valid" in message.lower():
+            return _Permanent(KEY_INVALID)
+        key_reason = next((r for r in reasons if r.startswith("API_KEY_")), None)
+        if key_reason:
+            return _Permanent(
+                f"Fact Check Tools refused the API key ({status} {key_reason}): allow the Fact "
+                "Check Tools API in the key's restrictions, or set another FACTCHECK_API_KEY "
+                f"in .env ({KEY_SETTINGS_URL})"
+            )
+        if "missing a valid api key" in message.lower():
+            return _Permanent(
+                f"Fact Check Tools did not receive the API key ({status}): set a valid "
+                "FACTCHECK_API_KEY in .env"
+            )
+        detail = f"{status} {name}: {_short(message)}" if name or message else str(status)
+        if status == 400:
+            return _Permanent(
+                f'Fact Check Tools rejected the search "{_short(query, 60)}" ({detail}): '
+                "rephrase the query"
+            )
+        if status in (401, 403):
+            return _Permanent(
+                f"Fact Check Tools refused the request ({detail}): check FACTCHECK_API_KEY "
+                f"and that the Fact Check Tools API is enabled for its project ({ENABLE_API_URL})"
+            )
+        return _Permanent(
+            f"Fact Check Tools answered HTTP {status}: check FACTCHECK_BASE_URL "
+            f"({self.settings.factcheck_base_url})"
+        )
+
+    # --- helpers ---------------------------------------------------------------------------
+
+    def _backoff(self, attempt: int, retry_after: float | None) -> float:
+        return backoff_delay(attempt, retry_after, base=self.backoff_base, cap=self.backoff_max)
+
+    def _slot(self) -> asyncio.Semaphore:
+        loop = asyncio.get_running_loop()
+        if self._semaphore is None or self._semaphore_loop is not loop:
+            self._semaphore = asyncio.Semaphore(self.settings.vicaran_concurrency)
+            self._semaphore_loop = loop
+        return self._semaphore
+
+    def _http_client(self) -> httpx.AsyncClient:
+        return httpx.AsyncClient(
+            base_url=self.settings.factcheck_base_url.rstrip("/"),
+            headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
+            limits=httpx.Limits(max_connections=max(1, self.settings.vicaran_concurrency)),
+        )
+
+
+def language_part(language: str | None) -> str:
+    """The language subtag of a BCP-47 tag, lower-case: "pt-BR" → "pt", "" → ""."""
+    return (language or "").strip().replace("_", "-").split("-")[0].lower()
+
+
+def _clean_queries(queries: list[str]) -> list[str]:
+    cleaned: list[str] = []
+    seen: set[str] = set()
+    for query in queries:
+        query = " ".join(str(query or "").split())[:MAX_QUERY_CHARS].rstrip()
+        if query and query.casefold() not in seen:
+            seen.add(query.casefold())
+            cleaned.append(query)
+    return cleaned
+
+
+def _envelope(response: httpx.Response) -> tuple[str, str, list[str], dict[str, str]]:
+    """status name, message, ErrorInfo reasons and metadata from Google's error envelope."""
+    try:
+        payload = json.loads(response.content or b"null")
+    except (ValueError, UnicodeDecodeError):
+        return "", "", [], {}
+    error = payload.get("error") if isinstance(payload, dict) else None
+    if not isinstance(error, dict):
+        return "", "", [], {}
+    reasons: list[str] = []
+    metadata: dict[str, str] = {}
+    for detail in error.get("details") or []:
+        if isinstance(detail, dict) and isinstance(detail.get("reason"), str):
+            reasons.append(detail["reason"])
+            if isinstance(detail.get("metadata"), dict):
+                metadata.update({str(k): str(v) for k, v in detail["metadata"].items()})
+    return str(error.get("status") or ""), str(error.get("message") or ""), reasons, metadata
+
+
+def _reviews(body: dict[str, Any]) -> list[Review]:
+    """Every usable review in one `claims:search` answer (a missing `claims` is [])."""
+    reviews: list[Review] = []
+    for claim in body.get("claims") or []:
+        if not isinstance(claim, dict):
+            continue
+        claim_text = _text(claim.get("text"))
+        for review in claim.get("claimReview") or []:
+            if not isinstance(review, dict):
+                continue
+            url = _text(review.get("url"))
+            if not url.lower().startswith(("http://", "https://")):
+                continue
+            publisher = review.get("publisher")
+            publisher = publisher if isinstance(publisher, dict) else {}
+            site = _text(publisher.get("site")).lower().removeprefix("www.") or host_of(url)
+            rating = _text(review.get("textualRating"))
+            reviews.append(
+                Review(
+                    claim_text=claim_text,
+                    claimant=_text(claim.get("claimant")) or None,
+                    claim_date=_date(claim.get("claimDate")),
+                    publisher=_text(publisher.get("name")) or site,
+                    site=site,
+                    url=url,
+                    title=_text(review.get("title")),
+                    review_date=_date(review.get("reviewDate")),
+                    rating=rating,
+                    verdict=map_rating(rating),
+                    language=_text(review.get("languageCode")) or None,
+                )
+            )
+    return reviews
+
+
+def _text(value: Any) -> str:
+    return " ".join(value.split()) if isinstance(value, str) else ""
+
+
+def _date(value: Any) -> str | None:
+    return published_date(value) if isinstance(value, str) else None
+
+
+_SPACE = re.compile(r"\s+")
+
+
+def _short(text: str, limit: int = 120) -> str:
+    text = _SPACE.sub(" ", text or "").strip()
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
