@@ -137,3 +137,20 @@ async def test_urls_in_the_brief_are_read_with_a_count_limit_and_time_limits(env
     state = await conversation.state()
     readable = [s for s in state[keys.USER_SOURCES] if s["is_reachable"]]
     assert [s["title"] for s in readable] == [RIVERTON[2].title]
+
+
+async def test_a_page_that_timed_out_is_retried_and_reaches_the_fact_checker(env):
+    slow = RIVERTON[0].url  # the Reuters report: first read hangs, the retry succeeds
+    env.set(VICARAN_PAGE_TIMEOUT_SECONDS="0.5", VICARAN_MAX_RETRIES="0")
+    env.services.jina.fail(slow, "hang", times=1)
+    _, state, _ = await investigate()
+    (record,) = [s for s in state[keys.SOURCE_RECORDS] if "reuters.com" in s["url"]]
+    assert not record["is_reachable"] and "timed out" in record["unreachable_reason"]
+    late = [
+        e
+        for v in state[keys.VERDICT_RECORDS]
+        for e in v["evidence"]
+        if e["origin"] == "late_source"
+    ]
+    assert late and all("reuters.com" in e["url"] for e in late)
+    assert env.services.jina.targets().count(slow) == 2  # the first read and one retry
