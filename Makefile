@@ -5,7 +5,7 @@ API_PORT ?= 8001
 UV := $(shell command -v uv 2>/dev/null || echo "python3 -m uv")
 STAMP := .venv/.vicaran-installed
 
-.PHONY: install run api cli test test-live lint format clean
+.PHONY: install run web api test test-live lint format clean
 
 install: $(STAMP) .env
 
@@ -20,6 +20,9 @@ $(STAMP): pyproject.toml uv.lock
 	@echo "Created .env from .env.example: add GOOGLE_API_KEY and TAVILY_API_KEY there."
 
 run: install
+	$(UV) run vicaran serve --host $(HOST) --port $(PORT)
+
+web: install
 	$(UV) run adk web --host $(HOST) --port $(PORT) vicaran_agent
 
 api: install

@@ -270,7 +270,7 @@ async def test_unresolvable_links_are_dropped_with_a_failure_line(web: FakeWeb) 
     started = time.monotonic()
     outcome = await LiveSearch("grounded-stub/bad", settings).search(CLAIM)
 
-    assert time.monotonic() - started < 2  # resolved concurrently: one timeout, not the sum
+    assert time.monotonic() - started < 5  # bounded: a hanging link costs one timeout
     assert outcome.sources == [GroundedSource(url=good, title="good.example", snippet="Fine.")]
     failures = outcome.failures
     assert len(failures) == 7, failures

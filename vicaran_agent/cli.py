@@ -1,9 +1,10 @@
-"""`vicaran`: headless investigations in the terminal, through the same root agent."""
+"""`vicaran`: headless investigations, the server, and the callback outbox."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import sys
 import uuid
 from collections.abc import Callable
@@ -105,7 +106,24 @@ async def investigate(args: argparse.Namespace, ask: Callable[[str], str]) -> in
         await asyncio.to_thread(Path(args.out).write_text, report + "\n", encoding="utf-8")
         write(f"Report written to {args.out}")
     write(f"Investigation {state.get(keys.INVESTIGATION_ID)}: {status}")
+    await deliver_before_exit(write)
     return EXIT_CODES[status]
+
+
+async def deliver_before_exit(write: Callable[[str], None], seconds: float = 30.0) -> None:
+    """Give the callback outbox a last chance; whatever is left waits for the next start."""
+    from .config import get_settings
+    from .delivery import Deliverer, stop_delivery
+    from .storage import get_repository
+
+    await stop_delivery()
+    if not get_settings().callback_enabled:
+        return
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(Deliverer().deliver_due(), timeout=seconds)
+    pending = get_repository(get_settings().database_url).outbox_summary()["counts"]["pending"]
+    if pending:
+        write(f"{pending} record(s) wait for the callback API: `vicaran outbox flush` sends them.")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -118,11 +136,65 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--id", type=uuid.UUID, help="use this investigation id")
     run.add_argument("--yes", action="store_true", help="approve the plan without asking")
     run.add_argument("--out", help="write the report to this Markdown file")
+    serve = commands.add_parser("serve", help="dev UI, agent API, callback API and dashboard")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    outbox = commands.add_parser("outbox", help="records waiting for the newsroom callback API")
+    outbox.add_argument("action", choices=["status", "flush"])
     return main
+
+
+def serve(host: str, port: int) -> int:
+    import uvicorn
+
+    from .server.app import build_server
+
+    print(
+        f"Vicaran: dev UI http://{host}:{port}/dev-ui/ - dashboard http://{host}:{port}/investigations"
+    )
+    uvicorn.run(build_server(host=host, port=port), host=host, port=port)
+    return 0
+
+
+def outbox(action: str) -> int:
+    """`status`: what waits or failed; `flush`: deliver everything pending now."""
+    from .config import get_settings
+    from .delivery import Deliverer
+    from .storage import get_repository
+
+    settings = get_settings()
+    repository = get_repository(settings.database_url)
+    if action == "flush":
+        if not settings.callback_enabled:
+            print("Set CALLBACK_API_URL and AGENT_SECRET to deliver the outbox.", file=sys.stderr)
+            return 1
+        delivered = asyncio.run(Deliverer(settings, repository).deliver_due(now_only=False))
+        print(f"Delivered {delivered} record(s).")
+    summary = repository.outbox_summary()
+    counts = summary["counts"]
+    print(
+        f"Outbox: {counts['pending']} pending, {counts['delivered']} delivered, "
+        f"{counts['failed']} failed."
+    )
+    for row in summary["retrying"]:
+        print(
+            f"  retrying #{row['id']} {row['type']} ({row['investigation_id']}): "
+            f"{row['last_error']} - attempt {row['attempts']}, next at {row['next_attempt_at']}"
+        )
+    for row in summary["failed"]:
+        print(
+            f"  failed #{row['id']} {row['type']} ({row['investigation_id']}): {row['last_error']}"
+            f" {row['response_body'] or ''}".rstrip()
+        )
+    return 0 if not counts["pending"] and not counts["failed"] else 1
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    if args.command == "serve":
+        return serve(args.host, args.port)
+    if args.command == "outbox":
+        return outbox(args.action)
     if args.id:
         args.id = str(args.id)
     if not args.brief.strip():

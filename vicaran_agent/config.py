@@ -60,6 +60,9 @@ class Settings(BaseSettings):
     callback_api_url: str = ""
     agent_secret: str = ""
     debug_mode: bool = False
+    vicaran_callback_timeout_seconds: float = Field(default=10.0, gt=0)
+    # Read API and dashboard: open on loopback; with a token, every request must present it.
+    vicaran_dashboard_token: str = ""
 
     # Limits, timeouts and concurrency.
     vicaran_concurrency: int = Field(default=8, ge=1)
@@ -91,6 +94,11 @@ class Settings(BaseSettings):
     @property
     def exclude_domains(self) -> list[str]:
         return _split(self.vicaran_search_exclude_domains)
+
+    @property
+    def callback_enabled(self) -> bool:
+        """Records go to the newsroom's callback API too (both settings are needed)."""
+        return bool(self.callback_api_url.strip() and self.agent_secret.strip())
 
     @property
     def check_outlets(self) -> list[str]:

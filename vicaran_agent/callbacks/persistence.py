@@ -9,10 +9,12 @@ from typing import Any, TypeVar
 
 from google.adk.agents.callback_context import CallbackContext
 
+from .. import delivery
 from .. import state_keys as keys
 from ..config import get_settings
 from ..schemas import BiasAssessment, Claim, InvestigationConfig, Source, TimelineEvent, Verdict
 from ..storage import Repository, get_repository
+from ..storage.outbox import queue_for_callback
 
 logger = logging.getLogger(__name__)
 
@@ -28,7 +30,8 @@ async def store(
 ) -> R | None:
     """Run one repository call off the event loop; a failure is recorded, never raised."""
     try:
-        return await asyncio.to_thread(lambda: call(repository()))
+        with queue_for_callback(get_settings().callback_enabled):
+            result = await asyncio.to_thread(lambda: call(repository()))
     except Exception as error:
         logger.exception("could not save %s", what)
         key = f"issues_{stage}"
@@ -36,6 +39,8 @@ async def store(
         issues.append(f"Could not save {what}: {type(error).__name__}: {error}")
         context.state[key] = issues
         return None
+    delivery.kick()  # queued records go to the callback API in the background
+    return result
 
 
 def _records(context: CallbackContext, key: str, model: type[Any]) -> list[Any]:

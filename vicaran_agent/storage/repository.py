@@ -28,13 +28,16 @@ from vicaran_agent.schemas import (
     TimelineEvent,
     Verdict,
 )
+from vicaran_agent.storage import outbox
 from vicaran_agent.storage.tables import (
     Base,
     BiasRow,
     ClaimRow,
     EvidenceRow,
     FactCheckRow,
+    IdempotencyRow,
     InvestigationRow,
+    OutboxRow,
     SourceRow,
     TimelineEventRow,
     new_id,
@@ -128,6 +131,17 @@ class Repository:
 
     # --- writes ----------------------------------------------------------------------------
 
+    def _enqueue_rows(
+        self, session: Session, investigation_id: str, kind: str, rows: list[Any]
+    ) -> None:
+        """Queue the saved rows for the callback API, in this same transaction."""
+        if not outbox.queueing():
+            return
+        session.flush()
+        for row in rows:
+            local_id, data = outbox.payload(kind, row)
+            outbox.enqueue(session, investigation_id, kind, local_id, data)
+
     def start_investigation(self, config: InvestigationConfig) -> None:
         """Create or restart an investigation: status `in_progress`, no reason or error."""
 
@@ -146,6 +160,7 @@ class Repository:
             row.error = None
             row.completed_at = None
             row.updated_at = now
+            self._enqueue_rows(session, config.investigation_id, "INVESTIGATION_STARTED", [row])
 
         self._write(op)
 
@@ -173,6 +188,8 @@ class Repository:
                 for field in _SOURCE_FIELDS:
                     setattr(row, field, getattr(source, field))
                 ids[source.url] = row.id
+            saved = [rows[source.url] for source in sources]
+            self._enqueue_rows(session, investigation_id, "SOURCE_FOUND", saved)
             return ids
 
         return self._write(op)
@@ -203,6 +220,8 @@ class Repository:
                 row.entities = list(claim.entities)
                 row.sources = sources.resolve(claim.source_ids, claim.source_urls, claim.key)
                 ids[claim.key] = row.id
+            saved = [rows[claim.key] for claim in claims]
+            self._enqueue_rows(session, investigation_id, "CLAIM_EXTRACTED", saved)
             return ids
 
         return self._write(op)
@@ -221,6 +240,7 @@ class Repository:
             rows = {row.claim_id: row for row in _all(session, FactCheckRow, investigation_id)}
             sources = _SourceIndex(_all(session, SourceRow, investigation_id))
             ids: dict[str, str] = {}
+            saved: list[FactCheckRow] = []
             for verdict in verdicts:
                 claim = (
                     claims.get(verdict.claim_id)
@@ -255,6 +275,8 @@ class Repository:
                 ]
                 row.sources = sources.resolve(verdict.source_ids, [], verdict.claim_key)
                 ids[verdict.claim_key] = row.id
+                saved.append(row)
+            self._enqueue_rows(session, investigation_id, "FACT_CHECKED", saved)
             return ids
 
         return self._write(op)
@@ -284,6 +306,7 @@ class Repository:
             row.recommendation = bias.recommendation
             row.per_source = per_source
             investigation.overall_bias_score = bias.overall_bias_score
+            self._enqueue_rows(session, investigation_id, "BIAS_ANALYZED", [row])
 
         self._write(op)
 
@@ -298,6 +321,7 @@ class Repository:
             sources = _SourceIndex(_all(session, SourceRow, investigation_id))
             existing = _all(session, TimelineEventRow, investigation_id)
             old: dict[tuple[str, str], TimelineEventRow] = {}
+            saved: list[TimelineEventRow] = []
             for row in existing:
                 old.setdefault((row.event_date, row.event_text), row)
             ids: list[str] = []
@@ -316,13 +340,65 @@ class Repository:
                 linked = sources.resolve(event_.source_ids, event_.source_urls, event_.event_date)
                 row.source_ids = [source.id for source in linked]
                 ids.append(row.id)
+                saved.append(row)
             kept = set(ids)
             for row in existing:
                 if row.id not in kept:
                     session.delete(row)
+            self._enqueue_rows(session, investigation_id, "TIMELINE_EVENT", saved)
             return ids
 
         return self._write(op)
+
+    def add_timeline_event(self, investigation_id: str, event: TimelineEvent) -> str:
+        """Append one event (as the callback API receives them); returns its id."""
+
+        def op(session: Session) -> str:
+            self._require(session, investigation_id)
+            sources = _SourceIndex(_all(session, SourceRow, investigation_id))
+            position = len(_all(session, TimelineEventRow, investigation_id))
+            linked = sources.resolve(event.source_ids, event.source_urls, event.event_date)
+            row = TimelineEventRow(
+                id=new_id(),
+                investigation_id=investigation_id,
+                position=position,
+                event_date=event.event_date,
+                date_precision=event.date_precision,
+                event_text=event.event_text,
+                source_ids=[source.id for source in linked],
+            )
+            session.add(row)
+            self._enqueue_rows(session, investigation_id, "TIMELINE_EVENT", [row])
+            return row.id
+
+        return self._write(op)
+
+    # --- idempotent callback replies (the server side of the callback API) -----------------
+
+    def get_idempotent(self, key: str) -> tuple[str, int, dict[str, Any]] | None:
+        """(request hash, status code, response) stored for `key`, or None."""
+
+        def op(session: Session) -> tuple[str, int, dict[str, Any]] | None:
+            row = session.get(IdempotencyRow, key)
+            return (row.request_hash, row.status_code, dict(row.response)) if row else None
+
+        return self._read(op)
+
+    def put_idempotent(
+        self, key: str, request_hash: str, status_code: int, response: dict[str, Any]
+    ) -> None:
+        def op(session: Session) -> None:
+            if session.get(IdempotencyRow, key) is None:
+                session.add(
+                    IdempotencyRow(
+                        key=key,
+                        request_hash=request_hash,
+                        status_code=status_code,
+                        response=response,
+                    )
+                )
+
+        self._write(op)
 
     def finish_investigation(
         self,
@@ -332,6 +408,7 @@ class Repository:
         summary: str | None = None,
         partial_reason: str | None = None,
         error: str | None = None,
+        overall_bias_score: float | None = None,
     ) -> None:
         """Set the final status (and completed_at); a None summary keeps the saved one."""
         if status not in get_args(FinalStatus):
@@ -344,9 +421,57 @@ class Repository:
                 row.summary = summary
             row.partial_reason = partial_reason
             row.error = error
+            if overall_bias_score is not None:
+                row.overall_bias_score = overall_bias_score
             row.completed_at = row.updated_at
+            kind = {"completed": "INVESTIGATION_COMPLETE", "partial": "INVESTIGATION_PARTIAL"}
+            self._enqueue_rows(
+                session, investigation_id, kind.get(status, "INVESTIGATION_FAILED"), [row]
+            )
 
         self._write(op)
+
+    # --- the callback outbox (read and updated by the deliverer) ----------------------------
+
+    def outbox_heads(self, now: datetime | None = None) -> list[outbox.Delivery]:
+        """Per investigation, its oldest pending delivery when due (`now=None`: all due)."""
+        return self._read(lambda session: outbox.heads(session, now))
+
+    def outbox_remote_ids(self, local_ids: set[str]) -> dict[str, str]:
+        return self._read(lambda session: outbox.remote_ids(session, local_ids))
+
+    def outbox_update(self, delivery_id: int, **fields: Any) -> None:
+        """Record the outcome of one delivery attempt (status, response, remote id, ...)."""
+
+        def op(session: Session) -> None:
+            row = session.get(OutboxRow, delivery_id)
+            if row is not None:
+                for name, value in fields.items():
+                    setattr(row, name, value)
+
+        self._write(op)
+
+    def outbox_summary(self) -> dict[str, Any]:
+        """Counts by status, and every delivery that failed for good with its response."""
+
+        def op(session: Session) -> dict[str, Any]:
+            grouped = select(OutboxRow.status, func.count()).group_by(OutboxRow.status)
+            counts = {status: n for status, n in session.execute(grouped)}
+            failed = session.scalars(
+                select(OutboxRow).where(OutboxRow.status == "failed").order_by(OutboxRow.id)
+            )
+            waiting = session.scalars(
+                select(OutboxRow)
+                .where(OutboxRow.status == "pending", OutboxRow.attempts > 0)
+                .order_by(OutboxRow.id)
+            )
+            return {
+                "counts": {k: counts.get(k, 0) for k in ("pending", "delivered", "failed")},
+                "failed": [_outbox_dict(r) for r in failed],
+                "retrying": [_outbox_dict(r) for r in waiting],
+            }
+
+        return self._read(op)
 
     # --- reads -----------------------------------------------------------------------------
 
@@ -476,6 +601,19 @@ class _SourceIndex:
         found = [self.by_id[i] for i in ids if i in self.by_id]
         found += [self.by_url[url] for url in urls if url in self.by_url]
         return list(dict.fromkeys(found))
+
+
+def _outbox_dict(row: OutboxRow) -> dict[str, Any]:
+    return {
+        "id": row.id,
+        "investigation_id": row.investigation_id,
+        "type": row.type,
+        "attempts": row.attempts,
+        "last_error": row.last_error,
+        "response_status": row.response_status,
+        "response_body": row.response_body,
+        "next_attempt_at": _iso(row.next_attempt_at),
+    }
 
 
 def _iso(value: datetime | None) -> str | None:

@@ -192,3 +192,41 @@ class TimelineEventRow(Base):
     date_precision: Mapped[str] = mapped_column(String(8), default="day")
     event_text: Mapped[str] = mapped_column(Text)
     source_ids: Mapped[list[str]] = mapped_column(JSON, default=list)
+
+
+class OutboxRow(Base):
+    """A record waiting for (or done with) delivery to the newsroom's callback API.
+
+    Written in the same transaction as the record itself, so nothing saved is ever lost;
+    delivered in `id` order per investigation; `idempotency_key` makes it unique and stable.
+    """
+
+    __tablename__ = "callback_outbox"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    investigation_id: Mapped[str] = mapped_column(ID, index=True)
+    type: Mapped[str] = mapped_column(String(32))
+    local_id: Mapped[str | None] = mapped_column(ID, nullable=True)
+    idempotency_key: Mapped[str] = mapped_column(String(255), unique=True)
+    data: Mapped[dict[str, Any]] = mapped_column(JSON)
+    status: Mapped[str] = mapped_column(String(16), default="pending", index=True)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    next_attempt_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    last_error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    response_status: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    response_body: Mapped[str | None] = mapped_column(Text, nullable=True)
+    remote_id: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    delivered_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class IdempotencyRow(Base):
+    """A callback request already answered by this server (`Idempotency-Key` replay)."""
+
+    __tablename__ = "callback_idempotency"
+
+    key: Mapped[str] = mapped_column(String(255), primary_key=True)
+    request_hash: Mapped[str] = mapped_column(String(64))
+    status_code: Mapped[int] = mapped_column(Integer)
+    response: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -11,6 +11,7 @@ from google.adk.agents.invocation_context import InvocationContext
 from google.adk.events import Event, EventActions
 from google.genai import types
 
+from .. import delivery
 from .. import state_keys as keys
 from ..callbacks.orchestrator import PIPELINE_NAME, guard_pipeline_start
 from ..callbacks.persistence import (
@@ -25,6 +26,7 @@ from ..callbacks.persistence import (
 from ..config import Settings, get_settings
 from ..i18n import message
 from ..runtime import investigation_runtime
+from ..storage.outbox import queue_for_callback
 from .bias_analyzer import BiasAnalyzerAgent
 from .claim_extractor import ClaimExtractorAgent
 from .fact_checker import FactCheckerAgent
@@ -72,9 +74,13 @@ class InvestigationPipeline(SequentialAgent):
         if not investigation_id:
             return
         try:
-            await asyncio.to_thread(
-                lambda: repository().finish_investigation(investigation_id, "failed", error=detail)
-            )
+            with queue_for_callback(get_settings().callback_enabled):
+                await asyncio.to_thread(
+                    lambda: repository().finish_investigation(
+                        investigation_id, "failed", error=detail
+                    )
+                )
+            delivery.kick()
         except Exception:
             logger.exception("could not record the failure of %s", investigation_id)
 

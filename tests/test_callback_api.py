@@ -1,0 +1,923 @@
+"""The served callback API (reference/callback-api.md) against a fresh SQLite store."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from vicaran_agent.config import get_settings
+from vicaran_agent.server.callback_api import CALLBACK_PATH, callback_router
+from vicaran_agent.storage.repository import Repository, get_repository
+
+SECRET = "test-secret-0123456"
+
+SOURCE = {
+    "url": "https://www.Example.com/news/story/?utm_source=x&id=7",
+    "title": "Story",
+    "content_snippet": "What the page says.",
+    "credibility_score": 4,
+    "is_user_provided": False,
+}
+
+
+# --- fixtures and helpers ----------------------------------------------------------------
+
+
+@pytest.fixture
+def database_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A fresh SQLite store and a configured secret (no .env: see conftest)."""
+    for name in ("AGENT_SECRET", "DEBUG_MODE", "CALLBACK_API_URL"):
+        monkeypatch.delenv(name, raising=False)
+    url = f"sqlite:///{tmp_path / 'callbacks.db'}"
+    monkeypatch.setenv("VICARAN_DATABASE_URL", url)
+    monkeypatch.setenv("AGENT_SECRET", SECRET)
+    get_settings.cache_clear()
+    yield url
+    get_settings.cache_clear()
+    get_repository(url).close()
+
+
+@pytest.fixture
+def repo(database_url: str) -> Repository:
+    return get_repository(database_url)
+
+
+@pytest.fixture
+async def client(database_url: str) -> AsyncIterator[httpx.AsyncClient]:
+    app = FastAPI()
+    app.include_router(callback_router())
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://vicaran.test") as http:
+        yield http
+
+
+async def send(
+    client: httpx.AsyncClient,
+    type_: str,
+    investigation_id: str,
+    data: dict[str, Any],
+    *,
+    key: str | None = None,
+    secret: str | None = SECRET,
+) -> httpx.Response:
+    headers = {"Content-Type": "application/json"}
+    if secret is not None:
+        headers["X-Agent-Secret"] = secret
+    if key is not None:
+        headers["Idempotency-Key"] = key
+    body = {"type": type_, "investigation_id": investigation_id, "data": data}
+    return await client.post(CALLBACK_PATH, json=body, headers=headers)
+
+
+async def post_raw(
+    client: httpx.AsyncClient, content: bytes, *, secret: str | None = SECRET
+) -> httpx.Response:
+    headers = {"Content-Type": "application/json"}
+    if secret is not None:
+        headers["X-Agent-Secret"] = secret
+    return await client.post(CALLBACK_PATH, content=content, headers=headers)
+
+
+def new_id() -> str:
+    return str(uuid.uuid4())
+
+
+async def started(client: httpx.AsyncClient, **data: Any) -> str:
+    investigation_id = new_id()
+    payload = {"mode": "detailed", "title": "Riverton bridge", "brief": "Check it", **data}
+    response = await send(client, "INVESTIGATION_STARTED", investigation_id, payload)
+    assert response.status_code == 200, response.text
+    return investigation_id
+
+
+async def add_source(client: httpx.AsyncClient, investigation_id: str, **data: Any) -> str:
+    response = await send(client, "SOURCE_FOUND", investigation_id, {**SOURCE, **data})
+    assert response.status_code == 200, response.text
+    return str(response.json()["source_id"])
+
+
+async def add_claim(client: httpx.AsyncClient, investigation_id: str, source_ids: list[str]) -> str:
+    data = {"claim_text": "The bridge cost $4M.", "importance": 0.8, "source_ids": source_ids}
+    response = await send(client, "CLAIM_EXTRACTED", investigation_id, data)
+    assert response.status_code == 200, response.text
+    return str(response.json()["claim_id"])
+
+
+def fact_check_data(claim_id: str, source_ids: list[str]) -> dict[str, Any]:
+    return {
+        "claim_id": claim_id,
+        "verdict": "partially_true",
+        "confidence": 0.7,
+        "explanation": "The budget says $4.2M [1].",
+        "evidence": [
+            {
+                "url": "https://news.bbc.co.uk/a/1",
+                "title": "Budget",
+                "reliability": "high",
+                "stance": "supports",
+                "snippet": "4.2 million",
+            }
+        ],
+        "source_ids": source_ids,
+    }
+
+
+def stored(repo: Repository, investigation_id: str) -> dict[str, Any]:
+    found = repo.get_investigation(investigation_id)
+    assert found is not None
+    return found
+
+
+def failure(response: httpx.Response, status: int) -> str:
+    """The error message, after checking the status and the contract's error shape."""
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert body["success"] is False
+    assert set(body) == {"success", "error"}
+    return str(body["error"])
+
+
+# --- every type, written into the store ---------------------------------------------------
+
+
+async def test_investigation_started_creates_it_in_progress(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    investigation_id = new_id()
+    response = await send(
+        client,
+        "INVESTIGATION_STARTED",
+        investigation_id,
+        {"mode": "quick", "title": "Merenda", "brief": "Verificar", "language": "pt-BR"},
+    )
+    assert response.status_code == 200
+    assert response.json() == {"success": True}
+    record = stored(repo, investigation_id)
+    assert (record["status"], record["mode"], record["title"], record["brief"]) == (
+        "in_progress",
+        "quick",
+        "Merenda",
+        "Verificar",
+    )
+    assert record["language"] == "pt-BR"
+
+
+async def test_started_defaults_title_brief_and_language(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    investigation_id = new_id()
+    response = await send(client, "INVESTIGATION_STARTED", investigation_id, {"mode": "detailed"})
+    assert response.json() == {"success": True}
+    record = stored(repo, investigation_id)
+    assert (record["title"], record["brief"], record["language"]) == ("", "", "en")
+
+
+async def test_started_again_restarts_a_failed_investigation(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    investigation_id = await started(client)
+    await send(client, "INVESTIGATION_FAILED", investigation_id, {"error": "quota"})
+    assert repo.get_status(investigation_id) == "failed"
+    await send(client, "INVESTIGATION_STARTED", investigation_id, {"mode": "quick"})
+    record = stored(repo, investigation_id)
+    assert (record["status"], record["error"], record["mode"]) == ("in_progress", None, "quick")
+
+
+async def test_source_found_normalizes_url_and_defaults_domain(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    investigation_id = await started(client)
+    response = await send(client, "SOURCE_FOUND", investigation_id, SOURCE)
+    assert response.status_code == 200
+    body = response.json()
+    assert set(body) == {"success", "source_id"} and body["success"] is True
+    [source] = stored(repo, investigation_id)["sources"]
+    assert source["id"] == body["source_id"]
+    assert source["url"] == "https://example.com/news/story?id=7"
+    assert source["domain"] == "example.com"
+    assert source["content_summary"] == "What the page says."
+    assert (source["credibility_score"], source["is_user_provided"]) == (4, False)
+    assert (source["origin"], source["title"]) == ("web", "Story")
+
+
+async def test_source_found_keeps_given_fields(client: httpx.AsyncClient, repo: Repository) -> None:
+    investigation_id = await started(client)
+    data = {
+        **SOURCE,
+        "domain": "example.org",
+        "origin": "user_url",
+        "is_user_provided": True,
+        "published_at": "2024-03-05",
+    }
+    await send(client, "SOURCE_FOUND", investigation_id, data)
+    [source] = stored(repo, investigation_id)["sources"]
+    assert source["domain"] == "example.org"
+    assert (source["origin"], source["is_user_provided"]) == ("user_url", True)
+    assert source["published_at"] == "2024-03-05"
+
+
+async def test_same_source_url_twice_is_one_source(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    investigation_id = await started(client)
+    first = await add_source(client, investigation_id)
+    again = await add_source(client, investigation_id, url="https://example.com/news/story?id=7")
+    assert first == again
+    assert len(stored(repo, investigation_id)["sources"]) == 1
+
+
+async def test_claim_links_sources_created_through_the_api(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    investigation_id = await started(client)
+    first = await add_source(client, investigation_id)
+    second = await add_source(client, investigation_id, url="https://other.net/b")
+    response = await send(
+        client,
+        "CLAIM_EXTRACTED",
+        investigation_id,
+        {"claim_text": "The bridge cost $4M.", "importance": 0.8, "source_ids": [second, first]},
+    )
+    assert response.status_code == 200
+    claim_id = response.json()["claim_id"]
+    assert set(response.json()) == {"success", "claim_id"}
+    [claim] = stored(repo, investigation_id)["claims"]
+    assert claim["id"] == claim_id
+    assert claim["claim_text"] == "The bridge cost $4M."
+    assert claim["importance"] == 0.8
+    assert set(claim["source_ids"]) == {first, second}
+    assert claim["key"].startswith("X") and len(claim["key"]) == 9
+
+
+async def test_each_claim_gets_its_own_record(client: httpx.AsyncClient, repo: Repository) -> None:
+    investigation_id = await started(client)
+    source_id = await add_source(client, investigation_id)
+    one = await add_claim(client, investigation_id, [source_id])
+    two = await add_claim(client, investigation_id, [])
+    claims = stored(repo, investigation_id)["claims"]
+    assert one != two
+    assert [c["id"] for c in claims] == [one, two]
+    assert len({c["key"] for c in claims}) == 2
+    assert claims[1]["source_ids"] == []
+
+
+async def test_fact_check_links_a_claim_created_through_the_api(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    investigation_id = await started(client)
+    source_id = await add_source(client, investigation_id)
+    claim_id = await add_claim(client, investigation_id, [source_id])
+    response = await send(
+        client, "FACT_CHECKED", investigation_id, fact_check_data(claim_id, [source_id])
+    )
+    assert response.status_code == 200
+    body = response.json()
+    assert set(body) == {"success", "fact_check_id"} and body["success"] is True
+    [check] = stored(repo, investigation_id)["fact_checks"]
+    assert check["id"] == body["fact_check_id"]
+    assert check["claim_id"] == claim_id
+    assert (check["verdict"], check["confidence"]) == ("partially_true", 0.7)
+    assert check["explanation"] == "The budget says $4.2M [1]."
+    assert check["source_ids"] == [source_id]
+    [evidence] = check["evidence"]
+    assert evidence["url"] == "https://news.bbc.co.uk/a/1"
+    assert evidence["publisher"] == "bbc.co.uk"
+    assert (evidence["reliability"], evidence["stance"]) == ("high", "supports")
+    assert (evidence["title"], evidence["snippet"]) == ("Budget", "4.2 million")
+
+
+async def test_bias_analyzed_computes_coverage_pct_and_links_sources(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    investigation_id = await started(client)
+    source_id = await add_source(client, investigation_id)
+    data = {
+        "overall_bias_score": 6.5,
+        "coverage": {"supportive": 3, "critical": 1},
+        "recommendation": "Find critical voices.",
+        "per_source": [
+            {"source_id": source_id, "bias_score": 7, "stance": "supportive", "indicators": ["x"]}
+        ],
+    }
+    response = await send(client, "BIAS_ANALYZED", investigation_id, data)
+    assert response.status_code == 200
+    assert response.json() == {"success": True}
+    record = stored(repo, investigation_id)
+    bias = record["bias"]
+    assert bias["overall_bias_score"] == 6.5
+    assert bias["coverage"] == {"supportive": 3, "neutral": 0, "critical": 1}
+    assert bias["coverage_pct"] == {"supportive": 75.0, "neutral": 0.0, "critical": 25.0}
+    assert bias["recommendation"] == "Find critical voices."
+    [item] = bias["per_source"]
+    assert item["source_id"] == source_id
+    assert item["url"] == "https://example.com/news/story?id=7"
+    assert (item["bias_score"], item["stance"], item["indicators"]) == (7.0, "supportive", ["x"])
+    assert record["overall_bias_score"] == 6.5
+
+
+async def test_timeline_event_with_and_without_source(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    investigation_id = await started(client)
+    source_id = await add_source(client, investigation_id)
+    first = await send(
+        client,
+        "TIMELINE_EVENT",
+        investigation_id,
+        {"event_date": "2023-05", "event_text": "Bid opened", "source_id": source_id},
+    )
+    second = await send(
+        client,
+        "TIMELINE_EVENT",
+        investigation_id,
+        {"event_date": "2024-01-15", "date_precision": "day", "event_text": "Contract signed"},
+    )
+    assert first.status_code == second.status_code == 200
+    assert set(first.json()) == {"success", "event_id"}
+    events = stored(repo, investigation_id)["timeline"]
+    assert [e["id"] for e in events] == [first.json()["event_id"], second.json()["event_id"]]
+    assert (events[0]["event_date"], events[0]["date_precision"]) == ("2023-05", "month")
+    assert events[0]["source_ids"] == [source_id]
+    assert (events[1]["date_precision"], events[1]["source_ids"]) == ("day", [])
+    assert events[1]["event_text"] == "Contract signed"
+
+
+@pytest.mark.parametrize(
+    ("event_date", "precision"),
+    [("2024", "year"), ("2024-02", "month"), ("2024-02-29", "day"), ("2024-02-29T10:00Z", "day")],
+)
+async def test_timeline_accepts_iso_dates_and_infers_precision(
+    client: httpx.AsyncClient, repo: Repository, event_date: str, precision: str
+) -> None:
+    investigation_id = await started(client)
+    response = await send(
+        client, "TIMELINE_EVENT", investigation_id, {"event_date": event_date, "event_text": "x"}
+    )
+    assert response.status_code == 200, response.text
+    [event] = stored(repo, investigation_id)["timeline"]
+    assert (event["event_date"], event["date_precision"]) == (event_date, precision)
+
+
+async def test_investigation_complete(client: httpx.AsyncClient, repo: Repository) -> None:
+    investigation_id = await started(client)
+    response = await send(
+        client,
+        "INVESTIGATION_COMPLETE",
+        investigation_id,
+        {"summary": "Mostly verified.", "overall_bias_score": 3.5},
+    )
+    assert response.status_code == 200
+    assert response.json() == {"success": True}
+    record = stored(repo, investigation_id)
+    assert (record["status"], record["summary"]) == ("completed", "Mostly verified.")
+    assert record["completed_at"] is not None
+
+
+async def test_investigation_partial(client: httpx.AsyncClient, repo: Repository) -> None:
+    investigation_id = await started(client)
+    response = await send(
+        client,
+        "INVESTIGATION_PARTIAL",
+        investigation_id,
+        {"summary": "Half done.", "partial_reason": "search quota"},
+    )
+    assert response.json() == {"success": True}
+    record = stored(repo, investigation_id)
+    assert (record["status"], record["summary"]) == ("partial", "Half done.")
+    assert record["partial_reason"] == "search quota"
+
+
+async def test_investigation_failed(client: httpx.AsyncClient, repo: Repository) -> None:
+    investigation_id = await started(client)
+    response = await send(client, "INVESTIGATION_FAILED", investigation_id, {"error": "no key"})
+    assert response.json() == {"success": True}
+    record = stored(repo, investigation_id)
+    assert (record["status"], record["error"]) == ("failed", "no key")
+
+
+async def test_extra_fields_are_ignored(client: httpx.AsyncClient, repo: Repository) -> None:
+    investigation_id = await started(client, future_field={"anything": 1})
+    response = await send(client, "SOURCE_FOUND", investigation_id, {**SOURCE, "new_in_v2": True})
+    assert response.status_code == 200
+    assert len(stored(repo, investigation_id)["sources"]) == 1
+
+
+async def test_investigation_id_is_canonicalized(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    investigation_id = await started(client)
+    response = await send(client, "SOURCE_FOUND", investigation_id.upper(), SOURCE)
+    assert response.status_code == 200
+    assert len(stored(repo, investigation_id)["sources"]) == 1
+
+
+# --- authentication ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("secret", [None, "", "wrong-secret", SECRET + "x", SECRET[:-1]])
+async def test_missing_or_wrong_secret_is_401(
+    client: httpx.AsyncClient, repo: Repository, secret: str | None
+) -> None:
+    investigation_id = new_id()
+    response = await send(
+        client, "INVESTIGATION_STARTED", investigation_id, {"mode": "quick"}, secret=secret
+    )
+    assert response.status_code == 401
+    assert response.json() == {"success": False, "error": "Unauthorized"}
+    assert repo.get_status(investigation_id) is None
+
+
+async def test_bearer_token_is_not_accepted(client: httpx.AsyncClient, repo: Repository) -> None:
+    investigation_id = new_id()
+    body = {"type": "INVESTIGATION_STARTED", "investigation_id": investigation_id, "data": {}}
+    response = await client.post(
+        CALLBACK_PATH, json=body, headers={"Authorization": f"Bearer {SECRET}"}
+    )
+    assert response.status_code == 401
+
+
+async def test_secret_is_checked_before_the_body(client: httpx.AsyncClient) -> None:
+    response = await post_raw(client, b"{not json", secret="wrong")
+    assert response.json() == {"success": False, "error": "Unauthorized"}
+    assert response.status_code == 401
+
+
+async def test_no_configured_secret_refuses_every_callback(
+    client: httpx.AsyncClient,
+    repo: Repository,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    monkeypatch.delenv("AGENT_SECRET")
+    get_settings.cache_clear()
+    investigation_id = new_id()
+    with caplog.at_level(logging.WARNING):
+        for secret in (None, "", SECRET):
+            response = await send(
+                client, "INVESTIGATION_STARTED", investigation_id, {"mode": "quick"}, secret=secret
+            )
+            assert response.status_code == 401
+            assert response.json() == {"success": False, "error": "Unauthorized"}
+    assert repo.get_status(investigation_id) is None
+    assert any("AGENT_SECRET must be set" in r.getMessage() for r in caplog.records)
+
+
+async def test_secret_change_is_read_per_request(
+    client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGENT_SECRET", "rotated")
+    get_settings.cache_clear()
+    old = await send(client, "INVESTIGATION_STARTED", new_id(), {"mode": "quick"})
+    new = await send(client, "INVESTIGATION_STARTED", new_id(), {"mode": "quick"}, secret="rotated")
+    assert (old.status_code, new.status_code) == (401, 200)
+
+
+# --- 400: the envelope -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "named"),
+    [
+        (b"{not json", "malformed JSON"),
+        (b"", "malformed JSON"),
+        (b"\xff\xfe\x00garbage", "malformed JSON"),
+        (b'{"type": "SOURCE_FOUND", "investigation_id": NaN, "data": {}}', "malformed JSON"),
+        (b"[1, 2]", "JSON object"),
+        (b'{"investigation_id": "x", "data": {}}', "type"),
+        (b'{"type": 7, "investigation_id": "x", "data": {}}', "type"),
+    ],
+)
+async def test_malformed_body_is_400(client: httpx.AsyncClient, content: bytes, named: str) -> None:
+    assert named in failure(await post_raw(client, content), 400)
+
+
+async def test_callback_type_field_is_named_in_the_error(client: httpx.AsyncClient) -> None:
+    body = {"callback_type": "SOURCE_FOUND", "investigation_id": new_id(), "data": SOURCE}
+    message = failure(await post_raw(client, json.dumps(body).encode()), 400)
+    assert "'type'" in message and "callback_type" in message
+
+
+async def test_unknown_type_is_400(client: httpx.AsyncClient) -> None:
+    message = failure(await send(client, "SOURCE_LOST", new_id(), {}), 400)
+    assert "unknown type 'SOURCE_LOST'" in message
+    assert "SOURCE_FOUND" in message
+
+
+@pytest.mark.parametrize("investigation_id", ["not-a-uuid", "", "1234", 42, None])
+async def test_investigation_id_must_be_a_uuid(
+    client: httpx.AsyncClient, repo: Repository, investigation_id: Any
+) -> None:
+    body = {"type": "INVESTIGATION_STARTED", "investigation_id": investigation_id, "data": {}}
+    body["data"] = {"mode": "quick"}
+    message = failure(await post_raw(client, json.dumps(body).encode()), 400)
+    assert "investigation_id" in message
+    assert repo.list_investigations() == []
+
+
+@pytest.mark.parametrize("data", [None, [], "x"])
+async def test_data_must_be_an_object(client: httpx.AsyncClient, data: Any) -> None:
+    body = {"type": "INVESTIGATION_FAILED", "investigation_id": new_id(), "data": data}
+    assert "'data'" in failure(await post_raw(client, json.dumps(body).encode()), 400)
+
+
+# --- 400: invalid data, per type -----------------------------------------------------------
+
+
+BAD_DATA: list[tuple[str, dict[str, Any], str]] = [
+    ("INVESTIGATION_STARTED", {"mode": "thorough"}, "data.mode"),
+    ("INVESTIGATION_STARTED", {}, "data.mode"),
+    ("INVESTIGATION_STARTED", {"mode": "quick", "language": "english please"}, "data.language"),
+    ("SOURCE_FOUND", {**SOURCE, "credibility_score": 6}, "data.credibility_score"),
+    ("SOURCE_FOUND", {**SOURCE, "credibility_score": 0}, "data.credibility_score"),
+    ("SOURCE_FOUND", {**SOURCE, "credibility_score": 2.5}, "data.credibility_score"),
+    ("SOURCE_FOUND", {k: v for k, v in SOURCE.items() if k != "url"}, "data.url"),
+    ("SOURCE_FOUND", {**SOURCE, "url": "mailto:a@b.c"}, "data.url"),
+    ("SOURCE_FOUND", {**SOURCE, "url": ""}, "data.url"),
+    ("SOURCE_FOUND", {**SOURCE, "origin": "rumour"}, "data.origin"),
+    (
+        "SOURCE_FOUND",
+        {k: v for k, v in SOURCE.items() if k != "is_user_provided"},
+        "data.is_user_provided",
+    ),
+    ("CLAIM_EXTRACTED", {"claim_text": "x", "importance": 1.5, "source_ids": []}, "importance"),
+    ("CLAIM_EXTRACTED", {"claim_text": "  ", "source_ids": []}, "data.claim_text"),
+    ("CLAIM_EXTRACTED", {"claim_text": "x"}, "data.source_ids"),
+    ("FACT_CHECKED", {**fact_check_data("c", []), "verdict": "true"}, "data.verdict"),
+    ("FACT_CHECKED", {**fact_check_data("c", []), "confidence": -0.1}, "data.confidence"),
+    ("FACT_CHECKED", {**fact_check_data("c", []), "confidence": 2}, "data.confidence"),
+    (
+        "FACT_CHECKED",
+        {
+            **fact_check_data("c", []),
+            "evidence": [{"url": "https://a.com", "reliability": "great", "stance": "supports"}],
+        },
+        "data.evidence.0.reliability",
+    ),
+    (
+        "FACT_CHECKED",
+        {
+            **fact_check_data("c", []),
+            "evidence": [{"url": "https://a.com", "reliability": "high", "stance": "agrees"}],
+        },
+        "data.evidence.0.stance",
+    ),
+    ("FACT_CHECKED", {**fact_check_data("c", []), "claim_id": ""}, "data.claim_id"),
+    ("BIAS_ANALYZED", {"overall_bias_score": 11, "coverage": {}}, "data.overall_bias_score"),
+    ("BIAS_ANALYZED", {"overall_bias_score": -1, "coverage": {}}, "data.overall_bias_score"),
+    ("BIAS_ANALYZED", {"overall_bias_score": 5}, "data.coverage"),
+    ("BIAS_ANALYZED", {"overall_bias_score": 5, "coverage": {"neutral": -2}}, "data.coverage"),
+    (
+        "BIAS_ANALYZED",
+        {
+            "overall_bias_score": 5,
+            "coverage": {},
+            "per_source": [{"source_id": "s", "bias_score": 12}],
+        },
+        "data.per_source.0.bias_score",
+    ),
+    ("TIMELINE_EVENT", {"event_date": "yesterday", "event_text": "x"}, "data.event_date"),
+    ("TIMELINE_EVENT", {"event_date": "2024-13", "event_text": "x"}, "data.event_date"),
+    ("TIMELINE_EVENT", {"event_date": "2023-02-29", "event_text": "x"}, "data.event_date"),
+    ("TIMELINE_EVENT", {"event_date": "05/03/2024", "event_text": "x"}, "data.event_date"),
+    (
+        "TIMELINE_EVENT",
+        {"event_date": "2024", "date_precision": "day", "event_text": "x"},
+        "date_precision",
+    ),
+    (
+        "TIMELINE_EVENT",
+        {"event_date": "2024-01-01", "date_precision": "week", "event_text": "x"},
+        "data.date_precision",
+    ),
+    ("TIMELINE_EVENT", {"event_date": "2024"}, "data.event_text"),
+    ("INVESTIGATION_COMPLETE", {}, "data.summary"),
+    ("INVESTIGATION_COMPLETE", {"summary": "s", "overall_bias_score": 10.5}, "overall_bias_score"),
+    ("INVESTIGATION_PARTIAL", {"summary": "s"}, "data.partial_reason"),
+    (
+        "INVESTIGATION_PARTIAL",
+        {"summary": "s", "partial_reason": "r", "overall_bias_score": -3},
+        "overall_bias_score",
+    ),
+    ("INVESTIGATION_FAILED", {}, "data.error"),
+    ("INVESTIGATION_FAILED", {"error": 5}, "data.error"),
+]
+
+
+@pytest.mark.parametrize(("type_", "data", "named"), BAD_DATA)
+async def test_invalid_data_is_400_naming_the_field(
+    client: httpx.AsyncClient, repo: Repository, type_: str, data: dict[str, Any], named: str
+) -> None:
+    investigation_id = await started(client)
+    before = stored(repo, investigation_id)
+    message = failure(await send(client, type_, investigation_id, data), 400)
+    assert message.startswith(f"invalid data for {type_}")
+    assert named in message
+    after = stored(repo, investigation_id)
+    for part in ("sources", "claims", "fact_checks", "bias", "timeline", "status"):
+        assert after[part] == before[part]
+
+
+async def test_every_type_has_a_bad_data_case() -> None:
+    from vicaran_agent.server.callback_api import DATA_MODELS
+
+    assert {type_ for type_, _, _ in BAD_DATA} == set(DATA_MODELS)
+
+
+async def test_claim_with_unknown_source_ids_is_400_naming_them(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    investigation_id = await started(client)
+    known = await add_source(client, investigation_id)
+    other = await started(client)
+    foreign = await add_source(client, other)  # a source of another investigation
+    data = {"claim_text": "x", "source_ids": [known, "nope-1", foreign]}
+    message = failure(await send(client, "CLAIM_EXTRACTED", investigation_id, data), 400)
+    assert "source_ids" in message and "nope-1" in message and foreign in message
+    assert known not in message
+    assert stored(repo, investigation_id)["claims"] == []
+
+
+async def test_fact_check_of_an_unknown_claim_is_400(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    investigation_id = await started(client)
+    other = await started(client)
+    foreign_claim = await add_claim(client, other, [])
+    for claim_id in ("missing-claim", foreign_claim):
+        message = failure(
+            await send(client, "FACT_CHECKED", investigation_id, fact_check_data(claim_id, [])),
+            400,
+        )
+        assert "claim_id" in message and claim_id in message
+    assert stored(repo, investigation_id)["fact_checks"] == []
+    assert stored(repo, other)["fact_checks"] == []
+
+
+async def test_fact_check_with_unknown_source_ids_is_400(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    investigation_id = await started(client)
+    claim_id = await add_claim(client, investigation_id, [])
+    data = fact_check_data(claim_id, ["ghost"])
+    message = failure(await send(client, "FACT_CHECKED", investigation_id, data), 400)
+    assert "source_ids" in message and "ghost" in message
+    assert stored(repo, investigation_id)["fact_checks"] == []
+
+
+async def test_bias_per_source_needs_a_source_of_this_investigation(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    investigation_id = await started(client)
+    data = {
+        "overall_bias_score": 5,
+        "coverage": {"neutral": 1},
+        "per_source": [{"source_id": "ghost", "bias_score": 5}],
+    }
+    message = failure(await send(client, "BIAS_ANALYZED", investigation_id, data), 400)
+    assert "per_source.source_id" in message and "ghost" in message
+    assert stored(repo, investigation_id)["bias"] is None
+
+
+async def test_timeline_with_unknown_source_is_400(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    investigation_id = await started(client)
+    data = {"event_date": "2024", "event_text": "x", "source_id": "ghost"}
+    message = failure(await send(client, "TIMELINE_EVENT", investigation_id, data), 400)
+    assert "source_id" in message and "ghost" in message
+    assert stored(repo, investigation_id)["timeline"] == []
+
+
+# --- 404 -------------------------------------------------------------------------------------
+
+
+VALID_WITHOUT_REFERENCES: list[tuple[str, dict[str, Any]]] = [
+    ("SOURCE_FOUND", SOURCE),
+    ("CLAIM_EXTRACTED", {"claim_text": "x", "source_ids": []}),
+    ("FACT_CHECKED", fact_check_data("some-claim", [])),
+    ("BIAS_ANALYZED", {"overall_bias_score": 1, "coverage": {"neutral": 1}}),
+    ("TIMELINE_EVENT", {"event_date": "2024-01-02", "event_text": "x"}),
+    ("INVESTIGATION_COMPLETE", {"summary": "s"}),
+    ("INVESTIGATION_PARTIAL", {"summary": "s", "partial_reason": "r"}),
+    ("INVESTIGATION_FAILED", {"error": "e"}),
+]
+
+
+@pytest.mark.parametrize(("type_", "data"), VALID_WITHOUT_REFERENCES)
+async def test_unknown_investigation_is_404(
+    client: httpx.AsyncClient, repo: Repository, type_: str, data: dict[str, Any]
+) -> None:
+    investigation_id = new_id()
+    response = await send(client, type_, investigation_id, data)
+    assert response.status_code == 404
+    assert response.json() == {"success": False, "error": "investigation not found"}
+    assert repo.get_investigation(investigation_id) is None
+
+
+# --- idempotency -------------------------------------------------------------------------------
+
+
+async def test_replay_returns_the_same_response_without_a_new_record(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    investigation_id = await started(client)
+    source_id = await add_source(client, investigation_id)
+    data = {"claim_text": "Once only.", "source_ids": [source_id]}
+    first = await send(client, "CLAIM_EXTRACTED", investigation_id, data, key="claim-1")
+    again = await send(client, "CLAIM_EXTRACTED", investigation_id, data, key="claim-1")
+    reordered = dict(reversed(list(data.items())))  # same request, other key order
+    third = await send(client, "CLAIM_EXTRACTED", investigation_id, reordered, key="claim-1")
+    assert first.status_code == again.status_code == third.status_code == 200
+    assert first.json() == again.json() == third.json()
+    assert len(stored(repo, investigation_id)["claims"]) == 1
+    # Without the key, the same body is a new claim (so the replay above is what deduplicated).
+    await send(client, "CLAIM_EXTRACTED", investigation_id, data, key="claim-2")
+    assert len(stored(repo, investigation_id)["claims"]) == 2
+
+
+async def test_replay_of_a_timeline_event_and_a_start(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    investigation_id = new_id()
+    start = {"mode": "quick", "title": "t"}
+    for _ in range(2):
+        response = await send(client, "INVESTIGATION_STARTED", investigation_id, start, key="s")
+        assert response.json() == {"success": True}
+    event = {"event_date": "2024", "event_text": "x"}
+    one = await send(client, "TIMELINE_EVENT", investigation_id, event, key="e")
+    two = await send(client, "TIMELINE_EVENT", investigation_id, event, key="e")
+    assert one.json() == two.json()
+    assert [e["id"] for e in stored(repo, investigation_id)["timeline"]] == [one.json()["event_id"]]
+
+
+async def test_replay_is_not_a_write(client: httpx.AsyncClient, repo: Repository) -> None:
+    investigation_id = await started(client)
+    done = {"summary": "done"}
+    await send(client, "INVESTIGATION_COMPLETE", investigation_id, done, key="finish")
+    await send(client, "INVESTIGATION_STARTED", investigation_id, {"mode": "quick"})
+    replay = await send(client, "INVESTIGATION_COMPLETE", investigation_id, done, key="finish")
+    assert replay.json() == {"success": True}
+    assert repo.get_status(investigation_id) == "in_progress"  # the replay changed nothing
+
+
+async def test_key_reused_with_another_body_is_409(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    investigation_id = await started(client)
+    data = {"claim_text": "First.", "source_ids": []}
+    await send(client, "CLAIM_EXTRACTED", investigation_id, data, key="k")
+    other = {"claim_text": "Second.", "source_ids": []}
+    response = await send(client, "CLAIM_EXTRACTED", investigation_id, other, key="k")
+    assert response.status_code == 409
+    assert response.json() == {
+        "success": False,
+        "error": "Idempotency-Key reused with a different request",
+    }
+    other_type = await send(
+        client,
+        "TIMELINE_EVENT",
+        investigation_id,
+        {"event_date": "2024", "event_text": "x"},
+        key="k",
+    )
+    elsewhere = await started(client)
+    other_investigation = await send(client, "CLAIM_EXTRACTED", elsewhere, data, key="k")
+    assert other_type.status_code == other_investigation.status_code == 409
+    assert [c["claim_text"] for c in stored(repo, investigation_id)["claims"]] == ["First."]
+    assert stored(repo, elsewhere)["claims"] == []
+
+
+async def test_errors_are_not_stored_so_the_key_can_be_retried(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    investigation_id = new_id()
+    response = await send(client, "SOURCE_FOUND", investigation_id, SOURCE, key="src")
+    assert response.status_code == 404
+    assert repo.get_idempotent("src") is None
+    await send(client, "INVESTIGATION_STARTED", investigation_id, {"mode": "quick"})
+    retried = await send(client, "SOURCE_FOUND", investigation_id, SOURCE, key="src")
+    assert retried.status_code == 200
+    stored_reply = repo.get_idempotent("src")
+    assert stored_reply is not None
+    assert stored_reply[1:] == (200, retried.json())
+
+
+async def test_idempotency_key_too_long_is_400(client: httpx.AsyncClient) -> None:
+    investigation_id = new_id()
+    message = failure(
+        await send(
+            client, "INVESTIGATION_STARTED", investigation_id, {"mode": "quick"}, key="k" * 256
+        ),
+        400,
+    )
+    assert "Idempotency-Key" in message
+
+
+async def test_racing_identical_requests_create_one_record(
+    client: httpx.AsyncClient, repo: Repository, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    investigation_id = await started(client)
+    save_claims = repo.save_claims
+
+    def slow_save_claims(*args: Any, **kwargs: Any) -> dict[str, str]:
+        time.sleep(0.3)  # both requests are in flight while the first one writes
+        return save_claims(*args, **kwargs)
+
+    monkeypatch.setattr(repo, "save_claims", slow_save_claims)
+    data = {"claim_text": "Raced.", "source_ids": []}
+    responses = await asyncio.gather(
+        *(send(client, "CLAIM_EXTRACTED", investigation_id, data, key="race") for _ in range(3))
+    )
+    assert [r.status_code for r in responses] == [200, 200, 200]
+    assert len({r.json()["claim_id"] for r in responses}) == 1
+    assert len(stored(repo, investigation_id)["claims"]) == 1
+
+
+# --- 500 and logging ---------------------------------------------------------------------------
+
+
+async def test_unexpected_error_is_500_without_details(
+    client: httpx.AsyncClient,
+    repo: Repository,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    investigation_id = await started(client)
+
+    def broken(*_args: Any, **_kwargs: Any) -> dict[str, str]:
+        raise RuntimeError("disk on fire at /secret/path")
+
+    monkeypatch.setattr(repo, "save_sources", broken)
+    with caplog.at_level(logging.ERROR):
+        response = await send(client, "SOURCE_FOUND", investigation_id, SOURCE, key="boom")
+    assert response.status_code == 500
+    assert response.json() == {"success": False, "error": "internal error"}
+    assert "fire" not in response.text and "Traceback" not in response.text
+    assert any(r.exc_info and "disk on fire" in str(r.exc_info[1]) for r in caplog.records)
+    assert repo.get_idempotent("boom") is None
+
+
+async def test_debug_mode_logs_requests_but_never_the_secret(
+    client: httpx.AsyncClient,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    monkeypatch.setenv("DEBUG_MODE", "true")
+    get_settings.cache_clear()
+    investigation_id = new_id()
+    with caplog.at_level(logging.DEBUG, logger="vicaran_agent.server.callback_api"):
+        await send(client, "INVESTIGATION_STARTED", investigation_id, {"mode": "quick"})
+        await send(client, "SOURCE_FOUND", investigation_id, SOURCE, secret="wrong-one")
+    text = "\n".join(r.getMessage() for r in caplog.records)
+    assert "INVESTIGATION_STARTED" in text and investigation_id in text
+    assert '"success": true' in text and "401" in text
+    assert SECRET not in text and "wrong-one" not in text
+
+
+async def test_no_request_logging_without_debug_mode(
+    client: httpx.AsyncClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.DEBUG, logger="vicaran_agent.server.callback_api"):
+        await send(client, "INVESTIGATION_STARTED", new_id(), {"mode": "quick"})
+    assert not [r for r in caplog.records if "INVESTIGATION_STARTED" in r.getMessage()]
+
+
+# --- the whole contract, in order ----------------------------------------------------------------
+
+
+async def test_full_investigation_through_the_api(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    investigation_id = await started(client)
+    source_id = await add_source(client, investigation_id)
+    claim_id = await add_claim(client, investigation_id, [source_id])
+    checked = await send(
+        client, "FACT_CHECKED", investigation_id, fact_check_data(claim_id, [source_id])
+    )
+    bias = {"overall_bias_score": 2, "coverage": {"neutral": 1}}
+    await send(client, "BIAS_ANALYZED", investigation_id, bias)
+    await send(
+        client,
+        "TIMELINE_EVENT",
+        investigation_id,
+        {"event_date": "2024-01-15", "event_text": "Signed", "source_id": source_id},
+    )
+    done = await send(client, "INVESTIGATION_COMPLETE", investigation_id, {"summary": "Done."})
+    assert done.json() == {"success": True}
+    record = stored(repo, investigation_id)
+    assert record["status"] == "completed"
+    assert record["claims"][0]["source_ids"] == [source_id]
+    assert record["fact_checks"][0]["id"] == checked.json()["fact_check_id"]
+    assert record["fact_checks"][0]["claim_id"] == claim_id
+    assert record["timeline"][0]["source_ids"] == [source_id]
+    assert record["overall_bias_score"] == 2

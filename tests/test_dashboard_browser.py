@@ -1,0 +1,263 @@
+"""The dashboard in a real headless Chromium (Debian's chromium + chromium-driver, via Selenium).
+
+Skipped when the browser is missing, unless VICARAN_REQUIRE_BROWSER=1 (CI), which fails instead.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import socket
+import tempfile
+import threading
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+import uvicorn
+from fastapi import FastAPI, Request, Response
+
+from tests.test_dashboard import SUMMARY, XSS, add_findings, source, start
+from vicaran_agent.config import get_settings
+from vicaran_agent.server.dashboard import dashboard_router
+from vicaran_agent.storage import Repository, get_repository
+
+if TYPE_CHECKING:
+    from selenium.webdriver.remote.webdriver import WebDriver
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+POLL_SECONDS = 3
+WAIT_SECONDS = 6  # two polling intervals
+IMG_XSS = "<img src=x onerror=alert(2)>"
+CHROME_ARGS = (
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--window-size=1280,1000",
+)
+
+
+def _require_browser() -> None:
+    missing = [str(path) for path in (CHROMIUM, CHROMEDRIVER) if not path.is_file()]
+    if importlib.util.find_spec("selenium") is None:
+        missing.append("the selenium package")
+    if not missing:
+        return
+    message = (
+        f"browser test needs {', '.join(missing)}: `apt-get install chromium chromium-driver` "
+        "and `uv pip install selenium`"
+    )
+    if os.environ.get("VICARAN_REQUIRE_BROWSER") == "1":
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+@dataclass
+class LiveServer:
+    url: str
+    paths: list[str] = field(default_factory=list)  # every request the server saw
+
+    def api_calls(self, investigation_id: str) -> int:
+        return self.paths.count(f"/api/investigations/{investigation_id}")
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Repository]:
+    url = f"sqlite:///{tmp_path / 'vicaran.db'}"
+    monkeypatch.setenv("VICARAN_DATABASE_URL", url)
+    monkeypatch.delenv("VICARAN_DASHBOARD_TOKEN", raising=False)
+    get_settings.cache_clear()
+    repository = get_repository(url)
+    yield repository
+    repository.close()
+    get_settings.cache_clear()
+
+
+@pytest.fixture
+def server(repo: Repository) -> Iterator[LiveServer]:
+    """The dashboard served by uvicorn on a free loopback port, in a background thread."""
+    app = FastAPI()
+    app.include_router(dashboard_router())
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    live = LiveServer(f"http://127.0.0.1:{sock.getsockname()[1]}")
+
+    @app.middleware("http")
+    async def record(
+        request: Request, call_next: Callable[[Request], Awaitable[Response]]
+    ) -> Response:
+        live.paths.append(request.url.path)
+        return await call_next(request)
+
+    uvicorn_server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    thread = threading.Thread(target=uvicorn_server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not uvicorn_server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.05)
+    yield live
+    uvicorn_server.should_exit = True
+    thread.join(timeout=10)
+    sock.close()
+
+
+@pytest.fixture
+def browser(monkeypatch: pytest.MonkeyPatch) -> Iterator[WebDriver]:
+    _require_browser()
+    from selenium import webdriver
+    from selenium.webdriver.common.selenium_manager import SeleniumManager
+
+    def no_downloads(*_args: Any, **_kwargs: Any) -> Any:
+        raise AssertionError("Selenium Manager must not run: the driver path is given")
+
+    monkeypatch.setattr(SeleniumManager, "binary_paths", no_downloads)
+    monkeypatch.setenv("SE_OFFLINE", "true")
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for argument in CHROME_ARGS:
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    with tempfile.TemporaryDirectory(prefix="vicaran-chromium-") as profile:
+        options.add_argument(f"--user-data-dir={profile}")
+        service = webdriver.ChromeService(executable_path=str(CHROMEDRIVER))
+        driver = webdriver.Chrome(service=service, options=options)
+        try:
+            yield driver
+        finally:
+            driver.quit()
+
+
+def _no_alert(driver: WebDriver) -> None:
+    from selenium.common.exceptions import NoAlertPresentException
+
+    try:
+        text = driver.switch_to.alert.text
+    except NoAlertPresentException:
+        return
+    pytest.fail(f"an alert fired: {text!r}")
+
+
+def _text(driver: WebDriver, css: str) -> str:
+    """The element's visible text, whitespace collapsed."""
+    from selenium.webdriver.common.by import By
+
+    return " ".join(driver.find_element(By.CSS_SELECTOR, css).text.split())
+
+
+def _wait(driver: WebDriver, condition: Callable[[WebDriver], Any], what: str) -> None:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.1).until(condition, message=what)
+
+
+def _open_tab(driver: WebDriver, key: str) -> None:
+    """Click a tab; exactly its panel is then shown."""
+    from selenium.webdriver.common.by import By
+
+    driver.find_element(By.ID, f"tab-{key}").click()
+    assert driver.find_element(By.ID, f"tab-{key}").get_attribute("aria-selected") == "true"
+    shown = [p.get_attribute("id") for p in driver.find_elements(By.CSS_SELECTOR, ".panel")]
+    assert [k for k in shown if driver.find_element(By.ID, k).is_displayed()] == [key]
+
+
+def _width_ratio(driver: WebDriver, css: str) -> float:
+    """How much of its track a bar fills (0..1), as laid out."""
+    return float(
+        driver.execute_script(
+            "const f = document.querySelector(arguments[0]);"
+            "return f.getBoundingClientRect().width / f.parentElement.getBoundingClientRect().width;",
+            css,
+        )
+    )
+
+
+def test_live_dashboard(repo: Repository, server: LiveServer, browser: WebDriver) -> None:
+    from selenium.webdriver.common.by import By
+
+    iid = start(repo)
+    first = source(1, title=XSS)
+    ids = repo.save_sources(iid, [first])
+    add_findings(repo, iid, [ids[first.url]])
+
+    browser.get(f"{server.url}/investigations/{iid}")
+    _wait(browser, lambda d: d.execute_script("return document.documentElement.className"), "js")
+    # The injected title is visible text, no script ran and none was inserted.
+    _no_alert(browser)
+    assert _text(browser, "#source-1 .card-title") == XSS
+    assert browser.title == "Dam contract · Vicaran"
+    assert browser.find_elements(By.CSS_SELECTOR, "main script") == []
+    assert _text(browser, "#inv-status") == "In progress"
+    assert _text(browser, "#inv-live") == "Live: refreshing every 3 s"
+    _open_tab(browser, "sources")
+
+    # A new source appears within the polling interval, without a reload.
+    browser.execute_script("window.vicaranNoReload = true;")
+    second = source(2, title=IMG_XSS, credibility_score=2)
+    repo.save_sources(iid, [second])
+    _wait(
+        browser,
+        lambda d: len(d.find_elements(By.CSS_SELECTOR, "#sources li.card")) == 2,
+        "the second source to appear",
+    )
+    assert browser.execute_script("return window.vicaranNoReload === true")
+    assert _text(browser, "#source-2 .card-title") == IMG_XSS
+    assert browser.find_elements(By.CSS_SELECTOR, "#sources img") == []
+    assert _text(browser, '[data-count="sources"]') == "2"
+    _no_alert(browser)
+    assert server.api_calls(iid) >= 1
+
+    # Fact-checks: verdict, confidence, evidence with its link, reliability and stance.
+    _open_tab(browser, "fact-checks")
+    assert _text(browser, "#fact-checks .badge") == "Partially true"
+    assert "Confidence 70%" in _text(browser, "#fact-checks .meta")
+    evidence = browser.find_element(By.CSS_SELECTOR, "#fact-checks .evidence a")
+    assert evidence.text == "Signed contract"
+    assert evidence.get_attribute("href") == "https://records.example/contract"
+    assert "High reliability" in _text(browser, "#fact-checks .evidence")
+    assert "Supports" in _text(browser, "#fact-checks .evidence")
+
+    # Bias: the score, coverage bars laid out at their share, the per-source table.
+    _open_tab(browser, "bias")
+    assert _text(browser, "#bias .stat-value") == "3.5 / 10"
+    assert _width_ratio(browser, "#bias .bar-fill.stance-supportive") == pytest.approx(0.5, 0.02)
+    assert _width_ratio(browser, "#bias .bar-fill.stance-critical") == 0
+    assert "loaded language" in _text(browser, "#bias table")
+
+    # Completion: shown in place, the selected tab kept, and polling stops.
+    repo.finish_investigation(iid, "completed", summary=SUMMARY)
+    _wait(browser, lambda d: _text(d, "#inv-status") == "Completed", "the final status")
+    calls_at_completion = server.api_calls(iid)
+    stopped_at = time.monotonic()
+    assert browser.find_element(By.ID, "tab-bias").get_attribute("aria-selected") == "true"
+    assert browser.find_element(By.ID, "bias").is_displayed()
+    assert _text(browser, "#inv-live") == ""
+
+    # Summary: rendered Markdown whose citations jump to the numbered source.
+    _open_tab(browser, "summary")
+    assert _text(browser, "#summary .prose h3") == "Dam contract"
+    assert _text(browser, "#summary .prose strong") == "signed"
+    browser.find_element(By.CSS_SELECTOR, '#summary a.cite[href="#source-2"]').click()
+    assert browser.find_element(By.ID, "tab-sources").get_attribute("aria-selected") == "true"
+    target = browser.find_element(By.ID, "source-2")
+    assert target.is_displayed() and "highlight" in (target.get_attribute("class") or "")
+    assert browser.execute_script("return location.hash") == "#source-2"
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    assert browser.save_screenshot(str(ARTIFACTS / "dashboard.png"))
+
+    time.sleep(max(0.0, stopped_at + 2 * POLL_SECONDS + 1 - time.monotonic()))
+    assert server.api_calls(iid) == calls_at_completion, "polling went on after completion"
+    _no_alert(browser)
+    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert errors == []

@@ -1,0 +1,226 @@
+"""The callback client: a durable outbox delivered to a real callback server on loopback."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.support.callback_server import CallbackServer
+from tests.support.conversation import Conversation
+from vicaran_agent import delivery
+from vicaran_agent import state_keys as keys
+from vicaran_agent.config import get_settings
+from vicaran_agent.delivery import Deliverer
+from vicaran_agent.storage import get_repository
+from vicaran_agent.storage.outbox import enqueue
+
+pytestmark = pytest.mark.timeout(240)
+
+BRIEF = (
+    "Quick Search. Investigate whether Acme Chemicals polluted Riverton's drinking water. "
+    "https://rivertondaily.com/news/acme-health-complaints"
+)
+
+
+@pytest.fixture(scope="module")
+def newsroom_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CallbackServer]:
+    """One newsroom for the module (it starts in seconds, not instantly); tests may stop it."""
+    server = CallbackServer(tmp_path_factory.mktemp("newsroom")).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def newsroom(env, newsroom_server: CallbackServer) -> CallbackServer:
+    if newsroom_server.process is None:
+        newsroom_server.start()
+    env.set(CALLBACK_API_URL=newsroom_server.url, AGENT_SECRET=newsroom_server.secret)
+    return newsroom_server
+
+
+def comparable(record: dict[str, Any]) -> dict[str, Any]:
+    """What both sides must agree on, independent of each side's own ids."""
+    url_of = {s["id"]: s["url"] for s in record["sources"]}
+    text_of = {c["id"]: c["claim_text"] for c in record["claims"]}
+    return {
+        "status": record["status"],
+        "summary": record["summary"],
+        "partial_reason": record["partial_reason"],
+        "overall_bias_score": record["overall_bias_score"],
+        "sources": sorted(
+            (s["url"], s["title"], s["credibility_score"], s["is_user_provided"])
+            for s in record["sources"]
+        ),
+        "claims": sorted(
+            (
+                c["claim_text"],
+                round(c["importance"], 3),
+                tuple(sorted(url_of[i] for i in c["source_ids"])),
+            )
+            for c in record["claims"]
+        ),
+        "fact_checks": sorted(
+            (
+                text_of[f["claim_id"]],
+                f["verdict"],
+                round(f["confidence"], 3),
+                tuple(e["url"] for e in f["evidence"]),
+                tuple(sorted(url_of[i] for i in f["source_ids"])),
+            )
+            for f in record["fact_checks"]
+        ),
+        "bias": record["bias"]
+        and (record["bias"]["overall_bias_score"], record["bias"]["coverage"]),
+        "timeline": sorted((e["event_date"], e["event_text"]) for e in record["timeline"]),
+    }
+
+
+async def investigate() -> str:
+    conversation = Conversation()
+    await conversation.send(BRIEF)
+    await conversation.send("APPROVED")
+    return (await conversation.state())[keys.INVESTIGATION_ID]
+
+
+async def drain() -> None:
+    await delivery.stop_delivery()
+    await Deliverer(backoff_base=0.01).deliver_due(now_only=False)
+
+
+def local(investigation_id: str) -> dict[str, Any]:
+    return get_repository(get_settings().database_url).get_investigation(investigation_id)
+
+
+async def test_records_reach_the_newsroom_with_their_links(newsroom):
+    investigation_id = await investigate()
+    await drain()
+    remote = newsroom.investigation(investigation_id)
+    assert remote is not None
+    mine = local(investigation_id)
+    assert comparable(remote) == comparable(mine)
+    assert remote["status"] in ("completed", "partial")
+    summary = get_repository(get_settings().database_url).outbox_summary()
+    assert summary["counts"]["pending"] == summary["counts"]["failed"] == 0
+    # ids propagate: the remote claim links are the remote ids of its sources
+    remote_sources = {s["id"] for s in remote["sources"]}
+    assert all(set(c["source_ids"]) <= remote_sources and c["source_ids"] for c in remote["claims"])
+
+
+async def test_a_down_server_holds_records_until_it_returns_then_delivers_once(newsroom):
+    newsroom.stop()
+    investigation_id = await investigate()
+    await drain()  # every head attempt fails: the server is down
+    summary = get_repository(get_settings().database_url).outbox_summary()
+    assert summary["counts"]["delivered"] == 0 and summary["counts"]["pending"] > 0
+    assert summary["retrying"] and "ConnectError" in summary["retrying"][0]["last_error"]
+    assert newsroom.investigation(investigation_id) is None
+
+    newsroom.start()
+    for _ in range(len(local(investigation_id)["sources"]) + 20):
+        await drain()
+        if get_repository(get_settings().database_url).outbox_summary()["counts"]["pending"] == 0:
+            break
+    remote = newsroom.investigation(investigation_id)
+    assert comparable(remote) == comparable(local(investigation_id))
+    await drain()  # delivering again sends nothing new: exactly once
+    assert comparable(newsroom.investigation(investigation_id)) == comparable(remote)
+
+
+async def test_a_restart_between_failure_and_recovery_loses_nothing(newsroom, env):
+    newsroom.stop()
+    investigation_id = await investigate()
+    await drain()
+    # the process "restarts": every in-memory object is gone, only the database file remains
+    await delivery.stop_delivery()
+    get_repository(get_settings().database_url).close()
+    get_settings.cache_clear()
+    newsroom.start()
+    restarted = Deliverer(backoff_base=0.01)
+    assert restarted.repository is not None
+    for _ in range(30):
+        await restarted.deliver_due(now_only=False)
+        if restarted.repository.outbox_summary()["counts"]["pending"] == 0:
+            break
+    assert comparable(newsroom.investigation(investigation_id)) == comparable(
+        local(investigation_id)
+    )
+
+
+async def test_a_refused_record_is_recorded_and_not_retried(newsroom):
+    investigation_id = await investigate()
+    await drain()
+    repository = get_repository(get_settings().database_url)
+    bad = {"claim_text": "An impossible claim", "importance": 7, "source_ids": []}
+    repository._write(
+        lambda session: enqueue(session, investigation_id, "CLAIM_EXTRACTED", "bad-1", bad)
+    )
+    await drain()
+    await drain()
+    summary = repository.outbox_summary()
+    (failed,) = summary["failed"]
+    assert failed["response_status"] == 400 and failed["attempts"] == 1
+    assert "importance" in failed["response_body"]
+    claims = [c["claim_text"] for c in newsroom.investigation(investigation_id)["claims"]]
+    assert "An impossible claim" not in claims
+
+
+async def test_a_mid_run_outage_leaves_identical_records_and_no_duplicates(newsroom, env):
+    import asyncio
+
+    from vicaran_agent.sub_agents.claim_extractor import ClaimExtractorAgent
+
+    original = ClaimExtractorAgent.run_stage
+    outage: dict[str, int] = {}
+
+    async def with_outage(self, stage):
+        # sources were saved (and delivered in the background); now the newsroom goes down
+        for _ in range(50):
+            summary = get_repository(get_settings().database_url).outbox_summary()
+            if summary["counts"]["delivered"] >= 2:
+                break
+            await asyncio.sleep(0.1)
+        outage["delivered_before"] = summary["counts"]["delivered"]
+        await asyncio.to_thread(newsroom.stop)
+        async for event in original(self, stage):
+            yield event
+
+    env.monkeypatch.setattr(ClaimExtractorAgent, "run_stage", with_outage)
+    investigation_id = await investigate()
+    assert outage["delivered_before"] >= 2  # part of the run landed before the outage
+    newsroom.start()
+    for _ in range(40):
+        await drain()
+        if get_repository(get_settings().database_url).outbox_summary()["counts"]["pending"] == 0:
+            break
+    remote, mine = newsroom.investigation(investigation_id), local(investigation_id)
+    assert comparable(remote) == comparable(mine)
+    for kind in ("sources", "claims", "fact_checks", "timeline"):
+        assert len(remote[kind]) == len(mine[kind]), kind
+
+
+def test_outbox_status_and_flush_commands(newsroom, capsys):
+    from vicaran_agent.cli import main
+    from vicaran_agent.schemas import InvestigationConfig
+    from vicaran_agent.storage.outbox import queue_for_callback
+
+    repository = get_repository(get_settings().database_url)
+
+    config = InvestigationConfig.for_mode(
+        "quick",
+        investigation_id="6f1c2b9e-1d2a-4c7e-9a55-3d8f5c0e2a11",
+        title="t",
+        brief="b",
+        language="en",
+    )
+    newsroom.stop()
+    with queue_for_callback():
+        repository.start_investigation(config)
+    assert main(["outbox", "status"]) == 1
+    assert "1 pending" in capsys.readouterr().out
+    newsroom.start()
+    assert main(["outbox", "flush"]) == 0
+    out = capsys.readouterr().out
+    assert "Delivered 1 record(s)." in out and "0 pending, 1 delivered, 0 failed" in out
+    assert newsroom.investigation(config.investigation_id)["status"] == "in_progress"

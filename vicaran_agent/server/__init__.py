@@ -1,0 +1,1 @@
+"""Vicaran's own web server: ADK's dev UI and API, the callback API and the dashboard."""

@@ -1,0 +1,619 @@
+"""POST /api/agent-callback: the callback API contract, served (reference/callback-api.md).
+
+Every request is authenticated (`X-Agent-Secret`, constant time), validated per type and
+written into Vicaran's own embedded store. An `Idempotency-Key` makes retries safe: the
+first 2xx answer is stored and replayed; concurrent requests with the same key are serialized
+in this process by a per-key asyncio lock, so a retry racing the original never writes twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import json
+import logging
+import re
+import secrets
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from datetime import date, datetime
+from typing import Annotated, Any, TypeVar
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from ..config import Settings, get_settings
+from ..schemas import (
+    BiasAssessment,
+    Claim,
+    CoverageStance,
+    DatePrecision,
+    EvidenceStance,
+    InvestigationConfig,
+    Mode,
+    Origin,
+    Reliability,
+    Source,
+    SourceBias,
+    TimelineEvent,
+    Verdict,
+    VerdictLabel,
+)
+from ..storage.repository import Repository, UnknownInvestigationError, get_repository
+from ..tools.urls import domain_of, normalize_url
+
+logger = logging.getLogger(__name__)
+
+CALLBACK_PATH = "/api/agent-callback"
+SECRET_HEADER = "X-Agent-Secret"
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+IDEMPOTENCY_KEY_MAX_CHARS = 255  # the store's key column
+COVERAGE_STANCES: tuple[CoverageStance, ...] = ("supportive", "neutral", "critical")
+
+UNAUTHORIZED = "Unauthorized"
+NOT_FOUND = "investigation not found"
+KEY_REUSED = "Idempotency-Key reused with a different request"
+INTERNAL = "internal error"
+
+T = TypeVar("T")
+
+Text = Annotated[str, StringConstraints(strip_whitespace=True)]
+RequiredText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+Id = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=64)]
+Score10 = Annotated[float, Field(ge=0, le=10)]
+Unit = Annotated[float, Field(ge=0, le=1)]
+# A BCP 47-style tag ("en", "pt-BR"); the store keeps at most 16 characters.
+Language = Annotated[
+    str, StringConstraints(max_length=16, pattern=r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$")
+]
+Domain = Annotated[str, StringConstraints(strip_whitespace=True, max_length=255)]
+PublishedAt = Annotated[str, StringConstraints(strip_whitespace=True, max_length=64)]
+
+
+# --- request data, one model per type (extra fields are ignored for newer clients) ---------
+
+
+class _Data(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+def _http_url(value: str, *, normalize: bool) -> str:
+    """`value` (normalized when asked); raises ValueError unless it is an http(s) URL."""
+    url = normalize_url(value) if normalize else value.strip()
+    if not re.match(r"^https?://[^/?#\s]+", normalize_url(url), re.IGNORECASE):
+        raise ValueError("must be an http(s) URL")
+    if len(url) > 2048:
+        raise ValueError("must be at most 2048 characters")
+    return url
+
+
+class StartedData(_Data):
+    mode: Mode
+    title: Text | None = None
+    brief: Text | None = None
+    language: Language | None = None
+
+
+class SourceData(_Data):
+    url: str
+    title: Text | None = None
+    domain: Domain | None = None
+    content_snippet: str | None = None
+    credibility_score: int = Field(ge=1, le=5)
+    is_user_provided: bool
+    published_at: PublishedAt | None = None
+    origin: Origin | None = None
+
+    @field_validator("url")
+    @classmethod
+    def _url(cls, value: str) -> str:
+        return _http_url(value, normalize=True)
+
+
+class ClaimData(_Data):
+    claim_text: RequiredText
+    importance: Unit | None = None
+    source_ids: list[Id]
+
+
+class EvidenceData(_Data):
+    url: str
+    title: Text | None = None
+    reliability: Reliability
+    stance: EvidenceStance
+    snippet: str | None = None
+
+    @field_validator("url")
+    @classmethod
+    def _url(cls, value: str) -> str:
+        return _http_url(value, normalize=False)
+
+
+class FactCheckData(_Data):
+    claim_id: Id
+    verdict: VerdictLabel
+    confidence: Unit
+    explanation: str
+    evidence: list[EvidenceData]
+    source_ids: list[Id]
+
+
+class PerSourceData(_Data):
+    source_id: Id
+    bias_score: Score10
+    stance: CoverageStance | None = None
+    indicators: list[str] | None = None
+
+
+class BiasData(_Data):
+    overall_bias_score: Score10
+    coverage: dict[CoverageStance, Annotated[int, Field(ge=0)]]
+    recommendation: str | None = None
+    per_source: list[PerSourceData] | None = None
+
+
+_DATE_FORMATS: tuple[tuple[re.Pattern[str], DatePrecision], ...] = (
+    (re.compile(r"^\d{4}$"), "year"),
+    (re.compile(r"^\d{4}-\d{2}$"), "month"),
+    (re.compile(r"^\d{4}-\d{2}-\d{2}$"), "day"),
+)
+_RANK: dict[DatePrecision, int] = {"year": 0, "month": 1, "day": 2}
+
+
+def date_precision_of(value: str) -> DatePrecision:
+    """The precision an ISO 8601 date states; raises ValueError when it is not one."""
+    for pattern, precision in _DATE_FORMATS:
+        if pattern.match(value):
+            padded = value + {"year": "-01-01", "month": "-01", "day": ""}[precision]
+            date.fromisoformat(padded)  # month and day ranges (ValueError when out of range)
+            return precision
+    if "T" in value or " " in value:
+        datetime.fromisoformat(value)
+        return "day"
+    raise ValueError("must be an ISO 8601 date: YYYY, YYYY-MM, YYYY-MM-DD or a full datetime")
+
+
+class TimelineData(_Data):
+    event_date: Annotated[str, StringConstraints(strip_whitespace=True, max_length=32)]
+    date_precision: DatePrecision | None = None
+    event_text: RequiredText
+    source_id: Id | None = None
+
+    @field_validator("event_date")
+    @classmethod
+    def _iso_date(cls, value: str) -> str:
+        try:
+            date_precision_of(value)
+        except ValueError:
+            raise ValueError(
+                "must be an ISO 8601 date: YYYY, YYYY-MM, YYYY-MM-DD or a full datetime"
+            ) from None
+        return value
+
+    @model_validator(mode="after")
+    def _precision_fits(self) -> TimelineData:
+        stated = date_precision_of(self.event_date)
+        if self.date_precision is None:
+            self.date_precision = stated
+        elif _RANK[self.date_precision] > _RANK[stated]:
+            raise ValueError(
+                f"date_precision {self.date_precision!r} is finer than event_date "
+                f"{self.event_date!r}"
+            )
+        return self
+
+
+class CompleteData(_Data):
+    summary: str
+    overall_bias_score: Score10 | None = None
+
+
+class PartialData(CompleteData):
+    partial_reason: str
+
+
+class FailedData(_Data):
+    error: str
+
+
+DATA_MODELS: dict[str, type[_Data]] = {
+    "INVESTIGATION_STARTED": StartedData,
+    "SOURCE_FOUND": SourceData,
+    "CLAIM_EXTRACTED": ClaimData,
+    "FACT_CHECKED": FactCheckData,
+    "BIAS_ANALYZED": BiasData,
+    "TIMELINE_EVENT": TimelineData,
+    "INVESTIGATION_COMPLETE": CompleteData,
+    "INVESTIGATION_PARTIAL": PartialData,
+    "INVESTIGATION_FAILED": FailedData,
+}
+
+
+# --- errors and helpers ------------------------------------------------------------------
+
+
+class CallbackError(Exception):
+    """An answer other than success: status code and the contract's error message."""
+
+    def __init__(self, status_code: int, message: str) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        self.message = message
+
+
+def _reply(status_code: int, body: dict[str, Any]) -> JSONResponse:
+    return JSONResponse(status_code=status_code, content=body)
+
+
+def _failure(message: str) -> dict[str, Any]:
+    return {"success": False, "error": message}
+
+
+def _describe(type_: str, error: ValidationError) -> str:
+    """`invalid data for TYPE: data.field: message; ...` (first few problems)."""
+    problems = []
+    for item in error.errors()[:5]:
+        where = ".".join(str(part) for part in ("data", *item["loc"]))
+        problems.append(f"{where}: {item['msg']}")
+    more = len(error.errors()) - len(problems)
+    if more > 0:
+        problems.append(f"and {more} more")
+    return f"invalid data for {type_}: " + "; ".join(problems)
+
+
+def _authorized(settings: Settings, presented: str | None) -> bool:
+    expected = settings.agent_secret.strip()
+    if not expected:
+        logger.warning(
+            "callback refused: AGENT_SECRET must be set for the callback API to accept writes"
+        )
+        return False
+    if presented is None:
+        return False
+    return hmac.compare_digest(presented.strip().encode(), expected.encode())
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _parse_envelope(raw: bytes) -> tuple[str, str, dict[str, Any]]:
+    """(type, canonical investigation id, data) or a 400 CallbackError."""
+    try:
+        body = json.loads(raw, parse_constant=_reject_constant)
+    except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        raise CallbackError(400, f"malformed JSON body: {exc}") from None
+    if not isinstance(body, dict):
+        raise CallbackError(400, "the body must be a JSON object with type, investigation_id, data")
+    type_ = body.get("type")
+    if not isinstance(type_, str) or not type_:
+        hint = " (not 'callback_type')" if "callback_type" in body else ""
+        raise CallbackError(400, f"field 'type' is required and must be a string{hint}")
+    if type_ not in DATA_MODELS:
+        raise CallbackError(
+            400, f"unknown type {type_!r}; expected one of: {', '.join(DATA_MODELS)}"
+        )
+    investigation_id = body.get("investigation_id")
+    try:
+        if not isinstance(investigation_id, str):
+            raise ValueError
+        canonical = str(uuid.UUID(investigation_id.strip()))
+    except ValueError:
+        raise CallbackError(400, "field 'investigation_id' must be a UUID string") from None
+    data = body.get("data")
+    if not isinstance(data, dict):
+        raise CallbackError(400, "field 'data' is required and must be a JSON object")
+    return type_, canonical, data
+
+
+def request_hash(type_: str, investigation_id: str, data: dict[str, Any]) -> str:
+    """sha256 of the canonical request (sorted keys), for Idempotency-Key comparisons."""
+    canonical = json.dumps(
+        {"type": type_, "investigation_id": investigation_id, "data": data}, sort_keys=True
+    )
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+class KeyLocks:
+    """Per-key asyncio locks, dropped when nobody holds or waits for them."""
+
+    def __init__(self) -> None:
+        self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
+
+    @asynccontextmanager
+    async def hold(self, key: str | None) -> AsyncIterator[None]:
+        if key is None:
+            yield
+            return
+        lock, users = self._locks.get(key, (asyncio.Lock(), 0))
+        self._locks[key] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self._locks[key]
+            if users <= 1:
+                del self._locks[key]
+            else:
+                self._locks[key] = (lock, users - 1)
+
+    def __len__(self) -> int:
+        return len(self._locks)
+
+
+def _unknown(kind: str, ids: list[str]) -> CallbackError:
+    return CallbackError(400, f"unknown {kind} in this investigation: {', '.join(ids)}")
+
+
+# --- writes, one per type ----------------------------------------------------------------
+
+
+class _Writer:
+    """Validated data → one store write; returns the success body."""
+
+    def __init__(self, repo: Repository, investigation_id: str) -> None:
+        self.repo = repo
+        self.id = investigation_id
+        self._snapshot: dict[str, Any] | None = None
+
+    async def call(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        try:
+            return await asyncio.to_thread(function, *args, **kwargs)
+        except UnknownInvestigationError:
+            raise CallbackError(404, NOT_FOUND) from None
+
+    async def snapshot(self) -> dict[str, Any]:
+        """The investigation as stored (to check the ids a record refers to)."""
+        if self._snapshot is None:
+            found = await self.call(self.repo.get_investigation, self.id)
+            if found is None:
+                raise CallbackError(404, NOT_FOUND)
+            self._snapshot = found
+        return self._snapshot
+
+    async def sources_by_id(self, wanted: list[str], field: str) -> dict[str, dict[str, Any]]:
+        sources = {s["id"]: s for s in (await self.snapshot())["sources"]}
+        missing = [i for i in dict.fromkeys(wanted) if i not in sources]
+        if missing:
+            raise _unknown(f"{field}", missing)
+        return sources
+
+    async def started(self, data: StartedData) -> dict[str, Any]:
+        config = InvestigationConfig.for_mode(
+            data.mode,
+            investigation_id=self.id,
+            title=data.title or "",
+            brief=data.brief or "",
+            language=data.language or "en",
+        )
+        await self.call(self.repo.start_investigation, config)
+        return {"success": True}
+
+    async def source(self, data: SourceData) -> dict[str, Any]:
+        source = Source(
+            url=data.url,
+            title=data.title or "",
+            domain=data.domain or domain_of(data.url),
+            credibility_score=data.credibility_score,
+            content_summary=data.content_snippet or "",
+            published_at=data.published_at or None,
+            is_user_provided=data.is_user_provided,
+            origin=data.origin or "web",
+        )
+        ids = await self.call(self.repo.save_sources, self.id, [source])
+        return {"success": True, "source_id": str(ids[source.url])}
+
+    async def claim(self, data: ClaimData) -> dict[str, Any]:
+        await self.sources_by_id(data.source_ids, "source_ids")
+        taken = {c["key"] for c in (await self.snapshot())["claims"]}
+        key = _fresh_key(taken)
+        claim = Claim(
+            key=key,
+            claim_text=data.claim_text,
+            importance=0.5 if data.importance is None else data.importance,
+            source_ids=list(dict.fromkeys(data.source_ids)),
+        )
+        ids = await self.call(self.repo.save_claims, self.id, [claim])
+        return {"success": True, "claim_id": str(ids[key])}
+
+    async def fact_check(self, data: FactCheckData) -> dict[str, Any]:
+        claims = {c["id"]: c for c in (await self.snapshot())["claims"]}
+        claim = claims.get(data.claim_id)
+        if claim is None:
+            raise _unknown("claim_id", [data.claim_id])
+        await self.sources_by_id(data.source_ids, "source_ids")
+        verdict = Verdict(
+            claim_key=claim["key"],
+            claim_text=claim["claim_text"],
+            claim_id=claim["id"],
+            verdict=data.verdict,
+            confidence=data.confidence,
+            explanation=data.explanation,
+            evidence=[
+                {
+                    "url": item.url,
+                    "title": item.title or "",
+                    "publisher": domain_of(item.url),
+                    "reliability": item.reliability,
+                    "stance": item.stance,
+                    "snippet": item.snippet or "",
+                }
+                for item in data.evidence
+            ],
+            source_ids=list(dict.fromkeys(data.source_ids)),
+        )
+        ids = await self.call(self.repo.save_verdicts, self.id, [verdict])
+        if claim["key"] not in ids:  # the store skips a verdict whose claim is not there
+            raise _unknown("claim_id", [data.claim_id])
+        return {"success": True, "fact_check_id": str(ids[claim["key"]])}
+
+    async def bias(self, data: BiasData) -> dict[str, Any]:
+        per_source = data.per_source or []
+        sources = await self.sources_by_id(
+            [item.source_id for item in per_source], "per_source.source_id"
+        )
+        coverage = {stance: data.coverage.get(stance, 0) for stance in COVERAGE_STANCES}
+        total = sum(coverage.values())
+        assessment = BiasAssessment(
+            overall_bias_score=data.overall_bias_score,
+            coverage=coverage,
+            coverage_pct={
+                stance: round(100 * count / total, 1) if total else 0.0
+                for stance, count in coverage.items()
+            },
+            per_source=[
+                SourceBias(
+                    url=sources[item.source_id]["url"],
+                    source_id=item.source_id,
+                    bias_score=item.bias_score,
+                    stance=item.stance or "neutral",
+                    indicators=[i for i in item.indicators or [] if i.strip()],
+                )
+                for item in per_source
+            ],
+            recommendation=data.recommendation or "",
+        )
+        await self.call(self.repo.save_bias, self.id, assessment)
+        return {"success": True}
+
+    async def timeline(self, data: TimelineData) -> dict[str, Any]:
+        if data.source_id is not None:
+            await self.sources_by_id([data.source_id], "source_id")
+        event = TimelineEvent(
+            event_date=data.event_date,
+            date_precision=data.date_precision or date_precision_of(data.event_date),
+            event_text=data.event_text,
+            source_ids=[data.source_id] if data.source_id else [],
+        )
+        event_id = await self.call(self.repo.add_timeline_event, self.id, event)
+        return {"success": True, "event_id": str(event_id)}
+
+    async def complete(self, data: CompleteData) -> dict[str, Any]:
+        await self.call(
+            self.repo.finish_investigation,
+            self.id,
+            "completed",
+            summary=data.summary,
+            overall_bias_score=data.overall_bias_score,
+        )
+        return {"success": True}
+
+    async def partial(self, data: PartialData) -> dict[str, Any]:
+        await self.call(
+            self.repo.finish_investigation,
+            self.id,
+            "partial",
+            summary=data.summary,
+            partial_reason=data.partial_reason,
+            overall_bias_score=data.overall_bias_score,
+        )
+        return {"success": True}
+
+    async def failed(self, data: FailedData) -> dict[str, Any]:
+        await self.call(self.repo.finish_investigation, self.id, "failed", error=data.error)
+        return {"success": True}
+
+    def handler(self, type_: str) -> Callable[[Any], Awaitable[dict[str, Any]]]:
+        return {
+            "INVESTIGATION_STARTED": self.started,
+            "SOURCE_FOUND": self.source,
+            "CLAIM_EXTRACTED": self.claim,
+            "FACT_CHECKED": self.fact_check,
+            "BIAS_ANALYZED": self.bias,
+            "TIMELINE_EVENT": self.timeline,
+            "INVESTIGATION_COMPLETE": self.complete,
+            "INVESTIGATION_PARTIAL": self.partial,
+            "INVESTIGATION_FAILED": self.failed,
+        }[type_]
+
+
+def _fresh_key(taken: set[str]) -> str:
+    """A claim key no claim of the investigation uses ("X" + 8 hex; remote claims have none)."""
+    while True:
+        key = "X" + secrets.token_hex(4)
+        if key not in taken:
+            return key
+
+
+# --- the endpoint --------------------------------------------------------------------------
+
+
+def callback_router() -> APIRouter:
+    """The router serving `POST /api/agent-callback` (one per app; it owns its key locks)."""
+    router = APIRouter()
+    locks = KeyLocks()
+
+    async def handle(request: Request, settings: Settings) -> tuple[int, dict[str, Any]]:
+        """(status, body) of one accepted callback; raises CallbackError for refusals."""
+        if not _authorized(settings, request.headers.get(SECRET_HEADER)):
+            raise CallbackError(401, UNAUTHORIZED)
+        type_, investigation_id, raw_data = _parse_envelope(await request.body())
+        request.state.callback = (type_, investigation_id)
+        key = request.headers.get(IDEMPOTENCY_HEADER)
+        if key is not None and not 0 < len(key.strip()) <= IDEMPOTENCY_KEY_MAX_CHARS:
+            raise CallbackError(
+                400, f"{IDEMPOTENCY_HEADER} must be 1 to {IDEMPOTENCY_KEY_MAX_CHARS} characters"
+            )
+        key = key.strip() if key is not None else None
+        try:
+            data = DATA_MODELS[type_].model_validate(raw_data)
+        except ValidationError as exc:
+            raise CallbackError(400, _describe(type_, exc)) from None
+
+        repo = get_repository(settings.database_url)
+        digest = request_hash(type_, investigation_id, raw_data)
+        async with locks.hold(key):
+            if key is not None:
+                seen = await asyncio.to_thread(repo.get_idempotent, key)
+                if seen is not None:
+                    stored_hash, status_code, body = seen
+                    if stored_hash != digest:
+                        raise CallbackError(409, KEY_REUSED)
+                    return status_code, body
+            if type_ != "INVESTIGATION_STARTED":
+                status = await asyncio.to_thread(repo.get_status, investigation_id)
+                if status is None:
+                    raise CallbackError(404, NOT_FOUND)
+            writer = _Writer(repo, investigation_id)
+            body = await writer.handler(type_)(data)
+            if key is not None:
+                try:
+                    await asyncio.to_thread(repo.put_idempotent, key, digest, 200, body)
+                except Exception:  # logged (so not blind): the record is saved, answer success
+                    logger.exception("could not store the reply for Idempotency-Key %r", key)
+            return 200, body
+
+    @router.post(CALLBACK_PATH)
+    async def agent_callback(request: Request) -> JSONResponse:
+        """Authenticate, validate and save one record of the callback API contract."""
+        settings = get_settings()
+        try:
+            status_code, body = await handle(request, settings)
+        except CallbackError as refusal:
+            status_code, body = refusal.status_code, _failure(refusal.message)
+        except Exception:  # logged (so not blind): any other failure is a 500, no stack trace
+            logger.exception("callback failed")
+            status_code, body = 500, _failure(INTERNAL)
+        if settings.debug_mode:
+            type_, investigation_id = getattr(request.state, "callback", (None, None))
+            logger.info(
+                "callback %s investigation=%s -> %s %s",
+                type_,
+                investigation_id,
+                status_code,
+                json.dumps(body, sort_keys=True),
+            )
+        return _reply(status_code, body)
+
+    return router

@@ -1,0 +1,570 @@
+"""The read API and the investigation dashboard.
+
+`GET /api/investigations[/{id}]` return JSON; `GET /investigations[/{id}]` return server-rendered
+HTML (every value escaped) that `static/dashboard.js` turns into tabs and refreshes every 3 s
+while the investigation runs. With `VICARAN_DASHBOARD_TOKEN` set, every request must present
+the token (Bearer header, `?token=`, or the cookie that `?token=` sets).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import re
+from collections.abc import Awaitable, Callable
+from html import escape
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+from fastapi import APIRouter, Request
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
+
+from ..config import get_settings
+from ..storage import get_repository
+from ..sub_agents.bias_analyzer import score_label
+from ..tools.credibility import credibility_label
+from .markdown import render_markdown
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+STATIC_PREFIX = "/dashboard-static"
+COOKIE_NAME = "vicaran_dashboard"
+COMPLETE_MARKER = "[INVESTIGATION_COMPLETE]"
+_STATIC_TYPES = {"dashboard.css": "text/css", "dashboard.js": "text/javascript"}
+_CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; style-src-attr 'unsafe-inline'; "
+    "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; "
+    "frame-ancestors 'none'"
+)
+_PAGE_HEADERS = {
+    "Content-Security-Policy": _CSP,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+STATUS_LABELS = {
+    "planning": "Planning",
+    "in_progress": "In progress",
+    "completed": "Completed",
+    "partial": "Partial",
+    "failed": "Failed",
+}
+VERDICT_LABELS = {
+    "verified": "Verified",
+    "partially_true": "Partially true",
+    "misleading": "Misleading",
+    "false": "False",
+    "unverified": "Unverified",
+}
+STANCES = ("supportive", "neutral", "critical")
+_PRECISION = {"day": "exact day", "month": "month only", "year": "year only"}
+_MONTHS = "January February March April May June July August September October November December"
+_DATE = re.compile(r"^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?")
+
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+def dashboard_router() -> APIRouter:
+    """The read API, the dashboard pages and their two static files."""
+    router = APIRouter()
+    routes: list[tuple[str, Handler, bool]] = [
+        ("/api/investigations", _api_list, False),
+        ("/api/investigations/{investigation_id}", _api_one, False),
+        ("/investigations", _page_list, True),
+        ("/investigations/{investigation_id}", _page_one, True),
+    ]
+    for path, handler, page in routes:
+        router.add_api_route(
+            path, _guarded(handler, page=page), methods=["GET"], include_in_schema=not page
+        )
+    router.add_api_route(
+        STATIC_PREFIX + "/{name}", _static, methods=["GET"], include_in_schema=False
+    )
+    return router
+
+
+# --- access --------------------------------------------------------------------------------
+
+
+def _guarded(handler: Handler, *, page: bool) -> Handler:
+    """`handler` behind the dashboard token (when one is set)."""
+
+    async def endpoint(request: Request) -> Response:
+        token = get_settings().vicaran_dashboard_token.strip()
+        via = _credential(request, token) if token else "open"
+        if via is None:
+            return _unauthorized(page)
+        if via == "query" and page:  # drop the token from the address bar and history
+            response: Response = RedirectResponse(_without_token(request), status_code=303)
+        else:
+            response = await handler(request)
+        if via == "query":
+            response.set_cookie(
+                COOKIE_NAME,
+                _cookie_value(token),
+                httponly=True,
+                samesite="strict",
+                secure=request.url.scheme == "https",
+                path="/",
+            )
+        return response
+
+    endpoint.__name__ = handler.__name__.lstrip("_")
+    return endpoint
+
+
+def _credential(request: Request, token: str) -> str | None:
+    """How the request proved it knows the token ("header", "query", "cookie"), or None."""
+    scheme, _, value = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() == "bearer" and _same(value.strip(), token):
+        return "header"
+    if _same(request.query_params.get("token"), token):
+        return "query"
+    if _same(request.cookies.get(COOKIE_NAME), _cookie_value(token)):
+        return "cookie"
+    return None
+
+
+def _same(presented: str | None, expected: str) -> bool:
+    """Constant-time comparison."""
+    return presented is not None and hmac.compare_digest(presented.encode(), expected.encode())
+
+
+def _cookie_value(token: str) -> str:
+    """The cookie holds a value derived from the token, not the token itself."""
+    return hmac.new(token.encode(), b"vicaran-dashboard-cookie", hashlib.sha256).hexdigest()
+
+
+def _without_token(request: Request) -> str:
+    query = request.url.remove_query_params("token").query
+    return request.url.path + (f"?{query}" if query else "")
+
+
+def _unauthorized(page: bool) -> Response:
+    headers = {"WWW-Authenticate": "Bearer"}
+    if not page:
+        return JSONResponse({"success": False, "error": "Unauthorized"}, 401, headers=headers)
+    body = (
+        '<main class="wrap narrow"><h1>Access token needed</h1><p>This dashboard is protected. '
+        "Open it with <code>?token=…</code> added to the address, or send an "
+        "<code>Authorization: Bearer …</code> header.</p></main>"
+    )
+    return _html("Access token needed", body, status=401, headers=headers)
+
+
+# --- endpoints -----------------------------------------------------------------------------
+
+
+async def _investigations() -> list[dict[str, Any]]:
+    url = get_settings().database_url
+    return await asyncio.to_thread(lambda: get_repository(url).list_investigations())
+
+
+async def _investigation(investigation_id: str) -> dict[str, Any] | None:
+    url = get_settings().database_url
+    return await asyncio.to_thread(lambda: get_repository(url).get_investigation(investigation_id))
+
+
+def _json(data: Any, status: int = 200) -> JSONResponse:
+    return JSONResponse(data, status, headers={"Cache-Control": "no-store"})
+
+
+async def _api_list(request: Request) -> Response:
+    return _json(await _investigations())
+
+
+async def _api_one(request: Request) -> Response:
+    investigation = await _investigation(request.path_params["investigation_id"])
+    if investigation is None:
+        return _json({"success": False, "error": "investigation not found"}, 404)
+    return _json({**investigation, "summary_html": summary_html(investigation.get("summary"))})
+
+
+async def _page_list(request: Request) -> Response:
+    return _html("Investigations", _list_body(await _investigations()))
+
+
+async def _page_one(request: Request) -> Response:
+    investigation = await _investigation(request.path_params["investigation_id"])
+    if investigation is None:
+        body = (
+            '<main class="wrap narrow"><h1>Investigation not found</h1>'
+            '<p><a href="/investigations">See all investigations</a></p></main>'
+        )
+        return _html("Not found", body, status=404)
+    return _html(investigation["title"] or "Investigation", _detail_body(investigation))
+
+
+async def _static(request: Request) -> Response:
+    name = request.path_params["name"]
+    if name not in _STATIC_TYPES:
+        return Response("not found", 404, media_type="text/plain")
+    return FileResponse(
+        STATIC_DIR / name,
+        media_type=_STATIC_TYPES[name],
+        headers={"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"},
+    )
+
+
+def summary_html(summary: str | None) -> str:
+    """The summary Markdown as safe HTML (citations link to `#source-N`)."""
+    text = (summary or "").replace(COMPLETE_MARKER, "").strip()
+    return render_markdown(text, heading_offset=2) if text else ""
+
+
+# --- HTML ----------------------------------------------------------------------------------
+
+
+def _html(
+    title: str, main: str, *, status: int = 200, headers: dict[str, str] | None = None
+) -> HTMLResponse:
+    page = f"""<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{escape(title)} · Vicaran</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="{STATIC_PREFIX}/dashboard.css">
+<script src="{STATIC_PREFIX}/dashboard.js" defer></script>
+</head>
+<body>
+<header class="topbar"><a class="brand" href="/investigations">Vicaran</a>
+<span class="tagline">Investigation dashboard</span></header>
+{main}
+</body>
+</html>
+"""
+    return HTMLResponse(page, status, headers={**_PAGE_HEADERS, **(headers or {})})
+
+
+def _badge(kind: str, value: str, labels: dict[str, str]) -> str:
+    known = value if value in labels else "unknown"
+    label = labels.get(value) or value or "Unknown"
+    return f'<span class="badge {kind}-{known}">{escape(label)}</span>'
+
+
+def _time(iso: str | None) -> str:
+    if not iso:
+        return "—"
+    shown = iso[:16].replace("T", " ") + " UTC"
+    return f'<time datetime="{escape(iso)}">{escape(shown)}</time>'
+
+
+def _href(url: str | None) -> str | None:
+    """The url, escaped for an attribute, when it is http(s); else None."""
+    return escape(url) if url and urlsplit(url).scheme.lower() in ("http", "https") else None
+
+
+def _link(url: str | None, text: str) -> str:
+    href = _href(url)
+    if href is None:
+        return escape(text)
+    return f'<a href="{href}" target="_blank" rel="noopener noreferrer">{escape(text)}</a>'
+
+
+def _pct(value: Any, scale: float = 1.0) -> float:
+    try:
+        return max(0.0, min(100.0, float(value) * scale))
+    except (TypeError, ValueError):
+        return 0.0
+
+
+def _whole(pct: float) -> int:
+    """Rounded half up, as the page's script rounds."""
+    return int(pct + 0.5)
+
+
+def _bar(pct: float, kind: str = "") -> str:
+    return (
+        f'<span class="bar" aria-hidden="true"><span class="bar-fill {kind}" '
+        f'style="width:{pct:.1f}%"></span></span>'
+    )
+
+
+def _list_body(items: list[dict[str, Any]]) -> str:
+    if not items:
+        rows = '<p class="empty">No investigations yet.</p>'
+    else:
+        body = "".join(
+            f'<tr><td><a href="/investigations/{escape(quote(i["id"], safe=""))}">'
+            f"{escape(i['title'] or 'Untitled')}</a></td>"
+            f"<td>{_badge('status', i['status'], STATUS_LABELS)}</td>"
+            f"<td>{escape(str(i['mode']).capitalize())}</td>"
+            f'<td class="n">{i["source_count"]}</td><td class="n">{i["claim_count"]}</td>'
+            f'<td class="n">{i["fact_check_count"]}</td><td>{_time(i["updated_at"])}</td>'
+            f'<td><a href="/api/investigations/{escape(quote(i["id"], safe=""))}">JSON</a></td>'
+            "</tr>"
+            for i in items
+        )
+        rows = (
+            '<div class="table-wrap"><table class="list"><thead><tr>'
+            '<th scope="col">Investigation</th><th scope="col">Status</th>'
+            '<th scope="col">Mode</th><th scope="col" class="n">Sources</th>'
+            '<th scope="col" class="n">Claims</th><th scope="col" class="n">Fact-checks</th>'
+            '<th scope="col">Last update</th><th scope="col">Data</th>'
+            f"</tr></thead><tbody>{body}</tbody></table></div>"
+        )
+    return f'<main class="wrap"><h1>Investigations</h1>{rows}</main>'
+
+
+def _detail_body(inv: dict[str, Any]) -> str:
+    numbers = {source["id"]: n for n, source in enumerate(inv["sources"], 1)}
+    titles = {source["id"]: source["title"] or source["domain"] for source in inv["sources"]}
+
+    def refs(ids: list[str]) -> str:
+        links = [
+            f'<a href="#source-{numbers[i]}" class="cite" title="{escape(titles[i])}">'
+            f"[{numbers[i]}]</a>"
+            for i in ids
+            if i in numbers
+        ]
+        return f'<p class="refs">Sources: {" ".join(links)}</p>' if links else ""
+
+    panels = [
+        ("sources", "Sources", len(inv["sources"]), _sources(inv)),
+        ("claims", "Claims", len(inv["claims"]), _claims(inv, refs)),
+        ("fact-checks", "Fact-checks", len(inv["fact_checks"]), _checks(inv, refs)),
+        ("bias", "Bias", None, _bias(inv, numbers)),
+        ("timeline", "Timeline", len(inv["timeline"]), _timeline(inv, refs)),
+        ("summary", "Summary", None, _summary(inv)),
+    ]
+    tabs = "".join(
+        f'<a class="tab" id="tab-{key}" href="#{key}" data-panel="{key}">{label}'
+        + (f' <span class="count" data-count="{key}">{count}</span>' if count is not None else "")
+        + "</a>"
+        for key, label, count, _ in panels
+    )
+    sections = "".join(
+        f'<section class="panel" id="{key}" aria-labelledby="heading-{key}">'
+        f'<h2 class="panel-title" id="heading-{key}">{label}</h2>'
+        f'<div class="panel-body" data-body="{key}">{content}</div></section>'
+        for key, label, _, content in panels
+    )
+    api = f"/api/investigations/{quote(inv['id'], safe='')}"
+    return (
+        f'<main class="wrap" id="investigation" data-api="{escape(api)}" '
+        f'data-status="{escape(inv["status"])}">'
+        f'<div class="inv-head">{_head(inv)}</div>'
+        f'<nav class="tabs" aria-label="Investigation sections">{tabs}</nav>'
+        f"{sections}</main>"
+    )
+
+
+def _head(inv: dict[str, Any]) -> str:
+    running = inv["status"] in ("planning", "in_progress")
+    notice = ""
+    if inv["status"] == "partial" and inv.get("partial_reason"):
+        notice = f'<p class="notice">Partial: {escape(inv["partial_reason"])}</p>'
+    elif inv["status"] == "failed" and inv.get("error"):
+        notice = f'<p class="notice notice-failed">Failed: {escape(inv["error"])}</p>'
+    return (
+        f'<h1 id="inv-title">{escape(inv["title"] or "Untitled investigation")}</h1>'
+        '<p class="inv-meta">'
+        f'<span id="inv-status" aria-live="polite">{_badge("status", inv["status"], STATUS_LABELS)}</span>'
+        f'<span id="inv-mode">{escape(str(inv["mode"]).capitalize())} mode</span>'
+        f'<span>Last update <span id="inv-updated">{_time(inv["updated_at"])}</span></span>'
+        f'<span id="inv-live" class="live" aria-live="polite">'
+        f"{'Live: refreshing every 3 s' if running else ''}</span></p>"
+        f'<p id="inv-brief" class="brief">{escape(inv.get("brief") or "")}</p>'
+        f'<div id="inv-notice">{notice}</div>'
+    )
+
+
+def _empty(text: str) -> str:
+    return f'<p class="empty">{escape(text)}</p>'
+
+
+def _stars(score: Any) -> str:
+    value = max(1, min(5, int(score or 1)))
+    label = f"Credibility {value} of 5: {credibility_label(value)}"
+    return (
+        f'<span class="stars" role="img" aria-label="{label}" title="{label}">'
+        f'{"★" * value}<span class="stars-off">{"★" * (5 - value)}</span></span>'
+    )
+
+
+def _sources(inv: dict[str, Any]) -> str:
+    if not inv["sources"]:
+        return _empty("No sources yet.")
+    items = []
+    for n, s in enumerate(inv["sources"], 1):
+        meta = [
+            _stars(s["credibility_score"]),
+            f'<span class="domain">{escape(s["domain"])}</span>',
+        ]
+        if s.get("published_at"):
+            meta.append(f"<span>Published {escape(s['published_at'])}</span>")
+        if s.get("is_user_provided"):
+            meta.append('<span class="tag">Provided by you</span>')
+        if s.get("is_reachable") is not False:
+            reach = '<p class="reach reach-ok">Read successfully</p>'
+        else:
+            reason = s.get("unreachable_reason") or "no reason given"
+            reach = f'<p class="reach reach-bad">Not reachable: {escape(reason)}</p>'
+        summary = s.get("content_summary") or ""
+        items.append(
+            f'<li class="card source" id="source-{n}"><div class="card-head">'
+            f'<span class="num">{n}</span><h3 class="card-title">'
+            f"{_link(s['url'], s['title'] or s['url'])}</h3></div>"
+            f'<p class="meta">{"".join(meta)}</p>'
+            + (f'<p class="text">{escape(summary)}</p>' if summary else "")
+            + f"{reach}</li>"
+        )
+    return f'<ol class="cards">{"".join(items)}</ol>'
+
+
+def _claims(inv: dict[str, Any], refs: Callable[[list[str]], str]) -> str:
+    if not inv["claims"]:
+        return _empty("No claims yet.")
+    verdicts = {check["claim_id"]: check["verdict"] for check in inv["fact_checks"]}
+    items = []
+    for claim in inv["claims"]:
+        importance = _pct(claim["importance"], 100)
+        verdict = verdicts.get(claim["id"])
+        items.append(
+            f'<li class="card claim"><div class="card-head"><span class="num">'
+            f"{escape(claim['key'])}</span>"
+            f'<h3 class="card-title">{escape(claim["claim_text"])}</h3></div>'
+            f'<p class="meta"><span class="metric">Importance {_bar(importance)} '
+            f"{_whole(importance)}%</span>"
+            + (_badge("verdict", verdict, VERDICT_LABELS) if verdict else "")
+            + f"</p>{refs(claim['source_ids'])}</li>"
+        )
+    return f'<ol class="cards">{"".join(items)}</ol>'
+
+
+def _checks(inv: dict[str, Any], refs: Callable[[list[str]], str]) -> str:
+    if not inv["fact_checks"]:
+        return _empty("No fact-checks yet.")
+    items = []
+    for check in inv["fact_checks"]:
+        confidence = _pct(check["confidence"], 100)
+        evidence = "".join(_evidence(item) for item in check["evidence"])
+        items.append(
+            f'<li class="card check"><div class="card-head">'
+            f"{_badge('verdict', check['verdict'], VERDICT_LABELS)}"
+            f'<h3 class="card-title">{escape(check["claim_text"])}</h3></div>'
+            f'<p class="meta"><span class="metric">Confidence {_bar(confidence)} '
+            f"{_whole(confidence)}%</span></p>"
+            f'<p class="text">{escape(check["explanation"] or "")}</p>'
+            + (evidence and f'<h4 class="sub">Evidence</h4><ol class="evidence">{evidence}</ol>')
+            + f"{refs(check['source_ids'])}</li>"
+        )
+    return f'<ol class="cards">{"".join(items)}</ol>'
+
+
+def _evidence(item: dict[str, Any]) -> str:
+    tags = [
+        f'<span class="tag rel-{_known(item["reliability"])}">'
+        f"{escape(str(item['reliability']).capitalize())} reliability</span>",
+        f'<span class="tag stance-{_known(item["stance"])}">'
+        f"{escape(str(item['stance']).capitalize())}</span>",
+    ]
+    if item["rating"]:
+        tags.append(f'<span class="tag">Rated: {escape(item["rating"])}</span>')
+    publisher = item["publisher"]
+    snippet = item["snippet"]
+    return (
+        f"<li>{_link(item['url'], item['title'] or item['url'])}"
+        + (f' <span class="muted">{escape(publisher)}</span>' if publisher else "")
+        + f'<span class="tags">{"".join(tags)}</span>'
+        + (f'<p class="snippet">{escape(snippet)}</p>' if snippet else "")
+        + "</li>"
+    )
+
+
+def _known(value: Any) -> str:
+    """A value safe to use in a class name."""
+    text = str(value)
+    return text if re.fullmatch(r"[a-z_]{1,20}", text) else "unknown"
+
+
+def _bias(inv: dict[str, Any], numbers: dict[str, int]) -> str:
+    bias = inv.get("bias")
+    if not bias:
+        return _empty("No bias assessment yet.")
+    score = float(bias["overall_bias_score"])
+    coverage = "".join(
+        f'<div class="bar-row"><span class="bar-label">{stance.capitalize()}</span>'
+        f"{_bar(_pct(bias['coverage_pct'].get(stance)), f'stance-{stance}')}"
+        f'<span class="bar-value">{_whole(_pct(bias["coverage_pct"].get(stance)))}% '
+        f"({int(bias['coverage'].get(stance, 0))})</span></div>"
+        for stance in STANCES
+    )
+    html = (
+        '<div class="bias-grid"><div class="stat">'
+        '<p class="stat-label">Overall bias score</p>'
+        f'<p class="stat-value">{score:.1f}<span> / 10</span></p>'
+        f'<p class="stat-note">{escape(score_label(score))} · 0 balanced, 10 one-sided</p>'
+        f"{_bar(_pct(score, 10), 'scale')}</div>"
+        '<figure class="coverage"><figcaption>Coverage balance</figcaption>'
+        f"{coverage}</figure></div>"
+    )
+    if bias.get("recommendation"):
+        html += f'<p class="recommendation">{escape(bias["recommendation"])}</p>'
+    if inv["mode"] == "detailed" and bias.get("per_source"):
+        rows = "".join(
+            "<tr><td>"
+            + (
+                f'<a href="#source-{numbers[row["source_id"]]}" class="cite">'
+                f"[{numbers[row['source_id']]}]</a> "
+                if row.get("source_id") in numbers
+                else ""
+            )
+            + f"{escape(row['url'])}</td>"
+            f"<td>{escape(str(row.get('stance') or 'neutral').capitalize())}</td>"
+            f'<td class="score">{_bar(_pct(row["bias_score"], 10))} '
+            f"{_pct(row['bias_score'], 10) / 10:.1f}</td>"
+            f"<td>{escape(', '.join(row.get('indicators') or []))}</td></tr>"
+            for row in bias["per_source"]
+        )
+        html += (
+            '<h3 class="sub">Per source</h3><div class="table-wrap"><table class="list">'
+            '<thead><tr><th scope="col">Source</th><th scope="col">Stance</th>'
+            '<th scope="col">Bias score</th><th scope="col">Indicators</th></tr></thead>'
+            f"<tbody>{rows}</tbody></table></div>"
+        )
+    return html
+
+
+def event_date(value: str, precision: str) -> tuple[str, str | None]:
+    """(the date as a reader would write it, a machine-readable prefix or None)."""
+    match = _DATE.match(value or "")
+    if not match:
+        return value, None
+    year, month, day = match.groups()
+    months = _MONTHS.split()
+    if not month or precision == "year" or not 1 <= int(month) <= 12:
+        return year, year
+    if not day or precision == "month":
+        return f"{months[int(month) - 1]} {year}", f"{year}-{month}"
+    return f"{int(day)} {months[int(month) - 1]} {year}", f"{year}-{month}-{day}"
+
+
+def _timeline(inv: dict[str, Any], refs: Callable[[list[str]], str]) -> str:
+    if not inv["timeline"]:
+        return _empty("No timeline events." if inv["mode"] == "quick" else "No events yet.")
+    items = []
+    for item in inv["timeline"]:
+        shown, machine = event_date(item["event_date"], item["date_precision"])
+        when = (
+            f'<time datetime="{escape(machine)}">{escape(shown)}</time>'
+            if machine
+            else escape(shown)
+        )
+        precision = _PRECISION.get(item["date_precision"], item["date_precision"])
+        items.append(
+            f'<li class="event"><p class="event-date">{when} '
+            f'<span class="tag">{escape(precision)}</span></p>'
+            f'<p class="text">{escape(item["event_text"])}</p>{refs(item["source_ids"])}</li>'
+        )
+    return f'<ol class="timeline">{"".join(items)}</ol>'
+
+
+def _summary(inv: dict[str, Any]) -> str:
+    rendered = summary_html(inv.get("summary"))
+    if not rendered:
+        return _empty("The summary is written when the investigation finishes.")
+    return f'<div class="prose">{rendered}</div>'

@@ -1,0 +1,381 @@
+/* Vicaran dashboard: tabs, and a live refresh of the investigation every 3 s while it runs.
+   The server renders the first view. Every value from the API is written here through
+   textContent / createElement only; `summary_html` (already sanitized by the server's Markdown
+   renderer) is parsed with DOMParser into an inert document, never assigned to innerHTML. */
+(() => {
+  "use strict";
+
+  const POLL_MS = 3000;
+  const RUNNING = new Set(["planning", "in_progress"]);
+  const STATUS = {
+    planning: "Planning", in_progress: "In progress", completed: "Completed",
+    partial: "Partial", failed: "Failed",
+  };
+  const VERDICT = {
+    verified: "Verified", partially_true: "Partially true", misleading: "Misleading",
+    false: "False", unverified: "Unverified",
+  };
+  const CREDIBILITY = {
+    5: "High credibility", 4: "Good credibility", 3: "Medium credibility",
+    2: "Low credibility", 1: "Very low credibility",
+  };
+  const PRECISION = { day: "exact day", month: "month only", year: "year only" };
+  const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August",
+    "September", "October", "November", "December"];
+  const STANCES = ["supportive", "neutral", "critical"];
+
+  document.documentElement.classList.add("js");
+  const root = document.getElementById("investigation");
+  if (!root) return;
+
+  // --- small DOM helpers ----------------------------------------------------------------
+
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [name, value] of Object.entries(attrs || {})) {
+      if (value !== null && value !== undefined) node.setAttribute(name, String(value));
+    }
+    for (const child of children.flat()) {
+      if (child !== null && child !== undefined && child !== "") node.append(child);
+    }
+    return node;
+  }
+
+  const own = (table, key) => (Object.hasOwn(table, key) ? table[key] : null);
+  const cap = (text) => {
+    const s = String(text ?? "");
+    return s.charAt(0).toUpperCase() + s.slice(1).toLowerCase();
+  };
+  const known = (value) => (/^[a-z_]{1,20}$/.test(String(value)) ? String(value) : "unknown");
+  const pct = (value, scale = 1) => {
+    const n = Number(value) * scale;
+    return Number.isFinite(n) ? Math.max(0, Math.min(100, n)) : 0;
+  };
+  const empty = (text) => el("p", { class: "empty" }, text);
+
+  function badge(kind, value, labels) {
+    const label = own(labels, value);
+    return el("span", { class: `badge ${kind}-${label ? value : "unknown"}` },
+      label || value || "Unknown");
+  }
+
+  function time(iso) {
+    if (!iso) return "—";
+    return el("time", { datetime: iso }, `${iso.slice(0, 16).replace("T", " ")} UTC`);
+  }
+
+  function link(url, text) {
+    let ok = false;
+    try {
+      ok = ["http:", "https:"].includes(new URL(url).protocol);
+    } catch {
+      ok = false;
+    }
+    return ok ? el("a", { href: url, target: "_blank", rel: "noopener noreferrer" }, text)
+      : document.createTextNode(text);
+  }
+
+  function bar(percent, kind) {
+    const fill = el("span", { class: `bar-fill ${kind || ""}`.trim() });
+    fill.style.width = `${percent.toFixed(1)}%`;
+    return el("span", { class: "bar", "aria-hidden": "true" }, fill);
+  }
+
+  function stars(score) {
+    const v = Math.max(1, Math.min(5, Math.trunc(Number(score) || 1)));
+    const label = `Credibility ${v} of 5: ${CREDIBILITY[v]}`;
+    return el("span", { class: "stars", role: "img", "aria-label": label, title: label },
+      "★".repeat(v), el("span", { class: "stars-off" }, "★".repeat(5 - v)));
+  }
+
+  function refs(ids, ctx) {
+    const links = (ids || []).filter((id) => ctx.numbers.has(id)).map((id) => {
+      const n = ctx.numbers.get(id);
+      return el("a", { href: `#source-${n}`, class: "cite", title: ctx.titles.get(id) }, `[${n}]`);
+    });
+    if (!links.length) return null;
+    const p = el("p", { class: "refs" }, "Sources: ");
+    links.forEach((a, i) => p.append(...(i ? [" ", a] : [a])));
+    return p;
+  }
+
+  function eventDate(value, precision) {
+    const m = /^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?/.exec(value || "");
+    if (!m) return [value, null];
+    const [, year, month, day] = m;
+    if (!month || precision === "year" || +month < 1 || +month > 12) return [year, year];
+    const name = MONTHS[+month - 1];
+    if (!day || precision === "month") return [`${name} ${year}`, `${year}-${month}`];
+    return [`${+day} ${name} ${year}`, `${year}-${month}-${day}`];
+  }
+
+  const scoreLabel = (s) => (s < 2 ? "Low" : s < 4 ? "Low-Moderate" : s < 6 ? "Moderate"
+    : s < 8 ? "High" : "Very High");
+
+  // --- panels (mirror the server's renderers in dashboard.py) ---------------------------
+
+  function sources(inv) {
+    if (!inv.sources.length) return empty("No sources yet.");
+    return el("ol", { class: "cards" }, inv.sources.map((s, i) => {
+      const meta = [stars(s.credibility_score), el("span", { class: "domain" }, s.domain)];
+      if (s.published_at) meta.push(el("span", {}, `Published ${s.published_at}`));
+      if (s.is_user_provided) meta.push(el("span", { class: "tag" }, "Provided by you"));
+      const reach = s.is_reachable !== false
+        ? el("p", { class: "reach reach-ok" }, "Read successfully")
+        : el("p", { class: "reach reach-bad" },
+          `Not reachable: ${s.unreachable_reason || "no reason given"}`);
+      return el("li", { class: "card source", id: `source-${i + 1}` },
+        el("div", { class: "card-head" }, el("span", { class: "num" }, String(i + 1)),
+          el("h3", { class: "card-title" }, link(s.url, s.title || s.url))),
+        el("p", { class: "meta" }, meta),
+        s.content_summary ? el("p", { class: "text" }, s.content_summary) : null,
+        reach);
+    }));
+  }
+
+  function claims(inv, ctx) {
+    if (!inv.claims.length) return empty("No claims yet.");
+    const verdicts = new Map(inv.fact_checks.map((c) => [c.claim_id, c.verdict]));
+    return el("ol", { class: "cards" }, inv.claims.map((c) => {
+      const importance = pct(c.importance, 100);
+      const verdict = verdicts.get(c.id);
+      return el("li", { class: "card claim" },
+        el("div", { class: "card-head" }, el("span", { class: "num" }, c.key),
+          el("h3", { class: "card-title" }, c.claim_text)),
+        el("p", { class: "meta" },
+          el("span", { class: "metric" }, "Importance ", bar(importance),
+            ` ${Math.round(importance)}%`),
+          verdict ? badge("verdict", verdict, VERDICT) : null),
+        refs(c.source_ids, ctx));
+    }));
+  }
+
+  function evidence(item) {
+    return el("li", {}, link(item.url, item.title || item.url),
+      item.publisher ? [" ", el("span", { class: "muted" }, item.publisher)] : null,
+      el("span", { class: "tags" },
+        el("span", { class: `tag rel-${known(item.reliability)}` },
+          `${cap(item.reliability)} reliability`),
+        el("span", { class: `tag stance-${known(item.stance)}` }, cap(item.stance)),
+        item.rating ? el("span", { class: "tag" }, `Rated: ${item.rating}`) : null),
+      item.snippet ? el("p", { class: "snippet" }, item.snippet) : null);
+  }
+
+  function checks(inv, ctx) {
+    if (!inv.fact_checks.length) return empty("No fact-checks yet.");
+    return el("ol", { class: "cards" }, inv.fact_checks.map((c) => {
+      const confidence = pct(c.confidence, 100);
+      return el("li", { class: "card check" },
+        el("div", { class: "card-head" }, badge("verdict", c.verdict, VERDICT),
+          el("h3", { class: "card-title" }, c.claim_text)),
+        el("p", { class: "meta" }, el("span", { class: "metric" }, "Confidence ",
+          bar(confidence), ` ${Math.round(confidence)}%`)),
+        el("p", { class: "text" }, c.explanation || ""),
+        c.evidence.length ? [el("h4", { class: "sub" }, "Evidence"),
+          el("ol", { class: "evidence" }, c.evidence.map(evidence))] : null,
+        refs(c.source_ids, ctx));
+    }));
+  }
+
+  function bias(inv, ctx) {
+    const b = inv.bias;
+    if (!b) return empty("No bias assessment yet.");
+    const score = Number(b.overall_bias_score) || 0;
+    const rows = STANCES.map((stance) => {
+      const share = pct((b.coverage_pct || {})[stance]);
+      const count = Math.trunc(Number((b.coverage || {})[stance]) || 0);
+      return el("div", { class: "bar-row" }, el("span", { class: "bar-label" }, cap(stance)),
+        bar(share, `stance-${stance}`),
+        el("span", { class: "bar-value" }, `${Math.round(share)}% (${count})`));
+    });
+    const out = document.createDocumentFragment();
+    out.append(el("div", { class: "bias-grid" },
+      el("div", { class: "stat" }, el("p", { class: "stat-label" }, "Overall bias score"),
+        el("p", { class: "stat-value" }, score.toFixed(1), el("span", {}, " / 10")),
+        el("p", { class: "stat-note" }, `${scoreLabel(score)} · 0 balanced, 10 one-sided`),
+        bar(pct(score, 10), "scale")),
+      el("figure", { class: "coverage" }, el("figcaption", {}, "Coverage balance"), rows)));
+    if (b.recommendation) out.append(el("p", { class: "recommendation" }, b.recommendation));
+    if (inv.mode === "detailed" && (b.per_source || []).length) {
+      const body = b.per_source.map((row) => {
+        const n = ctx.numbers.get(row.source_id);
+        const score10 = pct(row.bias_score, 10) / 10;
+        return el("tr", {},
+          el("td", {}, n ? [el("a", { href: `#source-${n}`, class: "cite" }, `[${n}]`), " "]
+            : null, row.url),
+          el("td", {}, cap(row.stance || "neutral")),
+          el("td", { class: "score" }, bar(score10 * 10), ` ${score10.toFixed(1)}`),
+          el("td", {}, (row.indicators || []).join(", ")));
+      });
+      const head = el("tr", {}, ["Source", "Stance", "Bias score", "Indicators"]
+        .map((h) => el("th", { scope: "col" }, h)));
+      out.append(el("h3", { class: "sub" }, "Per source"), el("div", { class: "table-wrap" },
+        el("table", { class: "list" }, el("thead", {}, head), el("tbody", {}, body))));
+    }
+    return out;
+  }
+
+  function timeline(inv, ctx) {
+    if (!inv.timeline.length) {
+      return empty(inv.mode === "quick" ? "No timeline events." : "No events yet.");
+    }
+    return el("ol", { class: "timeline" }, inv.timeline.map((item) => {
+      const [shown, machine] = eventDate(item.event_date, item.date_precision);
+      const when = machine ? el("time", { datetime: machine }, shown) : shown;
+      return el("li", { class: "event" },
+        el("p", { class: "event-date" }, when, " ",
+          el("span", { class: "tag" }, own(PRECISION, item.date_precision) || item.date_precision)),
+        el("p", { class: "text" }, item.event_text), refs(item.source_ids, ctx));
+    }));
+  }
+
+  function summary(inv) {
+    if (!inv.summary_html) return empty("The summary is written when the investigation finishes.");
+    const parsed = new DOMParser().parseFromString(inv.summary_html, "text/html");
+    return el("div", { class: "prose" }, [...parsed.body.childNodes]);
+  }
+
+  // --- rendering ------------------------------------------------------------------------
+
+  const seen = {};
+
+  function panel(key, data, build) {
+    const signature = JSON.stringify(data);
+    if (seen[key] === signature) return;
+    seen[key] = signature;
+    root.querySelector(`[data-body="${key}"]`).replaceChildren(build());
+  }
+
+  function render(inv) {
+    const ctx = {
+      numbers: new Map(inv.sources.map((s, i) => [s.id, i + 1])),
+      titles: new Map(inv.sources.map((s) => [s.id, s.title || s.domain])),
+    };
+    const title = inv.title || "Untitled investigation";
+    document.getElementById("inv-title").textContent = title;
+    document.title = `${title} · Vicaran`;
+    document.getElementById("inv-status").replaceChildren(badge("status", inv.status, STATUS));
+    document.getElementById("inv-mode").textContent = `${cap(inv.mode)} mode`;
+    document.getElementById("inv-updated").replaceChildren(time(inv.updated_at));
+    document.getElementById("inv-brief").textContent = inv.brief || "";
+    let notice = null;
+    if (inv.status === "partial" && inv.partial_reason) {
+      notice = el("p", { class: "notice" }, `Partial: ${inv.partial_reason}`);
+    } else if (inv.status === "failed" && inv.error) {
+      notice = el("p", { class: "notice notice-failed" }, `Failed: ${inv.error}`);
+    }
+    document.getElementById("inv-notice").replaceChildren(...(notice ? [notice] : []));
+    root.dataset.status = inv.status;
+    const counts = { sources: inv.sources, claims: inv.claims, "fact-checks": inv.fact_checks,
+      timeline: inv.timeline };
+    for (const [key, list] of Object.entries(counts)) {
+      const badgeEl = root.querySelector(`[data-count="${key}"]`);
+      if (badgeEl) badgeEl.textContent = String(list.length);
+    }
+    const src = inv.sources;
+    panel("sources", src, () => sources(inv));
+    panel("claims", [inv.claims, inv.fact_checks, src], () => claims(inv, ctx));
+    panel("fact-checks", [inv.fact_checks, src], () => checks(inv, ctx));
+    panel("bias", [inv.bias, inv.mode, src], () => bias(inv, ctx));
+    panel("timeline", [inv.timeline, inv.mode, src], () => timeline(inv, ctx));
+    panel("summary", inv.summary_html, () => summary(inv));
+  }
+
+  // --- tabs -----------------------------------------------------------------------------
+
+  const tabs = [...root.querySelectorAll(".tab")];
+  const panels = new Map(tabs.map((t) => [t.dataset.panel, document.getElementById(t.dataset.panel)]));
+  root.querySelector(".tabs").setAttribute("role", "tablist");
+  for (const tab of tabs) {
+    tab.setAttribute("role", "tab");
+    tab.setAttribute("aria-controls", tab.dataset.panel);
+    const section = panels.get(tab.dataset.panel);
+    section.setAttribute("role", "tabpanel");
+    section.setAttribute("aria-labelledby", tab.id);
+    section.tabIndex = 0;
+  }
+
+  function select(key, focus) {
+    const chosen = panels.has(key) ? key : tabs[0].dataset.panel;
+    for (const tab of tabs) {
+      const on = tab.dataset.panel === chosen;
+      tab.setAttribute("aria-selected", String(on));
+      tab.tabIndex = on ? 0 : -1;
+      panels.get(tab.dataset.panel).hidden = !on;
+      if (on && focus) tab.focus();
+    }
+  }
+
+  function showSource(id) {
+    select("sources");
+    const target = document.getElementById(id);
+    if (!target) return;
+    for (const old of root.querySelectorAll(".highlight")) old.classList.remove("highlight");
+    target.classList.add("highlight");
+    history.replaceState(null, "", `#${id}`);
+    target.scrollIntoView({ block: "center" });
+  }
+
+  function fromHash() {
+    const key = decodeURIComponent(location.hash.slice(1));
+    if (/^source-\d+$/.test(key)) showSource(key);
+    else select(key);
+  }
+
+  root.addEventListener("click", (event) => {
+    const cite = event.target.closest('a[href^="#source-"]');
+    const tab = event.target.closest(".tab");
+    if (cite) {
+      event.preventDefault();
+      showSource(cite.getAttribute("href").slice(1));
+    } else if (tab) {
+      event.preventDefault();
+      select(tab.dataset.panel);
+      history.replaceState(null, "", `#${tab.dataset.panel}`);
+    }
+  });
+
+  root.querySelector(".tabs").addEventListener("keydown", (event) => {
+    const at = tabs.indexOf(document.activeElement);
+    const moves = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: tabs.length - 1 };
+    if (at < 0 || !(event.key in moves)) return;
+    event.preventDefault();
+    const next = tabs[(moves[event.key] + tabs.length) % tabs.length];
+    select(next.dataset.panel, true);
+    history.replaceState(null, "", `#${next.dataset.panel}`);
+  });
+
+  window.addEventListener("hashchange", fromHash);
+  fromHash();
+
+  // --- polling --------------------------------------------------------------------------
+
+  const live = document.getElementById("inv-live");
+
+  async function poll() {
+    try {
+      const response = await fetch(root.dataset.api, {
+        headers: { Accept: "application/json" }, cache: "no-store", credentials: "same-origin",
+      });
+      if (response.status === 401 || response.status === 404) {
+        live.textContent = response.status === 401
+          ? "Live updates stopped: access token needed." : "Live updates stopped: not found.";
+        return;
+      }
+      if (response.ok) {
+        const inv = await response.json();
+        render(inv);
+        if (!RUNNING.has(inv.status)) {
+          live.textContent = "";
+          return;
+        }
+        live.textContent = "Live: refreshing every 3 s";
+      }
+    } catch {
+      live.textContent = "Connection lost, retrying…";
+    }
+    window.setTimeout(poll, POLL_MS);
+  }
+
+  if (RUNNING.has(root.dataset.status)) window.setTimeout(poll, POLL_MS);
+})();

@@ -1,0 +1,200 @@
+"""The callback outbox: what each saved record becomes for the newsroom's callback API.
+
+Rows are written in the same transaction as the records (see Repository), carry *local* ids,
+and are translated to the remote ids the callback API returned at delivery time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from .tables import (
+    BiasRow,
+    ClaimRow,
+    FactCheckRow,
+    InvestigationRow,
+    OutboxRow,
+    SourceRow,
+    TimelineEventRow,
+    utcnow,
+)
+
+# Saves made while this is true also queue their records for the callback API. A context
+# variable, not a flag on the shared repository: the agent's saves queue, while records the
+# callback API itself receives never do (they would bounce back and forth otherwise).
+_QUEUE: ContextVar[bool] = ContextVar("vicaran_queue_for_callback", default=False)
+
+
+@contextmanager
+def queue_for_callback(enabled: bool = True) -> Iterator[None]:
+    """Within this block (and threads started from it), saves queue for the callback API."""
+    token = _QUEUE.set(enabled)
+    try:
+        yield
+    finally:
+        _QUEUE.reset(token)
+
+
+def queueing() -> bool:
+    return _QUEUE.get()
+
+
+# Fields of a payload that hold local record ids (translated before sending).
+ID_FIELDS = ("claim_id", "source_id")
+ID_LIST_FIELDS = ("source_ids",)
+
+
+def idempotency_key(investigation_id: str, kind: str, local_id: str | None) -> str:
+    return f"vicaran:{investigation_id}:{kind}:{local_id or 'investigation'}"
+
+
+def enqueue(
+    session: Session, investigation_id: str, kind: str, local_id: str | None, data: dict[str, Any]
+) -> None:
+    """Add one delivery unless the same record was already queued."""
+    key = idempotency_key(investigation_id, kind, local_id)
+    if session.scalar(select(OutboxRow.id).where(OutboxRow.idempotency_key == key)) is None:
+        session.add(
+            OutboxRow(
+                investigation_id=investigation_id,
+                type=kind,
+                local_id=local_id,
+                idempotency_key=key,
+                data=data,
+            )
+        )
+
+
+def payload(kind: str, row: Any) -> tuple[str | None, dict[str, Any]]:
+    """(local id, contract `data`) for a saved row."""
+    if isinstance(row, InvestigationRow):
+        if kind == "INVESTIGATION_STARTED":
+            return None, {"mode": row.mode, "title": row.title, "brief": row.brief}
+        if kind == "INVESTIGATION_FAILED":
+            return None, {"error": row.error or "unknown error"}
+        data: dict[str, Any] = {"summary": row.summary or ""}
+        if row.overall_bias_score is not None:
+            data["overall_bias_score"] = row.overall_bias_score
+        if kind == "INVESTIGATION_PARTIAL":
+            data["partial_reason"] = row.partial_reason or "partial"
+        return None, data
+    if isinstance(row, SourceRow):
+        return row.id, {
+            "url": row.url,
+            "title": row.title,
+            "domain": row.domain,
+            "content_snippet": row.content_summary,
+            "credibility_score": row.credibility_score,
+            "is_user_provided": row.is_user_provided,
+            "published_at": row.published_at,
+            "origin": row.origin,
+        }
+    if isinstance(row, ClaimRow):
+        return row.id, {
+            "claim_text": row.claim_text,
+            "importance": row.importance,
+            "source_ids": [s.id for s in row.sources],
+        }
+    if isinstance(row, FactCheckRow):
+        return row.id, {
+            "claim_id": row.claim_id,
+            "verdict": row.verdict,
+            "confidence": row.confidence,
+            "explanation": row.explanation,
+            "evidence": [
+                {
+                    "url": e.url,
+                    "title": e.title,
+                    "reliability": e.reliability,
+                    "stance": e.stance,
+                    "snippet": e.snippet,
+                }
+                for e in row.evidence
+            ],
+            "source_ids": [s.id for s in row.sources],
+        }
+    if isinstance(row, BiasRow):
+        return row.id, {
+            "overall_bias_score": row.overall_bias_score,
+            "coverage": dict(row.coverage),
+            "recommendation": row.recommendation,
+            "per_source": [
+                {k: item.get(k) for k in ("source_id", "bias_score", "stance", "indicators")}
+                for item in row.per_source
+                if item.get("source_id")
+            ],
+        }
+    if isinstance(row, TimelineEventRow):
+        return row.id, {
+            "event_date": row.event_date,
+            "date_precision": row.date_precision,
+            "event_text": row.event_text,
+            "source_id": row.source_ids[0] if row.source_ids else None,
+        }
+    raise TypeError(f"no callback payload for {type(row).__name__}")
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """One outbox row, as the deliverer needs it."""
+
+    id: int
+    investigation_id: str
+    type: str
+    local_id: str | None
+    idempotency_key: str
+    data: dict[str, Any]
+    attempts: int
+
+
+def heads(session: Session, now: datetime | None) -> list[Delivery]:
+    """The oldest pending delivery of each investigation, when due (`now=None`: due now).
+
+    Only heads are returned: a record is never sent before the records queued before it.
+    """
+    first = (
+        select(OutboxRow.investigation_id, func.min(OutboxRow.id).label("first"))
+        .where(OutboxRow.status == "pending")
+        .group_by(OutboxRow.investigation_id)
+        .subquery()
+    )
+    rows = session.scalars(
+        select(OutboxRow).join(first, OutboxRow.id == first.c.first).order_by(OutboxRow.id)
+    )
+    return [
+        Delivery(
+            r.id,
+            r.investigation_id,
+            r.type,
+            r.local_id,
+            r.idempotency_key,
+            dict(r.data),
+            r.attempts,
+        )
+        for r in rows
+        if now is None or _aware(r.next_attempt_at) <= now
+    ]
+
+
+def remote_ids(session: Session, local_ids: set[str]) -> dict[str, str]:
+    """Remote ids the callback API returned for already delivered records."""
+    if not local_ids:
+        return {}
+    rows = session.execute(
+        select(OutboxRow.local_id, OutboxRow.remote_id).where(
+            OutboxRow.local_id.in_(local_ids), OutboxRow.remote_id.is_not(None)
+        )
+    )
+    return {local: remote for local, remote in rows if local and remote}
+
+
+def _aware(value: datetime) -> datetime:
+    return value if value.tzinfo else value.replace(tzinfo=utcnow().tzinfo)
