@@ -224,3 +224,28 @@ def test_outbox_status_and_flush_commands(newsroom, capsys):
     out = capsys.readouterr().out
     assert "Delivered 1 record(s)." in out and "0 pending, 1 delivered, 0 failed" in out
     assert newsroom.investigation(config.investigation_id)["status"] == "in_progress"
+
+
+async def test_what_an_earlier_process_left_is_delivered_when_a_journalist_next_writes(newsroom):
+    import asyncio
+
+    from vicaran_agent.schemas import InvestigationConfig
+    from vicaran_agent.storage.outbox import queue_for_callback
+
+    config = InvestigationConfig.for_mode(
+        "detailed",
+        investigation_id="0d8e7c1a-2b3c-4d5e-8f90-a1b2c3d4e5f6",
+        title="Left over",
+        brief="b",
+        language="en",
+    )
+    with queue_for_callback():  # an earlier process queued it and stopped
+        get_repository(get_settings().database_url).start_investigation(config)
+    await delivery.stop_delivery()
+    await Conversation().send("Investigate whether Acme polluted Riverton's water.")
+    for _ in range(50):
+        if newsroom.investigation(config.investigation_id):
+            break
+        await asyncio.sleep(0.1)
+    assert newsroom.investigation(config.investigation_id)["title"] == "Left over"
+    await delivery.stop_delivery()

@@ -19,6 +19,7 @@ from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.tool_context import ToolContext
 from google.genai import types
 
+from .. import delivery
 from .. import state_keys as keys
 from ..config import get_settings
 from ..formatting import user_sources_digest
@@ -216,6 +217,7 @@ def user_sources_from_events(events: Iterable[Event]) -> list[Source]:
 
 async def initialize_investigation_state(callback_context: CallbackContext) -> types.Content | None:
     """Once per investigation: id, mode, config and language from the first message."""
+    delivery.start_delivery()  # resume the callback outbox in this process (no-op when off)
     state = callback_context.state
     if state.get(keys.INVESTIGATION_CONFIG):
         return None
