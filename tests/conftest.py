@@ -20,6 +20,7 @@ from tests.support import scripted_model
 from tests.support.corpus import MACEIO, RIVERTON, pages, search_results
 from vicaran_agent.config import get_settings
 from vicaran_agent.tools import safety
+from vicaran_agent.tools.ratelimit import RateLimiter
 
 PORTUGUESE_HINTS = ("maceió", "maceio", "merenda", "prefeitura", "licitação")
 
@@ -66,6 +67,13 @@ _PREFIXES = (
 )  # fmt: skip
 
 
+@pytest.fixture(autouse=True)
+def _no_request_budgets(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Per-service rate limits are process-wide; only tests marked `real_rate_limits` feel them."""
+    if request.node.get_closest_marker("real_rate_limits") is None:
+        monkeypatch.setattr(RateLimiter, "reserve", lambda self: 0.0)
+
+
 @pytest.fixture
 def services() -> Iterator[Services]:
     with (
@@ -98,6 +106,10 @@ def env(services: Services, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
         "VICARAN_MODEL_TIMEOUT_SECONDS": "10",
         "VICARAN_MAX_RETRIES": "1",
         "VICARAN_LIVE_SEARCH_FALLBACK": "false",
+        # subprocesses (adk api_server, adk run) do not get the in-process budget patch
+        "VICARAN_TAVILY_RPM": "60000",
+        "VICARAN_JINA_RPM": "60000",
+        "VICARAN_FACTCHECK_RPM": "60000",
         "VICARAN_GATHER_TIMEOUT_SECONDS": "5",
     }
     for name, value in values.items():

@@ -197,3 +197,32 @@ async def test_unreadable_user_url_is_shown_in_the_plan(env):
     plan = conversation.texts(await conversation.send(f"{BRIEF} {url}"))[-1]
     assert f"⚠️ {url}: could not be read" in plan
     assert "451" in plan
+
+
+async def test_prompts_stay_bounded_with_sixty_sources(env):
+    """Sources are digested one by one and the stages over all sources ask in batches."""
+    from tests.support.corpus import Article, pages, search_results
+
+    many = [
+        Article(
+            f"https://news{i}.example.com/riverton-acme-{i}",
+            f"Riverton report {i}",
+            f"Report {i}: Acme Chemicals exceeded federal lead limits in Riverton in 2024, "
+            f"officials said on 2025-01-{i % 28 + 1:02d}. " + "Background paragraph. " * 100,
+        )
+        for i in range(80)
+    ]
+
+    def results(query: str, body: dict) -> list:
+        start = 20 if "official records" in query else 40 if "response" in query else 0
+        return search_results(many[start:])
+
+    env.services.tavily.overrides = results
+    env.services.jina.pages.update(pages(many))
+    env.set(VICARAN_SOURCE_LIMIT="60")
+    conversation, _, _ = await run_investigation(BRIEF)
+    state = await conversation.state()
+    assert len(state[keys.SOURCE_RECORDS]) == 60
+    assert len(scripted_model.calls_for("ClaimDraft")) == 4  # 60 sources, 15 a prompt
+    assert len(scripted_model.calls_for("BiasJudgement")) == 4
+    assert max(c["chars"] for c in scripted_model.CALLS) < 40_000

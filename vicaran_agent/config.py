@@ -65,7 +65,10 @@ class Settings(BaseSettings):
     vicaran_dashboard_token: str = ""
 
     # Limits, timeouts and concurrency.
-    vicaran_concurrency: int = Field(default=8, ge=1)
+    vicaran_concurrency: int = Field(default=16, ge=1)
+    vicaran_source_limit: int = Field(
+        default=0, ge=0
+    )  # 0: the mode's limit (15 quick, 30 detailed)
     vicaran_search_timeout_seconds: float = Field(default=20.0, gt=0)
     vicaran_page_timeout_seconds: float = Field(default=20.0, gt=0)
     vicaran_model_timeout_seconds: float = Field(default=120.0, gt=0)
@@ -75,11 +78,18 @@ class Settings(BaseSettings):
     vicaran_user_source_timeout_seconds: float = Field(default=60.0, gt=0)
 
     # The evidence engine (fact_checker).
-    vicaran_claim_concurrency: int = Field(default=8, ge=1)
+    vicaran_claim_concurrency: int = Field(default=16, ge=1)
     vicaran_gather_timeout_seconds: float = Field(default=30.0, gt=0)
     vicaran_pages_per_claim: int = Field(default=3, ge=0)
     vicaran_check_outlets: str = ""
     vicaran_live_search_fallback: bool = True
+
+    # Requests per minute each service may receive from this process, whatever the concurrency.
+    vicaran_tavily_rpm: int = Field(
+        default=100, ge=1
+    )  # Tavily development keys; 1000 for production keys
+    vicaran_jina_rpm: int = Field(default=0, ge=0)  # 0: 20 without JINA_API_KEY, 200 with one
+    vicaran_factcheck_rpm: int = Field(default=300, ge=1)
 
     @property
     def database_url(self) -> str:
@@ -94,6 +104,12 @@ class Settings(BaseSettings):
     @property
     def exclude_domains(self) -> list[str]:
         return _split(self.vicaran_search_exclude_domains)
+
+    @property
+    def jina_rpm(self) -> int:
+        if self.vicaran_jina_rpm:
+            return self.vicaran_jina_rpm
+        return 200 if self.jina_api_key.strip() else 20
 
     @property
     def callback_enabled(self) -> bool:

@@ -231,6 +231,8 @@ async def initialize_investigation_state(callback_context: CallbackContext) -> t
     config = InvestigationConfig.for_mode(
         mode, investigation_id=investigation_id, title=title, brief=brief, language=language
     )
+    if limit := get_settings().vicaran_source_limit:
+        config.source_limit = limit
     state.update(
         {
             keys.USER_PROMPT: text,

@@ -118,11 +118,15 @@ class ClaimChecker:
             for review in reviews.reviews:
                 self.pool.add(Candidate.from_review(review))
         hits: list[SearchHit] = []
+        read = {s.url: s for s in shared.sources}  # already read: their digest, no second read
         for outcome, outlet_search in ((outlets, True), (general, False)):
             if outcome is None:
                 continue
             self.issues.extend(outcome.failures)
             for hit in outcome.hits:
+                if (source := read.get(normalize_url(hit.url))) is not None:
+                    self.pool.add(Candidate.from_source(source))
+                    continue
                 outlet = _outlet_of(hit.url, shared.outlets) if outlet_search else ""
                 if self.pool.add(
                     Candidate.from_url(hit.url, hit.title, hit.snippet, "web", outlet)

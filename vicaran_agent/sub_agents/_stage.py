@@ -17,11 +17,14 @@ from pydantic import BaseModel
 from .. import state_keys as keys
 from ..config import Settings, get_settings
 from ..i18n import message
-from ..llm import ModelClient
+from ..llm import ModelCallError, ModelClient
 from ..schemas import InvestigationConfig, Source
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
+
+# Sources per model prompt: digests are ~1 kB each, so a prompt stays far below 40,000 chars.
+SOURCES_PER_PROMPT = 15
 
 
 def issues_key(stage: str) -> str:
@@ -90,6 +93,36 @@ class Stage:
         return await self.model.generate(
             instruction=await self.render(template), prompt=prompt, schema=schema
         )
+
+    async def ask_per_batch(
+        self,
+        template: str,
+        numbered: list[tuple[int, Source]],
+        prompt: Callable[[list[tuple[int, Source]]], str],
+        schema: type[M],
+    ) -> tuple[list[M], list[ModelCallError]]:
+        """The same question over batches of sources, concurrently.
+
+        Keeps every prompt small whatever the number of sources, and the wall time flat.
+        """
+        batches = [
+            numbered[i : i + SOURCES_PER_PROMPT]
+            for i in range(0, len(numbered), SOURCES_PER_PROMPT)
+        ]
+        instruction = await self.render(template)
+        results = await asyncio.gather(
+            *(
+                self.model.generate(instruction=instruction, prompt=prompt(batch), schema=schema)
+                for batch in batches
+            ),
+            return_exceptions=True,
+        )
+        answers = [r for r in results if isinstance(r, schema)]
+        errors = [r for r in results if isinstance(r, ModelCallError)]
+        for result in results:
+            if isinstance(result, BaseException) and not isinstance(result, ModelCallError):
+                raise result
+        return answers, errors
 
     def event(self, text: str, state_delta: dict[str, Any] | None = None) -> Event:
         return Event(

@@ -9,7 +9,6 @@ from google.adk.events import Event
 from .. import state_keys as keys
 from ..formatting import sources_block
 from ..i18n import word
-from ..llm import ModelCallError
 from ..prompts.bias_analyzer import BIAS_ANALYZER_INSTRUCTION
 from ..schemas import BiasAssessment, BiasJudgement, Source, SourceBias
 from ._stage import Stage, StageAgent
@@ -71,14 +70,19 @@ class BiasAnalyzerAgent(StageAgent):
             yield stage.finish(stage.msg("bias_skipped"), {keys.BIAS_RECORD: None})
             return
         yield stage.event(stage.msg("bias_progress"))
-        try:
-            judgement = await stage.ask(
-                BIAS_ANALYZER_INSTRUCTION, sources_block(numbered), BiasJudgement
-            )
-        except ModelCallError as error:
-            stage.issue(f"Bias analysis failed: {error}")
-            yield stage.finish(stage.msg("bias_failed", reason=error), {keys.BIAS_RECORD: None})
+        judgements, errors = await stage.ask_per_batch(
+            BIAS_ANALYZER_INSTRUCTION, numbered, sources_block, BiasJudgement
+        )
+        for error in errors:
+            stage.issue(f"Bias analysis failed for some sources: {error}")
+        if not judgements:
+            reason = errors[0] if errors else ""
+            yield stage.finish(stage.msg("bias_failed", reason=reason), {keys.BIAS_RECORD: None})
             return
+        judgement = BiasJudgement(
+            sources=[lean for j in judgements for lean in j.sources],
+            recommendation=next((j.recommendation for j in judgements if j.recommendation), ""),
+        )
         bias = assess(judgement, numbered, per_source=stage.config.bias_level == "per_source")
         yield stage.finish(
             self._markdown(stage, bias, numbered), {keys.BIAS_RECORD: bias.model_dump(mode="json")}

@@ -10,7 +10,6 @@ from google.adk.events import Event
 from .. import state_keys as keys
 from ..formatting import one_line, sources_block
 from ..i18n import word
-from ..llm import ModelCallError
 from ..prompts.claim_extractor import CLAIM_EXTRACTOR_INSTRUCTION
 from ..schemas import Claim, ClaimDraft, Source
 from ._stage import Stage, StageAgent
@@ -70,14 +69,19 @@ class ClaimExtractorAgent(StageAgent):
             yield stage.finish(stage.msg("no_claims_no_sources"), {keys.CLAIM_RECORDS: []})
             return
         yield stage.event(stage.msg("extracting", count=len(numbered)))
-        try:
-            draft = await stage.ask(
-                CLAIM_EXTRACTOR_INSTRUCTION, sources_block(numbered), ClaimDraft
-            )
-        except ModelCallError as error:
-            stage.issue(f"Claim extraction failed: {error}")
-            yield stage.finish(stage.msg("no_claims", reason=str(error)), {keys.CLAIM_RECORDS: []})
+        drafts, errors = await stage.ask_per_batch(
+            CLAIM_EXTRACTOR_INSTRUCTION, numbered, sources_block, ClaimDraft
+        )
+        for error in errors:
+            stage.issue(f"Claim extraction failed for some sources: {error}")
+        if not drafts:
+            reason = str(errors[0]) if errors else ""
+            yield stage.finish(stage.msg("no_claims", reason=reason), {keys.CLAIM_RECORDS: []})
             return
+        draft = ClaimDraft(
+            claims=[c for d in drafts for c in d.claims],
+            no_claims_reason=next((d.no_claims_reason for d in drafts if d.no_claims_reason), ""),
+        )
         claims = consolidate(draft, numbered, stage.config.claim_limit)
         records = {keys.CLAIM_RECORDS: [c.model_dump(mode="json") for c in claims]}
         if not claims:

@@ -19,7 +19,7 @@ from ..tools.web_search import SearchHit
 from ._stage import Stage, StageAgent, stream_concurrently
 
 MAX_QUERIES = 5
-MAX_RESULTS_PER_QUERY = 10
+MAX_RESULTS_PER_QUERY = 20  # Tavily's maximum
 
 
 class SourceFinderAgent(StageAgent):

@@ -9,7 +9,7 @@ from google.adk.events import Event
 
 from .. import state_keys as keys
 from ..citations import resolve_citations
-from ..formatting import data_block, sources_block
+from ..formatting import data_block, one_line
 from ..i18n import verdict_label, word
 from ..llm import ModelCallError
 from ..prompts.summary_writer import SUMMARY_WRITER_INSTRUCTION
@@ -18,6 +18,10 @@ from ._stage import Stage, StageAgent, issues_key
 from .bias_analyzer import score_label
 
 COMPLETE = "[INVESTIGATION_COMPLETE]"
+# What the report prompt carries at most (the dashboard and records keep everything).
+REPORT_CLAIMS = 20
+REPORT_EVENTS = 30
+REPORT_SOURCES = 30
 STAGES_WITH_ISSUES = (
     "investigation_orchestrator",
     "source_finder",
@@ -117,19 +121,34 @@ class SummaryWriterAgent(StageAgent):
     def _prompt(stage: Stage, numbered: list[tuple[int, Source]]) -> str:
         number_of = {s.url: n for n, s in numbered}
         claims = {c.key: c for c in stage.records(keys.CLAIM_RECORDS, Claim)}
+        cited: set[int] = set()
         findings = []
-        for v in stage.records(keys.VERDICT_RECORDS, Verdict):
+        # The most important claims (records are ranked) - a report cannot discuss sixty.
+        for v in stage.records(keys.VERDICT_RECORDS, Verdict)[:REPORT_CLAIMS]:
             claim = claims.get(v.claim_key)
             urls = (claim.source_urls if claim else []) + [
                 e.url for e in v.evidence if e.stance != "context"
             ]
             refs = sorted({number_of[u] for u in urls if u in number_of})
-            explanation = resolve_citations(v.explanation, ())[0]
+            cited.update(refs)
+            explanation = one_line(resolve_citations(v.explanation, ())[0], 300)
             findings.append(
-                f"- {v.claim_key}: {v.claim_text}\n  verdict: {v.verdict} (confidence {v.confidence:.2f}); "
+                f"- {v.claim_key}: {v.claim_text}\n  verdict: {v.verdict} "
+                f"(confidence {v.confidence:.2f}); "
                 f"sources: {', '.join(f'[{n}]' for n in refs) or 'none'}\n  why: {explanation}"
             )
-        parts = [sources_block(numbered, prefix=""), data_block("FINDINGS", "\n".join(findings))]
+        events = stage.records(keys.TIMELINE_RECORDS, TimelineEvent)[:REPORT_EVENTS]
+        for e in events:
+            cited.update(number_of[u] for u in e.source_urls if u in number_of)
+        # Sources the findings cite, then the most credible others, within the budget.
+        ranked = sorted(numbered, key=lambda ns: (ns[0] not in cited, -ns[1].credibility_score))
+        shown = sorted(ranked[: max(REPORT_SOURCES, len(cited))], key=lambda ns: ns[0])
+        index = "\n".join(
+            f"[{n}] {s.title or s.url} - {s.domain} (credibility {s.credibility_score}/5): "
+            f"{one_line(s.content_summary, 160)}"
+            for n, s in shown
+        )
+        parts = [data_block("SOURCES", index), data_block("FINDINGS", "\n".join(findings))]
         bias = stage.state.get(keys.BIAS_RECORD)
         if bias:
             b = BiasAssessment.model_validate(bias)
@@ -140,11 +159,10 @@ class SummaryWriterAgent(StageAgent):
                     f"recommendation: {b.recommendation}",
                 )
             )
-        events = stage.records(keys.TIMELINE_RECORDS, TimelineEvent)
         if events:
             rows = []
             for e in events:
                 refs = "".join(f"[{number_of[u]}]" for u in e.source_urls if u in number_of)
-                rows.append(f"- {e.event_date}: {e.event_text} {refs}")
+                rows.append(f"- {e.event_date}: {one_line(e.event_text, 200)} {refs}")
             parts.append(data_block("TIMELINE", "\n".join(rows)))
         return "\n\n".join(parts)

@@ -10,7 +10,6 @@ from google.adk.events import Event
 
 from .. import state_keys as keys
 from ..formatting import claims_block, one_line, sources_block
-from ..llm import ModelCallError
 from ..prompts.timeline_builder import TIMELINE_BUILDER_INSTRUCTION
 from ..schemas import Claim, DatePrecision, Source, TimelineDraft, TimelineEvent
 from ._stage import Stage, StageAgent
@@ -72,19 +71,22 @@ class TimelineBuilderAgent(StageAgent):
             yield stage.finish(stage.msg("timeline_empty"), {keys.TIMELINE_RECORDS: []})
             return
         yield stage.event(stage.msg("timeline_progress"))
-        claims = stage.records(keys.CLAIM_RECORDS, Claim)
-        try:
-            draft = await stage.ask(
-                TIMELINE_BUILDER_INSTRUCTION,
-                sources_block(numbered) + "\n\n" + claims_block(claims),
-                TimelineDraft,
-            )
-        except ModelCallError as error:
-            stage.issue(f"Timeline construction failed: {error}")
+        claims = claims_block(stage.records(keys.CLAIM_RECORDS, Claim))
+        drafts, errors = await stage.ask_per_batch(
+            TIMELINE_BUILDER_INSTRUCTION,
+            numbered,
+            lambda batch: sources_block(batch) + "\n\n" + claims,
+            TimelineDraft,
+        )
+        for error in errors:
+            stage.issue(f"Timeline construction failed for some sources: {error}")
+        if not drafts:
+            reason = errors[0] if errors else ""
             yield stage.finish(
-                stage.msg("timeline_failed", reason=error), {keys.TIMELINE_RECORDS: []}
+                stage.msg("timeline_failed", reason=reason), {keys.TIMELINE_RECORDS: []}
             )
             return
+        draft = TimelineDraft(events=[e for d in drafts for e in d.events])
         events = build_events(draft, numbered)
         records = {keys.TIMELINE_RECORDS: [e.model_dump(mode="json") for e in events]}
         if not events:

@@ -20,6 +20,7 @@ import httpx
 
 from ..config import Settings
 from .content import published_date
+from .ratelimit import limiter
 from .retry import backoff_delay, parse_retry_after
 from .urls import host_of, normalize_url
 
@@ -295,6 +296,7 @@ class FactCheckApi:
         self.backoff_max = backoff_max
         self._semaphore: asyncio.Semaphore | None = None
         self._semaphore_loop: asyncio.AbstractEventLoop | None = None
+        self._cache: dict[tuple[Any, ...], list[Review]] = {}
 
     async def search(
         self,
@@ -320,10 +322,7 @@ class FactCheckApi:
             params["languageCode"] = code
         if max_age_days:
             params["maxAgeDays"] = str(max(1, int(max_age_days)))
-        async with self._http_client() as http:
-            results = await asyncio.gather(
-                *(self._search_one(http, query, params) for query in cleaned)
-            )
+        results = await self._cached(cleaned, params)
         seen: set[str] = set()
         for result in results:
             if isinstance(result, str):
@@ -336,6 +335,24 @@ class FactCheckApi:
                     seen.add(key)
                     outcome.reviews.append(review)
         return outcome
+
+    async def _cached(self, queries: list[str], params: dict[str, str]) -> list[list[Review] | str]:
+        """Each query's reviews; an identical query is asked once per instance (failures retry)."""
+        keys = [(query.lower(), tuple(sorted(params.items()))) for query in queries]
+        results: dict[tuple[Any, ...], list[Review] | str] = {
+            k: self._cache[k] for k in keys if k in self._cache
+        }
+        missing = [(q, k) for q, k in zip(queries, keys, strict=True) if k not in results]
+        if missing:
+            async with self._http_client() as http:
+                fresh = await asyncio.gather(
+                    *(self._search_one(http, q, params) for q, _ in missing)
+                )
+            for (_, key), result in zip(missing, fresh, strict=True):
+                results[key] = result
+                if not isinstance(result, str):
+                    self._cache[key] = result
+        return [results[k] for k in keys]
 
     # --- one query -------------------------------------------------------------------------
 
@@ -370,6 +387,7 @@ class FactCheckApi:
         self, http: httpx.AsyncClient, query: str, params: dict[str, str]
     ) -> dict[str, Any]:
         timeout = self.settings.vicaran_search_timeout_seconds
+        await limiter("factcheck", self.settings.vicaran_factcheck_rpm).acquire()
         request_params = {"query": query, **params}
         # The key goes in a header, not the query string, so request logs never show it.
         key = {"X-Goog-Api-Key": self.settings.factcheck_api_key.strip()}

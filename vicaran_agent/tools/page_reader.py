@@ -20,6 +20,7 @@ import trafilatura
 
 from ..config import Settings
 from .content import blocked_reason, clip_text, extract_readable, published_date
+from .ratelimit import RateLimiter, limiter
 from .retry import backoff_delay, parse_retry_after
 from .safety import UnreachableURLError, UnsafeURLError, ensure_public_url
 
@@ -124,6 +125,8 @@ class PageReader:
             result.error = f"not a web address (an http or https URL is needed): {_short(url)}"
             return result
         steps: dict[str, str] = {}
+        # Waiting for Jina's request budget is not reading: it happens before the clock starts.
+        await self._jina_budget().acquire()
         try:
             async with asyncio.timeout(self.overall_timeout):
                 page, via = await self._read(url, steps)
@@ -180,6 +183,10 @@ class PageReader:
                     raise _Failed(failure.reason + tried) from failure
                 attempt += 1
                 await asyncio.sleep(self._backoff(attempt - 1, failure.retry_after))
+                await self._jina_budget().acquire()  # (the first try's slot is taken in read())
+
+    def _jina_budget(self) -> RateLimiter:
+        return limiter("jina", self.settings.jina_rpm)
 
     async def _jina_once(self, url: str) -> _Page:
         base = self.settings.jina_reader_base_url.rstrip("/")

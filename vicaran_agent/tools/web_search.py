@@ -26,6 +26,7 @@ from tavily.errors import TimeoutError as TavilyTimeoutError
 
 from ..config import Settings
 from .content import published_date
+from .ratelimit import limiter
 from .retry import backoff_delay, parse_retry_after
 from .urls import domain_matches, normalize_url
 
@@ -256,6 +257,7 @@ class WebSearch:
         self, client: AsyncTavilyClient, query: str, options: dict[str, Any]
     ) -> dict[str, Any]:
         timeout = self.settings.vicaran_search_timeout_seconds
+        await limiter("tavily", self.settings.vicaran_tavily_rpm).acquire()
         seen = _Seen()
         token = _ATTEMPT.set(seen)
         try:

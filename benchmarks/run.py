@@ -1,0 +1,309 @@
+"""`make bench`: every benchmark scenario in its own process, a table, and the targets checked.
+
+    uv run python -m benchmarks.run [--json PATH] [--latency 0.5] [--quick-only]
+
+Runs quick (15 sources, 5 claims), detailed (30, 15), a detailed-mode sweep (5/15/30/60 sources
+with 15 claims; 5/15/30 claims with 30 sources), the serial baselines of quick and detailed
+(every concurrency bound 1) and a rate-limited quick run. Wall time is from the journalist's
+APPROVED to the investigation's last event; L is the fast model's latency (the pro model: 1.5·L).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+SERVICES = ("tavily", "jina", "factcheck", "newsroom")
+PROMPT_BOUND = 40_000
+TIMEOUT_SECONDS = 240
+
+
+@dataclass(frozen=True)
+class Run:
+    name: str
+    mode: str
+    sources: int
+    claims: int
+    serial: bool = False
+    rate_limited: bool = False
+
+    def argv(self, latency: float) -> list[str]:
+        argv = [sys.executable, "-m", "benchmarks.scenario", "--mode", self.mode]
+        argv += ["--sources", str(self.sources), "--claims", str(self.claims)]
+        argv += ["--latency", str(latency)]
+        return argv + ["--serial"] * self.serial + ["--rate-limited"] * self.rate_limited
+
+
+QUICK = Run("quick", "quick", 15, 5)
+DETAILED = Run("detailed", "detailed", 30, 15)
+SOURCE_SWEEP = [5, 15, 30, 60]  # with 15 claims
+CLAIM_SWEEP = [5, 15, 30]  # with 30 sources
+
+
+def plan(quick_only: bool) -> list[Run]:
+    if quick_only:
+        return [QUICK, Run("quick serial", "quick", 15, 5, serial=True)]
+    sweep = [Run(f"sweep {n}s", "detailed", n, 15) for n in SOURCE_SWEEP if n != 30]
+    sweep += [Run(f"sweep {n}c", "detailed", 30, n) for n in CLAIM_SWEEP if n != 15]
+    return [
+        QUICK,
+        DETAILED,
+        *sweep,
+        Run("quick serial", "quick", 15, 5, serial=True),
+        Run("detailed serial", "detailed", 30, 15, serial=True),
+        Run("rate-limited", "quick", 15, 5, rate_limited=True),
+    ]
+
+
+def execute(run: Run, latency: float) -> dict[str, Any]:
+    started = time.monotonic()
+    try:
+        done = subprocess.run(
+            run.argv(latency),
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT_SECONDS,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+    except subprocess.TimeoutExpired:
+        return {"error": f"timed out after {TIMEOUT_SECONDS} s", "process_s": TIMEOUT_SECONDS}
+    elapsed = round(time.monotonic() - started, 1)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    if done.returncode != 0 or not lines:
+        tail = (done.stderr or done.stdout).strip().splitlines()[-15:]
+        return {"error": f"exit {done.returncode}: " + "\n".join(tail), "process_s": elapsed}
+    return {**json.loads(lines[-1]), "process_s": elapsed}
+
+
+# --- the table ---------------------------------------------------------------------------------
+
+
+def _per_service(figures: dict[str, int]) -> str:
+    return "/".join(str(figures.get(s, 0)) for s in SERVICES)
+
+
+def speedup(results: dict[str, dict[str, Any]], name: str) -> float | None:
+    baseline = results.get(f"{name} serial", {})
+    result = results.get(name, {})
+    if "wall_s" not in baseline or "wall_s" not in result:
+        return None
+    return round(baseline["wall_s"] / result["wall_s"], 1)
+
+
+def table(results: dict[str, dict[str, Any]]) -> str:
+    head = (
+        "scenario", "src", "clm", "wall s", "wall/L", "model", "prompt chars tot/max",
+        "HTTP tav/jina/fc/news", "peak tav/jina/fc/news", "RSS MiB", "speed-up",
+    )  # fmt: skip
+    rows = [head]
+    for name, r in results.items():
+        if "error" in r:
+            rows.append((name, "-", "-", "FAILED", r["error"].splitlines()[0][:60], *[""] * 6))
+            continue
+        up = speedup(results, name)
+        rows.append(
+            (
+                name,
+                f"{r['sources']}",
+                f"{r['claims']}",
+                f"{r['wall_s']:.1f}",
+                f"{r['wall_per_L']:.1f}",
+                str(r["model_calls"]),
+                f"{r['prompt_chars_total']:,} / {r['prompt_chars_max']:,}",
+                _per_service(r["http_calls"]),
+                _per_service(r["http_peak_concurrency"]),
+                f"{r['peak_rss_mib']:.0f}",
+                f"{up:.1f}x" if up else ("baseline" if name.endswith("serial") else "-"),
+            )
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) for row in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def critical_path(name: str, r: dict[str, Any]) -> str:
+    """Model tasks, services and store writes of one run, ordered by when they started."""
+    spans = [(a, b, f"model {t} x{n}") for t, (n, a, b) in r["model_windows"].items()]
+    spans += [(a, b, f"http {s} x{n}") for s, (n, a, b) in r["http_windows"].items()]
+    lines = [f"{name}: seconds after APPROVED (L = {r['latency']} s)"]
+    for start, end, what in sorted(spans):
+        lines.append(f"  {start:6.2f} - {end:6.2f}  {what}")
+    stages = ", ".join(f"{a} {w[0]:.2f}-{w[1]:.2f}" for a, w in r["stage_windows"].items())
+    lines.append(f"  stages (first-last event): {stages}")
+    lines.append(
+        f"  {r['httpx_clients_created']} httpx clients created, "
+        f"{r['httpx_client_init_s']:.2f} s of event-loop time building them; "
+        f"{r['sequential_model_calls']} model calls stood one after another; "
+        f"iterations per verdict {r['iterations']}"
+    )
+    return "\n".join(lines)
+
+
+# --- the targets -------------------------------------------------------------------------------
+
+
+def check(label: str, ok: bool, detail: str) -> dict[str, Any]:
+    return {"target": label, "pass": ok, "detail": detail}
+
+
+def targets(
+    results: dict[str, dict[str, Any]], latency: float, total: float
+) -> list[dict[str, Any]]:
+    ok = {n: r for n, r in results.items() if "error" not in r}
+    found: list[dict[str, Any]] = []
+    for name, bound in (("quick", 12), ("detailed", 16)):
+        if name in ok:
+            got = ok[name]["wall_per_L"]
+            found.append(check(f"{name} <= {bound}*L", got <= bound, f"{got:.1f}*L"))
+    for axis, names in (
+        ("sources 5-60", [f"sweep {n}s" for n in SOURCE_SWEEP]),
+        ("claims 5-30", [f"sweep {n}c" for n in CLAIM_SWEEP]),
+    ):
+        walls = [_sweep(ok, n) for n in names]
+        if all(w is not None for w in walls) and walls:
+            spread = (max(walls) - min(walls)) / latency  # type: ignore[type-var, operator]
+            shown = " ".join(f"{w / latency:.1f}" for w in walls)  # type: ignore[operator]
+            found.append(
+                check(
+                    f"sweep {axis} flat: max-min <= 4*L (within +/-2*L)",
+                    spread <= 4,
+                    f"spread {spread:.1f}*L (walls/L: {shown}); strict max-min <= 2*L: "
+                    f"{'yes' if spread <= 2 else 'no'}",
+                )
+            )
+    for name in ("quick", "detailed"):
+        up = speedup(ok, name)
+        if up is not None:
+            found.append(check(f"{name} >= 4x faster than serial", up >= 4, f"{up:.1f}x"))
+    if ok:
+        top = max(ok.items(), key=lambda item: item[1]["prompt_chars_max"])
+        biggest = top[1]["prompt_chars_max"]
+        found.append(
+            check(
+                f"largest prompt < {PROMPT_BOUND:,} chars",
+                biggest < PROMPT_BOUND,
+                f"{biggest:,} ({top[1]['prompt_chars_max_task']}, {top[0]})",
+            )
+        )
+        twice = {n: r["pages_read_twice"] for n, r in ok.items() if r["pages_read_twice"]}
+        found.append(check("pages read twice = 0", not twice, str(twice or 0)))
+        again = {
+            n: r["identical_searches_repeated"]
+            for n, r in ok.items()
+            if r["identical_searches_repeated"]
+        }
+        found.append(check("identical searches repeated = 0", not again, str(again or 0)))
+        unfinished = {n: r["status"] for n, r in ok.items() if r["status"] != "completed"}
+        found.append(
+            check("every investigation completed", not unfinished, str(unfinished or "yes"))
+        )
+    limited = ok.get("rate-limited")
+    if limited:
+        waits = limited["retry_waits_s"]
+        handled = (
+            limited["unretried_429s"] == 0
+            and limited["status"] in ("completed", "partial")
+            and bool(waits)
+            and min(waits) >= 0.95
+        )
+        found.append(
+            check(
+                "rate-limited: 429s retried after Retry-After",
+                handled,
+                f"{limited['tavily_429s']} 429s, retried after {waits} s (Retry-After 1 s), "
+                f"{limited['unretried_429s']} never retried, status {limited['status']}",
+            )
+        )
+        rate, bound = limited["peak_rate_sent_per_s"], limited["rate_limit_per_s"]
+        found.append(
+            check(
+                "rate-limited: requests/s sent within the limit",
+                rate <= bound,
+                f"busiest 1-s window {rate} requests (limit {bound}/s, VICARAN_TAVILY_RPM "
+                f"{int(bound * 60 * 0.9)})",
+            )
+        )
+    if len(results) > 2:
+        found.append(check("whole benchmark < 5 minutes", total < 300, f"{total:.0f} s"))
+    for name, r in results.items():
+        if "error" in r:
+            found.append(check(f"{name} ran", False, r["error"].splitlines()[0][:200]))
+    return found
+
+
+def _sweep(ok: dict[str, dict[str, Any]], name: str) -> float | None:
+    if name in ("sweep 30s", "sweep 15c"):
+        name = "detailed"  # the same run
+    r = ok.get(name)
+    return None if r is None else float(r["wall_s"])
+
+
+def machine() -> dict[str, Any]:
+    commit = subprocess.run(
+        ["git", "describe", "--always", "--dirty"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
+    return {
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+        "node": platform.node(),
+        "commit": commit,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--json", type=Path, help="write every figure to this file")
+    parser.add_argument("--latency", type=float, default=0.5, help="model latency L in seconds")
+    parser.add_argument("--quick-only", action="store_true", help="quick and its serial baseline")
+    args = parser.parse_args(argv)
+
+    started = time.monotonic()
+    results: dict[str, dict[str, Any]] = {}
+    for run in plan(args.quick_only):
+        print(f"running {run.name} ...", file=sys.stderr, flush=True)
+        results[run.name] = execute(run, args.latency)
+        took = results[run.name]["process_s"]
+        print(f"  {run.name}: {took:.1f} s", file=sys.stderr, flush=True)
+    total = round(time.monotonic() - started, 1)
+
+    checks = targets(results, args.latency, total)
+    print(table(results))
+    print()
+    for name in ("quick", "detailed"):
+        if name in results and "error" not in results[name]:
+            print(critical_path(name, results[name]))
+            print()
+    print(f"Targets (L = {args.latency} s):")
+    for c in checks:
+        print(f"  {'PASS' if c['pass'] else 'FAIL'}  {c['target']}: {c['detail']}")
+    durations = ", ".join(f"{n} {r['process_s']:.0f} s" for n, r in results.items())
+    print(f"\nTotal {total:.0f} s ({durations})")
+    if args.json:
+        report = {
+            "date": datetime.now(UTC).isoformat(timespec="seconds"),
+            "machine": machine(),
+            "latency": args.latency,
+            "total_runtime_s": total,
+            "runs": results,
+            "targets": checks,
+        }
+        args.json.write_text(json.dumps(report, indent=2) + "\n")
+    # Figures, not a test: a missed target is reported above; only a run that broke fails.
+    return 1 if any("error" in r for r in results.values()) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
