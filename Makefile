@@ -5,7 +5,7 @@ API_PORT ?= 8001
 UV := $(shell command -v uv 2>/dev/null || echo "python3 -m uv")
 STAMP := .venv/.vicaran-installed
 
-.PHONY: install run web api test test-live lint format clean
+.PHONY: install run web api test test-live bench lint format clean
 
 install: $(STAMP) .env
 
@@ -33,6 +33,9 @@ test: $(STAMP)
 
 test-live: $(STAMP)
 	$(UV) run pytest -m live -p no:cacheprovider
+
+bench: $(STAMP)
+	$(UV) run python -m benchmarks.run --json test-artifacts/bench.json
 
 lint: $(STAMP)
 	$(UV) run ruff check .

@@ -7,7 +7,7 @@ name: L for the fast model, 1.5·L for the pro model) against loopback fakes tha
 Tavily 0.3 s, Jina Reader 0.5 s, Fact Check Tools 0.2 s, the newsroom callback API 0.05 s.
 `--serial` sets every concurrency bound to 1; `--rate-limited` makes Tavily refuse more than
 RATE_LIMIT requests in any one-second window (429 + Retry-After) and answer the very first
-search 429 too, with VICARAN_TAVILY_RPM set 10% under the limit.
+search 429 too, with Vicaran's Tavily budget set to the same limit and window.
 """
 
 from __future__ import annotations
@@ -102,7 +102,11 @@ def _configure(
     if args.sources != MODE_SOURCES[args.mode]:
         values["VICARAN_SOURCE_LIMIT"] = str(args.sources)
     if args.rate_limited:
-        values["VICARAN_TAVILY_RPM"] = str(int(RATE_LIMIT * 60 * 0.9))
+        # Vicaran's budget: the fake's limit, counted over the same 1-second window.
+        values["VICARAN_TAVILY_RPM"] = str(RATE_LIMIT * 60)
+        values["VICARAN_RATE_WINDOW_SECONDS"] = "1"
+        # the window applies to every service: keep the others' budgets out of the way
+        values["VICARAN_JINA_RPM"] = values["VICARAN_FACTCHECK_RPM"] = "60000"
     if args.serial:
         from vicaran_agent.config import Settings
 

@@ -221,8 +221,9 @@ async def test_outlets_are_searched_and_pages_are_read_once(harness):
         "More detail here about the readings and the agency's notice.\n\n" + "Other news. " * 30,
     )
     search_returns(env, [hit(url, "snippet only")])
-    first = await harness.make(cap=1).run()
-    await harness.make(cap=1).run()
+    # round 1 judges the snippet; thin evidence -> round 2 reads the page
+    first = await harness.make(cap=2).run()
+    await harness.make(cap=2).run()
     bodies = [r.json for r in env.services.tavily.requests]
     assert any(b.get("include_domains") == list(ENGLISH_OUTLETS) for b in bodies)
     assert env.services.jina.targets().count(url) == 1  # read once per investigation

@@ -12,8 +12,7 @@ from vicaran_agent.tools.ratelimit import RateLimiter, limiter
 pytestmark = pytest.mark.real_rate_limits
 
 
-async def test_a_burst_beyond_the_budget_is_spread_over_time():
-    bucket = RateLimiter(per_minute=600)  # 10 a second, bursts of 60
+async def _stamps(bucket: RateLimiter, calls: int) -> list[float]:
     started = time.monotonic()
     stamps: list[float] = []
 
@@ -21,17 +20,24 @@ async def test_a_burst_beyond_the_budget_is_spread_over_time():
         await bucket.acquire()
         stamps.append(time.monotonic() - started)
 
-    await asyncio.gather(*(call() for _ in range(80)))
-    stamps.sort()
-    assert stamps[59] < 0.2  # the burst allowance goes at once
-    assert stamps[-1] >= 1.8  # the 20 beyond it wait ~0.1 s each
-    # no one-second window ever carries more than the burst plus a second's rate
-    assert max(sum(1 for s in stamps if w <= s < w + 1) for w in stamps) <= 60 + 10
+    await asyncio.gather(*(call() for _ in range(calls)))
+    return sorted(stamps)
+
+
+async def test_no_rolling_window_ever_carries_more_than_the_limit():
+    bucket = RateLimiter(limit=10, window=0.5)
+    stamps = await _stamps(bucket, 35)
+    assert stamps[9] < 0.05  # the whole budget at once
+    assert stamps[10] >= 0.5  # then the next window (plus a margin)
+    assert stamps[-1] >= 1.5  # 35 calls need 4 windows
+    # tolerance for timer resolution: a window is [t, t + 0.5 s)
+    assert max(sum(1 for s in stamps if t <= s < t + 0.49) for t in stamps) <= 10
 
 
 def test_one_limiter_per_service_and_rate():
     assert limiter("tavily", 100) is limiter("tavily", 100)
     assert limiter("tavily", 100) is not limiter("jina", 100)
+    assert limiter("tavily", 120, window=5).limit == 10  # rescaled to the window
 
 
 def test_jina_budget_depends_on_the_key():

@@ -90,6 +90,8 @@ class Settings(BaseSettings):
     )  # Tavily development keys; 1000 for production keys
     vicaran_jina_rpm: int = Field(default=0, ge=0)  # 0: 20 without JINA_API_KEY, 200 with one
     vicaran_factcheck_rpm: int = Field(default=300, ge=1)
+    # The rolling window the budgets are counted over (60 s, like the services; shorter rescales).
+    vicaran_rate_window_seconds: float = Field(default=60.0, gt=0)
 
     @property
     def database_url(self) -> str:

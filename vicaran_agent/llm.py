@@ -10,6 +10,7 @@ import asyncio
 import json
 import logging
 import re
+import weakref
 from collections.abc import AsyncGenerator
 from typing import TypeVar
 
@@ -90,6 +91,19 @@ def describe_model_error(error: BaseException, model: str) -> tuple[str, bool]:
     return f"The model call failed: {type(error).__name__}: {str(error)[:200]}", False
 
 
+_LLMS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, BaseLlm]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def shared_llm(model: str) -> BaseLlm:
+    """One model object per name and event loop (its API client is costly to build)."""
+    per_loop = _LLMS.setdefault(asyncio.get_running_loop(), {})
+    if model not in per_loop:
+        per_loop[model] = LLMRegistry.new_llm(model)
+    return per_loop[model]
+
+
 class ConfigHintModel(BaseLlm):
     """Stands in for a model name that cannot be resolved: every answer is the fix to make."""
 
@@ -122,7 +136,7 @@ class ModelClient:
 
     def _resolve(self) -> BaseLlm:
         if self._llm is None:
-            self._llm = LLMRegistry.new_llm(self.model)
+            self._llm = shared_llm(self.model)
         return self._llm
 
     async def generate(

@@ -68,6 +68,12 @@ class Response:
         return cls(status, {"Content-Type": content_type, **(headers or {})}, text.encode())
 
 
+class _Server(ThreadingHTTPServer):
+    # The default backlog of 5 drops bursts of connections (the client's SYN is retried a
+    # second later): real services accept many at once, and so must their fakes.
+    request_queue_size = 256
+
+
 class FakeServer:
     """Base class: subclasses implement `handle(request) -> Response`."""
 
@@ -87,7 +93,7 @@ class FakeServer:
         if self._httpd is not None:
             return self
         self._stopping.clear()
-        httpd = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
+        httpd = _Server(("127.0.0.1", 0), _make_handler(self))
         httpd.daemon_threads = True
         self._httpd = httpd
         self._thread = threading.Thread(

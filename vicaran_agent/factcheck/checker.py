@@ -55,6 +55,7 @@ class ClaimChecker:
     issues: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     _late_seen: set[str] = field(default_factory=set)
+    _unread: list[SearchHit] = field(default_factory=list)  # found, not yet read
 
     async def run(self) -> Verdict:
         shared = self.shared
@@ -67,7 +68,14 @@ class ClaimChecker:
         iterations = 0
         while True:
             iterations += 1
-            await self._gather([q for q in queries if q not in self.queries])
+            fresh = [q for q in queries if q not in self.queries]
+            if iterations == 1:  # snippets and the sources already read often settle a claim
+                await self._gather(fresh)
+            else:  # evidence was thin: read the promising pages while searching again
+                unread, self._unread = self._unread, []
+                await asyncio.gather(
+                    self._gather(fresh), self._timed("page reading", self._read_pages(unread))
+                )
             self._take_late_arrivals()
             assessment = await self._judge()
             if assessment is None:
@@ -117,7 +125,6 @@ class ClaimChecker:
             self.issues.extend(reviews.failures)
             for review in reviews.reviews:
                 self.pool.add(Candidate.from_review(review))
-        hits: list[SearchHit] = []
         read = {s.url: s for s in shared.sources}  # already read: their digest, no second read
         for outcome, outlet_search in ((outlets, True), (general, False)):
             if outcome is None:
@@ -131,8 +138,7 @@ class ClaimChecker:
                 if self.pool.add(
                     Candidate.from_url(hit.url, hit.title, hit.snippet, "web", outlet)
                 ):
-                    hits.append(hit)
-        await self._timed("page reading", self._read_pages(hits))
+                    self._unread.append(hit)
 
     async def _read_pages(self, hits: list[SearchHit]) -> None:
         """Read the most promising new pages (each URL once per investigation)."""

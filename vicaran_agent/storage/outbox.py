@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from .tables import (
@@ -155,33 +155,35 @@ class Delivery:
     attempts: int
 
 
-def heads(session: Session, now: datetime | None) -> list[Delivery]:
-    """The oldest pending delivery of each investigation, when due (`now=None`: due now).
+def heads(session: Session, now: datetime | None, run: int = 64) -> list[Delivery]:
+    """Per investigation, its leading pending deliveries of one type, when due.
 
-    Only heads are returned: a record is never sent before the records queued before it.
+    Everything queued before them is settled, so they may go together (sources among
+    sources, claims among claims) while a claim still never goes before its sources.
+    `now=None`: due now whatever their backoff.
     """
-    first = (
-        select(OutboxRow.investigation_id, func.min(OutboxRow.id).label("first"))
-        .where(OutboxRow.status == "pending")
-        .group_by(OutboxRow.investigation_id)
-        .subquery()
-    )
     rows = session.scalars(
-        select(OutboxRow).join(first, OutboxRow.id == first.c.first).order_by(OutboxRow.id)
+        select(OutboxRow)
+        .where(OutboxRow.status == "pending")
+        .order_by(OutboxRow.investigation_id, OutboxRow.id)
     )
-    return [
-        Delivery(
-            r.id,
-            r.investigation_id,
-            r.type,
-            r.local_id,
-            r.idempotency_key,
-            dict(r.data),
-            r.attempts,
-        )
-        for r in rows
-        if now is None or _aware(r.next_attempt_at) <= now
-    ]
+    chosen: list[Delivery] = []
+    leading: dict[str, str] = {}  # investigation -> the type of its first pending row
+    taken: dict[str, int] = {}
+    for r in rows:
+        kind = leading.setdefault(r.investigation_id, r.type)
+        if r.type != kind or taken.get(r.investigation_id, 0) >= run:
+            leading[r.investigation_id] = ""  # the run ended: nothing later goes this round
+            continue
+        taken[r.investigation_id] = taken.get(r.investigation_id, 0) + 1
+        if now is None or _aware(r.next_attempt_at) <= now:
+            chosen.append(
+                Delivery(
+                    r.id, r.investigation_id, r.type, r.local_id, r.idempotency_key,
+                    dict(r.data), r.attempts,
+                )
+            )  # fmt: skip
+    return chosen
 
 
 def remote_ids(session: Session, local_ids: set[str]) -> dict[str, str]:

@@ -434,7 +434,7 @@ class Repository:
     # --- the callback outbox (read and updated by the deliverer) ----------------------------
 
     def outbox_heads(self, now: datetime | None = None) -> list[outbox.Delivery]:
-        """Per investigation, its oldest pending delivery when due (`now=None`: all due)."""
+        """Per investigation, its leading pending deliveries of one type, when due."""
         return self._read(lambda session: outbox.heads(session, now))
 
     def outbox_remote_ids(self, local_ids: set[str]) -> dict[str, str]:

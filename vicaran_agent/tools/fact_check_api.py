@@ -20,6 +20,7 @@ import httpx
 
 from ..config import Settings
 from .content import published_date
+from .http import async_client
 from .ratelimit import limiter
 from .retry import backoff_delay, parse_retry_after
 from .urls import host_of, normalize_url
@@ -387,7 +388,11 @@ class FactCheckApi:
         self, http: httpx.AsyncClient, query: str, params: dict[str, str]
     ) -> dict[str, Any]:
         timeout = self.settings.vicaran_search_timeout_seconds
-        await limiter("factcheck", self.settings.vicaran_factcheck_rpm).acquire()
+        await limiter(
+            "factcheck",
+            self.settings.vicaran_factcheck_rpm,
+            self.settings.vicaran_rate_window_seconds,
+        ).acquire()
         request_params = {"query": query, **params}
         # The key goes in a header, not the query string, so request logs never show it.
         key = {"X-Goog-Api-Key": self.settings.factcheck_api_key.strip()}
@@ -488,7 +493,7 @@ class FactCheckApi:
         return self._semaphore
 
     def _http_client(self) -> httpx.AsyncClient:
-        return httpx.AsyncClient(
+        return async_client(
             base_url=self.settings.factcheck_base_url.rstrip("/"),
             headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
             limits=httpx.Limits(max_connections=max(1, self.settings.vicaran_concurrency)),

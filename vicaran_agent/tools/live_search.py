@@ -25,7 +25,8 @@ from google.genai import types
 from ..config import Settings, get_settings
 from ..formatting import data_block
 from ..i18n import PORTUGUESE, is_portuguese, language_name
-from ..llm import credentials_problem, describe_model_error
+from ..llm import credentials_problem, describe_model_error, shared_llm
+from .http import async_client
 from .page_reader import MAX_REDIRECTS, REDIRECTS, USER_AGENT
 from .safety import UnreachableURLError, UnsafeURLError, ensure_public_url
 from .urls import normalize_url
@@ -160,7 +161,7 @@ class LiveSearch:
 
     def _resolve_llm(self) -> BaseLlm:
         if self._llm is None:
-            self._llm = LLMRegistry.new_llm(self.model)
+            self._llm = shared_llm(self.model)
         return self._llm
 
     async def _ask(self, request: LlmRequest) -> LlmResponse:
@@ -181,7 +182,7 @@ class LiveSearch:
         self, chunks: list[_Chunk]
     ) -> tuple[list[GroundedSource], list[str]]:
         uris = list(dict.fromkeys(chunk.uri for chunk in chunks))
-        async with httpx.AsyncClient(
+        async with async_client(
             headers={"User-Agent": USER_AGENT, "Accept": "text/html,*/*;q=0.8"},
             timeout=httpx.Timeout(self.settings.vicaran_page_timeout_seconds),
             follow_redirects=False,

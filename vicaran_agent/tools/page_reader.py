@@ -20,6 +20,7 @@ import trafilatura
 
 from ..config import Settings
 from .content import blocked_reason, clip_text, extract_readable, published_date
+from .http import async_client
 from .ratelimit import RateLimiter, limiter
 from .retry import backoff_delay, parse_retry_after
 from .safety import UnreachableURLError, UnsafeURLError, ensure_public_url
@@ -186,7 +187,7 @@ class PageReader:
                 await self._jina_budget().acquire()  # (the first try's slot is taken in read())
 
     def _jina_budget(self) -> RateLimiter:
-        return limiter("jina", self.settings.jina_rpm)
+        return limiter("jina", self.settings.jina_rpm, self.settings.vicaran_rate_window_seconds)
 
     async def _jina_once(self, url: str) -> _Page:
         base = self.settings.jina_reader_base_url.rstrip("/")
@@ -267,7 +268,7 @@ class PageReader:
     def _client(self) -> httpx.AsyncClient:
         loop = asyncio.get_running_loop()
         if self._http is None or self._loop is not loop or self._http.is_closed:
-            self._http = httpx.AsyncClient(
+            self._http = async_client(
                 headers={"User-Agent": USER_AGENT},
                 timeout=httpx.Timeout(self.timeout),
                 follow_redirects=False,

@@ -5,30 +5,36 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from collections import deque
 
 
 class RateLimiter:
-    """A token bucket: `per_minute` requests a minute, in bursts of at most a tenth of that.
+    """At most `limit` requests in any rolling `window` seconds (the way services count).
 
-    Tokens may go negative: each caller reserves its slot at once and sleeps until it comes,
-    so waiting callers are served in order and the rate never exceeds the budget.
+    A burst up to the limit goes at once; beyond it each caller reserves the first free slot
+    and sleeps until it comes, so waiting callers are served in order.
     """
 
-    def __init__(self, per_minute: int) -> None:
-        self.rate = per_minute / 60.0
-        self.capacity = max(1.0, per_minute / 10.0)
-        self._tokens = self.capacity
-        self._stamp = time.monotonic()
+    def __init__(self, limit: int, window: float = 60.0) -> None:
+        self.limit = max(1, limit)
+        self.window = window
+        self._slots: deque[float] = deque()  # start times reserved, ascending
         self._lock = threading.Lock()
 
     def reserve(self) -> float:
         """Take one request slot; returns how long to wait before using it."""
         with self._lock:
             now = time.monotonic()
-            self._tokens = min(self.capacity, self._tokens + (now - self._stamp) * self.rate)
-            self._stamp = now
-            self._tokens -= 1
-            return 0.0 if self._tokens >= 0 else -self._tokens / self.rate
+            while self._slots and self._slots[0] <= now - self.window:
+                self._slots.popleft()
+            start = now
+            if len(self._slots) >= self.limit:
+                # a margin: a request can reach the service later than it was scheduled (a
+                # busy event loop, the network), and bunch up with the next window's
+                margin = max(0.25, 0.02 * self.window)
+                start = max(now, self._slots[-self.limit] + self.window + margin)
+            self._slots.append(start)
+            return start - now
 
     async def acquire(self) -> None:
         wait = self.reserve()
@@ -36,14 +42,17 @@ class RateLimiter:
             await asyncio.sleep(wait)
 
 
-_LIMITERS: dict[tuple[str, int], RateLimiter] = {}
+_LIMITERS: dict[tuple[str, int, float], RateLimiter] = {}
 _REGISTRY_LOCK = threading.Lock()
 
 
-def limiter(service: str, per_minute: int) -> RateLimiter:
-    """The process-wide limiter of one service (shared by every investigation)."""
+def limiter(service: str, per_minute: int, window: float = 60.0) -> RateLimiter:
+    """The process-wide limiter of one service (shared by every investigation).
+
+    `window` rescales the budget: `per_minute * window / 60` requests per `window` seconds.
+    """
     with _REGISTRY_LOCK:
-        key = (service, per_minute)
+        key = (service, per_minute, window)
         if key not in _LIMITERS:
-            _LIMITERS[key] = RateLimiter(per_minute)
+            _LIMITERS[key] = RateLimiter(max(1, round(per_minute * window / 60)), window)
         return _LIMITERS[key]

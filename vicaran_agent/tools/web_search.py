@@ -26,6 +26,7 @@ from tavily.errors import TimeoutError as TavilyTimeoutError
 
 from ..config import Settings
 from .content import published_date
+from .http import async_client
 from .ratelimit import limiter
 from .retry import backoff_delay, parse_retry_after
 from .urls import domain_matches, normalize_url
@@ -257,7 +258,9 @@ class WebSearch:
         self, client: AsyncTavilyClient, query: str, options: dict[str, Any]
     ) -> dict[str, Any]:
         timeout = self.settings.vicaran_search_timeout_seconds
-        await limiter("tavily", self.settings.vicaran_tavily_rpm).acquire()
+        await limiter(
+            "tavily", self.settings.vicaran_tavily_rpm, self.settings.vicaran_rate_window_seconds
+        ).acquire()
         seen = _Seen()
         token = _ATTEMPT.set(seen)
         try:
@@ -325,7 +328,7 @@ class WebSearch:
         return self._semaphore
 
     def _http_client(self) -> httpx.AsyncClient:
-        return httpx.AsyncClient(
+        return async_client(
             base_url=self.settings.tavily_base_url,
             headers={"User-Agent": USER_AGENT},
             event_hooks={"response": [_on_response]},
