@@ -313,6 +313,7 @@ def main(argv: list[str] | None = None) -> int:
             "runs": results,
             "targets": checks,
         }
+        args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(report, indent=2) + "\n")
     # Figures, not a test: a missed target is reported above; only a run that broke fails.
     return 1 if any("error" in r for r in results.values()) else 0
