@@ -22,7 +22,7 @@ from ..config import Settings
 from .content import published_date
 from .http import async_client
 from .ratelimit import limiter
-from .retry import backoff_delay, parse_retry_after
+from .retry import PermanentError, TransientError, backoff_delay, parse_retry_after
 from .urls import host_of, normalize_url
 
 logger = logging.getLogger(__name__)
@@ -257,28 +257,6 @@ class FactCheckOutcome:
     skipped: str | None = None
 
 
-class _Transient(Exception):
-    """A failure worth retrying."""
-
-    def __init__(self, what: str, advice: str, retry_after: float | None = None) -> None:
-        super().__init__(what)
-        self.what = what
-        self.advice = advice
-        self.retry_after = retry_after
-
-    def final_message(self, retries: int) -> str:
-        tried = f" (still failing after {retries} retries)" if retries else ""
-        return f"{self.what}{tried}: {self.advice}"
-
-
-class _Permanent(Exception):
-    """A failure not worth retrying."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-
 # --- the client ------------------------------------------------------------------------------
 
 
@@ -368,9 +346,9 @@ class FactCheckApi:
                 async with self._slot():
                     body = await self._attempt(http, query, params)
                 return _reviews(body)
-            except _Permanent as failure:
+            except PermanentError as failure:
                 return failure.message
-            except _Transient as failure:
+            except TransientError as failure:
                 if attempt >= retries:
                     return failure.final_message(retries)
                 delay = self._backoff(attempt, failure.retry_after)
@@ -402,13 +380,13 @@ class FactCheckApi:
                     SEARCH_PATH, params=request_params, headers=key, timeout=timeout
                 )
         except (TimeoutError, httpx.TimeoutException) as exc:
-            raise _Transient(
+            raise TransientError(
                 f"Fact Check Tools search timed out after {timeout:g} s",
                 "try again later or raise VICARAN_SEARCH_TIMEOUT_SECONDS",
             ) from exc
         except httpx.TransportError as exc:
             # The message may carry the request URL, and with it the key: name the type only.
-            raise _Transient(
+            raise TransientError(
                 f"Could not reach Fact Check Tools at {self.settings.factcheck_base_url} "
                 f"({type(exc).__name__})",
                 "check the network connection or FACTCHECK_BASE_URL",
@@ -418,12 +396,12 @@ class FactCheckApi:
         try:
             body = response.json()
         except (ValueError, UnicodeDecodeError) as exc:
-            raise _Permanent(
+            raise PermanentError(
                 "Fact Check Tools answered with something other than JSON: check "
                 f"FACTCHECK_BASE_URL ({self.settings.factcheck_base_url})"
             ) from exc
         if not isinstance(body, dict):
-            raise _Permanent("Fact Check Tools search failed: the answer was not a JSON object")
+            raise PermanentError("Fact Check Tools search failed: the answer was not a JSON object")
         return body
 
     def _error(self, response: httpx.Response, query: str) -> Exception:
@@ -431,51 +409,51 @@ class FactCheckApi:
         status = response.status_code
         name, message, reasons, metadata = _envelope(response)
         if status == 429:
-            return _Transient(
+            return TransientError(
                 "Fact Check Tools quota or rate limit hit (429)",
                 "wait a minute, lower VICARAN_CONCURRENCY, or check the API quota of the "
                 "FACTCHECK_API_KEY project in the Google Cloud console",
                 parse_retry_after(response.headers.get("retry-after")),
             )
         if status >= 500:
-            return _Transient(
+            return TransientError(
                 f"Fact Check Tools server error (HTTP {status})",
                 "try again later",
                 parse_retry_after(response.headers.get("retry-after")),
             )
         if "SERVICE_DISABLED" in reasons:
             where = metadata.get("activationUrl") or ENABLE_API_URL
-            return _Permanent(
+            return PermanentError(
                 f"Fact Check Tools API is disabled for the Google Cloud project of "
                 f"FACTCHECK_API_KEY ({status}): enable it at {where}, wait a few minutes and "
                 "try again"
             )
         if "API_KEY_INVALID" in reasons or "api key not valid" in message.lower():
-            return _Permanent(KEY_INVALID)
+            return PermanentError(KEY_INVALID)
         key_reason = next((r for r in reasons if r.startswith("API_KEY_")), None)
         if key_reason:
-            return _Permanent(
+            return PermanentError(
                 f"Fact Check Tools refused the API key ({status} {key_reason}): allow the Fact "
                 "Check Tools API in the key's restrictions, or set another FACTCHECK_API_KEY "
                 f"in .env ({KEY_SETTINGS_URL})"
             )
         if "missing a valid api key" in message.lower():
-            return _Permanent(
+            return PermanentError(
                 f"Fact Check Tools did not receive the API key ({status}): set a valid "
                 "FACTCHECK_API_KEY in .env"
             )
         detail = f"{status} {name}: {_short(message)}" if name or message else str(status)
         if status == 400:
-            return _Permanent(
+            return PermanentError(
                 f'Fact Check Tools rejected the search "{_short(query, 60)}" ({detail}): '
                 "rephrase the query"
             )
         if status in (401, 403):
-            return _Permanent(
+            return PermanentError(
                 f"Fact Check Tools refused the request ({detail}): check FACTCHECK_API_KEY "
                 f"and that the Fact Check Tools API is enabled for its project ({ENABLE_API_URL})"
             )
-        return _Permanent(
+        return PermanentError(
             f"Fact Check Tools answered HTTP {status}: check FACTCHECK_BASE_URL "
             f"({self.settings.factcheck_base_url})"
         )

@@ -31,3 +31,26 @@ def backoff_delay(
     if retry_after is not None:
         delay = max(delay, retry_after)
     return min(delay, cap)
+
+
+class TransientError(Exception):
+    """A failure worth retrying (429, 5xx, a timeout); says what happened and what to do."""
+
+    def __init__(self, what: str, advice: str, retry_after: float | None = None) -> None:
+        super().__init__(what)
+        self.what = what
+        self.advice = advice
+        self.retry_after = retry_after
+
+    def final_message(self, retries: int) -> str:
+        tried = f" (still failing after {retries} retries)" if retries else ""
+        return f"{self.what}{tried}: {self.advice}"
+
+
+class PermanentError(Exception):
+    """A failure not worth retrying; `fatal` ones (a rejected key) stop the other requests too."""
+
+    def __init__(self, message: str, *, fatal: bool = False) -> None:
+        super().__init__(message)
+        self.message = message
+        self.fatal = fatal

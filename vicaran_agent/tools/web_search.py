@@ -28,7 +28,7 @@ from ..config import Settings
 from .content import published_date
 from .http import async_client
 from .ratelimit import limiter
-from .retry import backoff_delay, parse_retry_after
+from .retry import PermanentError, TransientError, backoff_delay, parse_retry_after
 from .urls import domain_matches, normalize_url
 
 logger = logging.getLogger(__name__)
@@ -109,29 +109,6 @@ def cap_query(query: str, limit: int = MAX_QUERY_CHARS) -> str:
         if boundary > limit // 2:
             cut = cut[:boundary]
     return cut.rstrip()
-
-
-class _Transient(Exception):
-    """A failure worth retrying."""
-
-    def __init__(self, what: str, advice: str, retry_after: float | None = None) -> None:
-        super().__init__(what)
-        self.what = what
-        self.advice = advice
-        self.retry_after = retry_after
-
-    def final_message(self, retries: int) -> str:
-        tried = f" (still failing after {retries} retries)" if retries else ""
-        return f"{self.what}{tried}: {self.advice}"
-
-
-class _Permanent(Exception):
-    """A failure not worth retrying; `fatal` ones (key, plan) stop the other queries too."""
-
-    def __init__(self, message: str, *, fatal: bool = False) -> None:
-        super().__init__(message)
-        self.message = message
-        self.fatal = fatal
 
 
 class WebSearch:
@@ -242,11 +219,11 @@ class WebSearch:
                         return fatal[0]
                     body = await self._attempt(client, query, options)
                 return _hits(body, query)
-            except _Permanent as failure:
+            except PermanentError as failure:
                 if failure.fatal and not fatal:
                     fatal.append(failure.message)
                 return failure.message
-            except _Transient as failure:
+            except TransientError as failure:
                 if attempt >= retries:
                     return failure.final_message(retries)
                 delay = self._backoff(attempt, failure.retry_after)
@@ -267,52 +244,54 @@ class WebSearch:
             async with asyncio.timeout(timeout):
                 body = await client.search(query, timeout=timeout, **options)
         except (TavilyTimeoutError, TimeoutError, httpx.TimeoutException) as exc:
-            raise _Transient(
+            raise TransientError(
                 f"Tavily search timed out after {timeout:g} s",
                 "try again later or raise VICARAN_SEARCH_TIMEOUT_SECONDS",
             ) from exc
         except UsageLimitExceededError as exc:
-            raise _Transient(
+            raise TransientError(
                 "Tavily rate limit hit (429)",
                 "wait a minute, or lower VICARAN_CONCURRENCY",
                 seen.retry_after,
             ) from exc
         except InvalidAPIKeyError as exc:
-            raise _Permanent(
+            raise PermanentError(
                 "Tavily rejected the API key (401): set a valid TAVILY_API_KEY in .env "
                 "(keys at https://app.tavily.com)",
                 fatal=True,
             ) from exc
         except BadRequestError as exc:
-            raise _Permanent(
+            raise PermanentError(
                 f'Tavily rejected the search "{_short(query)}" (400: {_detail(exc)}): '
                 "rephrase the query or check the search options"
             ) from exc
         except ForbiddenError as exc:
-            raise _Permanent(_forbidden_message(seen.status, exc), fatal=True) from exc
+            raise PermanentError(_forbidden_message(seen.status, exc), fatal=True) from exc
         except httpx.HTTPStatusError as exc:
             status = exc.response.status_code
             if status >= 500:
-                raise _Transient(f"Tavily server error (HTTP {status})", "try again later") from exc
-            raise _Permanent(
+                raise TransientError(
+                    f"Tavily server error (HTTP {status})", "try again later"
+                ) from exc
+            raise PermanentError(
                 f"Tavily answered HTTP {status}: check TAVILY_BASE_URL "
                 f"({self.settings.tavily_base_url})"
             ) from exc
         except httpx.TransportError as exc:
-            raise _Transient(
+            raise TransientError(
                 f"Could not reach Tavily at {self.settings.tavily_base_url} ({type(exc).__name__})",
                 "check the network connection or TAVILY_BASE_URL",
             ) from exc
         except Exception as exc:  # the SDK and JSON decoding can fail in odd ways
             logger.warning("Tavily search failed", exc_info=True)
-            raise _Permanent(
+            raise PermanentError(
                 f"Tavily search failed unexpectedly ({type(exc).__name__}: {_short(str(exc))}): "
                 "try again later"
             ) from exc
         finally:
             _ATTEMPT.reset(token)
         if not isinstance(body, dict):
-            raise _Permanent("Tavily search failed: the answer was not a JSON object")
+            raise PermanentError("Tavily search failed: the answer was not a JSON object")
         return body
 
     # --- helpers ---------------------------------------------------------------------------
