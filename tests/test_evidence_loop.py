@@ -233,11 +233,13 @@ async def test_outlets_are_searched_and_pages_are_read_once(harness):
 
 async def test_a_late_source_joins_the_loop_marked_new(harness):
     search_returns(harness.env, [])
-    checker = harness.make(cap=3)
+    checker = harness.make(cap=3, model="scripted/latency-50")
     late = "https://slowsite.com/story"
 
     async def slow_read() -> PageResult:
-        await asyncio.sleep(0.05)
+        # arrives while the first round is being judged, i.e. after the loop started
+        while not scripted_model.calls_for("ClaimAssessment"):  # noqa: ASYNC110 - no event to await
+            await asyncio.sleep(0.001)
         return PageResult(url=late, ok=True, title="Slow story", text=f"{SUPPORTING}\n\nMore.")
 
     checker.shared.runtime.late.retry(late, slow_read)

@@ -27,7 +27,7 @@ async def _stamps(bucket: RateLimiter, calls: int) -> list[float]:
 async def test_no_rolling_window_ever_carries_more_than_the_limit():
     bucket = RateLimiter(limit=10, window=0.5)
     stamps = await _stamps(bucket, 35)
-    assert stamps[9] < 0.05  # the whole budget at once
+    assert stamps[9] < 0.2  # the whole budget at once
     assert stamps[10] >= 0.5  # then the next window (plus a margin)
     assert stamps[-1] >= 1.5  # 35 calls need 4 windows
     # tolerance for timer resolution: a window is [t, t + 0.5 s)
