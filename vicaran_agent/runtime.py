@@ -34,12 +34,6 @@ class PageCache:
             task = self._reads[key] = asyncio.ensure_future(self.reader.read(url))
         return await asyncio.shield(task)
 
-    def remember(self, result: PageResult) -> None:
-        """Record a read made elsewhere (e.g. a late retry) so later readers get it."""
-        future: asyncio.Future[PageResult] = asyncio.get_running_loop().create_future()
-        future.set_result(result)
-        self._reads[normalize_url(result.url)] = future  # type: ignore[assignment]
-
     async def aclose(self) -> None:
         for task in self._reads.values():
             task.cancel()
@@ -61,10 +55,6 @@ class LateSources:
         """Retries that have finished with readable content."""
         done = [t for t in self._tasks.values() if t.done() and not t.cancelled()]
         return [t.result() for t in done if t.exception() is None and t.result().ok]
-
-    @property
-    def pending(self) -> int:
-        return sum(not t.done() for t in self._tasks.values())
 
     async def aclose(self) -> None:
         for task in self._tasks.values():

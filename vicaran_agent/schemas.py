@@ -13,7 +13,6 @@ Reliability = Literal["high", "neutral", "low"]
 EvidenceStance = Literal["supports", "refutes", "context"]
 CoverageStance = Literal["supportive", "neutral", "critical"]
 DatePrecision = Literal["day", "month", "year"]
-Status = Literal["planning", "in_progress", "completed", "partial", "failed"]
 EvidenceOrigin = Literal["source", "web", "page", "factcheck_api", "live_search", "late_source"]
 
 SUMMARY_MAX_CHARS = 500

@@ -47,11 +47,6 @@ def queueing() -> bool:
     return _QUEUE.get()
 
 
-# Fields of a payload that hold local record ids (translated before sending).
-ID_FIELDS = ("claim_id", "source_id")
-ID_LIST_FIELDS = ("source_ids",)
-
-
 def idempotency_key(investigation_id: str, kind: str, local_id: str | None) -> str:
     return f"vicaran:{investigation_id}:{kind}:{local_id or 'investigation'}"
 

@@ -20,7 +20,7 @@ import httpx
 
 from ..config import Settings
 from .content import published_date
-from .http import async_client
+from .http import LoopBound, async_client
 from .ratelimit import limiter
 from .retry import PermanentError, TransientError, backoff_delay, parse_retry_after
 from .urls import host_of, normalize_url
@@ -273,8 +273,7 @@ class FactCheckApi:
         self.settings = settings
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
-        self._semaphore: asyncio.Semaphore | None = None
-        self._semaphore_loop: asyncio.AbstractEventLoop | None = None
+        self._bound = LoopBound(settings.vicaran_concurrency)
         self._cache: dict[tuple[Any, ...], list[Review]] = {}
 
     async def search(
@@ -343,7 +342,7 @@ class FactCheckApi:
         attempt = 0
         while True:
             try:
-                async with self._slot():
+                async with self._bound.slot():
                     body = await self._attempt(http, query, params)
                 return _reviews(body)
             except PermanentError as failure:
@@ -462,13 +461,6 @@ class FactCheckApi:
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         return backoff_delay(attempt, retry_after, base=self.backoff_base, cap=self.backoff_max)
-
-    def _slot(self) -> asyncio.Semaphore:
-        loop = asyncio.get_running_loop()
-        if self._semaphore is None or self._semaphore_loop is not loop:
-            self._semaphore = asyncio.Semaphore(self.settings.vicaran_concurrency)
-            self._semaphore_loop = loop
-        return self._semaphore
 
     def _http_client(self) -> httpx.AsyncClient:
         return async_client(

@@ -26,7 +26,7 @@ from tavily.errors import TimeoutError as TavilyTimeoutError
 
 from ..config import Settings
 from .content import published_date
-from .http import async_client
+from .http import LoopBound, async_client
 from .ratelimit import limiter
 from .retry import PermanentError, TransientError, backoff_delay, parse_retry_after
 from .urls import domain_matches, normalize_url
@@ -125,8 +125,7 @@ class WebSearch:
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
         self._cache: dict[tuple[Any, ...], list[SearchHit]] = {}
-        self._semaphore: asyncio.Semaphore | None = None
-        self._semaphore_loop: asyncio.AbstractEventLoop | None = None
+        self._bound = LoopBound(settings.vicaran_concurrency)
 
     async def aclose(self) -> None:
         """Nothing to release (connections live only for one `search_many` call)."""
@@ -214,7 +213,7 @@ class WebSearch:
         attempt = 0
         while True:
             try:
-                async with self._slot():
+                async with self._bound.slot():
                     if fatal:
                         return fatal[0]
                     body = await self._attempt(client, query, options)
@@ -298,13 +297,6 @@ class WebSearch:
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         return backoff_delay(attempt, retry_after, base=self.backoff_base, cap=self.backoff_max)
-
-    def _slot(self) -> asyncio.Semaphore:
-        loop = asyncio.get_running_loop()
-        if self._semaphore is None or self._semaphore_loop is not loop:
-            self._semaphore = asyncio.Semaphore(self.settings.vicaran_concurrency)
-            self._semaphore_loop = loop
-        return self._semaphore
 
     def _http_client(self) -> httpx.AsyncClient:
         return async_client(
