@@ -26,7 +26,7 @@ async def test_investigate_with_yes_writes_the_report_and_exits_by_status(env, t
     printed = capsys.readouterr().out
     record = get_repository(get_settings().database_url).get_investigation(ID)
     assert record["mode"] == "quick"
-    assert code == {"completed": 0, "partial": 2}[record["status"]]
+    assert record["status"] == "completed" and code == 0
     assert "[PLAN_APPROVAL_REQUIRED]" in printed
     assert "**Analyzing source 1/" in printed
     report = out.read_text()
@@ -35,10 +35,18 @@ async def test_investigate_with_yes_writes_the_report_and_exits_by_status(env, t
 
 
 async def test_partial_investigation_exits_2(env, capsys):
-    env.services.tavily.overrides = lambda query, body: []
+    env.set(VICARAN_PRO_MODEL="scripted/error-ClaimAssessment")  # no claim can be checked
     code = await run_cli("investigate", "Did Acme pollute Riverton's water?", "--yes")
     assert code == 2
-    assert "[NO_SOURCES_FOUND]" in capsys.readouterr().out
+    assert "could not be checked" in capsys.readouterr().out
+
+
+async def test_nothing_found_exits_1_as_failed(env, capsys):
+    env.services.tavily.overrides = lambda query, body: []
+    code = await run_cli("investigate", "Did Acme pollute Riverton's water?", "--yes")
+    assert code == 1
+    printed = capsys.readouterr().out
+    assert "[NO_SOURCES_FOUND]" in printed and "This investigation failed" in printed
 
 
 async def test_without_yes_and_no_terminal_nothing_starts(env, capsys, monkeypatch):
@@ -49,7 +57,7 @@ async def test_without_yes_and_no_terminal_nothing_starts(env, capsys, monkeypat
     assert env.services.tavily.count("/search") == 0
 
 
-async def test_failed_investigation_exits_1(env, capsys, monkeypatch):
+async def test_crashed_investigation_exits_1(env, capsys, monkeypatch):
     from vicaran_agent.sub_agents.claim_extractor import ClaimExtractorAgent
 
     async def explode(self, stage):

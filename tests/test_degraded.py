@@ -54,10 +54,13 @@ async def test_no_sources_skips_every_stage_without_model_calls(env):
     tasks = {c["task"] for c in scripted_model.CALLS}
     assert tasks.isdisjoint({"ClaimDraft", "ClaimAssessment", "BiasJudgement", "TimelineDraft"})
     assert "ReportDraft" not in tasks
-    assert state[keys.INVESTIGATION_STATUS] == "partial"
+    # nothing worth reporting: no usable source and no claim decided
+    assert state[keys.INVESTIGATION_STATUS] == "failed"
     assert "No sources could be found" in state[keys.PARTIAL_REASON]
+    assert "This investigation failed" in texts[-1]
     record = saved(state)
-    assert record["status"] == "partial" and record["partial_reason"]
+    assert record["status"] == "failed" and "No sources could be found" in record["error"]
+    assert record["partial_reason"] is None
 
 
 async def test_no_checkable_claims(env):
@@ -66,11 +69,12 @@ async def test_no_checkable_claims(env):
     joined = "\n".join(texts)
     assert "[NO_CLAIMS_EXTRACTED]" in joined and "[NO_CLAIMS_TO_VERIFY]" in joined
     assert scripted_model.calls_for("ClaimAssessment") == []
-    assert state[keys.INVESTIGATION_STATUS] == "partial"
-    # the journalist is told why, in a friendly sentence, and the run ends partial with it
+    # the journalist is told why, in a friendly sentence; finding nothing to check is a
+    # finding, not a failure: the stage did all of its work
     why = "The sources only share opinions and reactions, not facts."
     assert any(t.startswith("[NO_CLAIMS_EXTRACTED]") and why in t for t in texts)
-    assert why in state[keys.PARTIAL_REASON]
+    assert why in texts[-1].split("## Notes")[1]
+    assert state[keys.INVESTIGATION_STATUS] == "completed", state[keys.PARTIAL_REASON]
 
 
 @pytest.mark.parametrize(
@@ -122,10 +126,13 @@ async def test_unreadable_pages_are_reported_and_left_out(env):
     assert len(unreadable) == 3
     assert all(s["unreachable_reason"] for s in unreadable)
     assert sum(t.startswith("⚠️ **Source") and "could not be read" in t for t in texts) == 3
-    assert state[keys.INVESTIGATION_STATUS] == "partial"
+    # unreadable pages are per-item problems: listed in the report, the run is complete
+    assert state[keys.INVESTIGATION_STATUS] == "completed", state[keys.PARTIAL_REASON]
+    notes = texts[-1].split("## Notes")[1]
+    assert all(f"{s['display_url']} could not be read" in notes for s in unreadable)
     # what could not be read is never cited
-    sources_list = texts[-1].split("## Sources")[1].split("⚠️")[0]
-    assert all(s["url"] not in sources_list for s in unreadable)
+    sources_list = texts[-1].split("## Sources")[1].split("## Notes")[0]
+    assert all(s["display_url"] not in sources_list for s in unreadable)
     numbers = [i for i, s in enumerate(state[keys.SOURCE_RECORDS], 1) if not s["is_reachable"]]
     assert all(f"[{n}]" not in texts[-1] for n in numbers)
 

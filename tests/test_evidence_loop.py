@@ -16,8 +16,9 @@ from vicaran_agent.factcheck.checker import CheckSettings, ClaimChecker
 from vicaran_agent.factcheck.outlets import ENGLISH_OUTLETS
 from vicaran_agent.llm import ModelClient
 from vicaran_agent.prompts.fact_checker import FACT_CHECKER_INSTRUCTION
-from vicaran_agent.runtime import investigation_runtime
+from vicaran_agent.runtime import InvestigationRuntime, investigation_runtime
 from vicaran_agent.schemas import Claim, Source
+from vicaran_agent.textmatch import quote_problem, sha256_text
 from vicaran_agent.tools.fact_check_api import FactCheckApi
 from vicaran_agent.tools.live_search import LiveSearch
 from vicaran_agent.tools.page_reader import PageResult
@@ -30,13 +31,25 @@ def hit(url: str, text: str, score: float = 0.8) -> dict[str, object]:
 
 
 SUPPORTING = f"Records show {CLAIM}, officials said."
+# Another outlet's own reporting of the same fact: agrees, but is not a copy of SUPPORTING.
+CORROBORATING = (
+    f"Regulators told the council on Monday that {CLAIM}, and that the company has appealed "
+    "the fine while it replaces the plant's filters."
+)
 REFUTING = f"It is false that {CLAIM}; the readings were wrong."
+ARTICLE_A = (
+    "Riverton, Jan 16 - The Environmental Protection Agency said on Wednesday that "
+    f"{CLAIM}. The agency filed an enforcement action against the company the same day. Acme "
+    "said it was reviewing the findings and would cooperate with regulators. Riverton, a town "
+    "of 40,000 people, draws its drinking water from the river downstream of the plant."
+)
 
 
 @dataclass
 class Harness:
     env: object
     make: Callable[..., ClaimChecker]
+    runtime: InvestigationRuntime
 
 
 @pytest.fixture
@@ -51,6 +64,7 @@ async def harness(env) -> AsyncIterator[Harness]:
             model: str = "scripted/default",
             live: bool = False,
             claim_text: str = CLAIM,
+            source_urls: list[str] | None = None,
         ) -> ClaimChecker:
             settings = get_settings()
             shared = CheckSettings(
@@ -65,9 +79,12 @@ async def harness(env) -> AsyncIterator[Harness]:
                 outlets=list(ENGLISH_OUTLETS),
                 live=LiveSearch(model, settings) if live else None,
             )
-            return ClaimChecker(shared, Claim(key="C1", claim_text=claim_text, importance=0.9))
+            claim = Claim(
+                key="C1", claim_text=claim_text, importance=0.9, source_urls=source_urls or []
+            )
+            return ClaimChecker(shared, claim)
 
-        yield Harness(env, make)
+        yield Harness(env, make, runtime)
 
 
 def search_returns(env, results: list[dict[str, object]]) -> None:
@@ -114,7 +131,7 @@ async def test_b_two_agreeing_neutral_sources_from_different_domains_are(harness
         harness.env,
         [
             hit("https://rivertonpost.com/a", SUPPORTING),
-            hit("https://valleynews.com/b", SUPPORTING),
+            hit("https://valleynews.com/b", CORROBORATING),
         ],
     )
     verdict = await harness.make().run()
@@ -127,7 +144,7 @@ async def test_c_a_more_reliable_contradiction_defeats_neutral_agreement(harness
         harness.env,
         [
             hit("https://rivertonpost.com/a", SUPPORTING),
-            hit("https://valleynews.com/b", SUPPORTING),
+            hit("https://valleynews.com/b", CORROBORATING),
             hit("https://www.reuters.com/c", REFUTING),
         ],
     )
@@ -155,7 +172,7 @@ async def test_e_citations_that_do_not_exist_are_removed(harness):
         harness.env,
         [
             hit("https://rivertonpost.com/a", SUPPORTING),
-            hit("https://valleynews.com/b", SUPPORTING),
+            hit("https://valleynews.com/b", CORROBORATING),
         ],
     )
     verdict = await harness.make(model="scripted/bad-citations").run()
@@ -174,13 +191,15 @@ async def test_f_a_gatherer_that_times_out_does_not_stop_the_claim(harness):
         env,
         [
             hit("https://rivertonpost.com/a", SUPPORTING),
-            hit("https://valleynews.com/b", SUPPORTING),
+            hit("https://valleynews.com/b", CORROBORATING),
         ],
     )
     verdict_task = asyncio.create_task(_run(harness.make()))
     checker, verdict = await asyncio.wait_for(verdict_task, timeout=15)
     assert verdict.verdict == "verified"
-    assert any("Fact Check Tools did not answer within 1 s" in i for i in checker.issues)
+    # a gatherer's failure is a per-item note: the claim itself was checked
+    assert any("Fact Check Tools did not answer within 1 s" in n for n in checker.notes)
+    assert checker.issues == []
 
 
 async def _run(checker: ClaimChecker):
@@ -196,17 +215,122 @@ async def test_conflicting_high_reliability_evidence_is_stated(harness):
     assert "high-reliability sources conflict" in verdict.explanation
 
 
-async def test_the_claims_own_sources_are_evidence(harness):
-    search_returns(harness.env, [])
-    source = Source(
-        url="https://apnews.com/article/x",
+def own_source(harness: Harness, url: str = "https://apnews.com/article/x") -> Source:
+    """Article A, read by the source finder, with its text in the investigation's store."""
+    return Source(
+        url=url,
         title="AP",
         domain="apnews.com",
+        publisher="apnews.com",
         credibility_score=5,
         content_summary=SUPPORTING,
+        key_claims=[CLAIM],
+        content_sha256=harness.runtime.texts.put(ARTICLE_A),
     )
-    verdict = await harness.make(sources=[source]).run()
-    assert verdict.verdict == "verified" and verdict.evidence[0].origin == "source"
+
+
+async def test_a_claims_own_source_never_confirms_it(harness):
+    """Circular verification: the article a claim came from is shown, never counted."""
+    search_returns(harness.env, [])
+    source = own_source(harness)
+    verdict = await harness.make(sources=[source], source_urls=[source.url], cap=1).run()
+    (item,) = verdict.evidence
+    assert item.origin == "source" and item.stance == "supports"  # the model leaned on it
+    assert (
+        not item.independent and item.independence_note == "the page this claim was extracted from"
+    )
+    assert verdict.verdict == "unverified" and not verdict.sufficient
+
+
+async def test_a_copy_of_the_claims_source_on_another_site_does_not_count(harness):
+    """A, plus A syndicated on another domain: still nothing independent."""
+    source = own_source(harness)
+    search_returns(harness.env, [hit("https://www.valleymirror.com/wire/acme", ARTICLE_A)])
+    verdict = await harness.make(sources=[source], source_urls=[source.url], cap=2).run()
+    (copy,) = [e for e in verdict.evidence if "valleymirror" in e.url]
+    assert copy.stance == "supports" and not copy.independent
+    assert copy.independence_note.startswith("a near-identical copy of https://apnews.com")
+    assert verdict.verdict == "unverified"
+
+
+async def test_one_independent_high_reliability_page_decides_it(harness):
+    """The same claim, with one independent high-reliability page on point: decided."""
+    source = own_source(harness)
+    search_returns(
+        harness.env,
+        [
+            hit("https://www.valleymirror.com/wire/acme", ARTICLE_A),
+            hit("https://www.epa.gov/newsreleases/acme-riverton", CORROBORATING),
+        ],
+    )
+    decided = await harness.make(sources=[source], source_urls=[source.url], cap=2).run()
+    assert decided.verdict == "verified" and decided.sufficient
+    (epa,) = [e for e in decided.evidence if "epa.gov" in e.url]
+    assert epa.independent and epa.reliability == "high" and epa.quote in CORROBORATING
+
+
+async def test_syndicated_copies_count_as_one_publisher(harness):
+    """Two neutral sites carrying the same wire text are one voice, not two."""
+    search_returns(
+        harness.env,
+        [
+            hit("https://rivertonpost.com/wire", CORROBORATING),
+            hit("https://valleynews.com/wire", CORROBORATING),
+        ],
+    )
+    verdict = await harness.make(cap=1).run()
+    first, second = verdict.evidence
+    assert first.independent and not second.independent
+    assert second.independence_note == "a near-identical copy of [E1] (syndicated text counts once)"
+    assert verdict.verdict == "unverified"
+
+
+async def test_a_stance_whose_quote_is_not_in_the_text_read_is_context(harness):
+    search_returns(
+        harness.env,
+        [
+            hit("https://www.reuters.com/a", SUPPORTING),
+            hit("https://valleynews.com/b", CORROBORATING),
+        ],
+    )
+    verdict = await harness.make(model="scripted/misquotes", cap=1).run()
+    assert {e.stance for e in verdict.evidence} == {"context"}
+    for item in verdict.evidence:
+        assert item.quote == ""
+        assert "counted as context, not 'supports': the quote is not in the text read" in (
+            item.stance_note
+        )
+    assert verdict.verdict == "unverified"
+    # with real quotes, every counted stance rests on words found in its snapshot
+    honest = await harness.make(cap=1).run()
+    assert honest.verdict == "verified"
+    for item in honest.evidence:
+        if item.stance != "context":
+            text = harness.runtime.texts.get(item.content_sha256)
+            assert text and quote_problem(item.quote, text) is None
+
+
+async def test_evidence_records_its_provenance_and_the_date_of_the_check(harness):
+    harness.env.set(VICARAN_TODAY="2026-01-15")
+    search_returns(
+        harness.env,
+        [
+            {
+                **hit("https://www.reuters.com/a", SUPPORTING),
+                "published_date": "Mon, 12 Jan 2026 09:30:00 GMT",
+            }
+        ],
+    )
+    verdict = await harness.make(cap=1).run()
+    assert verdict.as_of == "2026-01-15"
+    (item,) = verdict.evidence
+    assert item.query == CLAIM  # the scripted claim's search
+    assert item.published_at == "2026-01-12" and item.retrieved_at
+    assert item.display_url == "https://www.reuters.com/a" and item.url == "https://reuters.com/a"
+    assert item.content_sha256 == sha256_text(harness.runtime.texts.get(item.content_sha256))
+    prompts = scripted_model.calls_for("ClaimAssessment")
+    assert "published: 2026-01-12" in prompts[0]["prompt"]  # the date reaches the checker
+    assert "2026-01-15" in prompts[0]["instruction"]
 
 
 async def test_outlets_are_searched_and_pages_are_read_once(harness):

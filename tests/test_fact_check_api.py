@@ -244,6 +244,7 @@ async def test_reviews_are_parsed_and_mapped(fake: FakeFactCheckTools) -> None:
             rating="Falso",
             verdict="false",
             language="pt",
+            query="prefeito merenda escolar",  # what found it, for the evidence's provenance
         ),
         Review(
             claim_text="Merenda escolar de Maceió foi cortada pela prefeitura",
@@ -257,6 +258,7 @@ async def test_reviews_are_parsed_and_mapped(fake: FakeFactCheckTools) -> None:
             rating="Exagerado",
             verdict="partially_true",
             language="pt",
+            query="prefeito merenda escolar",
         ),
     ]
     (request,) = fake.requests
@@ -520,6 +522,7 @@ async def test_odd_shapes_are_tolerated() -> None:
         rating="Pants on Fire!",
         verdict="false",
         language=None,
+        query="anything",
     )
     assert (second.site, second.publisher, second.rating, second.verdict) == (
         "other.example.net",

@@ -136,8 +136,13 @@ def test_full_investigation_round_trip(repo: Repository) -> None:
 
     assert [s["id"] for s in data["sources"]] == [s1, s2, s3]
     for saved, original in zip(data["sources"], sources, strict=True):
+        # an address with no separate display form is shown as is; the publisher is the domain
         assert Source.model_validate(saved) == original.model_copy(
-            update={"source_id": saved["id"]}
+            update={
+                "source_id": saved["id"],
+                "display_url": original.display_url or original.url,
+                "publisher": original.publisher or original.domain,
+            }
         )
     assert data["sources"][2]["is_reachable"] is False
     assert data["sources"][2]["unreachable_reason"] == "HTTP 404"
@@ -154,7 +159,8 @@ def test_full_investigation_round_trip(repo: Repository) -> None:
     assert check["claim_id"] == claim_ids["C1"]
     assert check["source_ids"] == [s1]
     restored = Verdict.model_validate({**check, "claim_text": verdict.claim_text})
-    assert restored == verdict.model_copy(update={"fact_check_id": check["id"]})
+    shown = [e.model_copy(update={"display_url": e.display_url or e.url}) for e in verdict.evidence]
+    assert restored == verdict.model_copy(update={"fact_check_id": check["id"], "evidence": shown})
 
     assert data["bias"] == {
         "overall_bias_score": 3.5,
@@ -170,6 +176,7 @@ def test_full_investigation_round_trip(repo: Repository) -> None:
                 "indicators": [],
             }
         ],
+        "unrated": 0,
     }
     assert [e["id"] for e in data["timeline"]] == event_ids
     assert data["timeline"][0]["source_ids"] == [s1]

@@ -21,6 +21,7 @@ from .callbacks.orchestrator import (
 from .config import Settings, get_settings, load_model_plugins
 from .formatting import user_sources_digest
 from .llm import resolvable_model
+from .prompts._common import dated
 from .prompts.orchestrator import ORCHESTRATOR_INSTRUCTION
 from .sub_agents.pipeline import build_pipeline
 from .tools.analyze_source import analyze_source
@@ -37,7 +38,7 @@ async def orchestrator_instruction(context: ReadonlyContext) -> str:
     )
     language = (context.state.get(keys.INVESTIGATION_CONFIG) or {}).get("language", "en")
     digest = user_sources_digest(user_sources_from_events(context.session.events), language)
-    return rendered.replace(_SENTINEL, digest)
+    return dated(rendered.replace(_SENTINEL, digest), get_settings().today)
 
 
 def build_root_agent(settings: Settings | None = None) -> LlmAgent:

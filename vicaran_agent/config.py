@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import importlib
 import os
+from datetime import date
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -84,6 +85,16 @@ class Settings(BaseSettings):
     vicaran_check_outlets: str = ""
     vicaran_live_search_fallback: bool = True
 
+    # Trust: time, relevance, the report check and how exports name the publisher.
+    vicaran_today: str = Field(
+        default="", description="YYYY-MM-DD Vicaran treats as today (reproducible runs)."
+    )
+    vicaran_relevance_threshold: float = Field(default=0.3, ge=0, le=1)
+    vicaran_quality_threshold: int = Field(default=70, ge=0, le=100)
+    vicaran_publisher_name: str = "Vicaran"
+    vicaran_publisher_url: str = ""
+    vicaran_public_url: str = "http://127.0.0.1:8000"
+
     # Requests per minute each service may receive from this process, whatever the concurrency.
     vicaran_tavily_rpm: int = Field(
         default=100, ge=1
@@ -92,6 +103,24 @@ class Settings(BaseSettings):
     vicaran_factcheck_rpm: int = Field(default=300, ge=1)
     # The rolling window the budgets are counted over (60 s, like the services; shorter rescales).
     vicaran_rate_window_seconds: float = Field(default=60.0, gt=0)
+
+    @field_validator("vicaran_today")
+    @classmethod
+    def _iso_day(cls, value: str) -> str:
+        value = value.strip()
+        if value:
+            try:
+                date.fromisoformat(value)
+            except ValueError:
+                raise ValueError(
+                    f"VICARAN_TODAY must be a date as YYYY-MM-DD (got {value!r})"
+                ) from None
+        return value
+
+    @property
+    def today(self) -> date:
+        """The date Vicaran treats as today: VICARAN_TODAY, else the machine's date."""
+        return date.fromisoformat(self.vicaran_today) if self.vicaran_today else date.today()
 
     @property
     def database_url(self) -> str:

@@ -23,9 +23,12 @@ _NEEDS: dict[VerdictLabel, tuple[Direction, ...]] = {
 def sufficient(evidence: list[Evidence], direction: Direction) -> tuple[bool, str]:
     """Whether `evidence` sufficiently establishes `direction`, and why (or why not).
 
-    Sufficient: one high-reliability item on point, or two neutral items from different
-    publishers that agree with no equal-or-higher item contradicting them. Low never suffices.
+    Sufficient: one high-reliability independent item on point, or two independent neutral
+    items from different publishers that agree with no equal-or-higher independent item
+    contradicting them. Low never suffices. Items that are not independent (the claim's own
+    pages, their publisher, copies) never count; a stance without a verified quote is context.
     """
+    evidence = [e for e in evidence if e.independent]
     on_point = [e for e in evidence if e.stance == direction]
     high = [e for e in on_point if e.reliability == "high"]
     if high:
@@ -41,8 +44,8 @@ def sufficient(evidence: list[Evidence], direction: Direction) -> tuple[bool, st
     if len(neutral_publishers) >= 2:
         return False, "neutral sources agree but an equal or more reliable source contradicts them"
     if on_point:
-        return False, "only one neutral or low-reliability source on point"
-    return False, "no evidence on point"
+        return False, "only one independent neutral or low-reliability source on point"
+    return False, "no independent evidence on point"
 
 
 def is_sufficient(evidence: list[Evidence]) -> bool:

@@ -196,6 +196,15 @@ _MESSAGES: dict[str, tuple[str, str]] = {
         "• {medium} fontes de credibilidade média (⭐⭐⭐)\n"
         "• {low} fontes de baixa credibilidade (⭐⭐)\n\nTodas as fontes foram salvas no painel.",
     ),
+    "source_off_topic": (
+        "↪️ **Source {i}/{n} set aside (off-topic):** {title} | {domain}\n   {reason}",
+        "↪️ **Fonte {i}/{n} deixada de lado (fora do tema):** {title} | {domain}\n   {reason}",
+    ),
+    "sources_set_aside": (
+        "↪️ {count} source(s) set aside as off-topic (saved, not used for claims, bias or the timeline).",
+        "↪️ {count} fonte(s) fora do tema deixada(s) de lado (salvas, mas fora das alegações, "
+        "do viés e da linha do tempo).",
+    ),
     "no_sources": (
         "[NO_SOURCES_FOUND] No sources could be found or read for this investigation. {reason}",
         "[NO_SOURCES_FOUND] Nenhuma fonte pôde ser encontrada ou lida nesta investigação. {reason}",
@@ -249,12 +258,20 @@ _MESSAGES: dict[str, tuple[str, str]] = {
     "facts_header": ("**Fact-Checking Complete**", "**Checagem concluída**"),
     "confidence": ("Confidence", "Confiança"),
     "claim_sources": ("Sources", "Fontes"),
+    "your_brief": ("your brief", "seu briefing"),
     "bias_header": ("📊 **Bias Analysis Complete**", "📊 **Análise de viés concluída**"),
     "bias_overall": (
         "**Overall Score: {score}/10** ({label} Bias)",
         "**Pontuação geral: {score}/10** (viés {label})",
     ),
-    "coverage": ("Coverage breakdown:", "Distribuição da cobertura:"),
+    "coverage": (
+        "Coverage breakdown ({rated} rated sources):",
+        "Distribuição da cobertura ({rated} fontes avaliadas):",
+    ),
+    "coverage_unrated": (
+        "• Not rated: {count} sources (left out of the shares)",
+        "• Não avaliadas: {count} fontes (fora das porcentagens)",
+    ),
     "coverage_line": (
         "• {stance}: {count} sources ({pct}%)",
         "• {stance}: {count} fontes ({pct}%)",
@@ -276,6 +293,10 @@ _MESSAGES: dict[str, tuple[str, str]] = {
         "[BIAS_SKIPPED] No sources to analyze for bias.",
         "[BIAS_SKIPPED] Não há fontes para analisar o viés.",
     ),
+    "bias_none_rated": (
+        "[BIAS_SKIPPED] No source could be rated for bias, so there is no bias score.",
+        "[BIAS_SKIPPED] Nenhuma fonte pôde ser avaliada quanto ao viés; não há pontuação.",
+    ),
     "bias_failed": (
         "[BIAS_SKIPPED] Bias analysis failed: {reason}",
         "[BIAS_SKIPPED] A análise de viés falhou: {reason}",
@@ -295,6 +316,60 @@ _MESSAGES: dict[str, tuple[str, str]] = {
     "summary_progress": (
         "📝 [PROGRESS] Writing the cited report...",
         "📝 [PROGRESS] Escrevendo o relatório com citações...",
+    ),
+    "report_checking": (
+        "🔎 [PROGRESS] Checking the report: {count} cited sentences against their sources, "
+        "and its quality...",
+        "🔎 [PROGRESS] Conferindo o relatório: {count} frases com citação contra as fontes, "
+        "e a qualidade...",
+    ),
+    "report_rewriting": (
+        "✍️ [PROGRESS] Rewriting the report once to fix {count} problem(s)...",
+        "✍️ [PROGRESS] Reescrevendo o relatório uma vez para corrigir {count} problema(s)...",
+    ),
+    "report_questions": ("## Questions from the Plan", "## Perguntas do Plano"),
+    "question_open": ("Open", "Em aberto"),
+    "question_unaddressed": (
+        "Not addressed by this report.",
+        "Não respondida por este relatório.",
+    ),
+    "report_notes": ("## Notes", "## Observações"),
+    "notes_more": ("…and {count} more.", "…e mais {count}."),
+    "sources_count": (
+        "{read} sources read, {cited} cited below.",
+        "{read} fontes lidas, {cited} citadas abaixo.",
+    ),
+    "sources_all": (
+        "Every source that was read:",
+        "Todas as fontes lidas:",
+    ),
+    "quality_footer": (
+        "*Checked by Vicaran: quality {overall}/100 (factual accuracy {factual_accuracy}, "
+        "citations {citation_correctness}, plan coverage {plan_coverage}, structure {structure}, "
+        "relevance {relevance}); {audited} cited sentences audited against their sources, "
+        "{unsupported} unsupported, {removed} removed; {rewrites}.*",
+        "*Conferido pelo Vicaran: qualidade {overall}/100 (exatidão {factual_accuracy}, "
+        "citações {citation_correctness}, cobertura do plano {plan_coverage}, estrutura "
+        "{structure}, relevância {relevance}); {audited} frases com citação conferidas contra "
+        "as fontes, {unsupported} sem respaldo, {removed} removidas; {rewrites}.*",
+    ),
+    "quality_footer_unscored": (
+        "*Checked by Vicaran: no quality score (the check could not run); {audited} cited "
+        "sentences audited against their sources, {unsupported} unsupported, {removed} removed; "
+        "{rewrites}.*",
+        "*Conferido pelo Vicaran: sem nota de qualidade (a checagem não rodou); {audited} frases "
+        "com citação conferidas contra as fontes, {unsupported} sem respaldo, {removed} "
+        "removidas; {rewrites}.*",
+    ),
+    "no_rewrite": ("not rewritten", "sem reescrita"),
+    "one_rewrite": ("rewritten once", "reescrito uma vez"),
+    "failed_no_sources": (
+        "No usable source was found or read, and no claim could be decided.",
+        "Nenhuma fonte utilizável foi encontrada ou lida, e nenhuma alegação pôde ser decidida.",
+    ),
+    "failed_notice": (
+        "❌ **This investigation failed:** {reason}",
+        "❌ **Esta investigação falhou:** {reason}",
     ),
     "partial_notice": (
         "⚠️ **This investigation is partial.** {reason}",

@@ -24,6 +24,7 @@ from google.genai import types
 from pydantic import BaseModel, ValidationError
 
 from .config import Settings, get_settings
+from .prompts._common import dated
 from .tools.retry import backoff_delay
 
 logger = logging.getLogger(__name__)
@@ -145,6 +146,7 @@ class ModelClient:
         """Ask the model for one `schema` instance; raises ModelCallError when it cannot."""
         if problem := credentials_problem(self.model, self.settings):
             raise ModelCallError(problem, permanent=True)
+        instruction = dated(instruction, self.settings.today)
         attempts = self.settings.vicaran_max_retries + 1
         last_problem = ""
         for attempt in range(attempts):

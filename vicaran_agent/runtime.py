@@ -8,16 +8,59 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
 from .config import Settings
+from .textmatch import sha256_text
 from .tools.page_reader import PageReader, PageResult
 from .tools.urls import normalize_url
 from .tools.web_search import WebSearch
 
 logger = logging.getLogger(__name__)
+
+
+class TextStore:
+    """The texts this investigation read, by SHA-256 (the snapshot names records carry).
+
+    Texts live in memory while the investigation runs and are saved with the records that cite
+    them; a text read before the run (the journalist's URLs, at planning) is already stored
+    and is loaded from the records store on first use.
+    """
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._texts: dict[str, str] = {}
+
+    def put(self, text: str) -> str:
+        sha = sha256_text(text)
+        self._texts.setdefault(sha, text)
+        return sha
+
+    def get(self, sha: str | None) -> str | None:
+        return self._texts.get(sha) if sha else None
+
+    async def load(self, sha: str | None) -> str | None:
+        """The text named `sha`, from memory or else from the records store."""
+        if not sha:
+            return None
+        if sha not in self._texts:
+            from .storage import get_repository
+
+            url = self.settings.database_url
+            try:
+                text = await asyncio.to_thread(lambda: get_repository(url).get_snapshot_text(sha))
+            except Exception:  # the store being down costs the text, not the run
+                logger.warning("could not load snapshot %s", sha, exc_info=True)
+                return None
+            if text is not None:
+                self._texts[sha] = text
+        return self._texts.get(sha)
+
+    def pick(self, shas: Iterable[str | None]) -> dict[str, str]:
+        """{sha: text} for the named texts held in memory (what a save must store)."""
+        return {sha: self._texts[sha] for sha in shas if sha and sha in self._texts}
 
 
 class PageCache:
@@ -66,6 +109,7 @@ class InvestigationRuntime:
     settings: Settings
     pages: PageCache
     search: WebSearch
+    texts: TextStore
     late: LateSources = field(default_factory=LateSources)
 
     async def aclose(self) -> None:
@@ -81,9 +125,16 @@ def runtime_for(investigation_id: str, settings: Settings) -> InvestigationRunti
     """The running investigation's runtime (created on first use)."""
     runtime = _RUNTIMES.get(investigation_id)
     if runtime is None:
-        runtime = InvestigationRuntime(settings, PageCache(settings), WebSearch(settings))
+        runtime = InvestigationRuntime(
+            settings, PageCache(settings), WebSearch(settings), TextStore(settings)
+        )
         _RUNTIMES[investigation_id] = runtime
     return runtime
+
+
+def open_runtime(investigation_id: str) -> InvestigationRuntime | None:
+    """The runtime of an investigation that is running now, or None (never creates one)."""
+    return _RUNTIMES.get(investigation_id)
 
 
 @asynccontextmanager

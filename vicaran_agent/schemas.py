@@ -14,6 +14,8 @@ EvidenceStance = Literal["supports", "refutes", "context"]
 CoverageStance = Literal["supportive", "neutral", "critical"]
 DatePrecision = Literal["day", "month", "year"]
 EvidenceOrigin = Literal["source", "web", "page", "factcheck_api", "live_search", "late_source"]
+ClaimOrigin = Literal["brief", "source"]
+QUOTE_MAX_CHARS = 300
 
 SUMMARY_MAX_CHARS = 500
 
@@ -57,20 +59,41 @@ class InvestigationConfig(BaseModel):
 
 
 class Source(BaseModel):
-    """A page the investigation read (or tried to read)."""
+    """A page the investigation read (or tried to read).
+
+    `url` is the normalized identity (dedupe, links between records); `display_url` is the
+    address exactly as found or given, the one reports and dashboards link to.
+    """
 
     url: str
+    display_url: str = ""
     title: str = ""
     domain: str
+    publisher: str = ""
     credibility_score: int = Field(ge=1, le=5)
     content_summary: str = ""
     key_claims: list[str] = Field(default_factory=list)
     published_at: str | None = None
+    retrieved_at: str | None = None
+    content_sha256: str | None = None
+    relevant: bool = True
+    relevance: float | None = None
+    relevance_reason: str | None = None
     is_user_provided: bool = False
     is_reachable: bool = True
     unreachable_reason: str | None = None
     origin: Origin = "web"
     source_id: str | None = None
+
+    @property
+    def link(self) -> str:
+        """The address to show and link: as found, else the normalized one."""
+        return self.display_url or self.url
+
+    @property
+    def usable(self) -> bool:
+        """Read, digested and on topic: what claims, bias and the timeline work from."""
+        return self.is_reachable and bool(self.content_summary) and self.relevant
 
     @field_validator("content_summary")
     @classmethod
@@ -93,18 +116,34 @@ class Claim(BaseModel):
     source_urls: list[str] = Field(default_factory=list)
     source_ids: list[str] = Field(default_factory=list)
     queries: list[str] = Field(default_factory=list)
+    origin: ClaimOrigin = "source"
     claim_id: str | None = None
 
 
 class Evidence(BaseModel):
+    """One item a verdict rests on, with where it came from and the words it rests on."""
+
     url: str
+    display_url: str = ""
     title: str = ""
     publisher: str = ""
     reliability: Reliability
     stance: EvidenceStance
     snippet: str = ""
+    quote: str = ""  # found verbatim (after normalization) in the text read; "" for context
+    query: str = ""  # what found it
     origin: EvidenceOrigin = "web"
     rating: str | None = None  # a fact-checker's published rating, when the item is a review
+    retrieved_at: str | None = None
+    published_at: str | None = None
+    content_sha256: str | None = None  # of the text read (the snapshot's name)
+    independent: bool = True
+    independence_note: str = ""  # why it is not independent
+    stance_note: str = ""  # why the model's stance was not counted
+
+    @property
+    def link(self) -> str:
+        return self.display_url or self.url
 
 
 class Verdict(BaseModel):
@@ -120,6 +159,7 @@ class Verdict(BaseModel):
     iterations: int = 0
     stop_reason: str = ""
     source_ids: list[str] = Field(default_factory=list)
+    as_of: str | None = None  # the date the check was made (YYYY-MM-DD)
     fact_check_id: str | None = None
 
 
@@ -132,11 +172,14 @@ class SourceBias(BaseModel):
 
 
 class BiasAssessment(BaseModel):
+    """Coverage balance over the sources that could be rated (`unrated` counts the others)."""
+
     overall_bias_score: float = Field(ge=0, le=10)
     coverage: dict[str, int]
     coverage_pct: dict[str, float]
     per_source: list[SourceBias] = Field(default_factory=list)
     recommendation: str = ""
+    unrated: int = 0
 
 
 class TimelineEvent(BaseModel):
@@ -146,6 +189,28 @@ class TimelineEvent(BaseModel):
     source_urls: list[str] = Field(default_factory=list)
     source_ids: list[str] = Field(default_factory=list)
     event_id: str | None = None
+
+
+QUALITY_DIMENSIONS = (
+    "factual_accuracy",
+    "citation_correctness",
+    "plan_coverage",
+    "structure",
+    "relevance",
+)
+
+
+class ReportQuality(BaseModel):
+    """How the report was checked: scores, the citation audit and what code found."""
+
+    scores: dict[str, int] = Field(default_factory=dict)  # QUALITY_DIMENSIONS, 0-100 each
+    overall: int | None = None  # the mean; None when the quality check could not run
+    threshold: int = 70
+    audited: int = 0  # sentences carrying [N] checked against the cited source's text
+    unsupported: int = 0  # found unsupported in the final audit
+    removed: int = 0  # of those, removed from the report
+    rewrites: int = 0  # 0 or 1
+    problems: list[str] = Field(default_factory=list)  # what the first draft was rewritten for
 
 
 # --- What the model is asked to return (one small schema per judgement) ---------------------
@@ -170,6 +235,12 @@ class SourceDigest(_ModelOutput):
     published_date: str | None = Field(
         default=None, description="Publication date as YYYY-MM-DD when the page states it."
     )
+    relevance: float = Field(
+        default=1.0, description="0 to 1: how much the page bears on the investigation's brief."
+    )
+    relevance_reason: str = Field(
+        default="", description="One short sentence: why it is (or is not) relevant."
+    )
 
 
 class DraftClaim(_ModelOutput):
@@ -191,9 +262,29 @@ class ClaimDraft(_ModelOutput):
     )
 
 
+class BriefClaim(_ModelOutput):
+    claim_text: str = Field(description="Self-contained: who, what, when, where.")
+    importance: float = Field(description="0 to 1: how much the story depends on it.")
+    entities: list[str] = Field(default_factory=list)
+    queries: list[str] = Field(
+        default_factory=list, description="1 to 3 web search queries to check this claim."
+    )
+
+
+class BriefClaims(_ModelOutput):
+    """Checkable factual claims the journalist's brief itself states."""
+
+    claims: list[BriefClaim] = Field(default_factory=list)
+
+
 class EvidenceJudgement(_ModelOutput):
     number: int = Field(description="The evidence item's [E#] number.")
     stance: EvidenceStance
+    quote: str = Field(
+        default="",
+        description="For supports/refutes: the exact words of the item (at most 300 "
+        "characters) the stance rests on, copied verbatim. Empty for context.",
+    )
 
 
 class ClaimAssessment(_ModelOutput):
@@ -236,7 +327,16 @@ class TimelineDraft(_ModelOutput):
 
 class ReportFinding(_ModelOutput):
     claim_key: str = Field(description="The claim's key, e.g. C1.")
+    verdict: str = Field(
+        default="", description="The claim's recorded verdict, copied from FINDINGS."
+    )
     text: str = Field(description="One or two sentences on what was found, citing sources [N].")
+
+
+class QuestionAnswer(_ModelOutput):
+    number: int = Field(description="The question's Q# number.")
+    status: Literal["answered", "open"]
+    answer: str = Field(description="One sentence citing sources [N], or what remains open.")
 
 
 class ReportDraft(_ModelOutput):
@@ -248,3 +348,29 @@ class ReportDraft(_ModelOutput):
     bias_assessment: str = Field(default="", description="What the coverage balance means.")
     timeline: str = Field(default="", description="The chronology in prose, citing [N].")
     recommendations: list[str] = Field(default_factory=list, description="Next reporting steps.")
+    questions: list[QuestionAnswer] = Field(
+        default_factory=list, description="One per question in QUESTIONS, by number."
+    )
+
+
+class SentenceCheck(_ModelOutput):
+    number: int = Field(description="The sentence's [A#] number.")
+    supported: bool = Field(description="True when the cited text says what the sentence says.")
+    reason: str = Field(default="", description="When unsupported: what the text lacks.")
+
+
+class CitationAudit(_ModelOutput):
+    """Whether each cited sentence says what its cited sources say."""
+
+    sentences: list[SentenceCheck]
+
+
+class QualityReview(_ModelOutput):
+    """Scores of a report against the records it was written from, 0 to 100 each."""
+
+    factual_accuracy: int = Field(description="Agrees with the recorded verdicts and evidence.")
+    citation_correctness: int = Field(description="Citations point to sources that say it.")
+    plan_coverage: int = Field(description="Answers the approved plan's questions.")
+    structure: int = Field(description="Clear, well ordered, no repetition.")
+    relevance: int = Field(description="Stays on the investigation's subject.")
+    problems: list[str] = Field(default_factory=list, description="Up to 5 concrete problems.")

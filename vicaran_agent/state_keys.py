@@ -32,6 +32,9 @@ VERDICT_RECORDS = "verdict_records"
 BIAS_RECORD = "bias_record"
 TIMELINE_RECORDS = "timeline_records"
 
+# The report's check (quality scores and citation audit counts), saved with the summary.
+REPORT_QUALITY = "report_quality"
+
 # Ids returned by the store.
 SOURCE_ID_MAP = "source_id_map"
 CLAIM_ID_MAP = "claim_id_map"

@@ -12,6 +12,11 @@ Behaviour flags ride in the model name, joined by `+`, e.g. `scripted/eager-tran
 - `only-bad-citations`: explanations cite nothing but an evidence number that does not exist.
 - `no-claims`: the claim extractor finds nothing checkable.
 - `error-<Schema>`: calls for that schema fail with a 503 from the "provider".
+- `contradicts-verdict`: the first report draft states "verified" for every finding (a rewrite,
+  asked with PROBLEMS, copies the recorded verdicts).
+- `stubborn-report`: every report draft carries a cited sentence no source supports.
+- `low-quality`: the editor scores every draft 50/100.
+- `misquotes`: stances rest on quotes that are not in the evidence text.
 - `bad-key`: every call fails like a rejected Gemini API key.
 - `latency-<ms>`: every call waits that long first.
 """
@@ -79,6 +84,25 @@ def _is_portuguese(instruction: str) -> bool:
     return "Brazilian Portuguese" in instruction
 
 
+_BRIEF_IN_CONFIG = re.compile(r"""'brief': (?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")""")
+_GENERIC = {"investigate", "investigue", "whether", "what", "found", "about", "check", "verify"}
+
+
+def _brief_words(instruction: str) -> set[str]:
+    match = _BRIEF_IN_CONFIG.search(instruction)
+    brief = (match.group(1) or match.group(2)) if match else ""
+    brief = re.sub(r"https?://\S+", "", brief)
+    return _words(brief) - _GENERIC
+
+
+def _quote_from(body: str, claim_words: set[str]) -> str:
+    """The evidence sentence that shares the most words with the claim, verbatim."""
+    text = body.split("\n", 2)[-1]  # after the title and URL lines
+    pieces = [p for chunk in text.split(" … ") for p in _sentences(chunk)] or [text]
+    best = max(pieces, key=lambda p: len(claim_words & _words(p)))
+    return best[:280]
+
+
 class ScriptedModel(BaseLlm):
     """Answers like a careful, fast model would, from the request alone."""
 
@@ -116,6 +140,7 @@ class ScriptedModel(BaseLlm):
                     "task": task,
                     "chars": len(instruction) + len(prompt),
                     "prompt": prompt,
+                    "instruction": instruction,
                     "time": time.monotonic(),
                 }
             )
@@ -303,12 +328,28 @@ class ScriptedModel(BaseLlm):
         body = "\n".join(line for line in body.splitlines() if not line.startswith("#"))
         sentences = _sentences(body)
         claims = [s for s in sentences if re.search(r"\d", s)][:2] or sentences[:1]
+        shared = _brief_words(instruction) & _words(page)
         return {
             "title": title.group(1).strip() if title else "",
             "summary": " ".join(sentences[:2])[:480],
             "key_claims": claims,
             "published_date": published.group(1) if published else None,
+            "relevance": round(min(1.0, len(shared) / 4), 2),
+            "relevance_reason": f"Shares {len(shared)} key words with the brief.",
         }
+
+    def _BriefClaims(self, instruction: str, prompt: str) -> dict[str, Any]:
+        claims = []
+        for sentence in _sentences(_block(prompt, "BRIEF")):
+            sentence = re.sub(r"https?://\S+", "", sentence).strip()
+            asks = re.match(
+                r"(?i)(investigate|investigue|check|verify|verifique|find|look)", sentence
+            )
+            if re.search(r"\d", sentence) and not sentence.endswith("?") and not asks:
+                claims.append(
+                    {"claim_text": sentence, "importance": 0.9, "queries": [sentence[:200]]}
+                )
+        return {"claims": claims[:3]}
 
     def _ClaimDraft(self, instruction: str, prompt: str) -> dict[str, Any]:
         if "no-claims" in self.flags:
@@ -350,7 +391,10 @@ class ScriptedModel(BaseLlm):
                 stance = "refutes" if review.group(1) in ("false", "misleading") else "supports"
             elif overlap >= 0.5:
                 stance = "refutes" if denial else "supports"
-            stances.append({"number": number, "stance": stance})
+            quote = "" if stance == "context" else _quote_from(body, claim_words)
+            if quote and "misquotes" in self.flags:
+                quote = "Officials confirmed every word of the claim in a sworn statement."
+            stances.append({"number": number, "stance": stance, "quote": quote})
         supports = [s["number"] for s in stances if s["stance"] == "supports"]
         refutes = [s["number"] for s in stances if s["stance"] == "refutes"]
         if mapped:
@@ -404,35 +448,76 @@ class ScriptedModel(BaseLlm):
 
     def _ReportDraft(self, instruction: str, prompt: str) -> dict[str, Any]:
         pt = _is_portuguese(instruction)
+        rewrite = "<<<DATA PROBLEMS" in prompt
         findings = re.findall(
             r"^- (C\d+): (.*)\n  verdict: (\w+) \(confidence [\d.]+\); sources: (.*)$",
             _block(prompt, "FINDINGS"),
             re.M,
         )
         numbers = [n for n, _ in _entries(_block(prompt, "SOURCES"), "")]
-        first = f" [{numbers[0]}]" if numbers else ""
         summary = (
-            f"Esta investigação analisou {len(numbers)} fontes{first}."
+            f"Esta investigação analisou {len(numbers)} fontes."
             if pt
-            else f"This investigation reviewed {len(numbers)} sources{first}."
+            else f"This investigation reviewed {len(numbers)} sources."
         )
         if "bad-citations" in self.flags:
             summary += " An unsupported aside [42]."
+        if "stubborn-report" in self.flags and numbers:
+            summary += f" Acme dumped nine hundred tons of mercury into the harbour [{numbers[0]}]."
+        questions = re.findall(r"^Q(\d+)\. ", _block(prompt, "QUESTIONS"), re.M)
+        wrong = "contradicts-verdict" in self.flags and not rewrite
         return {
             "title": "Merenda em Maceió" if pt else "Acme and Riverton's water",
             "executive_summary": summary,
             "findings": [
                 {
                     "claim_key": key,
+                    "verdict": "verified" if wrong else verdict,
                     "text": claim + ("" if refs == "none" else " " + refs.replace(", ", "")),
                 }
-                for key, claim, _verdict, refs in findings
+                for key, claim, verdict, refs in findings
+            ],
+            "questions": [
+                {
+                    "number": int(n),
+                    "status": "open",
+                    "answer": "Ainda em aberto: faltam registros."
+                    if pt
+                    else "Still open: the records are needed.",
+                }
+                for n in questions
             ],
             "bias_assessment": "A cobertura é equilibrada."
             if pt
             else "Coverage is mostly neutral.",
             "timeline": "",
             "recommendations": ["Solicite os registros." if pt else "Request the records."],
+        }
+
+    def _CitationAudit(self, instruction: str, prompt: str) -> dict[str, Any]:
+        checks = []
+        for number, body in _entries(_block(prompt, "SENTENCES"), "A"):
+            sentence, _, passages = body.partition("\n")
+            wanted = _words(re.sub(r"\[\d+\]", "", sentence))
+            share = len(wanted & _words(passages)) / max(1, len(wanted))
+            checks.append(
+                {
+                    "number": number,
+                    "supported": share >= 0.6,
+                    "reason": "" if share >= 0.6 else "The cited text does not say this.",
+                }
+            )
+        return {"sentences": checks}
+
+    def _QualityReview(self, instruction: str, prompt: str) -> dict[str, Any]:
+        score = 50 if "low-quality" in self.flags else 85
+        return {
+            "factual_accuracy": score,
+            "citation_correctness": score,
+            "plan_coverage": score,
+            "structure": score,
+            "relevance": score,
+            "problems": ["The summary is thin."] if score < 70 else [],
         }
 
 

@@ -12,6 +12,7 @@ from google.adk.agents.callback_context import CallbackContext
 from .. import delivery
 from .. import state_keys as keys
 from ..config import get_settings
+from ..runtime import open_runtime
 from ..schemas import BiasAssessment, Claim, InvestigationConfig, Source, TimelineEvent, Verdict
 from ..storage import Repository, get_repository
 from ..storage.outbox import queue_for_callback
@@ -53,11 +54,21 @@ def _investigation_id(context: CallbackContext) -> str:
     ).investigation_id
 
 
+def _texts(investigation_id: str, shas: list[str | None]) -> dict[str, str]:
+    """The snapshots the records name, from the running investigation's memory."""
+    runtime = open_runtime(investigation_id)
+    return runtime.texts.pick(shas) if runtime else {}
+
+
 async def save_sources(callback_context: CallbackContext) -> None:
     sources: list[Source] = _records(callback_context, keys.SOURCE_RECORDS, Source)
     inv = _investigation_id(callback_context)
+    texts = _texts(inv, [s.content_sha256 for s in sources])
     ids = await store(
-        callback_context, "source_finder", "the sources", lambda r: r.save_sources(inv, sources)
+        callback_context,
+        "source_finder",
+        "the sources",
+        lambda r: r.save_sources(inv, sources, texts),
     )
     if ids is None:
         return
@@ -94,8 +105,12 @@ async def save_verdicts(callback_context: CallbackContext) -> None:
         verdict.source_ids = list(dict.fromkeys(source_ids[u] for u in on_point if u in source_ids))
     saved = [v for v in verdicts if v.claim_id]
     inv = _investigation_id(callback_context)
+    texts = _texts(inv, [e.content_sha256 for v in saved for e in v.evidence])
     ids = await store(
-        callback_context, "fact_checker", "the fact-checks", lambda r: r.save_verdicts(inv, saved)
+        callback_context,
+        "fact_checker",
+        "the fact-checks",
+        lambda r: r.save_verdicts(inv, saved, texts),
     )
     if ids is None:
         return
@@ -140,6 +155,7 @@ async def save_timeline(callback_context: CallbackContext) -> None:
 async def finish_investigation(callback_context: CallbackContext) -> None:
     state = callback_context.state
     status = state.get(keys.INVESTIGATION_STATUS) or "partial"
+    reason = state.get(keys.PARTIAL_REASON)
     inv = _investigation_id(callback_context)
     await store(
         callback_context,
@@ -149,7 +165,9 @@ async def finish_investigation(callback_context: CallbackContext) -> None:
             inv,
             status,
             summary=state.get(keys.INVESTIGATION_SUMMARY),
-            partial_reason=state.get(keys.PARTIAL_REASON),
+            partial_reason=reason if status == "partial" else None,
+            error=reason if status == "failed" else None,
+            quality=state.get(keys.REPORT_QUALITY),
         ),
     )
 

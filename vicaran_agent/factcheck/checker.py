@@ -15,11 +15,12 @@ from ..i18n import message
 from ..llm import ModelCallError, ModelClient
 from ..runtime import InvestigationRuntime
 from ..schemas import Claim, ClaimAssessment, Evidence, Source, Verdict
+from ..tools.analyze_source import now_iso
 from ..tools.fact_check_api import FactCheckApi
 from ..tools.live_search import LiveSearch
 from ..tools.urls import domain_matches, normalize_url
 from ..tools.web_search import SearchHit
-from .pool import Candidate, EvidencePool, best_passage, related_sources
+from .pool import Candidate, EvidencePool, OwnSources, related_sources
 
 T = TypeVar("T")
 
@@ -46,7 +47,11 @@ class CheckSettings:
 
 @dataclass
 class ClaimChecker:
-    """Checks one claim; `issues` collects what failed along the way."""
+    """Checks one claim.
+
+    `issues`: the claim could not be checked (the stage's work is incomplete); `notes`: what a
+    gatherer could not do (a search that failed or timed out) - the claim was still checked.
+    """
 
     shared: CheckSettings
     claim: Claim
@@ -56,13 +61,20 @@ class ClaimChecker:
     notes: list[str] = field(default_factory=list)
     _late_seen: set[str] = field(default_factory=set)
     _unread: list[SearchHit] = field(default_factory=list)  # found, not yet read
+    _own: OwnSources = field(default_factory=OwnSources.none)
 
     async def run(self) -> Verdict:
         shared = self.shared
-        for source in related_sources(
-            self.claim.source_urls, self.claim.claim_text, shared.sources, RELATED_SOURCES
-        ):
-            self.pool.add(Candidate.from_source(source))
+        own = [s for s in shared.sources if s.url in self.claim.source_urls]
+        others = [s for s in shared.sources if s.url not in self.claim.source_urls]
+        related = related_sources(self.claim.claim_text, others, RELATED_SOURCES)
+        texts = await asyncio.gather(
+            *(shared.runtime.texts.load(s.content_sha256) for s in own + related)
+        )
+        self._own = OwnSources.of(list(zip(own, texts[: len(own)], strict=True)))
+        # The claim's own pages are shown as context (never counted); related ones may count.
+        for source, text in zip(own + related, texts, strict=True):
+            self.pool.add(Candidate.from_source(source, text, self.claim.claim_text))
         queries = [one_line(q, 400) for q in self.claim.queries if q.strip()][:MAX_QUERIES]
         queries = queries or [one_line(self.claim.claim_text, 400)]
         iterations = 0
@@ -122,22 +134,39 @@ class ClaimChecker:
             ),
         )
         if reviews is not None:
-            self.issues.extend(reviews.failures)
+            self.notes.extend(reviews.failures)
             for review in reviews.reviews:
-                self.pool.add(Candidate.from_review(review))
-        read = {s.url: s for s in shared.sources}  # already read: their digest, no second read
+                candidate = Candidate.from_review(review)
+                candidate.retrieved_at = now_iso()
+                candidate.sha = shared.runtime.texts.put(candidate.text)
+                self.pool.add(candidate)
+        read = {s.url: s for s in shared.sources}  # already read: their text, no second read
+        texts = shared.runtime.texts
         for outcome, outlet_search in ((outlets, True), (general, False)):
             if outcome is None:
                 continue
-            self.issues.extend(outcome.failures)
+            self.notes.extend(outcome.failures)
             for hit in outcome.hits:
                 if (source := read.get(normalize_url(hit.url))) is not None:
-                    self.pool.add(Candidate.from_source(source))
+                    if normalize_url(hit.url) not in self.pool:
+                        text = await texts.load(source.content_sha256)
+                        candidate = Candidate.from_source(source, text, self.claim.claim_text)
+                        candidate.query = hit.query
+                        self.pool.add(candidate)
                     continue
                 outlet = _outlet_of(hit.url, shared.outlets) if outlet_search else ""
-                if self.pool.add(
-                    Candidate.from_url(hit.url, hit.title, hit.snippet, "web", outlet)
-                ):
+                candidate = Candidate.from_url(
+                    hit.url,
+                    hit.title,
+                    hit.snippet,
+                    "web",
+                    outlet,
+                    query=hit.query,
+                    published_at=hit.published_at,
+                )
+                candidate.retrieved_at = now_iso()
+                candidate.sha = texts.put(candidate.text) if candidate.text else None
+                if self.pool.add(candidate):
                     self._unread.append(hit)
 
     async def _read_pages(self, hits: list[SearchHit]) -> None:
@@ -148,30 +177,33 @@ class ClaimChecker:
             (h for h in hits if normalize_url(h.url) in by_url),
             key=lambda h: (rank[by_url[normalize_url(h.url)].reliability], -h.score),
         )[: self.shared.settings.vicaran_pages_per_claim]
-        pages = await asyncio.gather(*(self.shared.runtime.pages.read(h.url) for h in chosen))
+        runtime = self.shared.runtime
+        pages = await asyncio.gather(*(runtime.pages.read(h.url) for h in chosen))
         for hit, page in zip(chosen, pages, strict=True):
             if page.ok:
                 candidate = by_url[normalize_url(hit.url)]
-                candidate.snippet = best_passage(page.text, self.claim.claim_text)
+                candidate.read(
+                    page.text, runtime.texts.put(page.text), self.claim.claim_text, now_iso()
+                )
+                candidate.published_at = page.published_at or candidate.published_at
                 candidate.origin = "page"
 
     def _take_late_arrivals(self) -> None:
         """Pages that arrived after their first read timed out join the pool, marked new."""
+        texts = self.shared.runtime.texts
         for page in self.shared.runtime.late.arrived():
             if page.url in self._late_seen:
                 continue
             self._late_seen.add(page.url)
-            candidate = Candidate.from_url(
-                page.url, page.title, best_passage(page.text, self.claim.claim_text), "late_source"
-            )
-            candidate.new = True
-            if not self.pool.add(candidate):  # known from a snippet: now with its content
-                existing = next(c for c in self.pool.items if c.url == candidate.url)
-                existing.snippet, existing.origin, existing.new = (
-                    candidate.snippet,
-                    "late_source",
-                    True,
+            candidate = self.pool.get(page.url)
+            if candidate is None:
+                candidate = Candidate.from_url(
+                    page.url, page.title, "", "late_source", published_at=page.published_at
                 )
+                self.pool.add(candidate)
+            # known from a snippet or not at all: now with its content
+            candidate.read(page.text, texts.put(page.text), self.claim.claim_text, now_iso())
+            candidate.origin, candidate.new = "late_source", True
 
     async def _live_search(self) -> int:
         assert self.shared.live is not None
@@ -181,14 +213,23 @@ class ClaimChecker:
         )
         if outcome is None:
             return 0
-        # An optional extra path: what it could not do is noted, not counted against the run.
         self.notes.extend(outcome.failures)
-        added = 0
-        for source in outcome.sources:
-            added += self.pool.add(
-                Candidate.from_url(source.url, source.title, source.snippet, "live_search")
+        fresh = [s for s in outcome.sources if s.url not in self.pool]
+        runtime = self.shared.runtime
+        # The grounded answer is the model's prose: a stance needs the page's own words.
+        pages = await asyncio.gather(*(runtime.pages.read(s.url) for s in fresh))
+        for source, page in zip(fresh, pages, strict=True):
+            candidate = Candidate.from_url(
+                source.url, page.title or source.title, source.snippet, "live_search"
             )
-        return added
+            candidate.query = "live search: " + one_line(self.claim.claim_text, 200)
+            candidate.text = ""  # until the page itself is read
+            if page.ok:
+                sha = runtime.texts.put(page.text)
+                candidate.read(page.text, sha, self.claim.claim_text, now_iso())
+                candidate.published_at = page.published_at
+            self.pool.add(candidate)
+        return len(fresh)
 
     async def _timed(self, what: str, work: Awaitable[T]) -> T | None:
         """Run one gatherer within its own time budget; a failure yields nothing, recorded."""
@@ -196,14 +237,15 @@ class ClaimChecker:
         try:
             return await asyncio.wait_for(work, timeout=seconds)
         except TimeoutError:
-            self.issues.append(f"{what} did not answer within {seconds:g} s")
+            self.notes.append(f"{what} did not answer within {seconds:g} s")
         except Exception as error:  # noqa: BLE001 - one gatherer must never sink the claim
-            self.issues.append(f"{what} failed: {type(error).__name__}: {error}")
+            self.notes.append(f"{what} failed: {type(error).__name__}: {error}")
         return None
 
     # --- judging ---------------------------------------------------------------------------
 
     async def _judge(self) -> ClaimAssessment | None:
+        self.pool.mark_independence(self._own)
         try:
             return await self.shared.model.generate(
                 instruction=self.shared.instruction,
@@ -224,6 +266,7 @@ class ClaimChecker:
             queries=self.queries,
             iterations=iterations,
             stop_reason="model error",
+            as_of=self.shared.settings.today.isoformat(),
         )
 
     def _verdict(
@@ -245,12 +288,12 @@ class ClaimChecker:
         supports = [
             i
             for i, e in enumerate(evidence, 1)
-            if e.reliability == "high" and e.stance == "supports"
+            if e.reliability == "high" and e.stance == "supports" and e.independent
         ]
         refutes = [
             i
             for i, e in enumerate(evidence, 1)
-            if e.reliability == "high" and e.stance == "refutes"
+            if e.reliability == "high" and e.stance == "refutes" and e.independent
         ]
         if supports and refutes:
             explanation += " " + message(
@@ -270,6 +313,7 @@ class ClaimChecker:
             queries=self.queries,
             iterations=iterations,
             stop_reason=stop,
+            as_of=self.shared.settings.today.isoformat(),
         )
 
 

@@ -1,12 +1,17 @@
-"""One claim's evidence: deduplicated, rated in code, numbered globally with high reliability first."""
+"""One claim's evidence: deduplicated, rated in code, numbered globally with high reliability first.
+
+Every candidate keeps the text Vicaran read for it (a page, a search snippet, a review), so a
+stance can be checked against its quote and a copy of the claim's own source recognized.
+"""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..formatting import data_block, one_line
 from ..schemas import ClaimAssessment, Evidence, EvidenceOrigin, Reliability, Source
+from ..textmatch import clip_quote, is_copy, quote_problem, shingles
 from ..tools.credibility import credibility_score, reliability
 from ..tools.fact_check_api import Review
 from ..tools.urls import domain_of, normalize_url
@@ -23,37 +28,76 @@ class Candidate:
     title: str
     publisher: str
     reliability: Reliability
-    snippet: str
+    snippet: str  # what the prompt shows: the passage of `text` that bears on the claim
     origin: EvidenceOrigin
     outlet: str = ""  # the outlet search that found it, "" for a general search
     rating: str | None = None
     rating_verdict: str | None = None
     new: bool = False  # arrived late, after the claim's loop had started
+    display_url: str = ""
+    query: str = ""
+    published_at: str | None = None
+    retrieved_at: str | None = None
+    text: str = ""  # the text Vicaran read for this item (its snapshot)
+    sha: str | None = None
+    independent: bool = True
+    independence_note: str = ""
+    _shingles: set[str] | None = field(default=None, repr=False)
+
+    @property
+    def shingles(self) -> set[str]:
+        if self._shingles is None:
+            self._shingles = shingles(self.text)
+        return self._shingles
+
+    def read(self, text: str, sha: str, claim_text: str, retrieved_at: str | None) -> None:
+        """The item's page was read: its text replaces the snippet it was known by."""
+        self.text, self.sha, self._shingles = text, sha, None
+        self.snippet = best_passage(text, claim_text)
+        self.retrieved_at = retrieved_at or self.retrieved_at
 
     @classmethod
     def from_url(
-        cls, url: str, title: str, snippet: str, origin: EvidenceOrigin, outlet: str = ""
+        cls,
+        url: str,
+        title: str,
+        snippet: str,
+        origin: EvidenceOrigin,
+        outlet: str = "",
+        *,
+        query: str = "",
+        published_at: str | None = None,
     ) -> Candidate:
         return cls(
             url=normalize_url(url),
+            display_url=url.strip(),
             title=title,
             publisher=domain_of(url),
             reliability=reliability(credibility_score(url)),
             snippet=one_line(snippet, SNIPPET_CHARS),
             origin=origin,
             outlet=outlet,
+            query=query,
+            published_at=published_at,
+            text=" ".join(snippet.split()),
         )
 
     @classmethod
-    def from_source(cls, source: Source) -> Candidate:
-        text = source.content_summary + " " + " ".join(source.key_claims)
+    def from_source(cls, source: Source, text: str | None, claim_text: str) -> Candidate:
+        """A source the investigation already read; `text` is what was read (None: unknown)."""
+        digest = source.content_summary + " " + " ".join(source.key_claims)
         return cls(
             url=source.url,
+            display_url=source.link,
             title=source.title,
-            publisher=source.domain,
+            publisher=source.publisher or domain_of(source.url) or source.domain,
             reliability=reliability(source.credibility_score),
-            snippet=one_line(text, SNIPPET_CHARS),
+            snippet=best_passage(text, claim_text) if text else one_line(digest, SNIPPET_CHARS),
             origin="source",
+            published_at=source.published_at,
+            retrieved_at=source.retrieved_at,
+            text=text or "",
+            sha=source.content_sha256 if text else None,
         )
 
     @classmethod
@@ -67,6 +111,7 @@ class Candidate:
         )
         return cls(
             url=normalize_url(review.url),
+            display_url=review.url,
             title=review.title or f"{review.publisher} fact-check",
             publisher=review.site or domain_of(review.url),
             reliability="high",
@@ -74,7 +119,31 @@ class Candidate:
             origin="factcheck_api",
             rating=review.rating,
             rating_verdict=review.verdict,
+            query=review.query,
+            published_at=review.review_date,
+            text=text,
         )
+
+
+@dataclass
+class OwnSources:
+    """The pages a claim was extracted from: evidence that cannot confirm it."""
+
+    urls: set[str]
+    publishers: dict[str, str]  # publisher -> url
+    texts: list[tuple[str, set[str]]]  # (url, shingles)
+
+    @classmethod
+    def of(cls, sources: list[tuple[Source, str | None]]) -> OwnSources:
+        return cls(
+            urls={s.url for s, _ in sources},
+            publishers={(s.publisher or domain_of(s.url)): s.url for s, _ in sources},
+            texts=[(s.url, shingles(text)) for s, text in sources if text],
+        )
+
+    @classmethod
+    def none(cls) -> OwnSources:
+        return cls(set(), {}, [])
 
 
 class EvidencePool:
@@ -89,6 +158,10 @@ class EvidencePool:
     def __contains__(self, url: str) -> bool:
         key = normalize_url(url)
         return any(c.url == key for c in self._items)
+
+    def get(self, url: str) -> Candidate | None:
+        key = normalize_url(url)
+        return next((c for c in self._items if c.url == key), None)
 
     def add(self, candidate: Candidate) -> bool:
         """Add unless the URL is already in the pool; True when added."""
@@ -105,14 +178,48 @@ class EvidencePool:
             key=lambda c: (_ORDER[c.reliability], c.outlet == "", c.outlet),
         )
 
+    def mark_independence(self, own: OwnSources) -> None:
+        """Which items can count: not the claim's own pages, their publisher or copies of them.
+
+        Near-identical texts among the other items (syndicated wire copy) count once: the first
+        in prompt order stands, the copies are marked.
+        """
+        standing: list[tuple[int, Candidate]] = []
+        for number, c in enumerate(self.items, 1):
+            c.independent, c.independence_note = True, ""
+            if c.url in own.urls:
+                c.independence_note = "the page this claim was extracted from"
+            elif c.publisher in own.publishers:
+                c.independence_note = (
+                    f"the same publisher ({c.publisher}) as a page this claim was extracted from"
+                )
+            elif c.origin != "factcheck_api" and (
+                copied := next((u for u, sh in own.texts if is_copy(c.shingles, sh)), None)
+            ):
+                c.independence_note = (
+                    f"a near-identical copy of {copied}, a page this claim was extracted from"
+                )
+            elif c.origin != "factcheck_api" and (
+                first := next((n for n, o in standing if is_copy(c.shingles, o.shingles)), None)
+            ):
+                c.independence_note = (
+                    f"a near-identical copy of [E{first}] (syndicated text counts once)"
+                )
+            else:
+                standing.append((number, c))
+                continue
+            c.independent = False
+
     def prompt(self, claim_text: str, tried: list[str]) -> str:
         lines = []
         for number, c in enumerate(self.items, 1):
-            tags = [f"reliability: {c.reliability}"]
+            tags = [f"reliability: {c.reliability}", f"published: {c.published_at or 'unknown'}"]
             if c.rating:
                 tags.append(f'fact-check rating: "{c.rating}"')
             if c.outlet:
                 tags.append(f"outlet search: {c.outlet}")
+            if not c.independent:
+                tags.append(f"NOT INDEPENDENT: {c.independence_note}")
             flag = " [NEW]" if c.new else ""
             lines.append(
                 f"[E{number}] {c.title} - {c.publisher} ({'; '.join(tags)}){flag}\n"
@@ -125,23 +232,46 @@ class EvidencePool:
         )
 
     def evidence(self, assessment: ClaimAssessment) -> list[Evidence]:
-        """The pool with the model's stances; a review whose rating is unknown stays context."""
-        stances = {j.number: j.stance for j in assessment.stances}
+        """The pool with the model's stances, each checked against its quote in the text read.
+
+        A stance whose quote is not found in what Vicaran read counts as context; so does a
+        fact-check whose rating Vicaran cannot map.
+        """
+        judged = {j.number: j for j in assessment.stances}
         result = []
         for number, c in enumerate(self.items, 1):
-            stance = stances.get(number, "context")
-            if c.origin == "factcheck_api" and c.rating_verdict is None:
-                stance = "context"
+            judgement = judged.get(number)
+            stance = judgement.stance if judgement else "context"
+            quote = clip_quote(judgement.quote) if judgement else ""
+            note = ""
+            if c.origin == "factcheck_api" and c.rating_verdict is None and stance != "context":
+                stance, note = (
+                    "context",
+                    "counted as context: the fact-check's rating is not one Vicaran recognises",
+                )
+            elif stance != "context" and (problem := quote_problem(quote, c.text)):
+                shown = f' ("{one_line(quote, 120)}")' if quote else ""
+                note = f"counted as context, not '{stance}': {problem}{shown}"
+                stance, quote = "context", ""
             result.append(
                 Evidence(
                     url=c.url,
+                    display_url=c.display_url,
                     title=c.title,
                     publisher=c.publisher,
                     reliability=c.reliability,
                     stance=stance,
                     snippet=c.snippet,
+                    quote=quote if stance != "context" else "",
+                    query=c.query,
                     origin=c.origin,
                     rating=c.rating,
+                    retrieved_at=c.retrieved_at,
+                    published_at=c.published_at,
+                    content_sha256=c.sha,
+                    independent=c.independent,
+                    independence_note=c.independence_note,
+                    stance_note=note,
                 )
             )
         return result
@@ -151,28 +281,24 @@ def _words(text: str) -> set[str]:
     return set(re.findall(r"\w{4,}", text.lower()))
 
 
-def related_sources(
-    claim_urls: list[str], claim_text: str, sources: list[Source], extra: int
-) -> list[Source]:
-    """The claim's own sources first, then the most related other sources already read."""
-    linked = [s for s in sources if s.url in claim_urls]
+def related_sources(claim_text: str, sources: list[Source], limit: int) -> list[Source]:
+    """The sources already read that share the most words with the claim."""
     words = _words(claim_text)
-    others = [s for s in sources if s.url not in claim_urls]
     scored = sorted(
         (
             (len(words & _words(s.content_summary + " " + " ".join(s.key_claims))), s)
-            for s in others
+            for s in sources
         ),
         key=lambda pair: pair[0],
         reverse=True,
     )
-    return linked + [s for score, s in scored if score][:extra]
+    return [s for score, s in scored if score][:limit]
 
 
 def best_passage(text: str, claim_text: str, limit: int = SNIPPET_CHARS) -> str:
     """The paragraphs of a page that share the most words with the claim, within `limit`."""
     words = _words(claim_text)
-    paragraphs = [p.strip() for p in re.split(r"\n\s*\n", text) if len(p.strip()) > 40]
+    paragraphs = [p.strip() for p in text.split("\n\n") if len(p.strip()) > 40]
     ranked = sorted(paragraphs, key=lambda p: len(words & _words(p)), reverse=True)
     chosen: list[str] = []
     for paragraph in ranked:

@@ -40,9 +40,13 @@ Return JSON matching the schema:
 - `key_claims`: 1 to 3 checkable claims the page makes, each self-contained (who, what, when,
   where), quoted or closely paraphrased. Empty when the page makes none.
 - `published_date`: YYYY-MM-DD when the page states its publication date, else null.
+- `relevance`: from 0 to 1, how much the page bears on the investigation's brief: 1 it reports
+  on the subject itself; about 0.5 useful background (the same people, place or dispute); 0 a
+  different story that only shares words with the brief, an index page or an error page.
+- `relevance_reason`: one short sentence saying why.
 
-If the page is empty, an error page or unrelated to the topic, say so in `summary` and return no
-key claims. Never add facts that are not on the page.
+If the page is empty, an error page or unrelated to the topic, say so in `summary`, return no
+key claims and a low `relevance`. Never add facts that are not on the page.
 
 {LANGUAGE_RULE}
 

@@ -1,4 +1,4 @@
-"""summary_writer: the cited report."""
+"""summary_writer: the cited report, and the two checks of it (citation audit, quality review)."""
 
 from ._common import LANGUAGE_RULE, UNTRUSTED_DATA_RULE
 
@@ -11,26 +11,64 @@ comprehensive = about 800 words)
 **The approved plan:**
 {{investigation_plan}}
 
-The input holds the numbered sources `[1]`, `[2]`, ..., the claims with their fact-check verdicts,
-the bias assessment and (in detailed mode) the timeline.
+The input holds the numbered sources `[1]`, `[2]`, ..., the claims with their fact-check verdicts
+(and the quoted evidence they rest on), the plan's questions `Q1`, `Q2`, ..., the bias assessment
+and (in detailed mode) the timeline.
 
 Return JSON with the report's parts; Vicaran assembles the Markdown, adds each claim's verdict
-label exactly as recorded, checks every citation and appends the list of sources:
+label exactly as recorded, checks every citation against the cited source's text and appends
+the list of sources:
 - `title`: the investigation topic as a headline.
 - `executive_summary`: one paragraph (brief) or three (comprehensive): what was investigated,
   what holds up, what does not, what remains open.
-- `findings`: one entry per claim in FINDINGS, by its `claim_key` (C1, C2, ...): one or two
-  sentences on what the evidence shows, consistent with the claim's recorded verdict.
+- `findings`: one entry per claim in FINDINGS, by its `claim_key` (C1, C2, ...), with `verdict`
+  copied exactly from FINDINGS and one or two sentences on what the evidence shows that agree
+  with that verdict. An `unverified` claim is reported as not established, never as true or false.
+- `questions`: one entry per question in QUESTIONS, by `number`: `answered` with one sentence
+  citing sources, or `open` with what remains to be found out.
 - `bias_assessment`: what the coverage balance means for the story (the score is added by Vicaran).
 - `timeline`: the chronology in a few sentences, only when TIMELINE is given; else "".
 - `recommendations`: 2 to 4 next reporting steps (records to request, people to interview).
 
 Rules:
-- Cite sources as [N] using only the source numbers given; every factual sentence needs one.
+- Cite sources as [N] using only the source numbers given; every factual sentence needs one,
+  and the cited source must say what the sentence says (Vicaran checks each one and removes
+  sentences their sources do not support).
 - Never upgrade an unverified claim or contradict a recorded verdict.
 - Do not write markers, headings or a list of sources.
 
+When PROBLEMS and PREVIOUS DRAFT are given, this is a rewrite: fix every listed problem, keep
+what was right, and return the whole report again.
+
 {LANGUAGE_RULE}
+
+{UNTRUSTED_DATA_RULE}
+"""
+
+CITATION_AUDIT_INSTRUCTION = f"""\
+You are Vicaran's citation auditor. Each numbered sentence `[A1]`, `[A2]`, ... of a draft report
+comes with the passages of the sources it cites, as Vicaran stored them when it read them.
+
+For every sentence return `supported`: true only when the cited passages state what the sentence
+says (numbers, dates, names and attributions included); false when they say something else, say
+less, or say nothing about it. When false, `reason`: one short sentence naming what is missing.
+Judge only against the passages given, never against what you know.
+
+{UNTRUSTED_DATA_RULE}
+"""
+
+QUALITY_REVIEW_INSTRUCTION = f"""\
+You are Vicaran's editor. You score a draft investigation report against the records it was
+written from (FINDINGS with recorded verdicts, SOURCES, QUESTIONS of the approved plan), from 0
+to 100 on each dimension:
+- `factual_accuracy`: every statement agrees with the recorded verdicts and evidence;
+- `citation_correctness`: citations point to sources that say what is cited;
+- `plan_coverage`: the plan's questions are answered or honestly listed as open;
+- `structure`: clear, well ordered, no repetition, the right length for the depth asked;
+- `relevance`: it stays on the investigation's subject.
+Then `problems`: up to 5 concrete, fixable problems (empty when there are none).
+
+**Investigation settings:** {{investigation_config}}
 
 {UNTRUSTED_DATA_RULE}
 """

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import zlib
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -37,7 +38,9 @@ from vicaran_agent.storage.tables import (
     FactCheckRow,
     IdempotencyRow,
     InvestigationRow,
+    InvestigationSnapshotRow,
     OutboxRow,
+    SnapshotRow,
     SourceRow,
     TimelineEventRow,
     new_id,
@@ -62,6 +65,13 @@ _SOURCE_FIELDS = (
     "is_reachable",
     "unreachable_reason",
     "origin",
+    "display_url",
+    "publisher",
+    "retrieved_at",
+    "content_sha256",
+    "relevant",
+    "relevance",
+    "relevance_reason",
 )
 _PER_SOURCE_FIELDS = ("source_id", "url", "bias_score", "stance", "indicators")
 
@@ -164,11 +174,20 @@ class Repository:
 
         self._write(op)
 
-    def save_sources(self, investigation_id: str, sources: list[Source]) -> dict[str, str]:
-        """Upsert sources by url; returns {url: source_id} (stable across re-saves)."""
+    def save_sources(
+        self, investigation_id: str, sources: list[Source], texts: dict[str, str] | None = None
+    ) -> dict[str, str]:
+        """Upsert sources by url; returns {url: source_id} (stable across re-saves).
+
+        `texts` ({sha256: text}) are stored as snapshots, and every source's snapshot is linked
+        to the investigation, in the same transaction.
+        """
 
         def op(session: Session) -> dict[str, str]:
             self._require(session, investigation_id)
+            _keep_snapshots(
+                session, investigation_id, texts or {}, [s.content_sha256 for s in sources]
+            )
             rows = {row.url: row for row in _all(session, SourceRow, investigation_id)}
             position = max((row.position for row in rows.values()), default=-1) + 1
             ids: dict[str, str] = {}
@@ -218,6 +237,7 @@ class Repository:
                 row.claim_text = claim.claim_text
                 row.importance = claim.importance
                 row.entities = list(claim.entities)
+                row.origin = claim.origin
                 row.sources = sources.resolve(claim.source_ids, claim.source_urls, claim.key)
                 ids[claim.key] = row.id
             saved = [rows[claim.key] for claim in claims]
@@ -226,15 +246,20 @@ class Repository:
 
         return self._write(op)
 
-    def save_verdicts(self, investigation_id: str, verdicts: list[Verdict]) -> dict[str, str]:
+    def save_verdicts(
+        self, investigation_id: str, verdicts: list[Verdict], texts: dict[str, str] | None = None
+    ) -> dict[str, str]:
         """Upsert one fact-check per claim; returns {verdict.claim_key: fact_check_id}.
 
         The claim is found by `claim_id` (or by `claim_key` when no id is given); a verdict
         whose claim is not in this investigation is skipped and logged. Evidence is replaced.
+        `texts` and the evidence's snapshots are kept as in `save_sources`.
         """
 
         def op(session: Session) -> dict[str, str]:
             self._require(session, investigation_id)
+            shas = [e.content_sha256 for v in verdicts for e in v.evidence]
+            _keep_snapshots(session, investigation_id, texts or {}, shas)
             claims = {row.id: row for row in _all(session, ClaimRow, investigation_id)}
             claims_by_key = {row.key: row for row in claims.values()}
             rows = {row.claim_id: row for row in _all(session, FactCheckRow, investigation_id)}
@@ -269,6 +294,7 @@ class Repository:
                 row.queries = list(verdict.queries)
                 row.iterations = verdict.iterations
                 row.stop_reason = verdict.stop_reason
+                row.as_of = verdict.as_of
                 row.evidence = [
                     EvidenceRow(id=new_id(), position=i, **item.model_dump())
                     for i, item in enumerate(verdict.evidence)
@@ -305,6 +331,7 @@ class Repository:
             row.coverage_pct = dict(bias.coverage_pct)
             row.recommendation = bias.recommendation
             row.per_source = per_source
+            row.unrated = bias.unrated
             investigation.overall_bias_score = bias.overall_bias_score
             self._enqueue_rows(session, investigation_id, "BIAS_ANALYZED", [row])
 
@@ -409,8 +436,9 @@ class Repository:
         partial_reason: str | None = None,
         error: str | None = None,
         overall_bias_score: float | None = None,
+        quality: dict[str, Any] | None = None,
     ) -> None:
-        """Set the final status (and completed_at); a None summary keeps the saved one."""
+        """Set the final status (and completed_at); a None summary (or quality) keeps the saved one."""
         if status not in get_args(FinalStatus):
             raise ValueError(f"not a final status: {status!r}")
 
@@ -423,6 +451,8 @@ class Repository:
             row.error = error
             if overall_bias_score is not None:
                 row.overall_bias_score = overall_bias_score
+            if quality is not None:
+                row.quality = quality
             row.completed_at = row.updated_at
             kind = {"completed": "INVESTIGATION_COMPLETE", "partial": "INVESTIGATION_PARTIAL"}
             self._enqueue_rows(
@@ -430,6 +460,32 @@ class Repository:
             )
 
         self._write(op)
+
+    # --- snapshots: the texts Vicaran read ------------------------------------------------
+
+    def save_snapshots(self, texts: dict[str, str]) -> None:
+        """Store texts by SHA-256 (read before an investigation is saved, e.g. the user's URLs)."""
+        if texts:
+            self._write(lambda session: _keep_snapshots(session, None, texts, []))
+
+    def get_snapshot(self, investigation_id: str, sha256: str) -> str | None:
+        """A snapshot one of the investigation's records rests on, or None."""
+
+        def op(session: Session) -> str | None:
+            linked = session.get(InvestigationSnapshotRow, (investigation_id, sha256))
+            row = session.get(SnapshotRow, sha256) if linked else None
+            return _unpack(row) if row else None
+
+        return self._read(op)
+
+    def get_snapshot_text(self, sha256: str) -> str | None:
+        """Any stored snapshot by its name (for the pipeline; readers use `get_snapshot`)."""
+
+        def op(session: Session) -> str | None:
+            row = session.get(SnapshotRow, sha256)
+            return _unpack(row) if row else None
+
+        return self._read(op)
 
     # --- the callback outbox (read and updated by the deliverer) ----------------------------
 
@@ -603,6 +659,44 @@ class _SourceIndex:
         return list(dict.fromkeys(found))
 
 
+def _keep_snapshots(
+    session: Session,
+    investigation_id: str | None,
+    texts: dict[str, str],
+    shas: Iterable[str | None],
+) -> None:
+    """Insert the texts not stored yet; link every named snapshot that exists to the investigation."""
+    wanted = set(texts) | {sha for sha in shas if sha}
+    if not wanted:
+        return
+    have = set(session.scalars(select(SnapshotRow.sha256).where(SnapshotRow.sha256.in_(wanted))))
+    for sha, text in texts.items():
+        if sha not in have:
+            session.add(
+                SnapshotRow(
+                    sha256=sha, size=len(text), compressed=zlib.compress(text.encode("utf-8"))
+                )
+            )
+            have.add(sha)
+    if investigation_id is None:
+        return
+    linked = set(
+        session.scalars(
+            select(InvestigationSnapshotRow.sha256).where(
+                InvestigationSnapshotRow.investigation_id == investigation_id,
+                InvestigationSnapshotRow.sha256.in_(wanted),
+            )
+        )
+    )
+    session.flush()
+    for sha in sorted((wanted & have) - linked):
+        session.add(InvestigationSnapshotRow(investigation_id=investigation_id, sha256=sha))
+
+
+def _unpack(row: SnapshotRow) -> str:
+    return zlib.decompress(row.compressed).decode("utf-8")
+
+
 def _outbox_dict(row: OutboxRow) -> dict[str, Any]:
     return {
         "id": row.id,
@@ -622,6 +716,28 @@ def _iso(value: datetime | None) -> str | None:
     if value.tzinfo is None:  # SQLite keeps no offset; the store only writes UTC
         value = value.replace(tzinfo=UTC)
     return value.isoformat()
+
+
+def _evidence_dict(item: EvidenceRow) -> dict[str, Any]:
+    return {
+        "url": item.url,
+        "display_url": item.display_url or item.url,
+        "title": item.title,
+        "publisher": item.publisher,
+        "reliability": item.reliability,
+        "stance": item.stance,
+        "snippet": item.snippet,
+        "quote": item.quote or "",
+        "query": item.query or "",
+        "origin": item.origin or "web",
+        "rating": item.rating,
+        "retrieved_at": item.retrieved_at,
+        "published_at": item.published_at,
+        "content_sha256": item.content_sha256,
+        "independent": item.independent is not False,
+        "independence_note": item.independence_note or "",
+        "stance_note": item.stance_note or "",
+    }
 
 
 def _investigation_dict(session: Session, investigation_id: str) -> dict[str, Any] | None:
@@ -665,6 +781,7 @@ def _investigation_dict(session: Session, investigation_id: str) -> dict[str, An
         "error": row.error,
         "summary": row.summary,
         "overall_bias_score": row.overall_bias_score,
+        "quality": dict(row.quality) if row.quality else None,
         "created_at": _iso(row.created_at),
         "updated_at": _iso(row.updated_at),
         "completed_at": _iso(row.completed_at),
@@ -674,6 +791,9 @@ def _investigation_dict(session: Session, investigation_id: str) -> dict[str, An
                 "source_id": source.id,
                 "url": source.url,
                 **{field: getattr(source, field) for field in _SOURCE_FIELDS},
+                "display_url": source.display_url or source.url,
+                "publisher": source.publisher or source.domain,
+                "relevant": source.relevant is not False,
                 "key_claims": list(source.key_claims or []),
                 "created_at": _iso(source.created_at),
             }
@@ -687,6 +807,7 @@ def _investigation_dict(session: Session, investigation_id: str) -> dict[str, An
                 "claim_text": claim.claim_text,
                 "importance": claim.importance,
                 "entities": list(claim.entities or []),
+                "origin": claim.origin or "source",
                 "source_ids": [source.id for source in claim.sources],
                 "source_urls": [source.url for source in claim.sources],
             }
@@ -706,19 +827,8 @@ def _investigation_dict(session: Session, investigation_id: str) -> dict[str, An
                 "queries": list(check.queries or []),
                 "iterations": check.iterations,
                 "stop_reason": check.stop_reason,
-                "evidence": [
-                    {
-                        "url": item.url,
-                        "title": item.title,
-                        "publisher": item.publisher,
-                        "reliability": item.reliability,
-                        "stance": item.stance,
-                        "snippet": item.snippet,
-                        "origin": item.origin or "web",
-                        "rating": item.rating,
-                    }
-                    for item in check.evidence
-                ],
+                "as_of": check.as_of,
+                "evidence": [_evidence_dict(item) for item in check.evidence],
                 "source_ids": [source.id for source in check.sources],
             }
             for check in fact_checks
@@ -731,6 +841,7 @@ def _investigation_dict(session: Session, investigation_id: str) -> dict[str, An
             "coverage_pct": dict(bias.coverage_pct or {}),
             "recommendation": bias.recommendation,
             "per_source": list(bias.per_source or []),
+            "unrated": bias.unrated or 0,
         },
         "timeline": [
             {

@@ -14,6 +14,7 @@ from sqlalchemy import (
     Float,
     ForeignKey,
     Integer,
+    LargeBinary,
     String,
     Table,
     Text,
@@ -73,6 +74,7 @@ class InvestigationRow(Base):
     error: Mapped[str | None] = mapped_column(Text)
     summary: Mapped[str | None] = mapped_column(Text)
     overall_bias_score: Mapped[float | None] = mapped_column(Float)
+    quality: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     completed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
@@ -98,6 +100,14 @@ class SourceRow(Base):
     is_reachable: Mapped[bool] = mapped_column(Boolean, default=True)
     unreachable_reason: Mapped[str | None] = mapped_column(Text)
     origin: Mapped[str] = mapped_column(String(32), default="web")
+    # Added with the trust work: nullable, so older databases gain them in place.
+    display_url: Mapped[str | None] = mapped_column(URL, nullable=True)
+    publisher: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    retrieved_at: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    content_sha256: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    relevant: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
+    relevance: Mapped[float | None] = mapped_column(Float, nullable=True)
+    relevance_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
@@ -114,6 +124,7 @@ class ClaimRow(Base):
     claim_text: Mapped[str] = mapped_column(Text)
     importance: Mapped[float] = mapped_column(Float, default=0.0)
     entities: Mapped[list[str]] = mapped_column(JSON, default=list)
+    origin: Mapped[str | None] = mapped_column(String(16), nullable=True)
 
     sources: Mapped[list[SourceRow]] = relationship(
         secondary=claim_sources, order_by=SourceRow.position
@@ -136,6 +147,15 @@ class EvidenceRow(Base):
     snippet: Mapped[str] = mapped_column(Text, default="")
     origin: Mapped[str | None] = mapped_column(String(16), nullable=True)
     rating: Mapped[str | None] = mapped_column(Text, nullable=True)
+    display_url: Mapped[str | None] = mapped_column(URL, nullable=True)
+    quote: Mapped[str | None] = mapped_column(Text, nullable=True)
+    query: Mapped[str | None] = mapped_column(Text, nullable=True)
+    retrieved_at: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    published_at: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    content_sha256: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    independent: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
+    independence_note: Mapped[str | None] = mapped_column(Text, nullable=True)
+    stance_note: Mapped[str | None] = mapped_column(Text, nullable=True)
 
 
 class FactCheckRow(Base):
@@ -154,6 +174,7 @@ class FactCheckRow(Base):
     queries: Mapped[list[str]] = mapped_column(JSON, default=list)
     iterations: Mapped[int] = mapped_column(Integer, default=0)
     stop_reason: Mapped[str] = mapped_column(Text, default="")
+    as_of: Mapped[str | None] = mapped_column(String(32), nullable=True)
 
     claim: Mapped[ClaimRow] = relationship()
     evidence: Mapped[list[EvidenceRow]] = relationship(
@@ -178,6 +199,7 @@ class BiasRow(Base):
     coverage_pct: Mapped[dict[str, float]] = mapped_column(JSON, default=dict)
     recommendation: Mapped[str] = mapped_column(Text, default="")
     per_source: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
+    unrated: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
 class TimelineEventRow(Base):
@@ -192,6 +214,26 @@ class TimelineEventRow(Base):
     date_precision: Mapped[str] = mapped_column(String(8), default="day")
     event_text: Mapped[str] = mapped_column(Text)
     source_ids: Mapped[list[str]] = mapped_column(JSON, default=list)
+
+
+class SnapshotRow(Base):
+    """A text Vicaran read, stored once by its SHA-256 (zlib-compressed UTF-8)."""
+
+    __tablename__ = "snapshots"
+
+    sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
+    size: Mapped[int] = mapped_column(Integer)  # characters
+    compressed: Mapped[bytes] = mapped_column(LargeBinary)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class InvestigationSnapshotRow(Base):
+    """Which snapshots an investigation's records rest on (its readers may see exactly those)."""
+
+    __tablename__ = "investigation_snapshots"
+
+    investigation_id: Mapped[str] = mapped_column(ID, _fk("investigations.id"), primary_key=True)
+    sha256: Mapped[str] = mapped_column(String(64), _fk("snapshots.sha256"), primary_key=True)
 
 
 class OutboxRow(Base):

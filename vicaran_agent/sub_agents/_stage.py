@@ -28,8 +28,16 @@ SOURCES_PER_PROMPT = 15
 
 
 def issues_key(stage: str) -> str:
-    """Each stage records its own failures under its own key (parallel stages never collide)."""
+    """Each stage records its own failures under its own key (parallel stages never collide).
+
+    An issue means the stage could not do all of its work: the investigation ends `partial`.
+    """
     return f"issues_{stage}"
+
+
+def notes_key(stage: str) -> str:
+    """Per-item problems (an unreadable page, a set-aside source): listed, not `partial`."""
+    return f"notes_{stage}"
 
 
 class StageAgent(BaseAgent):
@@ -56,6 +64,7 @@ class Stage:
         self.ctx = ctx
         self.settings: Settings = get_settings()
         self.issues: list[str] = []
+        self.notes: list[str] = []
         self.model = ModelClient(agent.model, self.settings)
 
     @property
@@ -77,13 +86,19 @@ class Stage:
         return [model.model_validate(item) for item in self.state.get(key) or []]
 
     def usable_sources(self) -> list[tuple[int, Source]]:
-        """(citation number, source) for every source that was read and can be used."""
+        """(citation number, source) for every source that was read, digested and on topic."""
         sources = self.records(keys.SOURCE_RECORDS, Source)
-        return [(i, s) for i, s in enumerate(sources, 1) if s.is_reachable and s.content_summary]
+        return [(i, s) for i, s in enumerate(sources, 1) if s.usable]
 
     def issue(self, text: str) -> None:
+        """The stage could not do all of its work (the investigation will be `partial`)."""
         if text not in self.issues:
             self.issues.append(text)
+
+    def note(self, text: str) -> None:
+        """A per-item problem, listed in the report; it does not make the run `partial`."""
+        if text not in self.notes:
+            self.notes.append(text)
 
     async def render(self, template: str) -> str:
         return await inject_session_state(template, ReadonlyContext(self.ctx))
@@ -135,7 +150,11 @@ class Stage:
 
     def finish(self, markdown: str, records: dict[str, Any] | None = None) -> Event:
         """The stage's last event: its markdown under `output_key`, its records, its issues."""
-        delta = {self.agent.output_key: markdown, issues_key(self.agent.name): list(self.issues)}
+        delta = {
+            self.agent.output_key: markdown,
+            issues_key(self.agent.name): list(self.issues),
+            notes_key(self.agent.name): list(self.notes),
+        }
         delta.update(records or {})
         return self.event(markdown, delta)
 

@@ -18,11 +18,12 @@ STANCES = ("supportive", "neutral", "critical")
 
 def assess(
     judgement: BiasJudgement, numbered: list[tuple[int, Source]], per_source: bool
-) -> BiasAssessment:
-    """Coverage balance and the overall 0-10 score.
+) -> BiasAssessment | None:
+    """Coverage balance and the overall 0-10 score, over the sources the model rated.
 
     The overall score is half the mean per-source score and half the imbalance between
     supportive and critical coverage (0 when they are equal, 10 when all lean one way).
+    None when no source could be rated: no score is better than a made-up 0.
     """
     by_number = dict(numbered)
     rated: dict[int, SourceBias] = {}
@@ -40,19 +41,18 @@ def assess(
     for item in rated.values():
         coverage[item.stance] += 1
     total = len(rated)
-    pct = {s: round(100 * n / total, 1) if total else 0.0 for s, n in coverage.items()}
-    if total:
-        mean = sum(i.bias_score for i in rated.values()) / total
-        imbalance = abs(coverage["supportive"] - coverage["critical"]) / total
-        overall = round(min(10.0, 0.5 * mean + 5.0 * imbalance), 1)
-    else:
-        overall = 0.0
+    if not total:
+        return None
+    pct = {s: round(100 * n / total, 1) for s, n in coverage.items()}
+    mean = sum(i.bias_score for i in rated.values()) / total
+    imbalance = abs(coverage["supportive"] - coverage["critical"]) / total
     return BiasAssessment(
-        overall_bias_score=overall,
+        overall_bias_score=round(min(10.0, 0.5 * mean + 5.0 * imbalance), 1),
         coverage=coverage,
         coverage_pct=pct,
         per_source=[rated[n] for n in sorted(rated)] if per_source else [],
         recommendation=judgement.recommendation.strip(),
+        unrated=len(by_number) - total,
     )
 
 
@@ -84,6 +84,12 @@ class BiasAnalyzerAgent(StageAgent):
             recommendation=next((j.recommendation for j in judgements if j.recommendation), ""),
         )
         bias = assess(judgement, numbered, per_source=stage.config.bias_level == "per_source")
+        if bias is None:
+            stage.issue("Bias analysis rated none of the sources")
+            yield stage.finish(stage.msg("bias_none_rated"), {keys.BIAS_RECORD: None})
+            return
+        if bias.unrated:
+            stage.note(f"{bias.unrated} source(s) could not be rated for bias")
         yield stage.finish(
             self._markdown(stage, bias, numbered), {keys.BIAS_RECORD: bias.model_dump(mode="json")}
         )
@@ -98,7 +104,7 @@ class BiasAnalyzerAgent(StageAgent):
             "",
             stage.msg("bias_overall", score=score, label=word(score_label(score), language)),
             "",
-            stage.msg("coverage"),
+            stage.msg("coverage", rated=len(numbered) - bias.unrated),
         ]
         for stance in STANCES:
             lines.append(
@@ -109,6 +115,8 @@ class BiasAnalyzerAgent(StageAgent):
                     pct=f"{bias.coverage_pct[stance]:.0f}",
                 )
             )
+        if bias.unrated:
+            lines.append(stage.msg("coverage_unrated", count=bias.unrated))
         for item in bias.per_source:
             stance = word(item.stance.capitalize(), language)
             lines.append(f"  - {names.get(item.url, item.url)}: {item.bias_score}/10 ({stance})")

@@ -2,29 +2,55 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import AsyncGenerator
 
 from google.adk.events import Event
 
 from .. import state_keys as keys
-from ..formatting import one_line, sources_block
+from ..formatting import data_block, one_line, sources_block
 from ..i18n import word
-from ..prompts.claim_extractor import CLAIM_EXTRACTOR_INSTRUCTION
-from ..schemas import Claim, ClaimDraft, Source
+from ..llm import ModelCallError
+from ..prompts.claim_extractor import BRIEF_CLAIMS_INSTRUCTION, CLAIM_EXTRACTOR_INSTRUCTION
+from ..schemas import BriefClaims, Claim, ClaimDraft, Source
 from ._stage import Stage, StageAgent
+
+MAX_BRIEF_CLAIMS = 3
 
 
 def _claim_key(text: str) -> str:
     return re.sub(r"\W+", " ", text.lower()).strip()
 
 
+def _queries(queries: list[str]) -> list[str]:
+    return [" ".join(q.split())[:400] for q in queries if q.strip()]
+
+
 def consolidate(
-    draft: ClaimDraft, numbered: list[tuple[int, Source]], claim_limit: int | None
+    draft: ClaimDraft,
+    numbered: list[tuple[int, Source]],
+    claim_limit: int | None,
+    brief: BriefClaims | None = None,
 ) -> list[Claim]:
-    """Valid, deduplicated claims linked to real sources, most important first, within limit."""
+    """Valid, deduplicated claims linked to real sources, most important first, within limit.
+
+    The brief's own claims come first and are never cut by the limit; a source claim that says
+    the same thing joins the brief claim (its sources are then pages the claim came from).
+    """
     by_number = dict(numbered)
     merged: dict[str, Claim] = {}
+    for item in (brief.claims if brief else [])[:MAX_BRIEF_CLAIMS]:
+        text = " ".join(item.claim_text.split())
+        if text and _claim_key(text) not in merged:
+            merged[_claim_key(text)] = Claim(
+                key="",
+                claim_text=text,
+                importance=min(1.0, max(0.0, item.importance)),
+                entities=[e.strip() for e in item.entities if e.strip()],
+                queries=_queries(item.queries)[:3],
+                origin="brief",
+            )
     for item in draft.claims:
         text = " ".join(item.claim_text.split())
         urls = [by_number[n].url for n in dict.fromkeys(item.source_numbers) if n in by_number]
@@ -32,12 +58,13 @@ def consolidate(
             continue  # a claim no source makes is not the sources' claim
         importance = min(1.0, max(0.0, item.importance))
         key = _claim_key(text)
-        queries = [" ".join(q.split())[:400] for q in item.queries if q.strip()]
+        queries = _queries(item.queries)
         if key in merged:
             kept = merged[key]
             kept.source_urls = list(dict.fromkeys(kept.source_urls + urls))
             kept.queries = list(dict.fromkeys(kept.queries + queries))[:3]
-            kept.importance = max(kept.importance, importance)
+            if kept.origin == "source":
+                kept.importance = max(kept.importance, importance)
             continue
         merged[key] = Claim(
             key="",
@@ -47,9 +74,15 @@ def consolidate(
             source_urls=urls,
             queries=queries[:3],
         )
-    ranked = sorted(merged.values(), key=lambda c: c.importance, reverse=True)
+    from_brief = [c for c in merged.values() if c.origin == "brief"]
+    ranked = sorted(
+        (c for c in merged.values() if c.origin == "source"),
+        key=lambda c: c.importance,
+        reverse=True,
+    )
     if claim_limit is not None:
-        ranked = ranked[:claim_limit]
+        ranked = ranked[: max(0, claim_limit - len(from_brief))]
+    ranked = from_brief + ranked
     for i, claim in enumerate(ranked, 1):
         claim.key = f"C{i}"
     return ranked
@@ -64,17 +97,22 @@ class ClaimExtractorAgent(StageAgent):
 
     async def run_stage(self, stage: Stage) -> AsyncGenerator[Event, None]:
         numbered = stage.usable_sources()
-        if not numbered:
-            stage.issue("No claims could be extracted because no source was read.")
-            yield stage.finish(stage.msg("no_claims_no_sources"), {keys.CLAIM_RECORDS: []})
-            return
-        yield stage.event(stage.msg("extracting", count=len(numbered)))
-        drafts, errors = await stage.ask_per_batch(
-            CLAIM_EXTRACTOR_INSTRUCTION, numbered, sources_block, ClaimDraft
+        if numbered:
+            yield stage.event(stage.msg("extracting", count=len(numbered)))
+        # The brief's own claims are read in the same round as the sources' claims.
+        (drafts, errors), brief = await asyncio.gather(
+            stage.ask_per_batch(CLAIM_EXTRACTOR_INSTRUCTION, numbered, sources_block, ClaimDraft)
+            if numbered
+            else _nothing(),
+            self._brief_claims(stage),
         )
         for error in errors:
             stage.issue(f"Claim extraction failed for some sources: {error}")
-        if not drafts:
+        if not numbered and not (brief and brief.claims):
+            stage.issue("No claims could be extracted because no source was read.")
+            yield stage.finish(stage.msg("no_claims_no_sources"), {keys.CLAIM_RECORDS: []})
+            return
+        if numbered and not drafts and not (brief and brief.claims):
             reason = str(errors[0]) if errors else ""
             yield stage.finish(stage.msg("no_claims", reason=reason), {keys.CLAIM_RECORDS: []})
             return
@@ -82,11 +120,12 @@ class ClaimExtractorAgent(StageAgent):
             claims=[c for d in drafts for c in d.claims],
             no_claims_reason=next((d.no_claims_reason for d in drafts if d.no_claims_reason), ""),
         )
-        claims = consolidate(draft, numbered, stage.config.claim_limit)
+        claims = consolidate(draft, numbered, stage.config.claim_limit, brief)
         records = {keys.CLAIM_RECORDS: [c.model_dump(mode="json") for c in claims]}
         if not claims:
             why = draft.no_claims_reason.strip() or stage.msg("no_claims_default")
-            stage.issue(f"The sources contain no checkable claims: {why}")
+            # A finding, not a failure: the stage did its work and found nothing to check.
+            stage.note(f"The sources contain no checkable claims: {why}")
             yield stage.finish(stage.msg("no_claims", reason=why), records)
             return
         titles = {s.url: s.title or s.domain for _, s in numbered}
@@ -96,7 +135,23 @@ class ClaimExtractorAgent(StageAgent):
                 f"{i}. **[{word(importance_level(claim.importance), stage.language)}]** "
                 f'"{claim.claim_text}"'
             )
-            names = ", ".join(one_line(titles[u], 60) for u in claim.source_urls)
-            lines.append(f"   {stage.msg('claim_sources')}: {names}")
+            names = [one_line(titles[u], 60) for u in claim.source_urls]
+            if claim.origin == "brief":
+                names.insert(0, stage.msg("your_brief"))
+            lines.append(f"   {stage.msg('claim_sources')}: {', '.join(names)}")
         lines += ["", stage.msg("claims_saved")]
         yield stage.finish("\n".join(lines), records)
+
+    @staticmethod
+    async def _brief_claims(stage: Stage) -> BriefClaims | None:
+        try:
+            return await stage.ask(
+                BRIEF_CLAIMS_INSTRUCTION, data_block("BRIEF", stage.config.brief), BriefClaims
+            )
+        except ModelCallError as error:
+            stage.issue(f"The brief's own claims could not be extracted: {error}")
+            return None
+
+
+async def _nothing() -> tuple[list[ClaimDraft], list[ModelCallError]]:
+    return [], []

@@ -61,6 +61,8 @@ class FactCheckerAgent(StageAgent):
             verdict = await checker.run()
             for issue in checker.issues:
                 stage.issue(issue)
+            for note in checker.notes:
+                stage.note(note)
             emoji, label = verdict_label(verdict.verdict, stage.language)
             emit(
                 stage.msg(

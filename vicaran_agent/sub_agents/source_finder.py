@@ -38,7 +38,8 @@ class SourceFinderAgent(StageAgent):
             queries, max_results=min(MAX_RESULTS_PER_QUERY, config.source_limit)
         )
         for failure in outcome.failures:
-            stage.issue(failure)
+            # One failed query is a per-item problem; a search that found nothing at all is not.
+            (stage.note if outcome.hits else stage.issue)(failure)
             yield stage.event(stage.msg("search_failed", reason=failure))
 
         known = {s.url for s in user_sources}
@@ -53,14 +54,15 @@ class SourceFinderAgent(StageAgent):
             done += 1
             yield stage.event(self._progress_line(stage, done, total, source))
         if any(not s.is_reachable for s in user_sources):
-            unreadable = [s.url for s in user_sources if not s.is_reachable]
-            stage.issue(f"Your source(s) could not be read: {', '.join(unreadable)}")
+            unreadable = [s.link for s in user_sources if not s.is_reachable]
+            stage.note(f"Your source(s) could not be read: {', '.join(unreadable)}")
 
         analyzer = SourceAnalyzer(
             stage.model,
             await stage.render(SOURCE_DIGEST_INSTRUCTION),
             stage.settings,
             pages=runtime.pages,
+            texts=runtime.texts,
         )
         found: dict[str, Source] = {}
 
@@ -69,7 +71,7 @@ class SourceFinderAgent(StageAgent):
                 hit.url, title_hint=hit.title, snippet=hit.snippet, published_hint=hit.published_at
             )
             if analysis.problem:
-                stage.issue(analysis.problem)
+                stage.note(analysis.problem)
             if analysis.timed_out:  # one more try in the background, for the fact checker
                 runtime.late.retry(hit.url, lambda: runtime.pages.reader.read(hit.url))
             return hit, analysis.source
@@ -79,7 +81,7 @@ class SourceFinderAgent(StageAgent):
                 hits, read, stage.settings.vicaran_concurrency
             ):
                 if isinstance(result, Exception):
-                    stage.issue(f"A source could not be processed: {result}")
+                    stage.note(f"A source could not be processed: {result}")
                     continue
                 hit, source = result
                 found[hit.url] = source
@@ -90,10 +92,13 @@ class SourceFinderAgent(StageAgent):
 
         # Search ranking order, not completion order, so numbering is stable across runs.
         sources = user_sources + [found[h.url] for h in hits if h.url in found]
-        readable = [s for s in sources if s.is_reachable]
+        set_aside = [s for s in sources if s.is_reachable and not s.relevant]
+        for source in set_aside:
+            stage.note(set_aside_note(source))
+        readable = [s for s in sources if s.usable]
         records = {keys.SOURCE_RECORDS: [s.model_dump(mode="json") for s in sources]}
         if not readable:
-            reason = "; ".join(stage.issues) or "The web search returned no results."
+            reason = "; ".join(stage.issues + stage.notes) or "The web search returned no results."
             stage.issue("No sources could be found or read.")
             yield stage.finish(stage.msg("no_sources", reason=one_line(reason, 400)), records)
             return
@@ -106,6 +111,8 @@ class SourceFinderAgent(StageAgent):
             medium=len(readable) - high - low,
             low=low,
         )
+        if set_aside:
+            summary += "\n" + stage.msg("sources_set_aside", count=len(set_aside))
         yield stage.finish(summary, records)
 
     async def _plan_queries(self, stage: Stage) -> list[str]:
@@ -131,7 +138,16 @@ class SourceFinderAgent(StageAgent):
     def _progress_line(stage: Stage, i: int, n: int, source: Source) -> str:
         if not source.is_reachable:
             return stage.msg(
-                "source_unreadable", i=i, n=n, url=source.url, reason=source.unreachable_reason
+                "source_unreadable", i=i, n=n, url=source.link, reason=source.unreachable_reason
+            )
+        if not source.relevant:
+            return stage.msg(
+                "source_off_topic",
+                i=i,
+                n=n,
+                title=one_line(source.title, 120),
+                domain=source.domain,
+                reason=one_line(source.relevance_reason or "", 200),
             )
         finding = source.key_claims[0] if source.key_claims else source.content_summary
         return stage.msg(
@@ -144,3 +160,10 @@ class SourceFinderAgent(StageAgent):
             domain=source.domain,
             finding=one_line(finding, 160),
         )
+
+
+def set_aside_note(source: Source) -> str:
+    """The report's line for a source read but set aside as off-topic."""
+    why = f": {one_line(source.relevance_reason, 200)}" if source.relevance_reason else ""
+    score = f" (relevance {source.relevance:.2f})" if source.relevance is not None else ""
+    return f"Set aside as off-topic{score}: {one_line(source.title, 100)} ({source.link}){why}"

@@ -1,4 +1,12 @@
-"""summary_writer: the cited report; citations checked and the sources list written in code."""
+"""summary_writer: the cited report, checked before it ships.
+
+The model drafts the report's parts; code assembles the Markdown (each finding's label is the
+recorded verdict), and one concurrent round checks the draft: code checks (stated verdicts,
+citations, the plan's questions), a citation audit of every cited sentence against the stored
+text of its source, and a quality score. Problems get one rewrite, never two; sentences still
+unsupported after it are removed. Per-item problems are listed in the report; only a stage that
+could not do its work makes the investigation `partial`.
+"""
 
 from __future__ import annotations
 
@@ -12,16 +20,32 @@ from ..citations import resolve_citations
 from ..formatting import data_block, one_line
 from ..i18n import verdict_label, word
 from ..llm import ModelCallError
-from ..prompts.summary_writer import SUMMARY_WRITER_INSTRUCTION
-from ..schemas import BiasAssessment, Claim, ReportDraft, Source, TimelineEvent, Verdict
-from ._stage import Stage, StageAgent, issues_key
+from ..prompts.summary_writer import (
+    CITATION_AUDIT_INSTRUCTION,
+    QUALITY_REVIEW_INSTRUCTION,
+    SUMMARY_WRITER_INSTRUCTION,
+)
+from ..report_check import plan_questions, without_sentences
+from ..runtime import open_runtime
+from ..schemas import (
+    BiasAssessment,
+    Claim,
+    ReportDraft,
+    ReportQuality,
+    Source,
+    TimelineEvent,
+    Verdict,
+)
+from ._stage import Stage, StageAgent, issues_key, notes_key
 from .bias_analyzer import score_label
+from .report_review import ReportReviewer
 
 COMPLETE = "[INVESTIGATION_COMPLETE]"
 # What the report prompt carries at most (the dashboard and records keep everything).
 REPORT_CLAIMS = 20
 REPORT_EVENTS = 30
 REPORT_SOURCES = 30
+MAX_NOTES = 20
 STAGES_WITH_ISSUES = (
     "investigation_orchestrator",
     "source_finder",
@@ -33,65 +57,171 @@ STAGES_WITH_ISSUES = (
 )
 
 
-def partial_reason(state: dict[str, Any], own: list[str]) -> str:
-    """Every recorded failure of the investigation, in stage order, as one readable text."""
+def _collect(state: dict[str, Any], key: Any, own: list[str]) -> list[str]:
     found: list[str] = []
     for stage in STAGES_WITH_ISSUES:
-        issues = own if stage == "summary_writer" else state.get(issues_key(stage)) or []
-        found.extend(i for i in issues if i not in found)
+        items = own if stage == "summary_writer" else state.get(key(stage)) or []
+        found.extend(i for i in items if i not in found)
+    return found
+
+
+def partial_reason(state: dict[str, Any], own: list[str]) -> str:
+    """Every stage-level failure of the investigation, in stage order, as one readable text."""
+    found = _collect(state, issues_key, own)
     text = " ".join(i if i.endswith(".") else i + "." for i in found)
     return text if len(text) <= 1500 else text[:1499] + "…"
 
 
+def item_notes(state: dict[str, Any], own: list[str]) -> list[str]:
+    """Every per-item problem (unreadable pages, set-aside sources, removed citations)."""
+    return _collect(state, notes_key, own)
+
+
 class SummaryWriterAgent(StageAgent):
-    """Writes the cited report and closes the investigation."""
+    """Writes the cited report, checks it and closes the investigation."""
 
     async def run_stage(self, stage: Stage) -> AsyncGenerator[Event, None]:
         config = stage.config
         numbered = stage.usable_sources()
         citable = {n: s for n, s in numbered if s.source_id}
-        if not numbered:
-            body = f"# {config.title}"
+        verdicts = stage.records(keys.VERDICT_RECORDS, Verdict)
+        questions = plan_questions(stage.state.get(keys.INVESTIGATION_PLAN) or "")
+        quality: ReportQuality | None = None
+        cited: list[int] = []
+        degraded = False
+        if not numbered and not verdicts:
+            body = stage.msg("report_title", title=config.title)
         else:
             yield stage.event(stage.msg("summary_progress"))
+            records = self._prompt(stage, numbered, questions)
             try:
-                draft = await stage.ask(
-                    SUMMARY_WRITER_INSTRUCTION, self._prompt(stage, numbered), ReportDraft
-                )
+                draft = await stage.ask(SUMMARY_WRITER_INSTRUCTION, records, ReportDraft)
             except ModelCallError as error:
                 stage.issue(f"The report was assembled without the model: {error}")
-                draft = ReportDraft(title=config.title, executive_summary="", findings=[])
-            body = self._assemble(stage, draft).replace(COMPLETE, "").strip()
+                draft, degraded = (
+                    ReportDraft(title=config.title, executive_summary="", findings=[]),
+                    True,
+                )
+            if not degraded:
+                reviewer = ReportReviewer(
+                    stage.model,
+                    await stage.render(CITATION_AUDIT_INSTRUCTION),
+                    await stage.render(QUALITY_REVIEW_INSTRUCTION),
+                    numbered=numbered,
+                    citable=citable,
+                    verdicts=verdicts,
+                    questions=questions,
+                    texts=(r.texts if (r := open_runtime(config.investigation_id)) else None),
+                )
+                yield stage.event(stage.msg("report_checking", count=len(reviewer.cited(draft))))
+                review = await reviewer.review(
+                    draft, records, self._render(stage, draft, questions)
+                )
+                threshold = stage.settings.vicaran_quality_threshold
+                problems = review.problems(threshold)
+                final_review, rewrites = review, 0
+                if problems:
+                    yield stage.event(stage.msg("report_rewriting", count=len(problems)))
+                    rewritten = await self._rewrite(stage, records, draft, problems)
+                    if rewritten is not None:
+                        rendered = self._render(stage, rewritten, questions)
+                        draft, rewrites = rewritten, 1
+                        final_review = await reviewer.review(draft, records, rendered)
+                for failure in final_review.failures:
+                    stage.issue(failure)
+                unsupported = final_review.unsupported
+                draft = without_sentences(draft, {(s.part, s.index) for s in unsupported})
+                for sentence in unsupported:
+                    stage.note(
+                        f'Removed from the report, not supported by its source(s): "{one_line(sentence.text, 160)}"'
+                    )
+                quality = ReportQuality(
+                    scores=final_review.scores,
+                    overall=final_review.overall,
+                    threshold=threshold,
+                    audited=len(final_review.checks),
+                    unsupported=len(unsupported),
+                    removed=len(unsupported),
+                    rewrites=rewrites,
+                    problems=problems,
+                )
+            body = self._assemble(stage, draft, verdicts, questions).replace(COMPLETE, "").strip()
             body, cited, removed = resolve_citations(body, citable)
             if removed:
-                stage.issue(
+                stage.note(
                     f"{len(set(removed))} citation(s) pointing to no saved source were removed"
                 )
-            if cited:
-                lines = ["", stage.msg("sources_heading")]
-                for n in cited:
-                    s = citable[n]
-                    lines.append(f"[{n}] {s.title or s.domain} - {s.domain} - {s.url}")
-                body += "\n" + "\n".join(lines)
+            body += "\n\n" + self._sources_section(stage, numbered, cited, degraded)
+        notes = item_notes(stage.state, stage.notes)
+        if notes:
+            body += "\n\n" + self._notes_section(stage, notes)
+        if quality is not None:
+            body += "\n\n---\n" + self._footer(stage, quality)
         reason = partial_reason(stage.state, stage.issues)
-        status = "partial" if reason else "completed"
-        if reason:
+        decided = any(v.verdict != "unverified" for v in verdicts)
+        if not numbered and not decided:
+            status = "failed"
+            reason = reason or stage.msg("failed_no_sources")
+            body += "\n\n" + stage.msg("failed_notice", reason=reason)
+        elif reason:
+            status = "partial"
             body += "\n\n" + stage.msg("partial_notice", reason=reason)
+        else:
+            status = "completed"
         report = f"{body}\n\n{COMPLETE}"
         yield stage.finish(
-            report, {keys.INVESTIGATION_STATUS: status, keys.PARTIAL_REASON: reason or None}
+            report,
+            {
+                keys.INVESTIGATION_STATUS: status,
+                keys.PARTIAL_REASON: reason or None,
+                keys.REPORT_QUALITY: quality.model_dump(mode="json") if quality else None,
+            },
         )
 
     @staticmethod
-    def _assemble(stage: Stage, draft: ReportDraft) -> str:
+    async def _rewrite(
+        stage: Stage, records: str, draft: ReportDraft, problems: list[str]
+    ) -> ReportDraft | None:
+        """One rewrite focused on the problems; None when the model could not do it."""
+        prompt = "\n\n".join(
+            [
+                records,
+                data_block("PROBLEMS", "\n".join(f"- {p}" for p in problems)),
+                data_block("PREVIOUS DRAFT", draft.model_dump_json(indent=1)),
+            ]
+        )
+        try:
+            return await stage.ask(SUMMARY_WRITER_INSTRUCTION, prompt, ReportDraft)
+        except ModelCallError as error:
+            stage.issue(f"The report could not be rewritten to fix its problems: {error}")
+            return None
+
+    # --- the Markdown -------------------------------------------------------------------------
+
+    @classmethod
+    def _render(cls, stage: Stage, draft: ReportDraft, questions: list[str]) -> str:
+        """The draft as the journalist would read it (what the quality check scores)."""
+        verdicts = stage.records(keys.VERDICT_RECORDS, Verdict)
+        return cls._assemble(stage, draft, verdicts, questions)
+
+    @staticmethod
+    def _assemble(
+        stage: Stage, draft: ReportDraft, verdicts: list[Verdict], questions: list[str]
+    ) -> str:
         """The report in Markdown; each finding carries its claim's recorded verdict."""
         language = stage.language
         claims = {c.key: c for c in stage.records(keys.CLAIM_RECORDS, Claim)}
-        written = {f.claim_key.strip().upper(): f.text.strip() for f in draft.findings}
+        recorded = {v.claim_key: v.verdict for v in verdicts}
+        written = {}
+        for finding in draft.findings:
+            key = finding.claim_key.strip().upper()
+            stated = finding.verdict.strip().lower().replace(" ", "_").replace("-", "_")
+            # A finding that still disagrees with its record is not printed: the claim is.
+            if stated == recorded.get(key):
+                written[key] = finding.text.strip()
         lines = [stage.msg("report_title", title=draft.title.strip() or stage.config.title)]
         if draft.executive_summary.strip():
             lines += ["", stage.msg("report_summary"), draft.executive_summary.strip()]
-        verdicts = stage.records(keys.VERDICT_RECORDS, Verdict)
         if verdicts:
             lines += ["", stage.msg("report_findings")]
             for i, v in enumerate(verdicts, 1):
@@ -99,6 +229,18 @@ class SummaryWriterAgent(StageAgent):
                 claim = claims.get(v.claim_key)
                 text = written.get(v.claim_key) or (claim.claim_text if claim else v.claim_text)
                 lines.append(f"{i}. {emoji} **{label}**: {text}")
+        if questions:
+            answers = {q.number: q for q in draft.questions if q.answer.strip()}
+            lines += ["", stage.msg("report_questions")]
+            for number, question in enumerate(questions, 1):
+                answer = answers.get(number)
+                if answer is None:
+                    text = f"*{stage.msg('question_open')}:* {stage.msg('question_unaddressed')}"
+                elif answer.status == "open":
+                    text = f"*{stage.msg('question_open')}:* {answer.answer.strip()}"
+                else:
+                    text = answer.answer.strip()
+                lines.append(f"- **{one_line(question, 200)}** {text}")
         bias = stage.state.get(keys.BIAS_RECORD)
         if bias:
             score = bias["overall_bias_score"]
@@ -118,7 +260,49 @@ class SummaryWriterAgent(StageAgent):
         return "\n".join(lines)
 
     @staticmethod
-    def _prompt(stage: Stage, numbered: list[tuple[int, Source]]) -> str:
+    def _sources_section(
+        stage: Stage, numbered: list[tuple[int, Source]], cited: list[int], degraded: bool
+    ) -> str:
+        """The cited sources (a degraded report: every source that was read), linked as found."""
+        by_number = dict(numbered)
+        sources = stage.records(keys.SOURCE_RECORDS, Source)
+        read = [(n, s) for n, s in enumerate(sources, 1) if s.is_reachable]
+        lines = [
+            stage.msg("sources_heading"),
+            stage.msg("sources_count", read=len(read), cited=len(cited)),
+        ]
+        if degraded:
+            lines.append(stage.msg("sources_all"))
+            listed = read
+        else:
+            listed = [(n, by_number[n]) for n in cited]
+        lines += [f"[{n}] {s.title or s.domain} - {s.domain} - {s.link}" for n, s in listed]
+        return "\n".join(lines)
+
+    @staticmethod
+    def _notes_section(stage: Stage, notes: list[str]) -> str:
+        lines = [stage.msg("report_notes")]
+        lines += [f"- {one_line(n, 300)}" for n in notes[:MAX_NOTES]]
+        if len(notes) > MAX_NOTES:
+            lines.append(f"- {stage.msg('notes_more', count=len(notes) - MAX_NOTES)}")
+        return "\n".join(lines)
+
+    @staticmethod
+    def _footer(stage: Stage, quality: ReportQuality) -> str:
+        counts = {
+            "audited": quality.audited,
+            "unsupported": quality.unsupported,
+            "removed": quality.removed,
+            "rewrites": stage.msg("one_rewrite" if quality.rewrites else "no_rewrite"),
+        }
+        if quality.overall is None:
+            return stage.msg("quality_footer_unscored", **counts)
+        return stage.msg("quality_footer", overall=quality.overall, **quality.scores, **counts)
+
+    # --- the prompt ---------------------------------------------------------------------------
+
+    @staticmethod
+    def _prompt(stage: Stage, numbered: list[tuple[int, Source]], questions: list[str]) -> str:
         number_of = {s.url: n for n, s in numbered}
         claims = {c.key: c for c in stage.records(keys.CLAIM_RECORDS, Claim)}
         cited: set[int] = set()
@@ -126,16 +310,21 @@ class SummaryWriterAgent(StageAgent):
         # The most important claims (records are ranked) - a report cannot discuss sixty.
         for v in stage.records(keys.VERDICT_RECORDS, Verdict)[:REPORT_CLAIMS]:
             claim = claims.get(v.claim_key)
-            urls = (claim.source_urls if claim else []) + [
-                e.url for e in v.evidence if e.stance != "context"
-            ]
+            on_point = [e for e in v.evidence if e.stance != "context"]
+            urls = (claim.source_urls if claim else []) + [e.url for e in on_point]
             refs = sorted({number_of[u] for u in urls if u in number_of})
             cited.update(refs)
             explanation = one_line(resolve_citations(v.explanation, ())[0], 300)
+            quotes = [
+                f'  [{number_of[e.url]}] "{one_line(e.quote, 200)}"'
+                for e in on_point
+                if e.url in number_of and e.quote and e.independent
+            ]
             findings.append(
                 f"- {v.claim_key}: {v.claim_text}\n  verdict: {v.verdict} "
                 f"(confidence {v.confidence:.2f}); "
                 f"sources: {', '.join(f'[{n}]' for n in refs) or 'none'}\n  why: {explanation}"
+                + ("\n  evidence:\n" + "\n".join(quotes[:3]) if quotes else "")
             )
         events = stage.records(keys.TIMELINE_RECORDS, TimelineEvent)[:REPORT_EVENTS]
         for e in events:
@@ -144,18 +333,24 @@ class SummaryWriterAgent(StageAgent):
         ranked = sorted(numbered, key=lambda ns: (ns[0] not in cited, -ns[1].credibility_score))
         shown = sorted(ranked[: max(REPORT_SOURCES, len(cited))], key=lambda ns: ns[0])
         index = "\n".join(
-            f"[{n}] {s.title or s.url} - {s.domain} (credibility {s.credibility_score}/5): "
-            f"{one_line(s.content_summary, 160)}"
+            f"[{n}] {s.title or s.url} - {s.domain} (credibility {s.credibility_score}/5"
+            + (f", published {s.published_at}" if s.published_at else "")
+            + f"): {one_line(s.content_summary, 160)}"
             for n, s in shown
         )
         parts = [data_block("SOURCES", index), data_block("FINDINGS", "\n".join(findings))]
+        if questions:
+            parts.append(
+                data_block("QUESTIONS", "\n".join(f"Q{i}. {q}" for i, q in enumerate(questions, 1)))
+            )
         bias = stage.state.get(keys.BIAS_RECORD)
         if bias:
             b = BiasAssessment.model_validate(bias)
             parts.append(
                 data_block(
                     "BIAS",
-                    f"overall {b.overall_bias_score}/10; coverage {b.coverage}; "
+                    f"overall {b.overall_bias_score}/10; coverage {b.coverage} over "
+                    f"{sum(b.coverage.values())} rated sources ({b.unrated} not rated); "
                     f"recommendation: {b.recommendation}",
                 )
             )

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+import logging
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Protocol
 
 from google.adk.tools.tool_context import ToolContext
 from google.adk.utils.instructions_utils import inject_session_state
@@ -14,6 +16,7 @@ from ..formatting import data_block
 from ..llm import ModelCallError, ModelClient
 from ..prompts.source_finder import SOURCE_DIGEST_INSTRUCTION
 from ..schemas import Origin, Source, SourceDigest
+from ..textmatch import sha256_text
 from .content import clip_text, published_date
 from .credibility import credibility_score
 from .page_reader import PageReader
@@ -21,6 +24,29 @@ from .urls import domain_of, host_of, normalize_url
 
 if TYPE_CHECKING:
     from ..runtime import PageCache
+
+logger = logging.getLogger(__name__)
+
+
+class Texts(Protocol):
+    def put(self, text: str) -> str: ...
+
+
+@dataclass
+class KeptTexts:
+    """Texts read outside an investigation's run (at planning), to store right after."""
+
+    texts: dict[str, str] = field(default_factory=dict)
+
+    def put(self, text: str) -> str:
+        sha = sha256_text(text)
+        self.texts[sha] = text
+        return sha
+
+
+def now_iso() -> str:
+    """The current time, UTC, ISO 8601 to the second (when a page was retrieved)."""
+    return datetime.now(UTC).replace(microsecond=0).isoformat()
 
 
 @dataclass
@@ -39,10 +65,12 @@ class SourceAnalyzer:
         instruction: str,
         settings: Settings | None = None,
         pages: PageCache | None = None,
+        texts: Texts | None = None,
     ) -> None:
         self.settings = settings or get_settings()
         self.model = model
         self.instruction = instruction
+        self.texts: Texts = texts if texts is not None else KeptTexts()
         self._own_reader = None if pages else PageReader(self.settings)
         self._read = pages.read if pages else self._own_reader.read  # type: ignore[union-attr]
 
@@ -61,13 +89,7 @@ class SourceAnalyzer:
         published_hint: str | None = None,
     ) -> Analysis:
         """The source record, and what failed (if anything)."""
-        base = {
-            "url": normalize_url(url),
-            "domain": domain_of(url) or host_of(url),
-            "credibility_score": credibility_score(url),
-            "origin": origin,
-            "is_user_provided": is_user_provided,
-        }
+        base = source_base(url, origin=origin, is_user_provided=is_user_provided)
         page = await self._read(url)
         if not page.ok:
             reason = page.error or "unreadable"
@@ -86,23 +108,52 @@ class SourceAnalyzer:
             f"Published: {page.published_at or published_hint or 'unknown'}\n\n{page.text}",
         )
         problem = None
+        relevance: float | None = None
+        reason = ""
         try:
             digest = await self.model.generate(
                 instruction=self.instruction, prompt=prompt, schema=SourceDigest
             )
             title, summary, claims = digest.title, digest.summary, digest.key_claims
             published = published_date(digest.published_date)
+            relevance = round(min(1.0, max(0.0, digest.relevance)), 2)
+            reason = " ".join(digest.relevance_reason.split())[:300]
         except ModelCallError as error:
             title, summary, claims, published = page.title, clip_text(page.text, 480), [], None
             problem = f"{url} was read but not summarised: {error}"
+        # The user's own sources are never set aside: the journalist chose them.
+        relevant = (
+            is_user_provided
+            or relevance is None
+            or relevance >= self.settings.vicaran_relevance_threshold
+        )
         source = Source(
             **base,
-            title=(title or page.title or title_hint or base["domain"]).strip(),
+            # the page's own title when it has one; the model's only when the page has none
+            title=(page.title or title or title_hint or base["domain"]).strip(),
             content_summary=summary or clip_text(page.text, 480),
             key_claims=claims,
             published_at=page.published_at or published or published_date(published_hint),
+            content_sha256=self.texts.put(page.text),
+            relevance=relevance,
+            relevant=relevant,
+            relevance_reason=reason or None,
         )
         return Analysis(source, problem)
+
+
+def source_base(url: str, *, origin: Origin, is_user_provided: bool) -> dict[str, Any]:
+    """The fields of a source that come from its address alone."""
+    return {
+        "url": normalize_url(url),
+        "display_url": url.strip(),
+        "domain": host_of(url) or domain_of(url),
+        "publisher": domain_of(url) or host_of(url),
+        "credibility_score": credibility_score(url),
+        "origin": origin,
+        "is_user_provided": is_user_provided,
+        "retrieved_at": now_iso(),
+    }
 
 
 async def analyze_source(url: str, tool_context: ToolContext) -> dict[str, Any]:
@@ -124,7 +175,10 @@ async def analyze_source(url: str, tool_context: ToolContext) -> dict[str, Any]:
         return {"status": "error", "error_message": f"Not a web address: {url!r}"}
     settings = get_settings()
     instruction = await inject_session_state(SOURCE_DIGEST_INSTRUCTION, tool_context)
-    analyzer = SourceAnalyzer(ModelClient(settings.vicaran_fast_model, settings), instruction)
+    kept = KeptTexts()
+    analyzer = SourceAnalyzer(
+        ModelClient(settings.vicaran_fast_model, settings), instruction, texts=kept
+    )
     seconds = settings.vicaran_user_source_timeout_seconds
     try:
         analysis = await asyncio.wait_for(
@@ -133,14 +187,21 @@ async def analyze_source(url: str, tool_context: ToolContext) -> dict[str, Any]:
         source = analysis.source
     except TimeoutError:
         source = Source(
-            url=normalize_url(url),
-            domain=domain_of(url) or host_of(url),
-            credibility_score=credibility_score(url),
-            origin="user_url",
-            is_user_provided=True,
+            **source_base(url, origin="user_url", is_user_provided=True),
             is_reachable=False,
             unreachable_reason=f"reading and summarising took longer than {seconds:g} s",
         )
     finally:
         await analyzer.aclose()
+    if kept.texts:  # the snapshot of what was read, before any investigation record exists
+        await _store_snapshots(kept.texts, settings)
     return {"status": "success", "source": source.model_dump(mode="json")}
+
+
+async def _store_snapshots(texts: dict[str, str], settings: Settings) -> None:
+    from ..storage import get_repository
+
+    try:
+        await asyncio.to_thread(get_repository(settings.database_url).save_snapshots, texts)
+    except Exception:  # the store being down must not hide the source from the plan
+        logger.warning("could not store the snapshot of a journalist's source", exc_info=True)

@@ -246,6 +246,7 @@ class Review:
     rating: str  # textualRating as published
     verdict: str | None  # map_rating(rating), None when unknown
     language: str | None
+    query: str = ""  # the search that found it
 
 
 @dataclass
@@ -344,7 +345,7 @@ class FactCheckApi:
             try:
                 async with self._bound.slot():
                     body = await self._attempt(http, query, params)
-                return _reviews(body)
+                return _reviews(body, query)
             except PermanentError as failure:
                 return failure.message
             except TransientError as failure:
@@ -505,7 +506,7 @@ def _envelope(response: httpx.Response) -> tuple[str, str, list[str], dict[str, 
     return str(error.get("status") or ""), str(error.get("message") or ""), reasons, metadata
 
 
-def _reviews(body: dict[str, Any]) -> list[Review]:
+def _reviews(body: dict[str, Any], query: str = "") -> list[Review]:
     """Every usable review in one `claims:search` answer (a missing `claims` is [])."""
     reviews: list[Review] = []
     for claim in body.get("claims") or []:
@@ -535,6 +536,7 @@ def _reviews(body: dict[str, Any]) -> list[Review]:
                     rating=rating,
                     verdict=map_rating(rating),
                     language=_text(review.get("languageCode")) or None,
+                    query=query,
                 )
             )
     return reviews

@@ -13,6 +13,7 @@ import asyncio
 import logging
 from contextlib import aclosing
 from dataclasses import dataclass, field
+from datetime import date
 from urllib.parse import urljoin, urlsplit
 
 import httpx
@@ -26,6 +27,7 @@ from ..config import Settings, get_settings
 from ..formatting import data_block
 from ..i18n import PORTUGUESE, is_portuguese, language_name
 from ..llm import credentials_problem, describe_model_error, shared_llm
+from ..prompts._common import dated
 from .http import async_client
 from .page_reader import MAX_REDIRECTS, REDIRECTS, USER_AGENT
 from .safety import UnreachableURLError, UnsafeURLError, ensure_public_url
@@ -135,7 +137,7 @@ class LiveSearch:
             return LiveSearchOutcome(answer="", failures=[f"{_PREFIX}: {problem}"])
         try:
             response = await asyncio.wait_for(
-                self._ask(build_request(self.model, claim_text, language)),
+                self._ask(build_request(self.model, claim_text, language, self.settings.today)),
                 timeout=self.settings.vicaran_model_timeout_seconds,
             )
         except Exception as error:  # noqa: BLE001 - every model failure becomes one line
@@ -256,7 +258,9 @@ class LiveSearch:
 # --- request and response ------------------------------------------------------------------
 
 
-def build_request(model: str, claim_text: str, language: str = "en") -> LlmRequest:
+def build_request(
+    model: str, claim_text: str, language: str = "en", today: date | None = None
+) -> LlmRequest:
     """The grounded request: one user turn, the google_search tool only, no schema."""
     name = language_name(PORTUGUESE) if is_portuguese(language) else language_name(language)
     prompt = "Find evidence about this claim.\n\n" + data_block("CLAIM", claim_text)
@@ -265,7 +269,7 @@ def build_request(model: str, claim_text: str, language: str = "en") -> LlmReque
         contents=[types.Content(role="user", parts=[types.Part(text=prompt)])],
         config=types.GenerateContentConfig(
             tools=[types.Tool(google_search=types.GoogleSearch())],
-            system_instruction=INSTRUCTION.format(language=name),
+            system_instruction=dated(INSTRUCTION.format(language=name), today or date.today()),
             temperature=0.2,
         ),
     )

@@ -1,0 +1,175 @@
+"""The report's check, in one concurrent round: code checks, citation audit and quality score."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+from ..factcheck.pool import best_passage
+from ..formatting import data_block, one_line
+from ..llm import ModelCallError, ModelClient
+from ..report_check import Sentence, cited_sentences, code_problems
+from ..runtime import TextStore
+from ..schemas import (
+    QUALITY_DIMENSIONS,
+    CitationAudit,
+    QualityReview,
+    ReportDraft,
+    SentenceCheck,
+    Source,
+    Verdict,
+)
+
+AUDIT_BATCH = 8  # sentences per audit call (the calls run concurrently)
+PASSAGE_CHARS = 700  # of each cited source, per sentence
+MAX_CITED_PER_SENTENCE = 3
+
+
+@dataclass
+class Review:
+    """What one check round found in a draft."""
+
+    code: list[str]  # problems code found (verdicts, citations, plan questions)
+    sentences: list[Sentence]  # the cited sentences sent to the audit
+    checks: dict[tuple[str, int], SentenceCheck] = field(default_factory=dict)
+    quality: QualityReview | None = None
+    failures: list[str] = field(default_factory=list)  # what could not be checked
+
+    @property
+    def unsupported(self) -> list[Sentence]:
+        return [
+            s
+            for s in self.sentences
+            if (c := self.checks.get((s.part, s.index))) is not None and not c.supported
+        ]
+
+    @property
+    def scores(self) -> dict[str, int]:
+        if self.quality is None:
+            return {}
+        return {d: max(0, min(100, int(getattr(self.quality, d)))) for d in QUALITY_DIMENSIONS}
+
+    @property
+    def overall(self) -> int | None:
+        scores = self.scores
+        return round(sum(scores.values()) / len(scores)) if scores else None
+
+    def problems(self, threshold: int) -> list[str]:
+        """Everything a rewrite must fix (empty: the draft stands)."""
+        found = list(self.code)
+        for sentence in self.unsupported:
+            why = self.checks[(sentence.part, sentence.index)].reason.strip()
+            found.append(
+                f'The sentence "{one_line(sentence.text, 200)}" is not supported by the source(s) '
+                f"it cites{': ' + one_line(why, 160) if why else ''}. Rewrite it from what the "
+                "sources say, cite the right source, or leave it out."
+            )
+        overall = self.overall
+        if overall is not None and overall < threshold and self.quality is not None:
+            listed = "; ".join(one_line(p, 200) for p in self.quality.problems[:5])
+            found.append(
+                f"The editor scored the report {overall}/100 (below {threshold})"
+                + (f": {listed}" if listed else ".")
+            )
+        return found
+
+
+class ReportReviewer:
+    """Checks drafts of one investigation's report."""
+
+    def __init__(
+        self,
+        model: ModelClient,
+        audit_instruction: str,
+        quality_instruction: str,
+        *,
+        numbered: list[tuple[int, Source]],
+        citable: dict[int, Source],
+        verdicts: list[Verdict],
+        questions: list[str],
+        texts: TextStore | None,
+    ) -> None:
+        self.model = model
+        self.audit_instruction = audit_instruction
+        self.quality_instruction = quality_instruction
+        self.numbered = numbered
+        self.citable = citable
+        self.verdicts = verdicts
+        self.questions = questions
+        self.texts = texts
+
+    def cited(self, draft: ReportDraft) -> list[Sentence]:
+        """The draft's sentences that cite a saved source (what the audit reads)."""
+        sentences = []
+        for sentence in cited_sentences(draft):
+            sentence.cites = [n for n in sentence.cites if n in self.citable]
+            if sentence.cites:
+                sentences.append(sentence)
+        return sentences
+
+    async def review(self, draft: ReportDraft, records: str, rendered: str) -> Review:
+        """Code checks, the citation audit and the quality score of `draft`, concurrently.
+
+        `records` is what the draft was written from; `rendered` the draft as a reader sees it.
+        """
+        review = Review(
+            code=code_problems(draft, self.verdicts, self.questions, self.citable),
+            sentences=self.cited(draft),
+        )
+        await asyncio.gather(self._audit(review), self._score(review, records, rendered))
+        return review
+
+    async def _audit(self, review: Review) -> None:
+        batches = [
+            review.sentences[i : i + AUDIT_BATCH]
+            for i in range(0, len(review.sentences), AUDIT_BATCH)
+        ]
+        prompts = await asyncio.gather(*(self._audit_prompt(batch) for batch in batches))
+        results = await asyncio.gather(
+            *(
+                self.model.generate(
+                    instruction=self.audit_instruction, prompt=prompt, schema=CitationAudit
+                )
+                for prompt in prompts
+            ),
+            return_exceptions=True,
+        )
+        for batch, result in zip(batches, results, strict=True):
+            if isinstance(result, ModelCallError):
+                review.failures.append(
+                    f"The citation audit could not check some sentences: {result}"
+                )
+                continue
+            if isinstance(result, BaseException):
+                raise result
+            answers = {check.number: check for check in result.sentences}
+            for number, sentence in enumerate(batch, 1):
+                if (check := answers.get(number)) is not None:
+                    review.checks[(sentence.part, sentence.index)] = check
+
+    async def _audit_prompt(self, batch: list[Sentence]) -> str:
+        entries = []
+        for number, sentence in enumerate(batch, 1):
+            lines = [f"[A{number}] {sentence.text}"]
+            for cited in sentence.cites[:MAX_CITED_PER_SENTENCE]:
+                source = self.citable[cited]
+                text = await self.texts.load(source.content_sha256) if self.texts else None
+                passage = (
+                    best_passage(text, sentence.text, PASSAGE_CHARS)
+                    if text
+                    else "(Vicaran holds no stored text of this source)"
+                )
+                lines.append(
+                    f"  [{cited}] {one_line(source.title, 100)} ({source.domain}): {passage}"
+                )
+            entries.append("\n".join(lines))
+        return data_block("SENTENCES", "\n\n".join(entries))
+
+    async def _score(self, review: Review, records: str, rendered: str) -> None:
+        prompt = records + "\n\n" + data_block("DRAFT", rendered)
+        try:
+            review.quality = await self.model.generate(
+                instruction=self.quality_instruction, prompt=prompt, schema=QualityReview
+            )
+        except ModelCallError as error:
+            review.failures.append(f"The report's quality could not be scored: {error}")
