@@ -147,8 +147,10 @@ class ClaimChecker:
                 continue
             self.notes.extend(outcome.failures)
             for hit in outcome.hits:
+                if (known := self.pool.get(hit.url)) is not None and not known.query:
+                    known.query = hit.query  # found by this search too: now we know how
                 if (source := read.get(normalize_url(hit.url))) is not None:
-                    if normalize_url(hit.url) not in self.pool:
+                    if known is None:
                         text = await texts.load(source.content_sha256)
                         candidate = Candidate.from_source(source, text, self.claim.claim_text)
                         candidate.query = hit.query

@@ -478,6 +478,23 @@ class Repository:
 
         return self._read(op)
 
+    def get_snapshots(self, investigation_id: str) -> dict[str, str]:
+        """Every snapshot the investigation's records rest on, {sha256: text}."""
+
+        def op(session: Session) -> dict[str, str]:
+            rows = session.scalars(
+                select(SnapshotRow)
+                .join(
+                    InvestigationSnapshotRow,
+                    InvestigationSnapshotRow.sha256 == SnapshotRow.sha256,
+                )
+                .where(InvestigationSnapshotRow.investigation_id == investigation_id)
+                .order_by(SnapshotRow.sha256)
+            )
+            return {row.sha256: _unpack(row) for row in rows}
+
+        return self._read(op)
+
     def get_snapshot_text(self, sha256: str) -> str | None:
         """Any stored snapshot by its name (for the pipeline; readers use `get_snapshot`)."""
 
