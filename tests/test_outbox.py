@@ -50,13 +50,22 @@ def comparable(record: dict[str, Any]) -> dict[str, Any]:
         "partial_reason": record["partial_reason"],
         "overall_bias_score": record["overall_bias_score"],
         "sources": sorted(
-            (s["url"], s["title"], s["credibility_score"], s["is_user_provided"])
+            (
+                s["url"],
+                s["display_url"],
+                s["title"],
+                s["credibility_score"],
+                s["is_user_provided"],
+                s["content_sha256"],
+                s["relevant"],
+            )
             for s in record["sources"]
         ),
         "claims": sorted(
             (
                 c["claim_text"],
                 round(c["importance"], 3),
+                c["origin"],
                 tuple(sorted(url_of[i] for i in c["source_ids"])),
             )
             for c in record["claims"]
@@ -66,11 +75,16 @@ def comparable(record: dict[str, Any]) -> dict[str, Any]:
                 text_of[f["claim_id"]],
                 f["verdict"],
                 round(f["confidence"], 3),
-                tuple(e["url"] for e in f["evidence"]),
+                f["as_of"],
+                tuple(
+                    (e["url"], e["display_url"], e["quote"], e["independent"], e["content_sha256"])
+                    for e in f["evidence"]
+                ),
                 tuple(sorted(url_of[i] for i in f["source_ids"])),
             )
             for f in record["fact_checks"]
         ),
+        "quality": record["quality"],
         "bias": record["bias"]
         and (record["bias"]["overall_bias_score"], record["bias"]["coverage"]),
         "timeline": sorted((e["event_date"], e["event_text"]) for e in record["timeline"]),
@@ -99,8 +113,9 @@ async def test_records_reach_the_newsroom_with_their_links(newsroom):
     remote = newsroom.investigation(investigation_id)
     assert remote is not None
     mine = local(investigation_id)
-    assert comparable(remote) == comparable(mine)
-    assert remote["status"] in ("completed", "partial")
+    assert comparable(remote) == comparable(mine)  # provenance and the report check included
+    assert remote["status"] == "completed", remote["partial_reason"]
+    assert mine["quality"] and mine["quality"]["audited"] > 0
     summary = get_repository(get_settings().database_url).outbox_summary()
     assert summary["counts"]["pending"] == summary["counts"]["failed"] == 0
     # ids propagate: the remote claim links are the remote ids of its sources

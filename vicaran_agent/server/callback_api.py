@@ -19,7 +19,7 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from datetime import date, datetime
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, TypeVar, get_args
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
@@ -37,13 +37,16 @@ from ..config import Settings, get_settings
 from ..schemas import (
     BiasAssessment,
     Claim,
+    ClaimOrigin,
     CoverageStance,
     DatePrecision,
+    EvidenceOrigin,
     EvidenceStance,
     InvestigationConfig,
     Mode,
     Origin,
     Reliability,
+    ReportQuality,
     Source,
     SourceBias,
     TimelineEvent,
@@ -79,6 +82,8 @@ Language = Annotated[
 ]
 Domain = Annotated[str, StringConstraints(strip_whitespace=True, max_length=255)]
 PublishedAt = Annotated[str, StringConstraints(strip_whitespace=True, max_length=64)]
+Sha256 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
+Short = Annotated[str, StringConstraints(strip_whitespace=True, max_length=32)]
 
 
 # --- request data, one model per type (extra fields are ignored for newer clients) ---------
@@ -114,17 +119,31 @@ class SourceData(_Data):
     is_user_provided: bool
     published_at: PublishedAt | None = None
     origin: Origin | None = None
+    # optional fields of the trust work (a receiver that does not know them ignores them)
+    display_url: str | None = None
+    publisher: Domain | None = None
+    retrieved_at: PublishedAt | None = None
+    content_sha256: Sha256 | None = None
+    relevant: bool | None = None
+    relevance_reason: str | None = None
 
     @field_validator("url")
     @classmethod
     def _url(cls, value: str) -> str:
         return _http_url(value, normalize=True)
 
+    @field_validator("display_url")
+    @classmethod
+    def _display_url(cls, value: str | None) -> str | None:
+        return None if value is None else _http_url(value, normalize=False)
+
 
 class ClaimData(_Data):
     claim_text: RequiredText
     importance: Unit | None = None
     source_ids: list[Id]
+    origin: ClaimOrigin | None = None
+    entities: list[str] | None = None
 
 
 class EvidenceData(_Data):
@@ -133,6 +152,14 @@ class EvidenceData(_Data):
     reliability: Reliability
     stance: EvidenceStance
     snippet: str | None = None
+    publisher: Domain | None = None
+    quote: Annotated[str, StringConstraints(max_length=300)] | None = None
+    query: str | None = None
+    retrieved_at: PublishedAt | None = None
+    published_at: PublishedAt | None = None
+    content_sha256: Sha256 | None = None
+    origin: Short | None = None
+    independent: bool | None = None
 
     @field_validator("url")
     @classmethod
@@ -147,6 +174,7 @@ class FactCheckData(_Data):
     explanation: str
     evidence: list[EvidenceData]
     source_ids: list[Id]
+    as_of: PublishedAt | None = None
 
 
 class PerSourceData(_Data):
@@ -217,6 +245,7 @@ class TimelineData(_Data):
 class CompleteData(_Data):
     summary: str
     overall_bias_score: Score10 | None = None
+    quality: ReportQuality | None = None
 
 
 class PartialData(CompleteData):
@@ -410,6 +439,12 @@ class _Writer:
             published_at=data.published_at or None,
             is_user_provided=data.is_user_provided,
             origin=data.origin or "web",
+            display_url=data.display_url or "",
+            publisher=data.publisher or "",
+            retrieved_at=data.retrieved_at,
+            content_sha256=data.content_sha256,
+            relevant=data.relevant is not False,
+            relevance_reason=data.relevance_reason,
         )
         ids = await self.call(self.repo.save_sources, self.id, [source])
         return {"success": True, "source_id": str(ids[source.url])}
@@ -423,6 +458,8 @@ class _Writer:
             claim_text=data.claim_text,
             importance=0.5 if data.importance is None else data.importance,
             source_ids=list(dict.fromkeys(data.source_ids)),
+            origin=data.origin or "source",
+            entities=[e.strip() for e in data.entities or [] if e.strip()],
         )
         ids = await self.call(self.repo.save_claims, self.id, [claim])
         return {"success": True, "claim_id": str(ids[key])}
@@ -442,16 +479,25 @@ class _Writer:
             explanation=data.explanation,
             evidence=[
                 {
-                    "url": item.url,
+                    "url": normalize_url(item.url),
+                    "display_url": item.url,
                     "title": item.title or "",
-                    "publisher": domain_of(item.url),
+                    "publisher": item.publisher or domain_of(item.url),
                     "reliability": item.reliability,
                     "stance": item.stance,
                     "snippet": item.snippet or "",
+                    "quote": item.quote or "",
+                    "query": item.query or "",
+                    "retrieved_at": item.retrieved_at,
+                    "published_at": item.published_at,
+                    "content_sha256": item.content_sha256,
+                    "origin": _evidence_origin(item.origin),
+                    "independent": item.independent is not False,
                 }
                 for item in data.evidence
             ],
             source_ids=list(dict.fromkeys(data.source_ids)),
+            as_of=data.as_of,
         )
         ids = await self.call(self.repo.save_verdicts, self.id, [verdict])
         if claim["key"] not in ids:  # the store skips a verdict whose claim is not there
@@ -506,6 +552,7 @@ class _Writer:
             "completed",
             summary=data.summary,
             overall_bias_score=data.overall_bias_score,
+            quality=_quality(data.quality),
         )
         return {"success": True}
 
@@ -517,6 +564,7 @@ class _Writer:
             summary=data.summary,
             partial_reason=data.partial_reason,
             overall_bias_score=data.overall_bias_score,
+            quality=_quality(data.quality),
         )
         return {"success": True}
 
@@ -536,6 +584,16 @@ class _Writer:
             "INVESTIGATION_PARTIAL": self.partial,
             "INVESTIGATION_FAILED": self.failed,
         }[type_]
+
+
+def _evidence_origin(value: str | None) -> str:
+    """The sender's evidence origin when Vicaran knows it, else "web"."""
+    known = get_args(EvidenceOrigin)
+    return value if value in known else "web"
+
+
+def _quality(quality: ReportQuality | None) -> dict[str, Any] | None:
+    return quality.model_dump(mode="json") if quality is not None else None
 
 
 def _fresh_key(taken: set[str]) -> str:

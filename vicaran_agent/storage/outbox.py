@@ -78,6 +78,8 @@ def payload(kind: str, row: Any) -> tuple[str | None, dict[str, Any]]:
         data: dict[str, Any] = {"summary": row.summary or ""}
         if row.overall_bias_score is not None:
             data["overall_bias_score"] = row.overall_bias_score
+        if row.quality:
+            data["quality"] = dict(row.quality)
         if kind == "INVESTIGATION_PARTIAL":
             data["partial_reason"] = row.partial_reason or "partial"
         return None, data
@@ -91,12 +93,22 @@ def payload(kind: str, row: Any) -> tuple[str | None, dict[str, Any]]:
             "is_user_provided": row.is_user_provided,
             "published_at": row.published_at,
             "origin": row.origin,
+            **_present(
+                display_url=row.display_url,
+                publisher=row.publisher,
+                retrieved_at=row.retrieved_at,
+                content_sha256=row.content_sha256,
+                relevant=row.relevant,
+                relevance_reason=row.relevance_reason,
+            ),
         }
     if isinstance(row, ClaimRow):
         return row.id, {
             "claim_text": row.claim_text,
             "importance": row.importance,
             "source_ids": [s.id for s in row.sources],
+            "origin": row.origin or "source",
+            "entities": list(row.entities or []),
         }
     if isinstance(row, FactCheckRow):
         return row.id, {
@@ -106,15 +118,26 @@ def payload(kind: str, row: Any) -> tuple[str | None, dict[str, Any]]:
             "explanation": row.explanation,
             "evidence": [
                 {
-                    "url": e.url,
+                    "url": e.display_url or e.url,
                     "title": e.title,
                     "reliability": e.reliability,
                     "stance": e.stance,
                     "snippet": e.snippet,
+                    **_present(
+                        publisher=e.publisher,
+                        quote=e.quote,
+                        query=e.query,
+                        retrieved_at=e.retrieved_at,
+                        published_at=e.published_at,
+                        content_sha256=e.content_sha256,
+                        origin=e.origin,
+                        independent=e.independent,
+                    ),
                 }
                 for e in row.evidence
             ],
             "source_ids": [s.id for s in row.sources],
+            **_present(as_of=row.as_of),
         }
     if isinstance(row, BiasRow):
         return row.id, {
@@ -135,6 +158,11 @@ def payload(kind: str, row: Any) -> tuple[str | None, dict[str, Any]]:
             "source_id": row.source_ids[0] if row.source_ids else None,
         }
     raise TypeError(f"no callback payload for {type(row).__name__}")
+
+
+def _present(**fields: Any) -> dict[str, Any]:
+    """The optional contract fields that have a value (older receivers ignore them anyway)."""
+    return {name: value for name, value in fields.items() if value not in (None, "")}
 
 
 @dataclass(frozen=True)
