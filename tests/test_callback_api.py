@@ -921,3 +921,82 @@ async def test_full_investigation_through_the_api(
     assert record["fact_checks"][0]["claim_id"] == claim_id
     assert record["timeline"][0]["source_ids"] == [source_id]
     assert record["overall_bias_score"] == 2
+
+
+# --- the optional fields of the trust work ---------------------------------------------------
+
+SHA = "a" * 64
+
+
+async def test_provenance_fields_are_stored_and_returned(client, repo):
+    investigation_id = await started(client)
+    source_id = await add_source(
+        client,
+        investigation_id,
+        display_url="https://www.example.com/news/story/",
+        publisher="example.com",
+        retrieved_at="2026-01-15T10:00:00+00:00",
+        content_sha256=SHA,
+        relevant=False,
+        relevance_reason="About another town.",
+    )
+    response = await send(
+        client,
+        "CLAIM_EXTRACTED",
+        investigation_id,
+        {"claim_text": "Fares rose 40%.", "source_ids": [], "origin": "brief", "entities": ["X"]},
+    )
+    claim_id = response.json()["claim_id"]
+    item = {
+        "url": "https://www.Reuters.com/a/",
+        "reliability": "high",
+        "stance": "supports",
+        "quote": "Fares rose 40% in March.",
+        "query": "fares rose",
+        "published_at": "2026-01-12",
+        "content_sha256": SHA,
+        "origin": "page",
+        "independent": False,
+    }
+    data = {**fact_check_data(claim_id, [source_id]), "evidence": [item], "as_of": "2026-01-15"}
+    response = await send(client, "FACT_CHECKED", investigation_id, data)
+    assert response.status_code == 200, response.text
+    quality = {"scores": {"structure": 80}, "overall": 80, "audited": 3, "rewrites": 1}
+    response = await send(
+        client, "INVESTIGATION_COMPLETE", investigation_id, {"summary": "# R", "quality": quality}
+    )
+    assert response.status_code == 200, response.text
+
+    saved = repo.get_investigation(investigation_id)
+    (source,) = saved["sources"]
+    assert source["display_url"] == "https://www.example.com/news/story/"
+    assert (source["content_sha256"], source["relevant"]) == (SHA, False)
+    assert source["relevance_reason"] == "About another town."
+    (claim,) = saved["claims"]
+    assert (claim["origin"], claim["entities"]) == ("brief", ["X"])
+    (check,) = saved["fact_checks"]
+    assert check["as_of"] == "2026-01-15"
+    (evidence,) = check["evidence"]
+    assert evidence["url"] == "https://reuters.com/a"  # the identity is normalized ...
+    assert evidence["display_url"] == "https://www.Reuters.com/a/"  # ... the link is kept
+    assert (evidence["quote"], evidence["query"], evidence["independent"]) == (
+        "Fares rose 40% in March.",
+        "fares rose",
+        False,
+    )
+    assert (evidence["content_sha256"], evidence["origin"]) == (SHA, "page")
+    assert saved["quality"]["audited"] == 3 and saved["quality"]["rewrites"] == 1
+
+
+async def test_malformed_provenance_fields_are_refused(client):
+    investigation_id = await started(client)
+    response = await send(
+        client, "SOURCE_FOUND", investigation_id, {**SOURCE, "content_sha256": "not-a-hash"}
+    )
+    assert response.status_code == 400
+    assert "data.content_sha256" in response.json()["error"]
+    response = await send(
+        client, "SOURCE_FOUND", investigation_id, {**SOURCE, "display_url": "javascript:alert(1)"}
+    )
+    assert response.status_code == 400
+    assert "data.display_url" in response.json()["error"]
