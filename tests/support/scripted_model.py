@@ -46,10 +46,24 @@ _CALLS_LOCK = threading.Lock()
 _ACTIVE: dict[str, int] = {}  # task -> calls running now; "peak:<task>" -> the most at once
 
 
+_TICKS = [0]  # a logical clock: call starts and ends in the order they happened
+
+
 def reset_calls() -> None:
     with _CALLS_LOCK:
         CALLS.clear()
         _ACTIVE.clear()
+        _TICKS[0] = 0
+
+
+def _tick() -> int:
+    _TICKS[0] += 1
+    return _TICKS[0]
+
+
+def overlapped(first: dict[str, Any], second: dict[str, Any]) -> bool:
+    """Whether two recorded calls were running at the same time (by event order, not time)."""
+    return first["start"] < second["end"] and second["start"] < first["end"]
 
 
 def calls_for(task: str) -> list[dict[str, Any]]:
@@ -133,17 +147,17 @@ class ScriptedModel(BaseLlm):
         prompt = "\n".join(
             p.text or "" for c in llm_request.contents for p in (c.parts or []) if p.text
         )
+        record = {
+            "model": self.model,
+            "task": task,
+            "chars": len(instruction) + len(prompt),
+            "prompt": prompt,
+            "instruction": instruction,
+            "time": time.monotonic(),
+        }
         with _CALLS_LOCK:
-            CALLS.append(
-                {
-                    "model": self.model,
-                    "task": task,
-                    "chars": len(instruction) + len(prompt),
-                    "prompt": prompt,
-                    "instruction": instruction,
-                    "time": time.monotonic(),
-                }
-            )
+            record["start"], record["end"] = _tick(), None
+            CALLS.append(record)
             _ACTIVE[task] = _ACTIVE.get(task, 0) + 1
             _ACTIVE[f"peak:{task}"] = max(_ACTIVE.get(f"peak:{task}", 0), _ACTIVE[task])
         try:
@@ -178,6 +192,7 @@ class ScriptedModel(BaseLlm):
         finally:
             with _CALLS_LOCK:
                 _ACTIVE[task] -= 1
+                record["end"] = _tick()
         if stream and content.parts and content.parts[0].text:
             text = content.parts[0].text
             yield LlmResponse(

@@ -1,0 +1,200 @@
+"""Verdicts a newsroom can defend, through whole investigations: time, relevance, the brief's own
+claims, and the report's check (code checks, citation audit, quality score, one rewrite)."""
+
+from __future__ import annotations
+
+import re
+
+from tests.support import scripted_model
+from tests.support.conversation import Conversation
+from tests.support.corpus import RIVERTON, Article, pages, search_results
+from vicaran_agent import state_keys as keys
+from vicaran_agent.config import get_settings
+from vicaran_agent.storage import get_repository
+
+BRIEF = (
+    "Investigate whether Acme Chemicals polluted Riverton's drinking water and what the EPA "
+    "found. https://rivertondaily.com/news/acme-health-complaints"
+)
+OFF_TOPIC = Article(
+    "https://citynews.example.com/sports/marathon-2025",
+    "City marathon draws record crowd",
+    "More than 12,000 runners took part in the city marathon on 2025-04-06, organisers said. "
+    "The winner finished in 2 hours and 9 minutes, a course record. Volunteers handed out "
+    "bananas along the route and local bands played at every mile marker of the course.",
+    "2025-04-07",
+)
+
+
+async def investigate(brief: str = BRIEF) -> tuple[Conversation, list[str], dict]:
+    conversation = Conversation()
+    await conversation.send(brief)
+    events = await conversation.send("APPROVED")
+    return conversation, conversation.texts(events), await conversation.state()
+
+
+def saved(state: dict) -> dict:
+    repository = get_repository(get_settings().database_url)
+    return repository.get_investigation(state[keys.INVESTIGATION_ID])
+
+
+# --- time -------------------------------------------------------------------------------------
+
+
+async def test_today_is_stated_in_every_model_calls_instruction(env):
+    env.set(VICARAN_TODAY="2026-01-15")
+    _, _, state = await investigate()
+    tasks = {call["task"] for call in scripted_model.CALLS}
+    assert {"orchestrator", "SourceDigest", "ClaimAssessment", "ReportDraft"} <= tasks
+    for call in scripted_model.CALLS:
+        # in the system instruction itself, not only in the data
+        assert "Today's date is 2026-01-15" in call["instruction"], call["task"]
+    # the evidence's publication dates reach the fact checker
+    prompts = [c["prompt"] for c in scripted_model.calls_for("ClaimAssessment")]
+    assert any("published: 2025-01-16" in p for p in prompts)
+    assert {v["as_of"] for v in state[keys.VERDICT_RECORDS]} == {"2026-01-15"}
+    assert {f["as_of"] for f in saved(state)["fact_checks"]} == {"2026-01-15"}
+
+
+# --- relevance --------------------------------------------------------------------------------
+
+
+async def test_an_off_topic_page_is_set_aside_and_counted_in_the_report(env):
+    env.services.tavily.overrides = lambda query, body: search_results([*RIVERTON, OFF_TOPIC])
+    env.services.jina.pages.update(pages([OFF_TOPIC]))
+    _, texts, state = await investigate()
+    (off,) = [s for s in state[keys.SOURCE_RECORDS] if "marathon" in s["url"]]
+    assert off["is_reachable"] and off["relevant"] is False
+    assert off["relevance"] < 0.3 and off["relevance_reason"]
+    # not fed to claims, bias or the timeline
+    assert all(off["url"] not in c["source_urls"] for c in state[keys.CLAIM_RECORDS])
+    assert all(off["url"] != p["url"] for p in state[keys.BIAS_RECORD]["per_source"])
+    for call in (
+        scripted_model.calls_for("ClaimDraft")
+        + scripted_model.calls_for("BiasJudgement")
+        + scripted_model.calls_for("TimelineDraft")
+    ):
+        assert "marathon" not in call["prompt"].lower()
+    assert all(off["url"] not in e["source_urls"] for e in state[keys.TIMELINE_RECORDS])
+    # the journalist is told, as it happens and in the report
+    assert any("set aside (off-topic)" in t and "City marathon" in t for t in texts)
+    report = texts[-1]
+    assert "1 source(s) set aside as off-topic" in state[keys.DISCOVERED_SOURCES]
+    assert "Set aside as off-topic" in report.split("## Notes")[1]
+    assert off["display_url"] not in report.split("## Notes")[0]  # never cited
+    assert state[keys.INVESTIGATION_STATUS] == "completed", state[keys.PARTIAL_REASON]
+    record = saved(state)
+    (stored,) = [s for s in record["sources"] if "marathon" in s["url"]]
+    assert stored["relevant"] is False  # saved, with the reason
+    assert stored["relevance_reason"] == off["relevance_reason"]
+
+
+# --- the brief's own claims -------------------------------------------------------------------
+
+
+async def test_a_claim_only_the_brief_makes_is_checked_first(env):
+    brief = (
+        "Investigate whether Acme Chemicals polluted Riverton's drinking water. "
+        "The mayor's brother owns 3 bottling firms in the county."
+    )
+    _, texts, state = await investigate(brief)
+    first = state[keys.CLAIM_RECORDS][0]
+    assert first["origin"] == "brief" and first["key"] == "C1"
+    assert "mayor's brother owns 3 bottling firms" in first["claim_text"]
+    assert first["source_urls"] == []  # no source repeats it
+    # checked: a verdict exists for it and its evidence loop ran first
+    verdict = next(v for v in state[keys.VERDICT_RECORDS] if v["claim_key"] == "C1")
+    assert verdict["verdict"] == "unverified"  # nothing independent says so
+    checks = [c["prompt"] for c in scripted_model.calls_for("ClaimAssessment")]
+    assert "mayor's brother owns 3 bottling firms" in checks[0]
+    assert any("Verifying claim 1/" in t and "bottling firms" in t for t in texts)
+    (stored,) = [c for c in saved(state)["claims"] if c["origin"] == "brief"]
+    assert stored["claim_text"] == first["claim_text"]
+    assert any(f["claim_id"] == stored["id"] for f in saved(state)["fact_checks"])
+
+
+# --- the checked report -----------------------------------------------------------------------
+
+
+def report_drafts() -> list[dict]:
+    return scripted_model.calls_for("ReportDraft")
+
+
+async def test_a_clean_report_is_audited_and_scored_in_one_round_without_a_rewrite(env):
+    env.set(VICARAN_PRO_MODEL="scripted/latency-20")
+    _, texts, state = await investigate()
+    assert len(report_drafts()) == 1
+    audits = scripted_model.calls_for("CitationAudit")
+    (quality_call,) = scripted_model.calls_for("QualityReview")
+    assert audits and all(scripted_model.overlapped(a, quality_call) for a in audits)
+    quality = state[keys.REPORT_QUALITY]
+    assert quality["rewrites"] == 0 and quality["problems"] == []
+    assert quality["audited"] == len(re.findall(r"\[A\d+\]", "".join(a["prompt"] for a in audits)))
+    assert quality["audited"] > 0 and quality["overall"] == 85
+    report = texts[-1]
+    assert "Checked by Vicaran: quality 85/100" in report
+    assert f"{quality['audited']} cited sentences audited" in report
+    assert saved(state)["quality"] == quality
+
+
+async def test_a_finding_that_contradicts_its_verdict_gets_one_rewrite(env):
+    env.set(VICARAN_PRO_MODEL="scripted/contradicts-verdict")
+    _, texts, state = await investigate()
+    first, second = report_drafts()
+    assert "<<<DATA PROBLEMS" not in first["prompt"]
+    problems = second["prompt"].split("<<<DATA PROBLEMS")[1].split("DATA>>>")[0]
+    unverified = [
+        v["claim_key"] for v in state[keys.VERDICT_RECORDS] if v["verdict"] == "unverified"
+    ]
+    assert unverified
+    assert f"Finding {unverified[0]} states the verdict 'verified'" in problems
+    quality = state[keys.REPORT_QUALITY]
+    assert quality["rewrites"] == 1 and quality["problems"]
+    assert "rewritten once" in texts[-1]
+    assert state[keys.INVESTIGATION_STATUS] == "completed", state[keys.PARTIAL_REASON]
+
+
+async def test_a_report_still_failing_after_the_rewrite_loses_its_unsupported_sentence(env):
+    env.set(VICARAN_PRO_MODEL="scripted/stubborn-report")
+    _, texts, state = await investigate()
+    assert len(report_drafts()) == 2  # one rewrite, never a second
+    first_audit = scripted_model.calls_for("CitationAudit")[0]["prompt"]
+    assert "nine hundred tons of mercury" in first_audit
+    report = texts[-1]
+    assert "mercury" not in report.split("## Notes")[0]
+    notes = report.split("## Notes")[1]
+    assert "Removed from the report, not supported by its source(s)" in notes
+    quality = state[keys.REPORT_QUALITY]
+    assert (quality["unsupported"], quality["removed"], quality["rewrites"]) == (1, 1, 1)
+    assert "1 unsupported, 1 removed; rewritten once" in report
+    # a removed sentence is a per-item problem, not a stage failure
+    assert state[keys.INVESTIGATION_STATUS] == "completed", state[keys.PARTIAL_REASON]
+
+
+async def test_a_low_quality_score_gets_one_rewrite_and_never_two(env):
+    env.set(VICARAN_PRO_MODEL="scripted/low-quality")
+    _, texts, state = await investigate()
+    assert len(report_drafts()) == 2
+    assert len(scripted_model.calls_for("QualityReview")) == 2  # the rewrite was scored too
+    quality = state[keys.REPORT_QUALITY]
+    assert quality["overall"] == 50 and quality["rewrites"] == 1
+    assert any("scored the report 50/100 (below 70)" in p for p in quality["problems"])
+    assert "quality 50/100" in texts[-1]
+
+
+async def test_the_plans_questions_are_answered_or_listed_as_open(env):
+    _, texts, state = await investigate()
+    report = texts[-1]
+    section = report.split("## Questions from the Plan")[1].split("\n## ")[0]
+    for question in ("The core allegation", "Official records", "The other side's response"):
+        assert f"**{question}**" in section
+    (draft,) = report_drafts()
+    assert "Q1. The core allegation" in draft["prompt"]
+
+
+async def test_a_failed_audit_makes_the_run_partial_and_says_why(env):
+    env.set(VICARAN_PRO_MODEL="scripted/error-CitationAudit")
+    _, texts, state = await investigate()
+    assert state[keys.INVESTIGATION_STATUS] == "partial"
+    assert "citation audit could not check some sentences" in state[keys.PARTIAL_REASON]
+    assert state[keys.REPORT_QUALITY]["audited"] == 0
