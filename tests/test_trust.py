@@ -183,7 +183,7 @@ async def test_a_low_quality_score_gets_one_rewrite_and_never_two(env):
 
 
 async def test_the_plans_questions_are_answered_or_listed_as_open(env):
-    _, texts, state = await investigate()
+    _, texts, _ = await investigate()
     report = texts[-1]
     section = report.split("## Questions from the Plan")[1].split("\n## ")[0]
     for question in ("The core allegation", "Official records", "The other side's response"):
@@ -196,5 +196,6 @@ async def test_a_failed_audit_makes_the_run_partial_and_says_why(env):
     env.set(VICARAN_PRO_MODEL="scripted/error-CitationAudit")
     _, texts, state = await investigate()
     assert state[keys.INVESTIGATION_STATUS] == "partial"
+    assert "could not check some sentences" in texts[-1]  # stated above the marker
     assert "citation audit could not check some sentences" in state[keys.PARTIAL_REASON]
     assert state[keys.REPORT_QUALITY]["audited"] == 0
