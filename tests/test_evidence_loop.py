@@ -22,6 +22,7 @@ from vicaran_agent.textmatch import quote_problem, sha256_text
 from vicaran_agent.tools.fact_check_api import FactCheckApi
 from vicaran_agent.tools.live_search import LiveSearch
 from vicaran_agent.tools.page_reader import PageResult
+from vicaran_agent.tools.urls import normalize_url
 
 CLAIM = "Acme Chemicals exceeded federal lead limits by 312% at its Riverton plant in 2024"
 
@@ -383,6 +384,7 @@ async def test_live_search_fallback_adds_resolved_sources(harness):
     search_returns(env, [])
     verdict = await harness.make(cap=1, live=True).run()
     (item,) = [e for e in verdict.evidence if e.origin == "live_search"]
-    assert item.url == article.replace("http://", "http://")  # the final URL, not the redirect
+    assert item.display_url == article  # the final URL, not the redirect ...
+    assert item.url == normalize_url(article)  # ... and its normalized identity
     assert "grounding-api-redirect" not in item.url
     assert "live search added 1 source(s)" in verdict.stop_reason

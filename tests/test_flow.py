@@ -80,7 +80,8 @@ async def test_quick_investigation_runs_end_to_end(env):
     )
     assert saved is not None
     assert saved["mode"] == "quick"
-    assert saved["status"] == state[keys.INVESTIGATION_STATUS]
+    assert state[keys.INVESTIGATION_STATUS] == "completed", state[keys.PARTIAL_REASON]
+    assert saved["status"] == "completed" and saved["partial_reason"] is None
     assert saved["summary"].rstrip().endswith("[INVESTIGATION_COMPLETE]")
     source_ids = {s["id"] for s in saved["sources"]}
     assert len(source_ids) == len(state[keys.SOURCE_RECORDS])
@@ -99,6 +100,7 @@ async def test_detailed_investigation_builds_timeline_and_per_source_bias(env):
     conversation, _, run_events = await run_investigation(BRIEF)
     texts = conversation.texts(run_events)
     assert QUICK_SKIP not in texts
+    assert (await conversation.state())[keys.INVESTIGATION_STATUS] == "completed"
     assert any("📅 [PROGRESS] Constructing timeline" in t for t in texts)
     assert texts[-1].rstrip().endswith("[INVESTIGATION_COMPLETE]")
 
