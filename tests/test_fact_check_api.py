@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from datetime import UTC, datetime
 from typing import Any, get_args
 
@@ -367,12 +366,10 @@ async def test_429_is_retried_then_succeeds(fake: FakeFactCheckTools) -> None:
 async def test_429_retry_after_is_honoured(fake: FakeFactCheckTools) -> None:
     fake.fail(429, times=1, retry_after=1)
     client = FactCheckApi(settings_for(fake), backoff_base=0.01, backoff_max=5)
-    started = time.monotonic()
     outcome = await client.search(["merenda"])
     assert outcome.failures == []
     first, second = fake.requests
-    assert second.started - first.started >= 0.95
-    assert time.monotonic() - started < 3
+    assert second.started - first.started >= 0.95  # a lower bound: load only adds to it
 
 
 async def test_500_until_exhausted_is_recorded(fake: FakeFactCheckTools) -> None:
@@ -403,38 +400,33 @@ async def test_one_failing_query_does_not_sink_the_others(fake: FakeFactCheckToo
 async def test_hang_fails_within_the_timeout_budget(fake: FakeFactCheckTools) -> None:
     fake.fail("hang")
     settings = settings_for(fake, vicaran_search_timeout_seconds=0.3, vicaran_max_retries=1)
-    started = time.monotonic()
-    outcome = await api(settings).search(["merenda"])
-    elapsed = time.monotonic() - started
+    outcome = await api(settings).search(["merenda"])  # returns at all: the hang was cut
     assert outcome.reviews == []
     assert outcome.failures == [
         "Fact Check Tools search timed out after 0.3 s (still failing after 1 retries): try "
         "again later or raise VICARAN_SEARCH_TIMEOUT_SECONDS"
     ]
     assert fake.count() == 2
-    assert elapsed < 0.3 * 2 + 0.5
 
 
 async def test_concurrency_overlaps_but_stays_bounded() -> None:
+    """Overlap and its bound are shown by peak concurrency, never by wall time."""
     with FakeFactCheckTools([MAYOR], latency=0.25) as fake:
-        started = time.monotonic()
         outcome = await api(settings_for(fake, vicaran_concurrency=2)).search(
             [f"merenda {i}" for i in range(6)]
         )
-        elapsed = time.monotonic() - started
         assert outcome.failures == []
-        assert fake.count() == 6 and fake.peak_concurrency == 2
-        assert 0.7 <= elapsed < 1.4  # 3 waves of 0.25 s, not 6 sequential ones
+        assert fake.count() == 6 and fake.peak_concurrency == 2  # overlapped, within 2
 
 
 async def test_queries_run_at_once_when_allowed() -> None:
     with FakeFactCheckTools([MAYOR], latency=0.3) as fake:
-        started = time.monotonic()
         await api(settings_for(fake, vicaran_concurrency=8)).search(
             [f"merenda {i}" for i in range(5)]
         )
         assert fake.peak_concurrency == 5
-        assert time.monotonic() - started < 1.0
+        reqs = fake.requests
+        assert max(r.started for r in reqs) < min(r.ended for r in reqs)  # all at once
 
 
 async def test_reviews_are_deduplicated_by_url(fake: FakeFactCheckTools) -> None:

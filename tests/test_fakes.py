@@ -213,22 +213,25 @@ async def test_hang_times_out_and_server_stops_promptly() -> None:
     started = time.monotonic()
     with pytest.raises(TavilyTimeoutError):
         await client.search("q", timeout=0.3)
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < 10  # cut by the timeout, not left hanging
     await client.close()
     started = time.monotonic()
     fake.stop()
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < 10  # cut by the timeout, not left hanging
 
 
 async def test_latency_and_peak_concurrency() -> None:
+    """Overlap is shown by the order of events, never by wall time (load-proof)."""
     with FakeTavily(RESULTS, latency=0.2) as fake:
         client = tavily.AsyncTavilyClient(api_key="tvly-test", api_base_url=fake.url)
-        started = time.monotonic()
         await asyncio.gather(*(client.search(f"q{i}") for i in range(4)))
-        assert time.monotonic() - started < 0.7  # they overlapped
         assert fake.peak_concurrency == 4
         reqs = fake.requests
-        assert all(r.ended is not None and r.ended - r.started >= 0.2 for r in reqs)
+        assert all(r.ended is not None for r in reqs)
+        # every request started before any answered: they overlapped, however slow the machine
+        assert max(r.started for r in reqs) < min(r.ended for r in reqs)
+        # the latency is a lower bound (a loaded machine only makes it longer)
+        assert all(r.ended - r.started >= 0.2 for r in reqs)
         await client.close()
 
 
@@ -361,7 +364,7 @@ def test_jina_garbage_and_hang(reader: FakeJinaReader) -> None:
     started = time.monotonic()
     with pytest.raises(httpx.ReadTimeout):
         httpx.get(f"{reader.url}/https://example.com/", timeout=0.3)
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < 10  # cut by the timeout, not left hanging
 
 
 def test_text_representation_rules() -> None:
@@ -421,7 +424,7 @@ def test_web_hang_and_prompt_stop() -> None:
         httpx.get(url, timeout=0.3)
     started = time.monotonic()
     web.stop()
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < 10  # cut by the timeout, not left hanging
 
 
 def test_log_records_json_body_and_headers(fake_tavily: FakeTavily) -> None:
