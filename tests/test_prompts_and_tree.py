@@ -85,8 +85,8 @@ async def test_each_stage_calls_its_configured_model(env):
     for call in scripted_model.CALLS:
         by_task.setdefault(call["task"], set()).add(call["model"])
     fast = ("orchestrator", "SearchPlan", "SourceDigest", "ClaimDraft", "BriefClaims")
-    fast += ("BiasJudgement", "TimelineDraft")
-    pro = ("ClaimAssessment", "ReportDraft", "CitationAudit", "QualityReview")
+    fast += ("BiasJudgement", "TimelineDraft", "CitationAudit", "QualityReview")
+    pro = ("ClaimAssessment", "ReportDraft")
     assert {task: by_task.get(task) for task in fast} == {t: {"scripted/fast"} for t in fast}
     assert {task: by_task.get(task) for task in pro} == {t: {"scripted/pro"} for t in pro}
 

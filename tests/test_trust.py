@@ -121,7 +121,7 @@ def report_drafts() -> list[dict]:
 
 
 async def test_a_clean_report_is_audited_and_scored_in_one_round_without_a_rewrite(env):
-    env.set(VICARAN_PRO_MODEL="scripted/latency-20")
+    env.set(VICARAN_FAST_MODEL="scripted/latency-20")  # the checks run on the fast model
     _, texts, state = await investigate()
     assert len(report_drafts()) == 1
     audits = scripted_model.calls_for("CitationAudit")
@@ -172,7 +172,7 @@ async def test_a_report_still_failing_after_the_rewrite_loses_its_unsupported_se
 
 
 async def test_a_low_quality_score_gets_one_rewrite_and_never_two(env):
-    env.set(VICARAN_PRO_MODEL="scripted/low-quality")
+    env.set(VICARAN_FAST_MODEL="scripted/low-quality")
     _, texts, state = await investigate()
     assert len(report_drafts()) == 2
     assert len(scripted_model.calls_for("QualityReview")) == 2  # the rewrite was scored too
@@ -193,7 +193,7 @@ async def test_the_plans_questions_are_answered_or_listed_as_open(env):
 
 
 async def test_a_failed_audit_makes_the_run_partial_and_says_why(env):
-    env.set(VICARAN_PRO_MODEL="scripted/error-CitationAudit")
+    env.set(VICARAN_FAST_MODEL="scripted/error-CitationAudit")
     _, texts, state = await investigate()
     assert state[keys.INVESTIGATION_STATUS] == "partial"
     assert "could not check some sentences" in texts[-1]  # stated above the marker

@@ -19,7 +19,7 @@ from .. import state_keys as keys
 from ..citations import resolve_citations
 from ..formatting import data_block, one_line
 from ..i18n import verdict_label, word
-from ..llm import ModelCallError
+from ..llm import ModelCallError, ModelClient
 from ..prompts.summary_writer import (
     CITATION_AUDIT_INSTRUCTION,
     QUALITY_REVIEW_INSTRUCTION,
@@ -103,8 +103,10 @@ class SummaryWriterAgent(StageAgent):
                     True,
                 )
             if not degraded:
+                # The checks run on the fast model: a second model reads what the first wrote,
+                # and the round costs one fast call, not a pro one.
                 reviewer = ReportReviewer(
-                    stage.model,
+                    ModelClient(stage.settings.vicaran_fast_model, stage.settings),
                     await stage.render(CITATION_AUDIT_INSTRUCTION),
                     await stage.render(QUALITY_REVIEW_INSTRUCTION),
                     numbered=numbered,
