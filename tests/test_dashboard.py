@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import re
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -35,14 +37,16 @@ SUMMARY = "# Dam contract\n\n## Executive Summary\nThe mayor **signed** it [1], 
 # --- records (also used by test_dashboard_browser.py) --------------------------------------
 
 
-def start(repo: Repository, title: str = "Dam contract", mode: Mode = "detailed") -> str:
+def start(
+    repo: Repository, title: str = "Dam contract", mode: Mode = "detailed", language: str = "en"
+) -> str:
     """A new investigation, in progress; returns its id."""
     config = InvestigationConfig.for_mode(
         mode,
         investigation_id=str(uuid.uuid4()),
         title=title,
         brief="Who approved the 2024 dam contract?",
-        language="en",
+        language=language,
     )
     repo.start_investigation(config)
     return config.investigation_id
@@ -129,6 +133,121 @@ def full_investigation(repo: Repository, mode: Mode = "detailed") -> tuple[str, 
     source_ids = [ids[s.url] for s in sources]
     add_findings(repo, iid, source_ids)
     repo.finish_investigation(iid, "completed", summary=SUMMARY)
+    return iid, source_ids
+
+
+def sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+# What Vicaran read of source 1 and of the contract; the quote is found in the latter.
+SOURCE_TEXT = "Story 1 as read: the mayor signed the dam contract on 1 March 2024. Ünïcödé ✓"
+EVIDENCE_TEXT = "Council minutes, page 3. Signed on 1 March 2024 by the mayor, in public."
+QUOTE = "Signed on 1 March 2024 by the mayor"
+QUERY = "mayor dam contract signature 2024"
+DISPLAY_1 = "https://www.news1.example/Story?ref=home"
+EVIDENCE_DISPLAY = "https://records.example/Contract.pdf"
+NOT_INDEPENDENT = "the page this claim was extracted from"
+STANCE_NOTE = "counted as context, not 'supports': the quote is not in the text read"
+VERDICTS = ("verified", "partially_true", "misleading", "false", "unverified")
+REPORT = SUMMARY + "\n[INVESTIGATION_COMPLETE]\n"
+QUALITY = {
+    "scores": {
+        "factual_accuracy": 91,
+        "citation_correctness": 82,
+        "plan_coverage": 73,
+        "structure": 64,
+        "relevance": 55,
+    },
+    "overall": 73,
+    "threshold": 70,
+    "audited": 9,
+    "unsupported": 2,
+    "removed": 1,
+    "rewrites": 1,
+    "problems": ["The timeline repeats the findings."],
+}
+
+
+def trust_investigation(repo: Repository, language: str = "en") -> tuple[str, list[str]]:
+    """A completed investigation with the trust fields filled in; returns (id, source ids).
+
+    Sources: 1 as found at DISPLAY_1 with its snapshot, 2 set aside as off-topic, 3 with a
+    hostile title. Claims C1..C5 have one verdict each (VERDICTS, in order): C1 comes from
+    sources 1 and 3, C2-C4 from source 1, C5 only from the brief. Each check has a quoted,
+    independent item (with a snapshot) and one that is not independent; C4 has no `as_of`.
+    No bias (no source could be rated); the report ends with the protocol marker.
+    """
+    iid = start(repo, language=language)
+    sources = [
+        source(
+            1,
+            display_url=DISPLAY_1,
+            publisher="News One",
+            content_sha256=sha256(SOURCE_TEXT),
+            retrieved_at="2024-04-02T10:00:00+00:00",
+            is_user_provided=True,
+            relevance=0.9,
+            relevance_reason="About the contract.",
+        ),
+        source(2, relevant=False, relevance=0.12, relevance_reason="About a football match."),
+        source(3, title=XSS),
+    ]
+    ids = repo.save_sources(iid, sources, texts={sha256(SOURCE_TEXT): SOURCE_TEXT})
+    source_ids = [ids[s.url] for s in sources]
+    linked = {1: [source_ids[0], source_ids[2]], 5: []}
+    claims = [
+        Claim(
+            key=f"C{n}",
+            claim_text=f"Claim {n} about the dam contract.",
+            importance=0.5,
+            source_ids=linked.get(n, [source_ids[0]]),
+            origin="brief" if n == 5 else "source",
+        )
+        for n in range(1, len(VERDICTS) + 1)
+    ]
+    claim_ids = repo.save_claims(iid, claims)
+    evidence = [
+        Evidence(
+            url="https://records.example/contract",
+            display_url=EVIDENCE_DISPLAY,
+            title="Signed contract",
+            publisher="City records",
+            reliability="high",
+            stance="supports",
+            quote=QUOTE,
+            query=QUERY,
+            published_at="2024-03-02",
+            retrieved_at="2024-04-02T11:00:00+00:00",
+            content_sha256=sha256(EVIDENCE_TEXT),
+        ),
+        Evidence(
+            url=sources[0].url,
+            display_url=DISPLAY_1,
+            title="Story 1",
+            publisher="News One",
+            reliability="neutral",
+            stance="context",
+            independent=False,
+            independence_note=NOT_INDEPENDENT,
+            stance_note=STANCE_NOTE,
+        ),
+    ]
+    verdicts = [
+        Verdict(
+            claim_key=claim.key,
+            claim_text=claim.claim_text,
+            claim_id=claim_ids[claim.key],
+            verdict=label,
+            confidence=0.8,
+            explanation=f"Checked against the contract [1] ({label}).",
+            evidence=evidence,
+            as_of=None if claim.key == "C4" else "2024-04-03",
+        )
+        for claim, label in zip(claims, VERDICTS, strict=True)
+    ]
+    repo.save_verdicts(iid, verdicts, texts={sha256(EVIDENCE_TEXT): EVIDENCE_TEXT})
+    repo.finish_investigation(iid, "completed", summary=REPORT, quality=QUALITY)
     return iid, source_ids
 
 
@@ -381,6 +500,220 @@ async def test_query_token_sets_a_cookie_that_then_works(
     assert (await client.get(f"/api/investigations/{iid}")).status_code == 401
     client.cookies.set(COOKIE_NAME, "forged")
     assert (await client.get(f"/investigations/{iid}")).status_code == 401
+
+
+# --- snapshots: the texts Vicaran read -----------------------------------------------------
+
+
+def snapshot_url(iid: str, sha: str) -> str:
+    return f"/api/investigations/{iid}/snapshots/{sha}"
+
+
+NOT_FOUND = {"success": False, "error": "snapshot not found"}
+
+
+async def test_snapshot_is_the_text_read_and_hashes_to_its_name(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    iid, _ = trust_investigation(repo)
+    for text in (SOURCE_TEXT, EVIDENCE_TEXT):
+        response = await client.get(snapshot_url(iid, sha256(text)))
+        assert response.status_code == 200
+        assert response.headers["content-type"] == "text/plain; charset=utf-8"
+        assert response.headers["cache-control"] == "no-store"
+        assert response.headers["x-content-type-options"] == "nosniff"
+        assert response.text == text
+        assert hashlib.sha256(response.content).hexdigest() == sha256(text)
+
+
+async def test_unknown_snapshot_is_404(client: httpx.AsyncClient, repo: Repository) -> None:
+    iid, _ = trust_investigation(repo)
+    response = await client.get(snapshot_url(iid, sha256("never read")))
+    assert response.status_code == 404 and response.json() == NOT_FOUND
+    unknown = await client.get(snapshot_url("no-such-investigation", sha256(SOURCE_TEXT)))
+    assert unknown.status_code == 404 and unknown.json() == NOT_FOUND
+
+
+async def test_snapshot_of_another_investigation_is_404(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    iid, _ = trust_investigation(repo)
+    other = start(repo, title="Port tender")
+    text = "Only the port tender investigation read this."
+    repo.save_sources(other, [source(9, content_sha256=sha256(text))], texts={sha256(text): text})
+    assert (await client.get(snapshot_url(other, sha256(text)))).text == text  # it exists
+    response = await client.get(snapshot_url(iid, sha256(text)))
+    assert response.status_code == 404 and response.json() == NOT_FOUND
+    assert (await client.get(snapshot_url(other, sha256(SOURCE_TEXT)))).status_code == 404
+
+
+async def test_malformed_snapshot_name_is_404_even_when_stored(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    iid = start(repo)
+    text = "Stored under a name that is not a lowercase SHA-256."
+    upper = sha256(text).upper()  # the store keeps any name; the endpoint must refuse it
+    repo.save_sources(iid, [source(1, content_sha256=upper)], texts={upper: text})
+    assert repo.get_snapshot(iid, upper) == text
+    for name in (upper, sha256(text)[:63], sha256(text) + "0", "g" * 64, "latest"):
+        response = await client.get(snapshot_url(iid, name))
+        assert response.status_code == 404, name
+        assert response.json() == NOT_FOUND
+
+
+async def test_snapshot_needs_the_token_when_set(
+    client: httpx.AsyncClient, repo: Repository, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    iid, _ = trust_investigation(repo)
+    set_token(monkeypatch, TOKEN)
+    path = snapshot_url(iid, sha256(SOURCE_TEXT))
+    denied = await client.get(path)
+    assert denied.status_code == 401 and denied.json() == {
+        "success": False,
+        "error": "Unauthorized",
+    }
+    ok = await client.get(path, headers={"Authorization": f"Bearer {TOKEN}"})
+    assert ok.status_code == 200 and ok.text == SOURCE_TEXT
+
+
+# --- the trust fields on the page ----------------------------------------------------------
+
+
+def card(page: str, element_id: str) -> str:
+    """The HTML of the card with this id (up to the next card)."""
+    start_at = page.index(f'id="{element_id}"')
+    end_at = page.find('<li class="card', start_at)
+    return page[start_at : end_at if end_at != -1 else len(page)]
+
+
+async def test_links_go_to_the_address_as_found_with_snapshot_links(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    iid, _ = trust_investigation(repo)
+    page = (await client.get(f"/investigations/{iid}")).text
+    first = card(page, "source-1")
+    assert f'<a href="{DISPLAY_1}" target="_blank" rel="noopener noreferrer">Story 1</a>' in first
+    assert 'href="https://news1.example/story"' not in page  # the normalized url is not linked
+    assert f'<a class="snap" href="{snapshot_url(iid, sha256(SOURCE_TEXT))}"' in first
+    assert ">snapshot</a>" in first
+    assert "News One" in first and "news1.example" in first
+    assert "Published 2024-03-01" in first
+    assert 'Retrieved <time datetime="2024-04-02T10:00:00+00:00">2024-04-02</time>' in first
+    assert "Provided by you" in first and "Relevance 90%" in first
+    assert 'class="snap"' not in card(page, "source-3")  # no text stored, no snapshot link
+    # Evidence: the address as found, and its snapshot.
+    assert f'<a href="{EVIDENCE_DISPLAY}" target="_blank"' in page
+    assert 'href="https://records.example/contract"' not in page
+    assert f'<a class="snap" href="{snapshot_url(iid, sha256(EVIDENCE_TEXT))}"' in page
+    # Every snapshot linked from the page is served.
+    for name in set(re.findall(r'/snapshots/([0-9a-f]{64})"', page)):
+        assert (await client.get(snapshot_url(iid, name))).status_code == 200
+
+
+async def test_set_aside_sources_are_marked_and_counted(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    iid, _ = trust_investigation(repo)
+    page = (await client.get(f"/investigations/{iid}")).text
+    aside = card(page, "source-2")
+    assert page.count('class="card source set-aside"') == 1
+    assert '<li class="card source set-aside" id="source-2">' in page
+    assert "Set aside: off-topic (relevance 12%): About a football match." in aside
+    assert "Set aside" not in card(page, "source-1")
+    assert '<p class="panel-note">1 of 3 sources set aside as off-topic' in page
+
+
+async def test_claims_from_the_brief_are_tagged(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    iid, _ = trust_investigation(repo)
+    page = (await client.get(f"/investigations/{iid}")).text
+    assert "From your brief" in card(page, "claim-C5")
+    assert all("From your brief" not in card(page, f"claim-C{n}") for n in range(1, 5))
+    assert page.count("From your brief") == 1
+
+
+async def test_evidence_shows_quote_independence_and_provenance(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    iid, _ = trust_investigation(repo)
+    page = (await client.get(f"/investigations/{iid}")).text
+    checks = page[page.index('<section class="panel" id="fact-checks"') :]
+    checks = checks[: checks.index('<section class="panel" id="bias"')]
+    assert checks.count(f'<blockquote class="quote">{QUOTE}</blockquote>') == 5
+    assert checks.count('<span class="tag ind-yes">Independent</span>') == 5
+    assert checks.count(f'<span class="tag ind-no">Not independent: {NOT_INDEPENDENT}</span>') == 5
+    assert (
+        '<p class="note">Counted as context, not &#x27;supports&#x27;: the quote is not in the '
+        "text read</p>"
+    ) in checks
+    assert f"Published 2024-03-02 · found by: {QUERY}" in checks
+    assert checks.count("Checked on 2024-04-03") == 4  # C4 has no date
+    assert "Supports" in checks and "High reliability" in checks
+
+
+async def test_bias_states_no_score_and_unrated(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    finished, _ = trust_investigation(repo)  # completed, no source could be rated
+    page = (await client.get(f"/investigations/{finished}")).text
+    assert "No source could be rated, so there is no bias score." in page
+    assert "No bias assessment yet." not in page
+    running = start(repo)
+    page = (await client.get(f"/investigations/{running}")).text
+    assert "No bias assessment yet." in page and "No source could be rated" not in page
+    rated, _ = full_investigation(repo)
+    page = (await client.get(f"/investigations/{rated}")).text
+    assert "Scale: 0 = balanced … 10 = one-sided" in page
+    assert "rated sources" not in page  # nothing was left unrated
+    repo.save_bias(
+        rated,
+        BiasAssessment(
+            overall_bias_score=2.0,
+            coverage={"supportive": 1, "neutral": 1, "critical": 0},
+            coverage_pct={"supportive": 50.0, "neutral": 50.0, "critical": 0.0},
+            unrated=3,
+        ),
+    )
+    page = (await client.get(f"/investigations/{rated}")).text
+    assert "<figcaption>Coverage balance over 2 rated sources (3 not rated)</figcaption>" in page
+
+
+async def test_summary_has_the_report_check_and_no_marker(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    iid, _ = trust_investigation(repo)
+    page = (await client.get(f"/investigations/{iid}")).text
+    assert "[INVESTIGATION_COMPLETE]" not in page
+    summary = page[page.index('<section class="panel" id="summary"') :]
+    assert summary.index('<div class="prose">') < summary.index("Report check")
+    assert '<p class="stat-value">73<span> / 100</span></p>' in summary
+    assert "Rewrite threshold 70" in summary
+    labels = ("Factual accuracy", "Citation correctness", "Plan coverage", "Structure", "Relevance")
+    for label, score in zip(labels, (91, 82, 73, 64, 55), strict=True):
+        assert (
+            f'<span class="bar-label">{label}</span><span class="bar" aria-hidden="true">'
+            f'<span class="bar-fill " style="width:{score}.0%"></span></span>'
+            f'<span class="bar-value">{score}</span>'
+        ) in summary
+    assert (
+        "9 cited sentences checked against their sources · 2 unsupported · 1 removed · "
+        "Rewritten once"
+    ) in summary
+    assert '<ul class="problems"><li>The timeline repeats the findings.</li></ul>' in summary
+    # Without a quality record there is no box.
+    plain, _ = full_investigation(repo)
+    assert "Report check" not in (await client.get(f"/investigations/{plain}")).text
+
+
+async def test_header_links_every_export(client: httpx.AsyncClient, repo: Repository) -> None:
+    iid, _ = trust_investigation(repo)
+    page = (await client.get(f"/investigations/{iid}")).text
+    head = page[page.index('<div class="inv-head">') : page.index('<nav class="tabs"')]
+    for fmt in ("md", "html", "json", "claimreview"):
+        href = f"/api/investigations/{iid}/export?format={fmt}"
+        assert f'<a href="{href}" download>' in head
+        assert (await client.get(href)).status_code == 200
 
 
 # --- the summary Markdown ------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""`vicaran`: headless investigations, the server, and the callback outbox."""
+"""`vicaran`: headless investigations, exports, the server, and the callback outbox."""
 
 from __future__ import annotations
 
@@ -141,6 +141,16 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8000)
     outbox = commands.add_parser("outbox", help="records waiting for the newsroom callback API")
     outbox.add_argument("action", choices=["status", "flush"])
+    export = commands.add_parser("export", help="export a saved investigation")
+    export.add_argument("investigation_id", metavar="ID", help="the investigation's id")
+    export.add_argument(
+        "--format",
+        dest="fmt",
+        required=True,
+        choices=["md", "html", "json", "claimreview"],
+        help="Markdown report, standalone HTML, every record as JSON, or ClaimReview JSON-LD",
+    )
+    export.add_argument("--out", help="write to this file instead of standard output")
     return main
 
 
@@ -189,12 +199,40 @@ def outbox(action: str) -> int:
     return 0 if not counts["pending"] and not counts["failed"] else 1
 
 
+def export(investigation_id: str, fmt: str, out: str | None) -> int:
+    """Write one saved investigation as `fmt` to standard output, or to `out`."""
+    from . import export as exports
+    from .config import get_settings
+    from .storage import get_repository
+
+    repository = get_repository(get_settings().database_url)
+    investigation = repository.get_investigation(investigation_id)
+    if investigation is None:
+        print(f"No investigation with id {investigation_id} is saved here.", file=sys.stderr)
+        return 1
+    snapshots = repository.get_snapshots(investigation_id) if fmt == "json" else {}
+    text = exports.render(fmt, investigation, snapshots)
+    if not out:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return 0
+    try:
+        Path(out).write_text(text, encoding="utf-8")
+    except OSError as error:
+        print(f"Could not write {out}: {error.strerror or error}.", file=sys.stderr)
+        return 1
+    print(f"{exports.FORMATS[fmt].label} export of {investigation_id} written to {out}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.command == "serve":
         return serve(args.host, args.port)
     if args.command == "outbox":
         return outbox(args.action)
+    if args.command == "export":
+        return export(args.investigation_id, args.fmt, args.out)
     if args.id:
         args.id = str(args.id)
     if not args.brief.strip():

@@ -1,9 +1,11 @@
 """The read API and the investigation dashboard.
 
-`GET /api/investigations[/{id}]` return JSON; `GET /investigations[/{id}]` return server-rendered
-HTML (every value escaped) that `static/dashboard.js` turns into tabs and refreshes every 3 s
-while the investigation runs. With `VICARAN_DASHBOARD_TOKEN` set, every request must present
-the token (Bearer header, `?token=`, or the cookie that `?token=` sets).
+`GET /api/investigations[/{id}]` return JSON, `/api/investigations/{id}/snapshots/{sha256}` a
+text Vicaran read and `/api/investigations/{id}/export?format=...` a download;
+`GET /investigations[/{id}]` return server-rendered HTML (every value escaped) that
+`static/dashboard.js` turns into tabs and refreshes every 3 s while the investigation runs (it
+mirrors the renderers here). With `VICARAN_DASHBOARD_TOKEN` set, every request must present the
+token (Bearer header, `?token=`, or the cookie that `?token=` sets).
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ from urllib.parse import quote, urlsplit
 from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 
+from .. import export
 from ..config import get_settings
+from ..schemas import QUALITY_DIMENSIONS
 from ..storage import get_repository
 from ..sub_agents.bias_analyzer import score_label
 from ..tools.credibility import credibility_label
@@ -30,7 +34,7 @@ from .markdown import render_markdown
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 STATIC_PREFIX = "/dashboard-static"
 COOKIE_NAME = "vicaran_dashboard"
-COMPLETE_MARKER = "[INVESTIGATION_COMPLETE]"
+COMPLETE_MARKER = export.COMPLETE_MARKER
 _STATIC_TYPES = {"dashboard.css": "text/css", "dashboard.js": "text/javascript"}
 _CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; style-src-attr 'unsafe-inline'; "
@@ -58,6 +62,25 @@ VERDICT_LABELS = {
     "unverified": "Unverified",
 }
 STANCES = ("supportive", "neutral", "critical")
+RUNNING = ("planning", "in_progress")
+QUALITY_LABELS = {
+    "factual_accuracy": "Factual accuracy",
+    "citation_correctness": "Citation correctness",
+    "plan_coverage": "Plan coverage",
+    "structure": "Structure",
+    "relevance": "Relevance",
+}
+_DOWNLOADS = (
+    ("md", "Markdown"),
+    ("html", "HTML"),
+    ("json", "JSON"),
+    ("claimreview", "ClaimReview"),
+)
+_SNAPSHOT_HEADERS = {
+    "Cache-Control": "no-store",
+    "X-Content-Type-Options": "nosniff",
+    "Content-Security-Policy": "default-src 'none'; sandbox",
+}
 _PRECISION = {"day": "exact day", "month": "month only", "year": "year only"}
 _MONTHS = "January February March April May June July August September October November December"
 _DATE = re.compile(r"^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?")
@@ -71,6 +94,8 @@ def dashboard_router() -> APIRouter:
     routes: list[tuple[str, Handler, bool]] = [
         ("/api/investigations", _api_list, False),
         ("/api/investigations/{investigation_id}", _api_one, False),
+        ("/api/investigations/{investigation_id}/snapshots/{sha256}", _api_snapshot, False),
+        ("/api/investigations/{investigation_id}/export", _api_export, False),
         ("/investigations", _page_list, True),
         ("/investigations/{investigation_id}", _page_one, True),
     ]
@@ -181,6 +206,52 @@ async def _api_one(request: Request) -> Response:
     return _json({**investigation, "summary_html": summary_html(investigation.get("summary"))})
 
 
+async def _api_snapshot(request: Request) -> Response:
+    """The stored text one of the investigation's records rests on (its SHA-256 is its name)."""
+    investigation_id = request.path_params["investigation_id"]
+    sha256 = request.path_params["sha256"]
+    text = None
+    if export.is_sha256(sha256):
+        url = get_settings().database_url
+        text = await asyncio.to_thread(
+            lambda: get_repository(url).get_snapshot(investigation_id, sha256)
+        )
+    if text is None:
+        return _json({"success": False, "error": "snapshot not found"}, 404)
+    return Response(text, media_type="text/plain; charset=utf-8", headers=_SNAPSHOT_HEADERS)
+
+
+async def _api_export(request: Request) -> Response:
+    """The investigation as a download: `?format=md|html|json|claimreview`."""
+    fmt = request.query_params.get("format", "")
+    if fmt not in export.FORMATS:
+        error = f"unknown export format {fmt!r}: use md, html, json or claimreview"
+        return _json({"success": False, "error": error}, 400)
+    investigation_id = request.path_params["investigation_id"]
+    url = get_settings().database_url
+
+    def load() -> tuple[dict[str, Any], dict[str, str]] | None:
+        repository = get_repository(url)
+        investigation = repository.get_investigation(investigation_id)
+        if investigation is None:
+            return None
+        return investigation, repository.get_snapshots(investigation_id) if fmt == "json" else {}
+
+    loaded = await asyncio.to_thread(load)
+    if loaded is None:
+        return _json({"success": False, "error": "investigation not found"}, 404)
+    text = export.render(fmt, *loaded)
+    name = export.filename(loaded[0]["id"], fmt)
+    headers = {
+        "Content-Disposition": f'attachment; filename="{name}"',
+        "Cache-Control": "no-store",
+        "X-Content-Type-Options": "nosniff",
+    }
+    if fmt == "html":
+        headers["Content-Security-Policy"] = "default-src 'none'; style-src 'unsafe-inline'"
+    return Response(text, media_type=export.FORMATS[fmt].media_type, headers=headers)
+
+
 async def _page_list(request: Request) -> Response:
     return _html("Investigations", _list_body(await _investigations()))
 
@@ -209,7 +280,7 @@ async def _static(request: Request) -> Response:
 
 def summary_html(summary: str | None) -> str:
     """The summary Markdown as safe HTML (citations link to `#source-N`)."""
-    text = (summary or "").replace(COMPLETE_MARKER, "").strip()
+    text = export.report_markdown(summary)
     return render_markdown(text, heading_offset=2) if text else ""
 
 
@@ -353,12 +424,17 @@ def _detail_body(inv: dict[str, Any]) -> str:
 
 
 def _head(inv: dict[str, Any]) -> str:
-    running = inv["status"] in ("planning", "in_progress")
+    running = inv["status"] in RUNNING
     notice = ""
     if inv["status"] == "partial" and inv.get("partial_reason"):
         notice = f'<p class="notice">Partial: {escape(inv["partial_reason"])}</p>'
     elif inv["status"] == "failed" and inv.get("error"):
         notice = f'<p class="notice notice-failed">Failed: {escape(inv["error"])}</p>'
+    api = f"/api/investigations/{quote(inv['id'], safe='')}"
+    downloads = " ".join(
+        f'<a href="{escape(api)}/export?format={fmt}" download>{label}</a>'
+        for fmt, label in _DOWNLOADS
+    )
     return (
         f'<h1 id="inv-title">{escape(inv["title"] or "Untitled investigation")}</h1>'
         '<p class="inv-meta">'
@@ -367,6 +443,7 @@ def _head(inv: dict[str, Any]) -> str:
         f'<span>Last update <span id="inv-updated">{_time(inv["updated_at"])}</span></span>'
         f'<span id="inv-live" class="live" aria-live="polite">'
         f"{'Live: refreshing every 3 s' if running else ''}</span></p>"
+        f'<p class="downloads">Download: {downloads}</p>'
         f'<p id="inv-brief" class="brief">{escape(inv.get("brief") or "")}</p>'
         f'<div id="inv-notice">{notice}</div>'
     )
@@ -385,19 +462,42 @@ def _stars(score: Any) -> str:
     )
 
 
+def _snapshot(investigation_id: str, sha256: Any) -> str:
+    """A small link to the text Vicaran read, when it was stored; else ""."""
+    if not export.is_sha256(sha256):
+        return ""
+    href = escape(export.snapshot_path(investigation_id, sha256))
+    return (
+        f' <a class="snap" href="{href}" target="_blank" rel="noopener noreferrer" '
+        'title="The text Vicaran read">snapshot</a>'
+    )
+
+
+def _day(iso: str) -> str:
+    """The date part of an ISO timestamp, as a <time>."""
+    return f'<time datetime="{escape(iso)}">{escape(iso[:10])}</time>'
+
+
 def _sources(inv: dict[str, Any]) -> str:
     if not inv["sources"]:
         return _empty("No sources yet.")
     items = []
     for n, s in enumerate(inv["sources"], 1):
-        meta = [
-            _stars(s["credibility_score"]),
-            f'<span class="domain">{escape(s["domain"])}</span>',
-        ]
+        link = s.get("display_url") or s["url"]
+        publisher = s.get("publisher") or s["domain"]
+        aside = s.get("relevant") is False
+        meta = [_stars(s["credibility_score"]), f'<span class="domain">{escape(publisher)}</span>']
+        if s["domain"] and s["domain"] != publisher:
+            meta.append(f'<span class="muted">{escape(s["domain"])}</span>')
         if s.get("published_at"):
             meta.append(f"<span>Published {escape(s['published_at'])}</span>")
+        if s.get("retrieved_at"):
+            meta.append(f"<span>Retrieved {_day(s['retrieved_at'])}</span>")
         if s.get("is_user_provided"):
             meta.append('<span class="tag">Provided by you</span>')
+        relevance = export.relevance_text(s)
+        if relevance and not aside:
+            meta.append(f"<span>{escape(relevance)}</span>")
         if s.get("is_reachable") is not False:
             reach = '<p class="reach reach-ok">Read successfully</p>'
         else:
@@ -405,14 +505,22 @@ def _sources(inv: dict[str, Any]) -> str:
             reach = f'<p class="reach reach-bad">Not reachable: {escape(reason)}</p>'
         summary = s.get("content_summary") or ""
         items.append(
-            f'<li class="card source" id="source-{n}"><div class="card-head">'
-            f'<span class="num">{n}</span><h3 class="card-title">'
-            f"{_link(s['url'], s['title'] or s['url'])}</h3></div>"
-            f'<p class="meta">{"".join(meta)}</p>'
+            f'<li class="card source{" set-aside" if aside else ""}" id="source-{n}">'
+            f'<div class="card-head"><span class="num">{n}</span><h3 class="card-title">'
+            f"{_link(link, s['title'] or link)}</h3>{_snapshot(inv['id'], s.get('content_sha256'))}"
+            f'</div><p class="meta">{"".join(meta)}</p>'
+            + (f'<p class="aside-note">{escape(relevance)}</p>' if aside else "")
             + (f'<p class="text">{escape(summary)}</p>' if summary else "")
             + f"{reach}</li>"
         )
-    return f'<ol class="cards">{"".join(items)}</ol>'
+    aside_count = sum(1 for s in inv["sources"] if s.get("relevant") is False)
+    note = (
+        f'<p class="panel-note">{aside_count} of {len(inv["sources"])} sources set aside as '
+        "off-topic: saved, but not used for claims, bias or the timeline.</p>"
+        if aside_count
+        else ""
+    )
+    return f'{note}<ol class="cards">{"".join(items)}</ol>'
 
 
 def _claims(inv: dict[str, Any], refs: Callable[[list[str]], str]) -> str:
@@ -424,12 +532,13 @@ def _claims(inv: dict[str, Any], refs: Callable[[list[str]], str]) -> str:
         importance = _pct(claim["importance"], 100)
         verdict = verdicts.get(claim["id"])
         items.append(
-            f'<li class="card claim"><div class="card-head"><span class="num">'
-            f"{escape(claim['key'])}</span>"
+            f'<li class="card claim" id="claim-{escape(claim["key"])}"><div class="card-head">'
+            f'<span class="num">{escape(claim["key"])}</span>'
             f'<h3 class="card-title">{escape(claim["claim_text"])}</h3></div>'
             f'<p class="meta"><span class="metric">Importance {_bar(importance)} '
             f"{_whole(importance)}%</span>"
             + (_badge("verdict", verdict, VERDICT_LABELS) if verdict else "")
+            + ('<span class="tag">From your brief</span>' if claim.get("origin") == "brief" else "")
             + f"</p>{refs(claim['source_ids'])}</li>"
         )
     return f'<ol class="cards">{"".join(items)}</ol>'
@@ -441,13 +550,14 @@ def _checks(inv: dict[str, Any], refs: Callable[[list[str]], str]) -> str:
     items = []
     for check in inv["fact_checks"]:
         confidence = _pct(check["confidence"], 100)
-        evidence = "".join(_evidence(item) for item in check["evidence"])
+        evidence = "".join(_evidence(item, inv["id"]) for item in check["evidence"])
+        checked = f"<span>Checked on {escape(check['as_of'])}</span>" if check.get("as_of") else ""
         items.append(
             f'<li class="card check"><div class="card-head">'
             f"{_badge('verdict', check['verdict'], VERDICT_LABELS)}"
             f'<h3 class="card-title">{escape(check["claim_text"])}</h3></div>'
             f'<p class="meta"><span class="metric">Confidence {_bar(confidence)} '
-            f"{_whole(confidence)}%</span></p>"
+            f"{_whole(confidence)}%</span>{checked}</p>"
             f'<p class="text">{escape(check["explanation"] or "")}</p>'
             + (evidence and f'<h4 class="sub">Evidence</h4><ol class="evidence">{evidence}</ol>')
             + f"{refs(check['source_ids'])}</li>"
@@ -455,22 +565,40 @@ def _checks(inv: dict[str, Any], refs: Callable[[list[str]], str]) -> str:
     return f'<ol class="cards">{"".join(items)}</ol>'
 
 
-def _evidence(item: dict[str, Any]) -> str:
+def _evidence(item: dict[str, Any], investigation_id: str) -> str:
+    link = item.get("display_url") or item["url"]
+    independent = item.get("independent") is not False
     tags = [
-        f'<span class="tag rel-{_known(item["reliability"])}">'
-        f"{escape(str(item['reliability']).capitalize())} reliability</span>",
         f'<span class="tag stance-{_known(item["stance"])}">'
         f"{escape(str(item['stance']).capitalize())}</span>",
+        f'<span class="tag rel-{_known(item["reliability"])}">'
+        f"{escape(str(item['reliability']).capitalize())} reliability</span>",
+        f'<span class="tag {"ind-yes" if independent else "ind-no"}">'
+        f"{escape(export.independence(item))}</span>",
     ]
     if item["rating"]:
         tags.append(f'<span class="tag">Rated: {escape(item["rating"])}</span>')
     publisher = item["publisher"]
+    quote_ = item.get("quote") or ""
     snippet = item["snippet"]
+    facts = []
+    if item.get("published_at"):
+        facts.append(f"Published {escape(item['published_at'])}")
+    if item.get("query"):
+        facts.append(f"found by: {escape(item['query'])}")
     return (
-        f"<li>{_link(item['url'], item['title'] or item['url'])}"
+        f"<li>{_link(link, item['title'] or link)}"
+        + _snapshot(investigation_id, item.get("content_sha256"))
         + (f' <span class="muted">{escape(publisher)}</span>' if publisher else "")
         + f'<span class="tags">{"".join(tags)}</span>'
-        + (f'<p class="snippet">{escape(snippet)}</p>' if snippet else "")
+        + (f'<blockquote class="quote">{escape(quote_)}</blockquote>' if quote_ else "")
+        + (
+            f'<p class="note">{escape(export.sentence(item["stance_note"]))}</p>'
+            if item.get("stance_note")
+            else ""
+        )
+        + (f'<p class="snippet">{escape(snippet)}</p>' if snippet and not quote_ else "")
+        + (f'<p class="evidence-meta">{" · ".join(facts)}</p>' if facts else "")
         + "</li>"
     )
 
@@ -484,7 +612,9 @@ def _known(value: Any) -> str:
 def _bias(inv: dict[str, Any], numbers: dict[str, int]) -> str:
     bias = inv.get("bias")
     if not bias:
-        return _empty("No bias assessment yet.")
+        if inv["status"] in RUNNING:
+            return _empty("No bias assessment yet.")
+        return _empty("No source could be rated, so there is no bias score.")
     score = float(bias["overall_bias_score"])
     coverage = "".join(
         f'<div class="bar-row"><span class="bar-label">{stance.capitalize()}</span>'
@@ -493,18 +623,23 @@ def _bias(inv: dict[str, Any], numbers: dict[str, int]) -> str:
         f"({int(bias['coverage'].get(stance, 0))})</span></div>"
         for stance in STANCES
     )
+    unrated = int(bias.get("unrated") or 0)
+    rated = sum(int(bias["coverage"].get(stance, 0)) for stance in STANCES)
+    over = f" over {rated} rated sources ({unrated} not rated)" if unrated > 0 else ""
     html = (
         '<div class="bias-grid"><div class="stat">'
         '<p class="stat-label">Overall bias score</p>'
         f'<p class="stat-value">{score:.1f}<span> / 10</span></p>'
-        f'<p class="stat-note">{escape(score_label(score))} · 0 balanced, 10 one-sided</p>'
+        f'<p class="stat-note">{escape(score_label(score))} · '
+        "Scale: 0 = balanced … 10 = one-sided</p>"
         f"{_bar(_pct(score, 10), 'scale')}</div>"
-        '<figure class="coverage"><figcaption>Coverage balance</figcaption>'
+        f'<figure class="coverage"><figcaption>Coverage balance{over}</figcaption>'
         f"{coverage}</figure></div>"
     )
     if bias.get("recommendation"):
         html += f'<p class="recommendation">{escape(bias["recommendation"])}</p>'
     if inv["mode"] == "detailed" and bias.get("per_source"):
+        links = {s["id"]: s.get("display_url") or s["url"] for s in inv["sources"]}
         rows = "".join(
             "<tr><td>"
             + (
@@ -513,7 +648,7 @@ def _bias(inv: dict[str, Any], numbers: dict[str, int]) -> str:
                 if row.get("source_id") in numbers
                 else ""
             )
-            + f"{escape(row['url'])}</td>"
+            + f"{escape(links.get(row.get('source_id')) or row['url'])}</td>"
             f"<td>{escape(str(row.get('stance') or 'neutral').capitalize())}</td>"
             f'<td class="score">{_bar(_pct(row["bias_score"], 10))} '
             f"{_pct(row['bias_score'], 10) / 10:.1f}</td>"
@@ -566,5 +701,51 @@ def _timeline(inv: dict[str, Any], refs: Callable[[list[str]], str]) -> str:
 def _summary(inv: dict[str, Any]) -> str:
     rendered = summary_html(inv.get("summary"))
     if not rendered:
-        return _empty("The summary is written when the investigation finishes.")
-    return f'<div class="prose">{rendered}</div>'
+        body = _empty("The summary is written when the investigation finishes.")
+    else:
+        body = f'<div class="prose">{rendered}</div>'
+    return body + _quality(inv.get("quality"))
+
+
+def _score(value: Any) -> str:
+    return str(int(value)) if isinstance(value, int | float) else "—"
+
+
+def _quality(quality: dict[str, Any] | None) -> str:
+    """The "Report check" box: scores, the citation audit, the rewrite and the problems."""
+    if not quality:
+        return ""
+    scores = quality.get("scores") or {}
+    rows = "".join(
+        f'<div class="bar-row"><span class="bar-label">{QUALITY_LABELS[key]}</span>'
+        f"{_bar(_pct(scores.get(key)))}"
+        f'<span class="bar-value">{_score(scores.get(key))}</span></div>'
+        for key in QUALITY_DIMENSIONS
+    )
+    overall = quality.get("overall")
+    note = (
+        f"Rewrite threshold {_score(quality.get('threshold'))}"
+        if isinstance(overall, int | float)
+        else "The quality check could not run."
+    )
+    rewritten = "Rewritten once" if quality.get("rewrites") else "Not rewritten"
+    audit = (
+        f"{_score(quality.get('audited') or 0)} cited sentences checked against their sources"
+        f" · {_score(quality.get('unsupported') or 0)} unsupported"
+        f" · {_score(quality.get('removed') or 0)} removed · {rewritten}"
+    )
+    problems = "".join(f"<li>{escape(str(p))}</li>" for p in quality.get("problems") or [])
+    return (
+        '<section class="quality" aria-labelledby="quality-title">'
+        '<h3 class="sub" id="quality-title">Report check</h3><div class="bias-grid">'
+        '<div class="stat"><p class="stat-label">Overall quality</p>'
+        f'<p class="stat-value">{_score(overall)}<span> / 100</span></p>'
+        f'<p class="stat-note">{note}</p></div>'
+        f'<div class="coverage">{rows}</div></div><p class="audit">{audit}</p>'
+        + (
+            f'<h4 class="sub">Problems found</h4><ul class="problems">{problems}</ul>'
+            if problems
+            else ""
+        )
+        + "</section>"
+    )

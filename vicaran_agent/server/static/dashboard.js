@@ -23,6 +23,10 @@
   const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August",
     "September", "October", "November", "December"];
   const STANCES = ["supportive", "neutral", "critical"];
+  const QUALITY = {
+    factual_accuracy: "Factual accuracy", citation_correctness: "Citation correctness",
+    plan_coverage: "Plan coverage", structure: "Structure", relevance: "Relevance",
+  };
 
   document.documentElement.classList.add("js");
   const root = document.getElementById("investigation");
@@ -52,6 +56,10 @@
     return Number.isFinite(n) ? Math.max(0, Math.min(100, n)) : 0;
   };
   const empty = (text) => el("p", { class: "empty" }, text);
+  const sentence = (text) => String(text).charAt(0).toUpperCase() + String(text).slice(1);
+  const oneLine = (text) => String(text ?? "").split(/\s+/).filter(Boolean).join(" ");
+  const whole = (value) => (Number.isInteger(value) ? String(value)
+    : Number.isFinite(value) ? String(Math.trunc(value)) : "—");
 
   function badge(kind, value, labels) {
     const label = own(labels, value);
@@ -73,6 +81,41 @@
     }
     return ok ? el("a", { href: url, target: "_blank", rel: "noopener noreferrer" }, text)
       : document.createTextNode(text);
+  }
+
+  // A link to the text Vicaran read (mirrors _snapshot in dashboard.py).
+  function snapshot(sha) {
+    if (!/^[0-9a-f]{64}$/.test(String(sha ?? ""))) return null;
+    return [" ", el("a", { class: "snap", href: `${root.dataset.api}/snapshots/${sha}`,
+      target: "_blank", rel: "noopener noreferrer", title: "The text Vicaran read" }, "snapshot")];
+  }
+
+  function day(iso) {
+    return el("time", { datetime: iso }, String(iso).slice(0, 10));
+  }
+
+  // A 0-1 share as a whole percentage (mirrors export._percent).
+  function percent(value) {
+    const n = Number(value);
+    if (value === null || value === undefined || value === "" || !Number.isFinite(n)) return null;
+    return `${Math.round(Math.max(0, Math.min(1, n)) * 100)}%`;
+  }
+
+  // Mirrors export.relevance_text.
+  function relevanceText(s) {
+    const score = percent(s.relevance);
+    const reason = oneLine(s.relevance_reason);
+    if (s.relevant === false) {
+      return `Set aside: off-topic${score ? ` (relevance ${score})` : ""}${reason ? `: ${reason}` : ""}`;
+    }
+    return score ? `Relevance ${score}` : "";
+  }
+
+  // Mirrors export.independence.
+  function independence(item) {
+    if (item.independent !== false) return "Independent";
+    const note = oneLine(item.independence_note);
+    return note ? `Not independent: ${note}` : "Not independent";
   }
 
   function bar(percent, kind) {
@@ -116,21 +159,35 @@
 
   function sources(inv) {
     if (!inv.sources.length) return empty("No sources yet.");
-    return el("ol", { class: "cards" }, inv.sources.map((s, i) => {
-      const meta = [stars(s.credibility_score), el("span", { class: "domain" }, s.domain)];
+    const list = el("ol", { class: "cards" }, inv.sources.map((s, i) => {
+      const url = s.display_url || s.url;
+      const publisher = s.publisher || s.domain;
+      const aside = s.relevant === false;
+      const meta = [stars(s.credibility_score), el("span", { class: "domain" }, publisher)];
+      if (s.domain && s.domain !== publisher) meta.push(el("span", { class: "muted" }, s.domain));
       if (s.published_at) meta.push(el("span", {}, `Published ${s.published_at}`));
+      if (s.retrieved_at) meta.push(el("span", {}, "Retrieved ", day(s.retrieved_at)));
       if (s.is_user_provided) meta.push(el("span", { class: "tag" }, "Provided by you"));
+      const relevance = relevanceText(s);
+      if (relevance && !aside) meta.push(el("span", {}, relevance));
       const reach = s.is_reachable !== false
         ? el("p", { class: "reach reach-ok" }, "Read successfully")
         : el("p", { class: "reach reach-bad" },
           `Not reachable: ${s.unreachable_reason || "no reason given"}`);
-      return el("li", { class: "card source", id: `source-${i + 1}` },
+      return el("li", { class: aside ? "card source set-aside" : "card source", id: `source-${i + 1}` },
         el("div", { class: "card-head" }, el("span", { class: "num" }, String(i + 1)),
-          el("h3", { class: "card-title" }, link(s.url, s.title || s.url))),
+          el("h3", { class: "card-title" }, link(url, s.title || url)), snapshot(s.content_sha256)),
         el("p", { class: "meta" }, meta),
+        aside ? el("p", { class: "aside-note" }, relevance) : null,
         s.content_summary ? el("p", { class: "text" }, s.content_summary) : null,
         reach);
     }));
+    const asideCount = inv.sources.filter((s) => s.relevant === false).length;
+    if (!asideCount) return list;
+    const out = document.createDocumentFragment();
+    out.append(el("p", { class: "panel-note" }, `${asideCount} of ${inv.sources.length} sources `
+      + "set aside as off-topic: saved, but not used for claims, bias or the timeline."), list);
+    return out;
   }
 
   function claims(inv, ctx) {
@@ -139,26 +196,36 @@
     return el("ol", { class: "cards" }, inv.claims.map((c) => {
       const importance = pct(c.importance, 100);
       const verdict = verdicts.get(c.id);
-      return el("li", { class: "card claim" },
+      return el("li", { class: "card claim", id: `claim-${c.key}` },
         el("div", { class: "card-head" }, el("span", { class: "num" }, c.key),
           el("h3", { class: "card-title" }, c.claim_text)),
         el("p", { class: "meta" },
           el("span", { class: "metric" }, "Importance ", bar(importance),
             ` ${Math.round(importance)}%`),
-          verdict ? badge("verdict", verdict, VERDICT) : null),
+          verdict ? badge("verdict", verdict, VERDICT) : null,
+          c.origin === "brief" ? el("span", { class: "tag" }, "From your brief") : null),
         refs(c.source_ids, ctx));
     }));
   }
 
   function evidence(item) {
-    return el("li", {}, link(item.url, item.title || item.url),
+    const url = item.display_url || item.url;
+    const facts = [];
+    if (item.published_at) facts.push(`Published ${item.published_at}`);
+    if (item.query) facts.push(`found by: ${item.query}`);
+    return el("li", {}, link(url, item.title || url), snapshot(item.content_sha256),
       item.publisher ? [" ", el("span", { class: "muted" }, item.publisher)] : null,
       el("span", { class: "tags" },
+        el("span", { class: `tag stance-${known(item.stance)}` }, cap(item.stance)),
         el("span", { class: `tag rel-${known(item.reliability)}` },
           `${cap(item.reliability)} reliability`),
-        el("span", { class: `tag stance-${known(item.stance)}` }, cap(item.stance)),
+        el("span", { class: `tag ${item.independent !== false ? "ind-yes" : "ind-no"}` },
+          independence(item)),
         item.rating ? el("span", { class: "tag" }, `Rated: ${item.rating}`) : null),
-      item.snippet ? el("p", { class: "snippet" }, item.snippet) : null);
+      item.quote ? el("blockquote", { class: "quote" }, item.quote) : null,
+      item.stance_note ? el("p", { class: "note" }, sentence(item.stance_note)) : null,
+      item.snippet && !item.quote ? el("p", { class: "snippet" }, item.snippet) : null,
+      facts.length ? el("p", { class: "evidence-meta" }, facts.join(" · ")) : null);
   }
 
   function checks(inv, ctx) {
@@ -169,7 +236,8 @@
         el("div", { class: "card-head" }, badge("verdict", c.verdict, VERDICT),
           el("h3", { class: "card-title" }, c.claim_text)),
         el("p", { class: "meta" }, el("span", { class: "metric" }, "Confidence ",
-          bar(confidence), ` ${Math.round(confidence)}%`)),
+          bar(confidence), ` ${Math.round(confidence)}%`),
+        c.as_of ? el("span", {}, `Checked on ${c.as_of}`) : null),
         el("p", { class: "text" }, c.explanation || ""),
         c.evidence.length ? [el("h4", { class: "sub" }, "Evidence"),
           el("ol", { class: "evidence" }, c.evidence.map(evidence))] : null,
@@ -179,7 +247,10 @@
 
   function bias(inv, ctx) {
     const b = inv.bias;
-    if (!b) return empty("No bias assessment yet.");
+    if (!b) {
+      return empty(RUNNING.has(inv.status) ? "No bias assessment yet."
+        : "No source could be rated, so there is no bias score.");
+    }
     const score = Number(b.overall_bias_score) || 0;
     const rows = STANCES.map((stance) => {
       const share = pct((b.coverage_pct || {})[stance]);
@@ -188,21 +259,26 @@
         bar(share, `stance-${stance}`),
         el("span", { class: "bar-value" }, `${Math.round(share)}% (${count})`));
     });
+    const unrated = Math.trunc(Number(b.unrated) || 0);
+    const rated = STANCES.reduce((sum, s) => sum + Math.trunc(Number((b.coverage || {})[s]) || 0), 0);
+    const over = unrated > 0 ? ` over ${rated} rated sources (${unrated} not rated)` : "";
     const out = document.createDocumentFragment();
     out.append(el("div", { class: "bias-grid" },
       el("div", { class: "stat" }, el("p", { class: "stat-label" }, "Overall bias score"),
         el("p", { class: "stat-value" }, score.toFixed(1), el("span", {}, " / 10")),
-        el("p", { class: "stat-note" }, `${scoreLabel(score)} · 0 balanced, 10 one-sided`),
+        el("p", { class: "stat-note" },
+          `${scoreLabel(score)} · Scale: 0 = balanced … 10 = one-sided`),
         bar(pct(score, 10), "scale")),
-      el("figure", { class: "coverage" }, el("figcaption", {}, "Coverage balance"), rows)));
+      el("figure", { class: "coverage" }, el("figcaption", {}, `Coverage balance${over}`), rows)));
     if (b.recommendation) out.append(el("p", { class: "recommendation" }, b.recommendation));
     if (inv.mode === "detailed" && (b.per_source || []).length) {
+      const urls = new Map(inv.sources.map((s) => [s.id, s.display_url || s.url]));
       const body = b.per_source.map((row) => {
         const n = ctx.numbers.get(row.source_id);
         const score10 = pct(row.bias_score, 10) / 10;
         return el("tr", {},
           el("td", {}, n ? [el("a", { href: `#source-${n}`, class: "cite" }, `[${n}]`), " "]
-            : null, row.url),
+            : null, urls.get(row.source_id) || row.url),
           el("td", {}, cap(row.stance || "neutral")),
           el("td", { class: "score" }, bar(score10 * 10), ` ${score10.toFixed(1)}`),
           el("td", {}, (row.indicators || []).join(", ")));
@@ -229,10 +305,42 @@
     }));
   }
 
+  // The "Report check" box (mirrors _quality in dashboard.py).
+  function quality(q) {
+    if (!q) return null;
+    const scores = q.scores || {};
+    const rows = Object.entries(QUALITY).map(([key, label]) => el("div", { class: "bar-row" },
+      el("span", { class: "bar-label" }, label), bar(pct(scores[key])),
+      el("span", { class: "bar-value" }, whole(scores[key]))));
+    const scored = Number.isFinite(q.overall);
+    const audit = `${whole(q.audited || 0)} cited sentences checked against their sources`
+      + ` · ${whole(q.unsupported || 0)} unsupported · ${whole(q.removed || 0)} removed`
+      + ` · ${q.rewrites ? "Rewritten once" : "Not rewritten"}`;
+    const problems = (q.problems || []).map((p) => el("li", {}, String(p)));
+    return el("section", { class: "quality", "aria-labelledby": "quality-title" },
+      el("h3", { class: "sub", id: "quality-title" }, "Report check"),
+      el("div", { class: "bias-grid" },
+        el("div", { class: "stat" }, el("p", { class: "stat-label" }, "Overall quality"),
+          el("p", { class: "stat-value" }, whole(q.overall), el("span", {}, " / 100")),
+          el("p", { class: "stat-note" }, scored ? `Rewrite threshold ${whole(q.threshold)}`
+            : "The quality check could not run.")),
+        el("div", { class: "coverage" }, rows)),
+      el("p", { class: "audit" }, audit),
+      problems.length ? [el("h4", { class: "sub" }, "Problems found"),
+        el("ul", { class: "problems" }, problems)] : null);
+  }
+
   function summary(inv) {
-    if (!inv.summary_html) return empty("The summary is written when the investigation finishes.");
-    const parsed = new DOMParser().parseFromString(inv.summary_html, "text/html");
-    return el("div", { class: "prose" }, [...parsed.body.childNodes]);
+    const out = document.createDocumentFragment();
+    if (!inv.summary_html) {
+      out.append(empty("The summary is written when the investigation finishes."));
+    } else {
+      const parsed = new DOMParser().parseFromString(inv.summary_html, "text/html");
+      out.append(el("div", { class: "prose" }, [...parsed.body.childNodes]));
+    }
+    const box = quality(inv.quality);
+    if (box) out.append(box);
+    return out;
   }
 
   // --- rendering ------------------------------------------------------------------------
@@ -276,9 +384,9 @@
     panel("sources", src, () => sources(inv));
     panel("claims", [inv.claims, inv.fact_checks, src], () => claims(inv, ctx));
     panel("fact-checks", [inv.fact_checks, src], () => checks(inv, ctx));
-    panel("bias", [inv.bias, inv.mode, src], () => bias(inv, ctx));
+    panel("bias", [inv.bias, inv.mode, src, RUNNING.has(inv.status)], () => bias(inv, ctx));
     panel("timeline", [inv.timeline, inv.mode, src], () => timeline(inv, ctx));
-    panel("summary", inv.summary_html, () => summary(inv));
+    panel("summary", [inv.summary_html, inv.quality], () => summary(inv));
   }
 
   // --- tabs -----------------------------------------------------------------------------
@@ -306,8 +414,10 @@
     }
   }
 
-  function showSource(id) {
-    select("sources");
+  // Open the panel holding a numbered source (#source-N) or a claim (#claim-KEY, the address
+  // ClaimReview exports point to) and highlight it.
+  function showCard(id) {
+    select(id.startsWith("claim-") ? "claims" : "sources");
     const target = document.getElementById(id);
     if (!target) return;
     for (const old of root.querySelectorAll(".highlight")) old.classList.remove("highlight");
@@ -318,7 +428,7 @@
 
   function fromHash() {
     const key = decodeURIComponent(location.hash.slice(1));
-    if (/^source-\d+$/.test(key)) showSource(key);
+    if (/^(source-\d+|claim-[A-Za-z0-9_-]+)$/.test(key)) showCard(key);
     else select(key);
   }
 
@@ -327,7 +437,7 @@
     const tab = event.target.closest(".tab");
     if (cite) {
       event.preventDefault();
-      showSource(cite.getAttribute("href").slice(1));
+      showCard(cite.getAttribute("href").slice(1));
     } else if (tab) {
       event.preventDefault();
       select(tab.dataset.panel);

@@ -1,0 +1,372 @@
+"""Exports: Markdown, standalone HTML, JSON and ClaimReview, from the CLI and the dashboard."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import AsyncIterator, Iterator
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from tests.test_dashboard import (
+    DISPLAY_1,
+    ESCAPED_XSS,
+    EVIDENCE_DISPLAY,
+    EVIDENCE_TEXT,
+    NOT_INDEPENDENT,
+    QUALITY,
+    QUERY,
+    QUOTE,
+    SOURCE_TEXT,
+    TOKEN,
+    VERDICTS,
+    XSS,
+    sha256,
+    trust_investigation,
+)
+from vicaran_agent import cli, export
+from vicaran_agent.config import get_settings
+from vicaran_agent.server.dashboard import dashboard_router
+from vicaran_agent.storage import Repository, get_repository
+
+MARKER = "[INVESTIGATION_COMPLETE]"
+LABELS = {
+    "en": ["Verified", "Partially true", "Misleading", "False", "Unverified"],
+    "pt-BR": ["Verificado", "Parcialmente verdadeiro", "Enganoso", "Falso", "Não verificado"],
+}
+RATINGS = [5, 3, 2, 1, None]
+FORMATS = [
+    ("md", "md", "text/markdown; charset=utf-8"),
+    ("html", "html", "text/html; charset=utf-8"),
+    ("json", "json", "application/json"),
+    ("claimreview", "jsonld", "application/ld+json"),
+]
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Repository]:
+    url = f"sqlite:///{tmp_path / 'vicaran.db'}"
+    monkeypatch.setenv("VICARAN_DATABASE_URL", url)
+    for name in (
+        "VICARAN_DASHBOARD_TOKEN",
+        "VICARAN_PUBLISHER_NAME",
+        "VICARAN_PUBLISHER_URL",
+        "VICARAN_PUBLIC_URL",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    get_settings.cache_clear()
+    repository = get_repository(url)
+    yield repository
+    repository.close()
+    get_settings.cache_clear()
+
+
+@pytest.fixture
+async def client(repo: Repository) -> AsyncIterator[httpx.AsyncClient]:
+    app = FastAPI()
+    app.include_router(dashboard_router())
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
+        yield http
+
+
+def configure(monkeypatch: pytest.MonkeyPatch, **values: str) -> None:
+    for name, value in values.items():
+        monkeypatch.setenv(name, value)
+    get_settings.cache_clear()
+
+
+def is_http_url(value: Any) -> bool:
+    parts = urlsplit(value) if isinstance(value, str) else None
+    return parts is not None and parts.scheme in ("http", "https") and bool(parts.netloc)
+
+
+def assert_valid_claimreview(review: dict[str, Any]) -> None:
+    """The properties schema.org ClaimReview rich results require, with their types."""
+    assert review["@context"] == "https://schema.org"
+    assert review["@type"] == "ClaimReview"
+    assert isinstance(review["claimReviewed"], str) and review["claimReviewed"].strip()
+    assert is_http_url(review["url"])
+    author = review["author"]
+    assert author["@type"] == "Organization" and author["name"].strip()
+    assert "url" not in author or is_http_url(author["url"])
+    rating = review["reviewRating"]
+    assert rating["@type"] == "Rating"
+    assert isinstance(rating["alternateName"], str) and rating["alternateName"].strip()
+    assert (rating["bestRating"], rating["worstRating"]) == (5, 1)
+    if "ratingValue" in rating:
+        assert isinstance(rating["ratingValue"], int)
+        assert rating["worstRating"] <= rating["ratingValue"] <= rating["bestRating"]
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", review["datePublished"])
+    assert review["itemReviewed"]["@type"] == "Claim"
+    for appearance in review["itemReviewed"].get("appearance", []):
+        assert appearance["@type"] == "CreativeWork" and is_http_url(appearance["url"])
+    assert review["inLanguage"] in ("en", "pt-BR")
+
+
+def reviews_of(repo: Repository, iid: str) -> list[dict[str, Any]]:
+    text = export.render("claimreview", repo.get_investigation(iid) or {})
+    return json.loads(text)
+
+
+# --- ClaimReview ---------------------------------------------------------------------------
+
+
+def test_claimreview_is_valid_for_every_verdict(repo: Repository) -> None:
+    iid, _ = trust_investigation(repo)
+    reviews = reviews_of(repo, iid)
+    assert len(reviews) == len(VERDICTS) == 5
+    for review, label, value in zip(reviews, LABELS["en"], RATINGS, strict=True):
+        assert_valid_claimreview(review)
+        rating = review["reviewRating"]
+        assert rating["alternateName"] == label
+        assert rating.get("ratingValue") == value
+    unverified = reviews[-1]["reviewRating"]
+    assert "ratingValue" not in unverified and unverified["alternateName"] == "Unverified"
+    assert [r["claimReviewed"] for r in reviews] == [
+        f"Claim {n} about the dam contract." for n in range(1, 6)
+    ]
+
+
+def test_claimreview_labels_follow_the_brief_language(repo: Repository) -> None:
+    iid, _ = trust_investigation(repo, language="pt-BR")
+    reviews = reviews_of(repo, iid)
+    for review, label in zip(reviews, LABELS["pt-BR"], strict=True):
+        assert_valid_claimreview(review)
+        assert review["reviewRating"]["alternateName"] == label
+        assert review["inLanguage"] == "pt-BR"
+    assert "ratingValue" not in reviews[-1]["reviewRating"]
+    assert "Não verificado" in export.render("claimreview", repo.get_investigation(iid) or {})
+
+
+def test_claimreview_author_and_url_come_from_the_settings(
+    repo: Repository, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    iid, _ = trust_investigation(repo)
+    review = reviews_of(repo, iid)[0]
+    assert review["author"] == {"@type": "Organization", "name": "Vicaran"}  # no url when unset
+    assert review["url"] == f"http://127.0.0.1:8000/investigations/{iid}#claim-C1"
+    configure(
+        monkeypatch,
+        VICARAN_PUBLISHER_NAME="Diário do Rio",
+        VICARAN_PUBLISHER_URL="https://diario.example",
+        VICARAN_PUBLIC_URL="https://vicaran.diario.example/",
+    )
+    reviews = reviews_of(repo, iid)
+    assert reviews[0]["author"] == {
+        "@type": "Organization",
+        "name": "Diário do Rio",
+        "url": "https://diario.example",
+    }
+    assert [r["url"] for r in reviews] == [
+        f"https://vicaran.diario.example/investigations/{iid}#claim-C{n}" for n in range(1, 6)
+    ]
+
+
+def test_claimreview_appearance_is_where_the_claim_was_found(repo: Repository) -> None:
+    iid, _ = trust_investigation(repo)
+    investigation = repo.get_investigation(iid) or {}
+    reviews = reviews_of(repo, iid)
+    third = investigation["sources"][2]["display_url"]
+    assert reviews[0]["itemReviewed"]["appearance"] == [
+        {"@type": "CreativeWork", "url": DISPLAY_1},  # as found, not the normalized url
+        {"@type": "CreativeWork", "url": third},
+    ]
+    assert reviews[1]["itemReviewed"]["appearance"] == [{"@type": "CreativeWork", "url": DISPLAY_1}]
+    assert reviews[4]["itemReviewed"] == {"@type": "Claim"}  # C5: only from the brief
+
+
+def test_claimreview_date_is_the_check_date_else_the_investigation_date(
+    repo: Repository,
+) -> None:
+    iid, _ = trust_investigation(repo)
+    investigation = repo.get_investigation(iid) or {}
+    dates = [r["datePublished"] for r in reviews_of(repo, iid)]
+    finished = investigation["completed_at"][:10]
+    assert finished != "2024-04-03"
+    assert dates == ["2024-04-03"] * 3 + [finished] + ["2024-04-03"]  # C4 has no as_of
+
+
+# --- Markdown, HTML, JSON ------------------------------------------------------------------
+
+
+def test_markdown_export_has_the_report_and_the_evidence(repo: Repository) -> None:
+    iid, _ = trust_investigation(repo)
+    text = export.render("md", repo.get_investigation(iid) or {})
+    assert MARKER not in text
+    assert text.startswith("# Dam contract\n")
+    report_end = text.index("## Evidence")
+    assert "The mayor **signed** it [1], see [2]." in text[:report_end]
+    appendix = text[report_end:]
+    for heading in ("C1 · ✅ VERIFIED", "C2 · ⚠️ PARTIALLY TRUE", "C5 · ❓ UNVERIFIED"):
+        assert f"### {heading}" in appendix
+    assert "**Claim (from the brief):** Claim 5 about the dam contract." in appendix
+    assert appendix.count("**Checked on:** 2024-04-03") == 4
+    assert appendix.count(f'Quote: "{QUOTE}"') == 5
+    assert appendix.count("Stance: supports · Reliability: high · Independent") == 5
+    assert appendix.count(f"Not independent: {NOT_INDEPENDENT}") == 5
+    assert "Note: Counted as context, not 'supports'" in appendix
+    assert appendix.count(f"Found by: {QUERY}") == 5
+    assert "Published 2024-03-02 · Retrieved 2024-04-02T11:00:00+00:00" in appendix
+    assert appendix.count(f"Link: {EVIDENCE_DISPLAY}") == 5
+    assert appendix.count(f"Snapshot: `{sha256(EVIDENCE_TEXT)}`") == 5
+    sources = appendix[appendix.index("## All sources read") :]
+    assert "3 sources, 1 set aside as off-topic." in sources
+    assert f"1. **Story 1** — News One — {DISPLAY_1}" in sources
+    assert f"Snapshot: `{sha256(SOURCE_TEXT)}`" in sources
+    assert "Set aside: off-topic (relevance 12%): About a football match." in sources
+    assert "Relevance 90%" in sources and "Provided by you" in sources
+
+
+def test_html_export_is_standalone_escaped_and_its_citations_resolve(repo: Repository) -> None:
+    iid, _ = trust_investigation(repo)
+    html = export.render("html", repo.get_investigation(iid) or {})
+    assert html.startswith("<!doctype html>") and '<meta charset="utf-8">' in html
+    assert "<style>" in html and "<link" not in html
+    assert "<script" not in html.lower() and ESCAPED_XSS in html and XSS not in html
+    assert MARKER not in html
+    assert "<h1>Dam contract</h1>" in html
+    cited = set(re.findall(r'href="#(source-\d+)"', html))
+    assert cited == {"source-1", "source-2"}
+    for n in (1, 2, 3):
+        assert html.count(f'id="source-{n}"') == 1
+    assert all(f'id="{target}"' in html for target in cited)
+    assert html.count(f"<blockquote>{QUOTE}</blockquote>") == 5
+    assert html.count(f"Not independent: {NOT_INDEPENDENT}") == 5
+    assert f'<a href="{EVIDENCE_DISPLAY}" rel="noopener noreferrer">' in html
+    assert html.count(f"<code>{sha256(EVIDENCE_TEXT)}</code>") == 5
+    assert f"<code>{sha256(SOURCE_TEXT)}</code>" in html
+    assert 'id="claim-C1"><h3>C1 · ✅ VERIFIED</h3>' in html
+    snapshot = f"http://127.0.0.1:8000/api/investigations/{iid}/snapshots/{sha256(SOURCE_TEXT)}"
+    assert f'<a href="{snapshot}">' in html
+    assert "Set aside: off-topic (relevance 12%): About a football match." in html
+
+
+def test_html_export_links_only_web_addresses(repo: Repository) -> None:
+    iid, _ = trust_investigation(repo)
+    investigation = repo.get_investigation(iid) or {}
+    investigation["sources"][0]["display_url"] = "javascript:alert(1)"
+    html = export.render("html", investigation)
+    assert 'href="javascript:' not in html and "Link: javascript:alert(1)" in html
+
+
+def test_json_export_is_the_full_record_set(repo: Repository) -> None:
+    iid, _ = trust_investigation(repo)
+    investigation = repo.get_investigation(iid) or {}
+    snapshots = repo.get_snapshots(iid)
+    text = export.render("json", investigation, snapshots)
+    assert MARKER not in text
+    assert "Ünïcödé ✓" in text  # not escaped to \u sequences
+    assert text.startswith('{\n  "format": "vicaran-investigation"')  # pretty-printed
+    document = json.loads(text)
+    assert (document["format"], document["version"]) == ("vicaran-investigation", 1)
+    exported = datetime.fromisoformat(document["exported_at"])
+    assert exported.utcoffset() == timedelta(0)
+    summary = investigation["summary"].replace(MARKER, "").strip()
+    assert document["investigation"] == {**investigation, "summary": summary}
+    assert document["investigation"]["quality"] == QUALITY
+    assert document["snapshots"] == snapshots
+    assert set(snapshots) == {sha256(SOURCE_TEXT), sha256(EVIDENCE_TEXT)}
+    for name, body in document["snapshots"].items():
+        assert hashlib.sha256(body.encode("utf-8")).hexdigest() == name
+
+
+def test_unknown_format_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown export format"):
+        export.render("pdf", {})
+
+
+# --- the command line ----------------------------------------------------------------------
+
+
+def test_cli_writes_to_stdout_without_out(
+    repo: Repository, capsys: pytest.CaptureFixture[str]
+) -> None:
+    iid, _ = trust_investigation(repo)
+    assert cli.main(["export", iid, "--format", "md"]) == 0
+    printed = capsys.readouterr()
+    assert printed.out == export.render("md", repo.get_investigation(iid) or {})
+    assert printed.err == ""
+    assert cli.main(["export", iid, "--format", "claimreview"]) == 0
+    reviews = json.loads(capsys.readouterr().out)
+    assert [r["reviewRating"]["alternateName"] for r in reviews] == LABELS["en"]
+
+
+def test_cli_writes_the_file_with_out(
+    repo: Repository, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    iid, _ = trust_investigation(repo)
+    out = tmp_path / "export.json"
+    assert cli.main(["export", iid, "--format", "json", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert printed.count("\n") == 1 and str(out) in printed
+    document = json.loads(out.read_text(encoding="utf-8"))
+    assert document["investigation"]["id"] == iid
+    assert document["snapshots"][sha256(SOURCE_TEXT)] == SOURCE_TEXT
+
+
+def test_cli_unknown_investigation_exits_1(
+    repo: Repository, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "never.md"
+    assert cli.main(["export", "no-such-id", "--format", "md", "--out", str(out)]) == 1
+    printed = capsys.readouterr()
+    assert printed.out == ""
+    assert printed.err.strip() == "No investigation with id no-such-id is saved here."
+    assert not out.exists()
+
+
+# --- the dashboard route -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("fmt", "extension", "media_type"), FORMATS)
+async def test_export_route_serves_a_download(
+    client: httpx.AsyncClient, repo: Repository, fmt: str, extension: str, media_type: str
+) -> None:
+    iid, _ = trust_investigation(repo)
+    response = await client.get(f"/api/investigations/{iid}/export", params={"format": fmt})
+    assert response.status_code == 200
+    assert response.headers["content-type"] == media_type
+    assert response.headers["content-disposition"] == (
+        f'attachment; filename="vicaran-{iid[:8]}.{extension}"'
+    )
+    assert response.headers["cache-control"] == "no-store"
+    assert MARKER not in response.text
+    investigation = repo.get_investigation(iid) or {}
+    if fmt == "json":
+        assert response.json()["snapshots"] == repo.get_snapshots(iid)
+        assert response.json()["investigation"]["id"] == iid
+    else:
+        assert response.text == export.render(fmt, investigation)
+
+
+async def test_export_route_refuses_unknown_formats_and_investigations(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    iid, _ = trust_investigation(repo)
+    for query in ("?format=pdf", "?format=", ""):
+        response = await client.get(f"/api/investigations/{iid}/export{query}")
+        assert response.status_code == 400, query
+        assert response.json()["success"] is False
+        assert "md, html, json or claimreview" in response.json()["error"]
+    missing = await client.get("/api/investigations/no-such-id/export?format=md")
+    assert missing.status_code == 404
+    assert missing.json() == {"success": False, "error": "investigation not found"}
+
+
+async def test_export_route_needs_the_token_when_set(
+    client: httpx.AsyncClient, repo: Repository, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    iid, _ = trust_investigation(repo)
+    configure(monkeypatch, VICARAN_DASHBOARD_TOKEN=TOKEN)
+    path = f"/api/investigations/{iid}/export?format=md"
+    assert (await client.get(path)).status_code == 401
+    ok = await client.get(path, headers={"Authorization": f"Bearer {TOKEN}"})
+    assert ok.status_code == 200 and ok.text.startswith("# Dam contract")

@@ -1,0 +1,551 @@
+"""Exports of one investigation: Markdown, a standalone HTML page, JSON and ClaimReview.
+
+Every export works from the investigation dict that `Repository.get_investigation` returns (and,
+for JSON, the snapshots its records rest on). The protocol marker that ends the report is never
+exported. `[N]` in the report cites the N-th entry of `investigation["sources"]`; `[N]` in a
+fact-check's explanation cites that check's N-th evidence item.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from html import escape
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+from .config import Settings, get_settings
+from .i18n import verdict_label
+from .server.markdown import render_markdown
+
+COMPLETE_MARKER = "[INVESTIGATION_COMPLETE]"
+JSON_FORMAT = "vicaran-investigation"
+JSON_VERSION = 1
+RATING_VALUES = {"verified": 5, "partially_true": 3, "misleading": 2, "false": 1}
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+_LANGUAGE = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})?")
+
+
+@dataclass(frozen=True)
+class ExportFormat:
+    """How one export is named and served."""
+
+    extension: str
+    media_type: str
+    label: str
+
+
+FORMATS: dict[str, ExportFormat] = {
+    "md": ExportFormat("md", "text/markdown; charset=utf-8", "Markdown"),
+    "html": ExportFormat("html", "text/html; charset=utf-8", "HTML"),
+    "json": ExportFormat("json", "application/json", "JSON"),
+    "claimreview": ExportFormat("jsonld", "application/ld+json", "ClaimReview"),
+}
+
+
+def render(
+    fmt: str,
+    investigation: dict[str, Any],
+    snapshots: dict[str, str] | None = None,
+    *,
+    settings: Settings | None = None,
+    now: datetime | None = None,
+) -> str:
+    """The investigation exported as `fmt` (a key of `FORMATS`).
+
+    Args:
+        fmt: "md", "html", "json" or "claimreview".
+        investigation: the dict `Repository.get_investigation` returns.
+        snapshots: {sha256: text} of what Vicaran read (only the JSON export carries them).
+        settings: publisher and public URL; the process settings when omitted.
+        now: the export time written into the JSON export (default: now, UTC).
+
+    Returns:
+        The export's text.
+
+    Raises:
+        ValueError: `fmt` is not a known format.
+    """
+    settings = settings or get_settings()
+    if fmt == "md":
+        return to_markdown(investigation)
+    if fmt == "html":
+        return to_html(investigation, public_url=settings.vicaran_public_url)
+    if fmt == "json":
+        return to_json(investigation, snapshots or {}, now=now)
+    if fmt == "claimreview":
+        return to_claimreview(investigation, settings)
+    raise ValueError(f"unknown export format {fmt!r}: use {', '.join(FORMATS)}")
+
+
+def filename(investigation_id: str, fmt: str) -> str:
+    """The download name, e.g. `vicaran-0b7e4a4e.md`."""
+    short = re.sub(r"[^A-Za-z0-9-]", "", investigation_id)[:8] or "export"
+    return f"vicaran-{short}.{FORMATS[fmt].extension}"
+
+
+def report_markdown(summary: str | None) -> str:
+    """The report's Markdown without the protocol marker."""
+    return (summary or "").replace(COMPLETE_MARKER, "").strip()
+
+
+def snapshot_path(investigation_id: str, sha256: str) -> str:
+    """The server path of a snapshot (the read API's)."""
+    return f"/api/investigations/{quote(investigation_id, safe='')}/snapshots/{sha256}"
+
+
+def is_sha256(value: Any) -> bool:
+    """Whether `value` names a snapshot: 64 lowercase hex digits."""
+    return isinstance(value, str) and _SHA256.fullmatch(value) is not None
+
+
+# --- shared wording --------------------------------------------------------------------------
+
+
+def _link_of(item: dict[str, Any]) -> str:
+    """The address as found (what to link), else the normalized one."""
+    return item.get("display_url") or item.get("url") or ""
+
+
+def _percent(value: Any) -> str | None:
+    """A 0-1 share as a whole percentage, rounded half up (as the dashboard's script rounds)."""
+    try:
+        return f"{int(max(0.0, min(1.0, float(value))) * 100 + 0.5)}%"
+    except (TypeError, ValueError):
+        return None
+
+
+def _one_line(text: Any) -> str:
+    return " ".join(str(text or "").split())
+
+
+def sentence(text: str) -> str:
+    """`text` with its first letter capitalized (notes are stored lowercase)."""
+    return text[:1].upper() + text[1:]
+
+
+def _verdict(verdict: str, language: str) -> str:
+    """The verdict as the report writes it, e.g. `✅ VERIFIED`."""
+    try:
+        emoji, label = verdict_label(verdict, language)
+    except KeyError:
+        return str(verdict).upper()
+    return f"{emoji} {label}"
+
+
+def independence(item: dict[str, Any]) -> str:
+    """`Independent`, or `Not independent: <why>`."""
+    if item.get("independent", True) is not False:
+        return "Independent"
+    note = _one_line(item.get("independence_note"))
+    return f"Not independent: {note}" if note else "Not independent"
+
+
+def relevance_text(source: dict[str, Any]) -> str:
+    """A source's relevance to the brief, or why it was set aside."""
+    score = _percent(source.get("relevance"))
+    reason = _one_line(source.get("relevance_reason"))
+    if source.get("relevant", True) is False:
+        text = "Set aside: off-topic" + (f" (relevance {score})" if score else "")
+        return text + (f": {reason}" if reason else "")
+    return f"Relevance {score}" if score else ""
+
+
+def _source_facts(source: dict[str, Any]) -> list[str]:
+    facts = []
+    if source.get("published_at"):
+        facts.append(f"Published {source['published_at']}")
+    if source.get("retrieved_at"):
+        facts.append(f"Retrieved {source['retrieved_at']}")
+    if source.get("is_user_provided"):
+        facts.append("Provided by you")
+    if source.get("is_reachable") is False:
+        facts.append(f"Not reachable: {source.get('unreachable_reason') or 'no reason given'}")
+    return facts
+
+
+def _evidence_facts(item: dict[str, Any]) -> list[str]:
+    facts = []
+    if item.get("published_at"):
+        facts.append(f"Published {item['published_at']}")
+    if item.get("retrieved_at"):
+        facts.append(f"Retrieved {item['retrieved_at']}")
+    if item.get("rating"):
+        facts.append(f"Rated: {item['rating']}")
+    return facts
+
+
+def _sources_intro(sources: list[dict[str, Any]]) -> str:
+    """How many sources were read, and how many of them were set aside."""
+    set_aside = sum(1 for s in sources if s.get("relevant", True) is False)
+    counted = f"{len(sources)} source{'s' if len(sources) != 1 else ''}"
+    return counted + (f", {set_aside} set aside as off-topic." if set_aside else ".")
+
+
+def _claims_by_id(investigation: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {claim["id"]: claim for claim in investigation.get("claims") or []}
+
+
+def _check_heading(check: dict[str, Any], language: str) -> str:
+    return f"{check.get('claim_key') or ''} · {_verdict(check.get('verdict', ''), language)}"
+
+
+# --- Markdown --------------------------------------------------------------------------------
+
+
+def to_markdown(investigation: dict[str, Any]) -> str:
+    """The report followed by an evidence appendix and the list of every source read."""
+    report = report_markdown(investigation.get("summary"))
+    if not report:
+        title = _one_line(investigation.get("title")) or "Untitled investigation"
+        report = f"# {title}\n\n_No report has been written yet._"
+    parts = [report, "---", _evidence_md(investigation), _sources_md(investigation)]
+    return "\n\n".join(parts).rstrip() + "\n"
+
+
+def _evidence_md(investigation: dict[str, Any]) -> str:
+    language = investigation.get("language") or "en"
+    claims = _claims_by_id(investigation)
+    lines = ["## Evidence"]
+    checks = investigation.get("fact_checks") or []
+    if not checks:
+        return "## Evidence\n\nNo claim has been checked."
+    lines.append("In each explanation, [N] cites evidence item N of that claim.")
+    for check in checks:
+        claim = claims.get(check.get("claim_id"), {})
+        origin = " (from the brief)" if claim.get("origin") == "brief" else ""
+        lines.append(f"### {_check_heading(check, language)}")
+        lines.append(f"**Claim{origin}:** {_one_line(check.get('claim_text'))}")
+        facts = [f"**Checked on:** {check['as_of']}"] if check.get("as_of") else []
+        if (confidence := _percent(check.get("confidence"))) is not None:
+            facts.append(f"**Confidence:** {confidence}")
+        if facts:
+            lines.append(" · ".join(facts))
+        if check.get("explanation"):
+            lines.append(_one_line(check["explanation"]))
+        items = check.get("evidence") or []
+        lines.append(
+            "\n".join(_evidence_item_md(n, item) for n, item in enumerate(items, 1))
+            if items
+            else "_No evidence was found._"
+        )
+    return "\n\n".join(lines)
+
+
+def _evidence_item_md(number: int, item: dict[str, Any]) -> str:
+    title = _one_line(item.get("title")) or _link_of(item)
+    publisher = _one_line(item.get("publisher"))
+    lines = [f"{number}. **{title}**" + (f" — {publisher}" if publisher else "")]
+    tags = [
+        f"Stance: {item.get('stance')}",
+        f"Reliability: {item.get('reliability')}",
+        independence(item),
+    ]
+    lines.append("   - " + " · ".join(tags))
+    if item.get("quote"):
+        lines.append(f'   - Quote: "{_one_line(item["quote"])}"')
+    if item.get("stance_note"):
+        lines.append(f"   - Note: {sentence(_one_line(item['stance_note']))}")
+    if facts := _evidence_facts(item):
+        lines.append("   - " + " · ".join(facts))
+    if item.get("query"):
+        lines.append(f"   - Found by: {_one_line(item['query'])}")
+    if link := _link_of(item):
+        lines.append(f"   - Link: {link}")
+    if item.get("content_sha256"):
+        lines.append(f"   - Snapshot: `{item['content_sha256']}`")
+    return "\n".join(lines)
+
+
+def _sources_md(investigation: dict[str, Any]) -> str:
+    sources = investigation.get("sources") or []
+    if not sources:
+        return "## All sources read\n\nNo source was read."
+    intro = _sources_intro(sources)
+    entries = []
+    for n, source in enumerate(sources, 1):
+        title = _one_line(source.get("title")) or _link_of(source)
+        publisher = _one_line(source.get("publisher") or source.get("domain"))
+        head = f"{n}. **{title}**" + (f" — {publisher}" if publisher else "")
+        lines = [head + (f" — {_link_of(source)}" if _link_of(source) else "")]
+        if relevance := relevance_text(source):
+            lines.append(f"   - {relevance}")
+        if facts := _source_facts(source):
+            lines.append("   - " + " · ".join(facts))
+        if source.get("content_sha256"):
+            lines.append(f"   - Snapshot: `{source['content_sha256']}`")
+        entries.append("\n".join(lines))
+    return "## All sources read\n\n" + intro + "\n\n" + "\n".join(entries)
+
+
+# --- HTML ------------------------------------------------------------------------------------
+
+_STYLE = """
+body { margin: 0; background: #f4f6f8; color: #1b2430;
+  font: 16px/1.6 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; }
+main { max-width: 860px; margin: 0 auto; padding: 24px; background: #fff; }
+h1, h2 { font-family: Georgia, "DejaVu Serif", serif; line-height: 1.3; }
+h3 { margin-top: 28px; }
+a { color: #1d4ed8; overflow-wrap: anywhere; }
+code { font-size: 0.85em; background: #eef0f3; padding: 0 4px; border-radius: 3px;
+  overflow-wrap: anywhere; }
+blockquote { margin: 6px 0; padding: 4px 12px; border-left: 4px solid #1d4ed8;
+  background: #e8effd; }
+.appendix { border-top: 2px solid #dde2e8; margin-top: 32px; }
+.meta, .muted { color: #5b6675; font-size: 0.92em; }
+.evidence > li, .sources > li { margin-bottom: 12px; }
+.set-aside { color: #a15c07; }
+.dependent { color: #b42318; }
+:target { background: #fdf3e1; }
+"""
+
+
+def to_html(investigation: dict[str, Any], *, public_url: str = "") -> str:
+    """A standalone HTML page: the report, the evidence appendix and every source read.
+
+    Args:
+        investigation: the dict `Repository.get_investigation` returns.
+        public_url: where the dashboard is reachable; snapshot names link there when given.
+
+    Returns:
+        The HTML document (inline styles, no scripts, every value escaped).
+    """
+    title = _one_line(investigation.get("title")) or "Untitled investigation"
+    language = investigation.get("language") or "en"
+    lang = language if _LANGUAGE.fullmatch(language) else "en"
+    report = report_markdown(investigation.get("summary"))
+    body = (
+        render_markdown(report)
+        if report
+        else f"<h1>{escape(title)}</h1><p><em>No report has been written yet.</em></p>"
+    )
+    base = public_url.rstrip("/")
+    iid = str(investigation.get("id") or "")
+    appendix = _evidence_html(investigation, base, iid) + _sources_html(investigation, base, iid)
+    return (
+        "<!doctype html>\n"
+        f'<html lang="{escape(lang)}">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{escape(title)} · Vicaran</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
+        f'<main>\n<article class="report">\n{body}\n</article>\n'
+        f'<div class="appendix">\n{appendix}\n</div>\n</main>\n</body>\n</html>\n'
+    )
+
+
+def _href(url: str) -> str | None:
+    """`url` escaped for an attribute when it is http(s); else None."""
+    return escape(url) if url and urlsplit(url).scheme.lower() in ("http", "https") else None
+
+
+def _a(url: str, text: str) -> str:
+    href = _href(url)
+    if href is None:
+        return escape(text)
+    return f'<a href="{href}" rel="noopener noreferrer">{escape(text)}</a>'
+
+
+def _snapshot_html(sha: Any, base: str, iid: str) -> str:
+    if not sha:
+        return ""
+    code = f"<code>{escape(str(sha))}</code>"
+    if base and iid and is_sha256(sha) and _href(base):
+        code = f'<a href="{escape(base + snapshot_path(iid, sha))}">{code}</a>'
+    return f"<li>Snapshot: {code}</li>"
+
+
+def _evidence_html(investigation: dict[str, Any], base: str, iid: str) -> str:
+    language = investigation.get("language") or "en"
+    claims = _claims_by_id(investigation)
+    checks = investigation.get("fact_checks") or []
+    if not checks:
+        return '<section id="evidence"><h2>Evidence</h2><p>No claim has been checked.</p></section>'
+    parts = [
+        '<section id="evidence"><h2>Evidence</h2>'
+        '<p class="muted">In each explanation, [N] cites evidence item N of that claim.</p>'
+    ]
+    for check in checks:
+        claim = claims.get(check.get("claim_id"), {})
+        origin = " (from the brief)" if claim.get("origin") == "brief" else ""
+        facts = [f"Checked on {escape(check['as_of'])}"] if check.get("as_of") else []
+        if (confidence := _percent(check.get("confidence"))) is not None:
+            facts.append(f"Confidence {confidence}")
+        items = check.get("evidence") or []
+        evidence = (
+            '<ol class="evidence">'
+            + "".join(_evidence_item_html(item, base, iid) for item in items)
+            + "</ol>"
+            if items
+            else "<p><em>No evidence was found.</em></p>"
+        )
+        key = escape(str(check.get("claim_key") or ""))
+        parts.append(
+            f'<article id="claim-{key}"><h3>{escape(_check_heading(check, language))}</h3>'
+            f"<p><strong>Claim{origin}:</strong> {escape(_one_line(check.get('claim_text')))}</p>"
+            + (f'<p class="meta">{" · ".join(facts)}</p>' if facts else "")
+            + f"<p>{escape(_one_line(check.get('explanation')))}</p>{evidence}</article>"
+        )
+    return "".join(parts) + "</section>"
+
+
+def _evidence_item_html(item: dict[str, Any], base: str, iid: str) -> str:
+    title = _one_line(item.get("title")) or _link_of(item)
+    publisher = _one_line(item.get("publisher"))
+    independent = independence(item)
+    details = [
+        f"<li>Stance: {escape(str(item.get('stance')))} · "
+        f"Reliability: {escape(str(item.get('reliability')))} · "
+        f'<span class="{"muted" if item.get("independent", True) is not False else "dependent"}">'
+        f"{escape(independent)}</span></li>"
+    ]
+    if item.get("stance_note"):
+        details.append(f"<li>Note: {escape(sentence(_one_line(item['stance_note'])))}</li>")
+    if facts := _evidence_facts(item):
+        details.append(f"<li>{escape(' · '.join(facts))}</li>")
+    if item.get("query"):
+        details.append(f"<li>Found by: {escape(_one_line(item['query']))}</li>")
+    if link := _link_of(item):
+        details.append(f"<li>Link: {_a(link, link)}</li>")
+    details.append(_snapshot_html(item.get("content_sha256"), base, iid))
+    quote_html = (
+        f"<blockquote>{escape(_one_line(item['quote']))}</blockquote>" if item.get("quote") else ""
+    )
+    return (
+        f"<li><strong>{_a(_link_of(item), title)}</strong>"
+        + (f' <span class="muted">{escape(publisher)}</span>' if publisher else "")
+        + f'{quote_html}<ul class="meta">{"".join(details)}</ul></li>'
+    )
+
+
+def _sources_html(investigation: dict[str, Any], base: str, iid: str) -> str:
+    sources = investigation.get("sources") or []
+    if not sources:
+        return '<section id="sources"><h2>All sources read</h2><p>No source was read.</p></section>'
+    intro = _sources_intro(sources)
+    entries = []
+    for n, source in enumerate(sources, 1):
+        link = _link_of(source)
+        title = _one_line(source.get("title")) or link
+        publisher = _one_line(source.get("publisher") or source.get("domain"))
+        details = []
+        if relevance := relevance_text(source):
+            kind = ' class="set-aside"' if source.get("relevant", True) is False else ""
+            details.append(f"<li{kind}>{escape(relevance)}</li>")
+        if facts := _source_facts(source):
+            details.append(f"<li>{escape(' · '.join(facts))}</li>")
+        if link:
+            details.append(f"<li>Link: {_a(link, link)}</li>")
+        details.append(_snapshot_html(source.get("content_sha256"), base, iid))
+        entries.append(
+            f'<li id="source-{n}"><strong>{escape(title)}</strong>'
+            + (f' <span class="muted">{escape(publisher)}</span>' if publisher else "")
+            + f'<ul class="meta">{"".join(details)}</ul></li>'
+        )
+    return (
+        f'<section id="all-sources"><h2>All sources read</h2><p>{escape(intro)}</p>'
+        f'<ol class="sources">{"".join(entries)}</ol></section>'
+    )
+
+
+# --- JSON ------------------------------------------------------------------------------------
+
+
+def to_json(
+    investigation: dict[str, Any], snapshots: dict[str, str], *, now: datetime | None = None
+) -> str:
+    """Every record (quality included) and the texts Vicaran read, pretty-printed.
+
+    Args:
+        investigation: the dict `Repository.get_investigation` returns.
+        snapshots: {sha256: text}, e.g. `Repository.get_snapshots(id)`.
+        now: the export time (default: now, UTC).
+
+    Returns:
+        `{"format", "version", "exported_at", "investigation", "snapshots"}` as JSON text.
+    """
+    record = dict(investigation)
+    if record.get("summary") is not None:
+        record["summary"] = report_markdown(record["summary"])
+    exported_at = (now or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="seconds")
+    document = {
+        "format": JSON_FORMAT,
+        "version": JSON_VERSION,
+        "exported_at": exported_at,
+        "investigation": record,
+        "snapshots": dict(sorted(snapshots.items())),
+    }
+    return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+
+
+# --- ClaimReview (schema.org JSON-LD) --------------------------------------------------------
+
+
+def to_claimreview(investigation: dict[str, Any], settings: Settings | None = None) -> str:
+    """`claim_reviews` as a pretty-printed JSON array."""
+    reviews = claim_reviews(investigation, settings)
+    return json.dumps(reviews, ensure_ascii=False, indent=2) + "\n"
+
+
+def claim_reviews(
+    investigation: dict[str, Any], settings: Settings | None = None
+) -> list[dict[str, Any]]:
+    """One schema.org ClaimReview per fact-check.
+
+    Args:
+        investigation: the dict `Repository.get_investigation` returns.
+        settings: the publisher's name and URL and the dashboard's public URL.
+
+    Returns:
+        ClaimReview JSON-LD objects, in the order of the fact-checks.
+    """
+    settings = settings or get_settings()
+    language = investigation.get("language") or "en"
+    claims = _claims_by_id(investigation)
+    links = {source["id"]: _link_of(source) for source in investigation.get("sources") or []}
+    page = (
+        f"{settings.vicaran_public_url.rstrip('/')}/investigations/"
+        f"{quote(str(investigation.get('id') or ''), safe='')}"
+    )
+    fallback = (investigation.get("completed_at") or investigation.get("updated_at") or "")[:10]
+    author: dict[str, Any] = {"@type": "Organization", "name": settings.vicaran_publisher_name}
+    if settings.vicaran_publisher_url:
+        author["url"] = settings.vicaran_publisher_url
+    reviews = []
+    for check in investigation.get("fact_checks") or []:
+        claim = claims.get(check.get("claim_id"), {})
+        appearance = [
+            {"@type": "CreativeWork", "url": links[source_id]}
+            for source_id in claim.get("source_ids") or []
+            if links.get(source_id)
+        ]
+        item: dict[str, Any] = {"@type": "Claim"}
+        if appearance:
+            item["appearance"] = appearance
+        review: dict[str, Any] = {
+            "@context": "https://schema.org",
+            "@type": "ClaimReview",
+            "url": f"{page}#claim-{quote(str(check.get('claim_key') or ''), safe='')}",
+            "claimReviewed": check.get("claim_text") or claim.get("claim_text") or "",
+            "author": dict(author),
+            "reviewRating": review_rating(check.get("verdict", ""), language),
+            "itemReviewed": item,
+            "inLanguage": language,
+        }
+        if published := (check.get("as_of") or fallback)[:10]:
+            review["datePublished"] = published
+        reviews.append(review)
+    return reviews
+
+
+def review_rating(verdict: str, language: str) -> dict[str, Any]:
+    """The schema.org Rating for a verdict; `unverified` (no rating) has no `ratingValue`."""
+    rating: dict[str, Any] = {"@type": "Rating"}
+    if verdict in RATING_VALUES:
+        rating["ratingValue"] = RATING_VALUES[verdict]
+    try:
+        name = verdict_label(verdict, language)[1].capitalize()
+    except KeyError:
+        name = str(verdict).replace("_", " ").capitalize()
+    rating.update({"bestRating": 5, "worstRating": 1, "alternateName": name})
+    return rating
