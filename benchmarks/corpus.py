@@ -7,12 +7,15 @@ so the scripted digest picks exactly those two as key claims. The brief's three 
 return a different third of the articles, ranked so the first `n_sources` articles are the ones
 source_finder finds, whatever the limit (up to 60 = 3 searches x Tavily's 20 results).
 
+Independent evidence: the story articles that state a claim are the pages it is extracted
+from, so they never confirm it (DESIGN, Evidence rule). Every other claim is also reported by a
+public broadcaster's page (high reliability) that only a search for the claim finds: the source
+finder never reads it, round 1 of the fact checker does, so one round suffices.
+
 Second rounds, on purpose: every fifth claim (`records_only`, 20%) is reported by one story
 article only; its corroboration is a primary record on an official `.gov` site that only a
-search for the claim plus "official records" finds. Round 1 sees one neutral source (not enough
-under the evidence rule); the scripted checker then asks for that refinement, and round 2 finds
-the record (high reliability). Every other claim is in at least two story articles from different
-domains (search for the claim returns them), so one round suffices.
+search for the claim plus "official records" finds. Round 1 sees nothing independent; the
+scripted checker then asks for that refinement, and round 2 finds the record (high reliability).
 """
 
 from __future__ import annotations
@@ -111,9 +114,10 @@ class Story:
     claims: list[StoryClaim]
     articles: list[Article]  # story articles in search rank order
     records: dict[str, Article]  # claim text -> the official record that corroborates it
+    reports: dict[str, Article]  # claim text -> a broadcaster's independent report of it
 
     def pages(self) -> dict[str, Page]:
-        every = self.articles + list(self.records.values())
+        every = self.articles + list(self.records.values()) + list(self.reports.values())
         return {a.url: a.page() for a in every}
 
     def claim_in(self, query: str) -> StoryClaim | None:
@@ -133,6 +137,9 @@ class Story:
             _result(a, _sentence_with(a.body, claim.text), i)
             for i, a in enumerate(a for a in self.articles if claim.text in a.body)
         ]
+        report = self.reports.get(claim.text)
+        if report is not None:  # within the checker's first few results
+            results.insert(1, _result(report, _sentence_with(report.body, claim.text), 1))
         record = self.records.get(claim.text)
         if record is not None and query.endswith("official records"):
             results.insert(0, _result(record, _sentence_with(record.body, claim.text), 0))
@@ -155,7 +162,8 @@ def generate(n_sources: int, n_claims: int) -> Story:
         slots += [c.text for c in normal]
     articles = [_article(i, slots[2 * i], slots[2 * i + 1]) for i in range(count)]
     records = {c.text: _record(k, c.text) for k, c in enumerate(claims) if c.records_only}
-    return Story(claims, articles, records)
+    reports = {c.text: _report(k, c.text) for k, c in enumerate(claims) if not c.records_only}
+    return Story(claims, articles, records, reports)
 
 
 def _domain(i: int) -> str:
@@ -187,6 +195,20 @@ def _record(k: int, claim: str) -> Article:
         "Riverton County official inspection record",
         body,
         "2025-01-31",
+    )
+
+
+def _report(k: int, claim: str) -> Article:
+    body = (
+        "Our newsroom checked the figures with the agencies involved before publishing. "
+        f"{claim} Officials confirmed the number when asked about it this week, and a "
+        "spokesperson for the company declined to comment on the record."
+    )
+    return Article(
+        f"https://www.pbs.org/newshour/nation/riverton-water-check-{k}",
+        "Riverton water: what the records show",
+        body,
+        "2025-02-15",
     )
 
 

@@ -37,16 +37,19 @@ class Run:
     claims: int
     serial: bool = False
     rate_limited: bool = False
+    rewrite: bool = False
 
     def argv(self, latency: float) -> list[str]:
         argv = [sys.executable, "-m", "benchmarks.scenario", "--mode", self.mode]
         argv += ["--sources", str(self.sources), "--claims", str(self.claims)]
         argv += ["--latency", str(latency)]
-        return argv + ["--serial"] * self.serial + ["--rate-limited"] * self.rate_limited
+        argv += ["--serial"] * self.serial + ["--rate-limited"] * self.rate_limited
+        return argv + ["--rewrite"] * self.rewrite
 
 
 QUICK = Run("quick", "quick", 15, 5)
 DETAILED = Run("detailed", "detailed", 30, 15)
+REWRITE = Run("quick rewrite", "quick", 15, 5, rewrite=True)
 SOURCE_SWEEP = [5, 15, 30, 60]  # with 15 claims
 CLAIM_SWEEP = [5, 15, 30]  # with 30 sources
 
@@ -67,7 +70,7 @@ def plan(quick_only: bool) -> list[list[Run]]:
         Run("quick serial", "quick", 15, 5, serial=True),
         Run("rate-limited", "quick", 15, 5, rate_limited=True),
     ]
-    return [[QUICK], [DETAILED], *([run] for run in sweep), background]
+    return [[QUICK], [DETAILED], [REWRITE], *([run] for run in sweep), background]
 
 
 def execute(batch: list[Run], latency: float) -> dict[str, dict[str, Any]]:
@@ -200,6 +203,20 @@ def targets(
         up = speedup(ok, name)
         if up is not None:
             found.append(check(f"{name} >= 4x faster than serial", up >= 4, f"{up:.1f}x"))
+    if "quick" in ok and "quick rewrite" in ok:
+        extra = (ok["quick rewrite"]["wall_s"] - ok["quick"]["wall_s"]) / latency
+        rewrites = ok["quick rewrite"]["report_rewrites"]
+        found.append(
+            check(
+                "one report rewrite costs <= 3*L (a pro draft and a fast check round)",
+                rewrites == 1 and extra <= 3,
+                f"+{extra:.1f}*L, {rewrites} rewrite(s); standard runs: "
+                + ", ".join(
+                    f"{n} {r['report_rewrites']}" for n, r in ok.items() if not r["rewrite"]
+                )
+                + " rewrite(s)",
+            )
+        )
     if ok:
         top = max(ok.items(), key=lambda item: item[1]["prompt_chars_max"])
         biggest = top[1]["prompt_chars_max"]
@@ -221,6 +238,19 @@ def targets(
         unfinished = {n: r["status"] for n, r in ok.items() if r["status"] != "completed"}
         found.append(
             check("every investigation completed", not unfinished, str(unfinished or "yes"))
+        )
+        unquoted = {
+            n: f"{r['decided_with_independent_quote']}/{r['decided']}"
+            for n, r in ok.items()
+            if r["decided_with_independent_quote"] != r["decided"]
+        }
+        decided = sum(r["decided"] for r in ok.values())
+        found.append(
+            check(
+                "every decided verdict rests on an independent quoted item",
+                not unquoted and decided > 0,
+                f"{decided} decided verdicts" + (f"; missing: {unquoted}" if unquoted else ""),
+            )
         )
     limited = ok.get("rate-limited")
     if limited:

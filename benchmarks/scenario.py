@@ -7,7 +7,8 @@ name: L for the fast model, 1.5·L for the pro model) against loopback fakes tha
 Tavily 0.3 s, Jina Reader 0.5 s, Fact Check Tools 0.2 s, the newsroom callback API 0.05 s.
 `--serial` sets every concurrency bound to 1; `--rate-limited` makes Tavily refuse more than
 RATE_LIMIT requests in any one-second window (429 + Retry-After) and answer the very first
-search 429 too, with Vicaran's Tavily budget set to the same limit and window.
+search 429 too, with Vicaran's Tavily budget set to the same limit and window. `--rewrite`
+makes the report's first draft contradict a recorded verdict, so the report is rewritten once.
 """
 
 from __future__ import annotations
@@ -82,7 +83,8 @@ def _configure(
     values = {
         "ADK_DISABLE_LOAD_DOTENV": "1",
         "VICARAN_FAST_MODEL": f"scripted/latency-{latency_ms}",
-        "VICARAN_PRO_MODEL": f"scripted/latency-{round(1.5 * latency_ms)}",
+        "VICARAN_PRO_MODEL": f"scripted/latency-{round(1.5 * latency_ms)}"
+        + ("+contradicts-verdict" if args.rewrite else ""),
         "TAVILY_API_KEY": "tvly-test",
         "TAVILY_BASE_URL": services["tavily"].url,
         "JINA_API_KEY": JINA_KEY,
@@ -156,7 +158,17 @@ async def _investigate(args: argparse.Namespace, newsroom: FakeNewsroom) -> dict
 
     verdicts = state.get(keys.VERDICT_RECORDS) or []
     sources = state.get(keys.SOURCE_RECORDS) or []
+    quality = state.get(keys.REPORT_QUALITY) or {}
+    decided = [v for v in verdicts if v["verdict"] != "unverified"]
     return {
+        "report_rewrites": quality.get("rewrites"),
+        "report_audited": quality.get("audited"),
+        # every decided verdict rests on an independent item with a quote (DESIGN, Evidence rule)
+        "decided_with_independent_quote": sum(
+            any(e["independent"] and e["quote"] and e["stance"] != "context" for e in v["evidence"])
+            for v in decided
+        ),
+        "decided": len(decided),
         "plan_wall_s": round(plan_done - started, 3),
         "wall_s": round(last_event - approved, 3),
         "approved_at": approved,
@@ -387,6 +399,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "latency": args.latency,
         "serial": args.serial,
         "rate_limited": args.rate_limited,
+        "rewrite": args.rewrite,
         **result,
     }
 
@@ -399,6 +412,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--latency", type=float, default=0.5, help="model latency L in seconds")
     parser.add_argument("--serial", action="store_true", help="every concurrency bound set to 1")
     parser.add_argument("--rate-limited", action="store_true")
+    parser.add_argument("--rewrite", action="store_true", help="the report is rewritten once")
     args = parser.parse_args(argv)
     if args.sources is None:
         args.sources = MODE_SOURCES[args.mode]

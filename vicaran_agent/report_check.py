@@ -111,7 +111,7 @@ def split_sentences(text: str) -> list[str]:
 
 def _abbreviation(text: str, start: int, end: int) -> bool:
     """Whether the period at `end` closes an initial ("U.S.") or a short title ("Dr.")."""
-    word_start = text.rfind(" ", start, end) + 1
+    word_start = max(start, text.rfind(" ", start, end) + 1)
     segment_start = max(word_start, text.rfind(".", word_start, end) + 1)
     return end - segment_start <= 1 or text[word_start:end].lower() in _ABBREVIATIONS
 

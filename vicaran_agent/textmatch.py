@@ -14,7 +14,9 @@ from .schemas import QUOTE_MAX_CHARS
 
 MIN_QUOTE_CHARS = 12  # shorter "quotes" ("the", "312%") match almost anything
 SHINGLE_WORDS = 5
-MIN_SHINGLES = 10  # texts with fewer shingles are too short to call copies
+# Texts with fewer shingles (about two sentences) are too short to call copies: two pages that
+# quote the same one-sentence statement are not one page syndicated twice.
+MIN_SHINGLES = 25
 COPY_THRESHOLD = 0.8  # share of the shorter text's shingles found in the other
 
 _PUNCTUATION = str.maketrans(
