@@ -12,8 +12,8 @@ Behaviour flags ride in the model name, joined by `+`, e.g. `scripted/eager-tran
 - `only-bad-citations`: explanations cite nothing but an evidence number that does not exist.
 - `no-claims`: the claim extractor finds nothing checkable.
 - `error-<Schema>`: calls for that schema fail with a 503 from the "provider".
-- `contradicts-verdict`: the first report draft states "verified" for every finding (a rewrite,
-  asked with PROBLEMS, copies the recorded verdicts).
+- `contradicts-verdict`: the first report draft states a verdict other than the recorded one for
+  every finding (a rewrite, asked with PROBLEMS, copies the recorded verdicts).
 - `stubborn-report`: every report draft carries a cited sentence no source supports.
 - `low-quality`: the editor scores every draft 50/100.
 - `misquotes`: stances rest on quotes that are not in the evidence text.
@@ -487,7 +487,10 @@ class ScriptedModel(BaseLlm):
             "findings": [
                 {
                     "claim_key": key,
-                    "verdict": "verified" if wrong else verdict,
+                    # contradicting: "verified" for what is not, "false" for what is
+                    "verdict": ("false" if verdict == "verified" else "verified")
+                    if wrong
+                    else verdict,
                     "text": claim + ("" if refs == "none" else " " + refs.replace(", ", "")),
                 }
                 for key, claim, verdict, refs in findings
