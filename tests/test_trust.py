@@ -199,3 +199,79 @@ async def test_a_failed_audit_makes_the_run_partial_and_says_why(env):
     assert "could not check some sentences" in texts[-1]  # stated above the marker
     assert "citation audit could not check some sentences" in state[keys.PARTIAL_REASON]
     assert state[keys.REPORT_QUALITY]["audited"] == 0
+
+
+# --- acceptance: a detailed run's exports -------------------------------------------------------
+
+
+async def test_a_detailed_runs_export_shows_an_independent_quote_in_its_snapshot(env, capsys):
+    """`vicaran export ID --format json`: every decided verdict rests on an independent item
+    whose quote is found in its snapshot; `--format claimreview` is valid JSON-LD."""
+    import asyncio
+    import json
+
+    from tests.test_export import assert_valid_claimreview
+    from vicaran_agent import cli
+    from vicaran_agent.textmatch import quote_problem, sha256_text
+
+    investigation_id = "7b0c1d2e-3f40-4a5b-8c6d-7e8f90a1b2c3"
+    brief = "Investigate whether Acme Chemicals polluted Riverton's drinking water."
+    argv = ["investigate", brief, "--url", RIVERTON[2].url, "--mode", "detailed"]
+    code = await asyncio.to_thread(cli.main, [*argv, "--id", investigation_id, "--yes"])
+    assert code == 0
+    capsys.readouterr()
+
+    assert await asyncio.to_thread(cli.main, ["export", investigation_id, "--format", "json"]) == 0
+    exported = json.loads(capsys.readouterr().out)
+    record, snapshots = exported["investigation"], exported["snapshots"]
+    assert record["mode"] == "detailed" and record["status"] == "completed"
+    decided = [f for f in record["fact_checks"] if f["verdict"] != "unverified"]
+    assert decided, "the scenario decides some claims"
+    for check in decided:
+        standing = [
+            e
+            for e in check["evidence"]
+            if e["independent"] and e["stance"] != "context" and e["quote"]
+        ]
+        assert standing, check["claim_text"]
+        for item in standing:
+            text = snapshots[item["content_sha256"]]
+            assert sha256_text(text) == item["content_sha256"]
+            assert quote_problem(item["quote"], text) is None
+    assert all(f["as_of"] for f in record["fact_checks"])
+    assert record["quality"]["audited"] > 0
+
+    assert (
+        await asyncio.to_thread(cli.main, ["export", investigation_id, "--format", "claimreview"])
+        == 0
+    )
+    reviews = json.loads(capsys.readouterr().out)
+    assert len(reviews) == len(record["fact_checks"])
+    for review in reviews:
+        assert_valid_claimreview(review)
+
+
+async def test_evidence_found_only_by_a_claim_search_is_snapshotted_with_the_verdict(env):
+    epa = {
+        "url": "https://www.epa.gov/newsreleases/acme-riverton-enforcement",
+        "title": "EPA acts against Acme Chemicals",
+        "content": "The EPA said Acme Chemicals exceeded federal lead discharge limits by 312% at "
+        "its Riverton plant in the fourth quarter of 2024 and filed an enforcement action.",
+        "score": 0.99,
+    }
+
+    def results(query: str, body: dict) -> list:
+        found = search_results(RIVERTON)
+        return found if query.startswith("Investigate") else [epa, *found]
+
+    env.services.tavily.overrides = results
+    _, _, state = await investigate()
+    record = saved(state)
+    items = [e for f in record["fact_checks"] for e in f["evidence"] if "epa.gov" in e["url"]]
+    assert items, "a claim search found the EPA release"
+    assert all("epa.gov" not in s["url"] for s in record["sources"])  # not a source
+    repository = get_repository(get_settings().database_url)
+    for item in items:
+        text = repository.get_snapshot(record["id"], item["content_sha256"])
+        assert text is not None and "312%" in text  # stored with the verdict that cites it
+        assert item["display_url"] == epa["url"] and item["query"]

@@ -1,0 +1,65 @@
+"""The evidence rule (DESIGN.md), computed from recorded evidence, never judged by the model."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from .schemas import Evidence, VerdictLabel
+
+Direction = Literal["supports", "refutes"]
+
+_OPPOSITE: dict[Direction, Direction] = {"supports": "refutes", "refutes": "supports"}
+
+# Which direction of evidence each verdict rests on.
+_NEEDS: dict[VerdictLabel, tuple[Direction, ...]] = {
+    "verified": ("supports",),
+    "partially_true": ("supports", "refutes"),
+    "misleading": ("supports", "refutes"),
+    "false": ("refutes",),
+    "unverified": (),
+}
+
+
+def sufficient(evidence: list[Evidence], direction: Direction) -> tuple[bool, str]:
+    """Whether `evidence` sufficiently establishes `direction`, and why (or why not).
+
+    Sufficient: one high-reliability independent item on point, or two independent neutral
+    items from different publishers that agree with no equal-or-higher independent item
+    contradicting them. Low never suffices. Items that are not independent (the claim's own
+    pages, their publisher, copies) never count; a stance without a verified quote is context.
+    """
+    evidence = [e for e in evidence if e.independent]
+    on_point = [e for e in evidence if e.stance == direction]
+    high = [e for e in on_point if e.reliability == "high"]
+    if high:
+        return True, f"high-reliability evidence ({high[0].publisher or high[0].url})"
+    neutral_publishers = {e.publisher or e.url for e in on_point if e.reliability == "neutral"}
+    against = [
+        e
+        for e in evidence
+        if e.stance == _OPPOSITE[direction] and e.reliability in ("neutral", "high")
+    ]
+    if len(neutral_publishers) >= 2 and not against:
+        return True, f"{len(neutral_publishers)} independent neutral sources agree"
+    if len(neutral_publishers) >= 2:
+        return False, "neutral sources agree but an equal or more reliable source contradicts them"
+    if on_point:
+        return False, "only one independent neutral or low-reliability source on point"
+    return False, "no independent evidence on point"
+
+
+def is_sufficient(evidence: list[Evidence]) -> bool:
+    return any(sufficient(evidence, d)[0] for d in ("supports", "refutes"))
+
+
+def enforce_verdict(verdict: VerdictLabel, evidence: list[Evidence]) -> tuple[VerdictLabel, str]:
+    """The verdict the evidence allows: anything but `unverified` needs sufficient evidence."""
+    if verdict == "unverified":
+        return verdict, ""
+    reasons = []
+    for direction in _NEEDS[verdict]:
+        ok, reason = sufficient(evidence, direction)
+        if ok:
+            return verdict, ""
+        reasons.append(reason)
+    return "unverified", "; ".join(dict.fromkeys(reasons))
