@@ -175,6 +175,42 @@ def test_bias_counts_shares_and_score_are_computed_in_code():
     assert assess(judgement, numbered, per_source=False).per_source == []
 
 
+def test_shares_are_over_rated_sources_and_unrated_ones_are_counted():
+    numbered = [(i, src(i)) for i in range(1, 6)]
+    judgement = BiasJudgement(
+        sources=[SourceLean(number=2, stance="critical", bias_score=6)], recommendation=""
+    )
+    bias = assess(judgement, numbered, per_source=False)
+    assert bias is not None and bias.unrated == 4
+    assert bias.coverage == {"supportive": 0, "neutral": 0, "critical": 1}
+    assert bias.coverage_pct["critical"] == 100.0  # of the one rated source, said as such
+
+
+def test_no_rated_source_means_no_score_not_zero():
+    numbered = [(1, src(1)), (2, src(2))]
+    judgement = BiasJudgement(
+        sources=[SourceLean(number=99, stance="neutral", bias_score=0)], recommendation=""
+    )
+    assert assess(judgement, numbered, per_source=False) is None
+
+
+def test_only_independent_items_count_toward_the_rule():
+    own = ev("reuters.com", "high", "supports").model_copy(
+        update={"independent": False, "independence_note": "the page this claim came from"}
+    )
+    assert not sufficient([own], "supports")[0]
+    copies = [
+        ev("a.com", "neutral", "supports"),
+        ev("b.com", "neutral", "supports").model_copy(update={"independent": False}),
+    ]
+    assert not sufficient(copies, "supports")[0]
+    assert enforce_verdict("verified", [own])[0] == "unverified"
+    # a contradiction by the claim's own source does not block independent agreement
+    agree = [ev("a.com", "neutral", "supports"), ev("b.com", "neutral", "supports")]
+    own_refutes = own.model_copy(update={"stance": "refutes"})
+    assert sufficient([*agree, own_refutes], "supports")[0]
+
+
 def test_balanced_neutral_coverage_scores_low():
     numbered = [(1, src(1)), (2, src(2))]
     judgement = BiasJudgement(

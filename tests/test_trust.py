@@ -81,6 +81,7 @@ async def test_an_off_topic_page_is_set_aside_and_counted_in_the_report(env):
     report = texts[-1]
     assert "1 source(s) set aside as off-topic" in state[keys.DISCOVERED_SOURCES]
     assert "Set aside as off-topic" in report.split("## Notes")[1]
+    assert "6 sources read, " in report and ", 1 set aside as off-topic (see Notes)." in report
     assert off["display_url"] not in report.split("## Notes")[0]  # never cited
     assert state[keys.INVESTIGATION_STATUS] == "completed", state[keys.PARTIAL_REASON]
     record = saved(state)
@@ -275,3 +276,26 @@ async def test_evidence_found_only_by_a_claim_search_is_snapshotted_with_the_ver
         text = repository.get_snapshot(record["id"], item["content_sha256"])
         assert text is not None and "312%" in text  # stored with the verdict that cites it
         assert item["display_url"] == epa["url"] and item["query"]
+
+
+# --- report and record policy -----------------------------------------------------------------
+
+
+async def test_titles_are_the_pages_own_not_the_models(env):
+    env.set(VICARAN_FAST_MODEL="scripted/retitles")
+    _, _, state = await investigate()
+    titles = {s["display_url"]: s["title"] for s in state[keys.SOURCE_RECORDS]}
+    assert titles == {a.url: a.title for a in RIVERTON}
+
+
+async def test_a_degraded_report_lists_every_source_that_was_read(env):
+    env.set(VICARAN_PRO_MODEL="scripted/error-ReportDraft")
+    _, texts, state = await investigate()
+    assert state[keys.INVESTIGATION_STATUS] == "partial"
+    assert "assembled without the model" in state[keys.PARTIAL_REASON]
+    sources = texts[-1].split("## Sources")[1].split("## Notes")[0]
+    assert "Every source that was read:" in sources
+    read = [s for s in state[keys.SOURCE_RECORDS] if s["is_reachable"]]
+    assert len(read) == len(RIVERTON)
+    assert all(s["display_url"] in sources for s in read)
+    assert state[keys.REPORT_QUALITY] is None  # nothing the model wrote to check

@@ -339,6 +339,11 @@ _MESSAGES: dict[str, tuple[str, str]] = {
         "{read} sources read, {cited} cited below.",
         "{read} fontes lidas, {cited} citadas abaixo.",
     ),
+    "sources_count_aside": (
+        "{read} sources read, {cited} cited below, {aside} set aside as off-topic (see Notes).",
+        "{read} fontes lidas, {cited} citadas abaixo, {aside} deixada(s) de lado por estar(em) "
+        "fora do tema (veja Observações).",
+    ),
     "sources_all": (
         "Every source that was read:",
         "Todas as fontes lidas:",

@@ -17,6 +17,7 @@ Behaviour flags ride in the model name, joined by `+`, e.g. `scripted/eager-tran
 - `stubborn-report`: every report draft carries a cited sentence no source supports.
 - `low-quality`: the editor scores every draft 50/100.
 - `misquotes`: stances rest on quotes that are not in the evidence text.
+- `retitles`: page digests give every page the same made-up title.
 - `bad-key`: every call fails like a rejected Gemini API key.
 - `latency-<ms>`: every call waits that long first.
 """
@@ -344,8 +345,9 @@ class ScriptedModel(BaseLlm):
         sentences = _sentences(body)
         claims = [s for s in sentences if re.search(r"\d", s)][:2] or sentences[:1]
         shared = _brief_words(instruction) & _words(page)
+        retitled = "Clear River discharge evidence" if "retitles" in self.flags else None
         return {
-            "title": title.group(1).strip() if title else "",
+            "title": retitled or (title.group(1).strip() if title else ""),
             "summary": " ".join(sentences[:2])[:480],
             "key_claims": claims,
             "published_date": published.group(1) if published else None,

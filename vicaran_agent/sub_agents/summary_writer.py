@@ -269,10 +269,14 @@ class SummaryWriterAgent(StageAgent):
         by_number = dict(numbered)
         sources = stage.records(keys.SOURCE_RECORDS, Source)
         read = [(n, s) for n, s in enumerate(sources, 1) if s.is_reachable]
-        lines = [
-            stage.msg("sources_heading"),
-            stage.msg("sources_count", read=len(read), cited=len(cited)),
-        ]
+        aside = sum(not s.relevant for _, s in read)
+        count = stage.msg(
+            "sources_count_aside" if aside else "sources_count",
+            read=len(read),
+            cited=len(cited),
+            aside=aside,
+        )
+        lines = [stage.msg("sources_heading"), count]
         if degraded:
             lines.append(stage.msg("sources_all"))
             listed = read
