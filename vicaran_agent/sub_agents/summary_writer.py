@@ -38,7 +38,7 @@ from ..schemas import (
 )
 from ._stage import Stage, StageAgent, issues_key, notes_key
 from .bias_analyzer import score_label
-from .report_review import ReportReviewer
+from .report_review import ReportReviewer, Review
 
 COMPLETE = "[INVESTIGATION_COMPLETE]"
 # What the report prompt carries at most (the dashboard and records keep everything).
@@ -87,90 +87,36 @@ class SummaryWriterAgent(StageAgent):
         verdicts = stage.records(keys.VERDICT_RECORDS, Verdict)
         questions = plan_questions(stage.state.get(keys.INVESTIGATION_PLAN) or "")
         quality: ReportQuality | None = None
-        cited: list[int] = []
-        degraded = False
         if not numbered and not verdicts:
             body = stage.msg("report_title", title=config.title)
         else:
             yield stage.event(stage.msg("summary_progress"))
             records = self._prompt(stage, numbered, questions)
             try:
-                draft = await stage.ask(SUMMARY_WRITER_INSTRUCTION, records, ReportDraft)
+                draft: ReportDraft | None = await stage.ask(
+                    SUMMARY_WRITER_INSTRUCTION, records, ReportDraft
+                )
             except ModelCallError as error:
                 stage.issue(f"The report was assembled without the model: {error}")
-                draft, degraded = (
-                    ReportDraft(title=config.title, executive_summary="", findings=[]),
-                    True,
-                )
-            if not degraded:
-                # The checks run on the fast model: a second model reads what the first wrote,
-                # and the round costs one fast call, not a pro one.
-                reviewer = ReportReviewer(
-                    ModelClient(stage.settings.vicaran_fast_model, stage.settings),
-                    await stage.render(CITATION_AUDIT_INSTRUCTION),
-                    await stage.render(QUALITY_REVIEW_INSTRUCTION),
-                    numbered=numbered,
-                    citable=citable,
-                    verdicts=verdicts,
-                    questions=questions,
-                    texts=(r.texts if (r := open_runtime(config.investigation_id)) else None),
-                )
+                draft = None
+            if draft is not None:
+                reviewer = await self._reviewer(stage, numbered, citable, verdicts, questions)
                 yield stage.event(stage.msg("report_checking", count=len(reviewer.cited(draft))))
                 review = await reviewer.review(
                     draft, records, self._render(stage, draft, questions)
                 )
-                threshold = stage.settings.vicaran_quality_threshold
-                problems = review.problems(threshold)
-                final_review, rewrites = review, 0
+                problems = review.problems(stage.settings.vicaran_quality_threshold)
+                rewrites = 0
                 if problems:
                     yield stage.event(stage.msg("report_rewriting", count=len(problems)))
                     rewritten = await self._rewrite(stage, records, draft, problems)
                     if rewritten is not None:
-                        rendered = self._render(stage, rewritten, questions)
                         draft, rewrites = rewritten, 1
-                        final_review = await reviewer.review(draft, records, rendered)
-                for failure in final_review.failures:
-                    stage.issue(failure)
-                unsupported = final_review.unsupported
-                draft = without_sentences(draft, {(s.part, s.index) for s in unsupported})
-                for sentence in unsupported:
-                    stage.note(
-                        f'Removed from the report, not supported by its source(s): "{one_line(sentence.text, 160)}"'
-                    )
-                quality = ReportQuality(
-                    scores=final_review.scores,
-                    overall=final_review.overall,
-                    threshold=threshold,
-                    audited=len(final_review.checks),
-                    unsupported=len(unsupported),
-                    removed=len(unsupported),
-                    rewrites=rewrites,
-                    problems=problems,
-                )
-            body = self._assemble(stage, draft, verdicts, questions).replace(COMPLETE, "").strip()
-            body, cited, removed = resolve_citations(body, citable)
-            if removed:
-                stage.note(
-                    f"{len(set(removed))} citation(s) pointing to no saved source were removed"
-                )
-            body += "\n\n" + self._sources_section(stage, numbered, cited, degraded)
-        notes = item_notes(stage.state, stage.notes)
-        if notes:
-            body += "\n\n" + self._notes_section(stage, notes)
-        if quality is not None:
-            body += "\n\n---\n" + self._footer(stage, quality)
-        reason = partial_reason(stage.state, stage.issues)
-        decided = any(v.verdict != "unverified" for v in verdicts)
-        if not numbered and not decided:
-            status = "failed"
-            reason = reason or stage.msg("failed_no_sources")
-            body += "\n\n" + stage.msg("failed_notice", reason=reason)
-        elif reason:
-            status = "partial"
-            body += "\n\n" + stage.msg("partial_notice", reason=reason)
-        else:
-            status = "completed"
-        report = f"{body}\n\n{COMPLETE}"
+                        rendered = self._render(stage, draft, questions)
+                        review = await reviewer.review(draft, records, rendered)
+                draft, quality = self._settle(stage, draft, review, problems, rewrites)
+            body = self._body(stage, draft, numbered, citable, verdicts, questions)
+        report, status, reason = self._close(stage, body, quality, numbered, verdicts)
         yield stage.finish(
             report,
             {
@@ -178,6 +124,28 @@ class SummaryWriterAgent(StageAgent):
                 keys.PARTIAL_REASON: reason or None,
                 keys.REPORT_QUALITY: quality.model_dump(mode="json") if quality else None,
             },
+        )
+
+    @staticmethod
+    async def _reviewer(
+        stage: Stage,
+        numbered: list[tuple[int, Source]],
+        citable: dict[int, Source],
+        verdicts: list[Verdict],
+        questions: list[str],
+    ) -> ReportReviewer:
+        """The report's checker. It runs on the fast model: a second model reads what the
+        first wrote, and the check round costs one fast call, not a pro one."""
+        runtime = open_runtime(stage.config.investigation_id)
+        return ReportReviewer(
+            ModelClient(stage.settings.vicaran_fast_model, stage.settings),
+            await stage.render(CITATION_AUDIT_INSTRUCTION),
+            await stage.render(QUALITY_REVIEW_INSTRUCTION),
+            numbered=numbered,
+            citable=citable,
+            verdicts=verdicts,
+            questions=questions,
+            texts=runtime.texts if runtime else None,
         )
 
     @staticmethod
@@ -197,6 +165,78 @@ class SummaryWriterAgent(StageAgent):
         except ModelCallError as error:
             stage.issue(f"The report could not be rewritten to fix its problems: {error}")
             return None
+
+    @staticmethod
+    def _settle(
+        stage: Stage, draft: ReportDraft, review: Review, problems: list[str], rewrites: int
+    ) -> tuple[ReportDraft, ReportQuality]:
+        """The final draft (unsupported sentences taken out) and what its check found."""
+        for failure in review.failures:
+            stage.issue(failure)
+        unsupported = review.unsupported
+        for sentence in unsupported:
+            stage.note(
+                "Removed from the report, not supported by its source(s): "
+                f'"{one_line(sentence.text, 160)}"'
+            )
+        quality = ReportQuality(
+            scores=review.scores,
+            overall=review.overall,
+            threshold=stage.settings.vicaran_quality_threshold,
+            audited=len(review.checks),
+            unsupported=len(unsupported),
+            removed=len(unsupported),
+            rewrites=rewrites,
+            problems=problems,
+        )
+        return without_sentences(draft, {(s.part, s.index) for s in unsupported}), quality
+
+    def _body(
+        self,
+        stage: Stage,
+        draft: ReportDraft | None,
+        numbered: list[tuple[int, Source]],
+        citable: dict[int, Source],
+        verdicts: list[Verdict],
+        questions: list[str],
+    ) -> str:
+        """The report with checked citations and its sources (all of them when degraded)."""
+        degraded = draft is None
+        if draft is None:
+            draft = ReportDraft(title=stage.config.title, executive_summary="", findings=[])
+        body = self._assemble(stage, draft, verdicts, questions).replace(COMPLETE, "").strip()
+        body, cited, removed = resolve_citations(body, citable)
+        if removed:
+            stage.note(f"{len(set(removed))} citation(s) pointing to no saved source were removed")
+        return body + "\n\n" + self._sources_section(stage, numbered, cited, degraded)
+
+    @classmethod
+    def _close(
+        cls,
+        stage: Stage,
+        body: str,
+        quality: ReportQuality | None,
+        numbered: list[tuple[int, Source]],
+        verdicts: list[Verdict],
+    ) -> tuple[str, str, str]:
+        """(the final message, the status, its reason): notes, footer and notice added."""
+        notes = item_notes(stage.state, stage.notes)
+        if notes:
+            body += "\n\n" + cls._notes_section(stage, notes)
+        if quality is not None:
+            body += "\n\n---\n" + cls._footer(stage, quality)
+        reason = partial_reason(stage.state, stage.issues)
+        decided = any(v.verdict != "unverified" for v in verdicts)
+        if not numbered and not decided:
+            status = "failed"
+            reason = reason or stage.msg("failed_no_sources")
+            body += "\n\n" + stage.msg("failed_notice", reason=reason)
+        elif reason:
+            status = "partial"
+            body += "\n\n" + stage.msg("partial_notice", reason=reason)
+        else:
+            status = "completed"
+        return f"{body}\n\n{COMPLETE}", status, reason
 
     # --- the Markdown -------------------------------------------------------------------------
 
