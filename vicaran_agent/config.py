@@ -62,8 +62,11 @@ class Settings(BaseSettings):
     agent_secret: str = ""
     debug_mode: bool = False
     vicaran_callback_timeout_seconds: float = Field(default=10.0, gt=0)
-    # Read API and dashboard: open on loopback; with a token, every request must present it.
+    # `vicaran serve`: open on loopback; with a token, every route but the callback endpoint and
+    # /healthz needs it. Host headers outside the allowed list are refused (DNS rebinding).
     vicaran_dashboard_token: str = ""
+    vicaran_allowed_hosts: str = ""  # comma-separated; "" = 127.0.0.1, localhost, the bound host
+    vicaran_callback_max_body_bytes: int = Field(default=1_000_000, gt=0)
 
     # Limits, timeouts and concurrency.
     vicaran_concurrency: int = Field(default=16, ge=1)
@@ -75,6 +78,9 @@ class Settings(BaseSettings):
     vicaran_model_timeout_seconds: float = Field(default=120.0, gt=0)
     vicaran_max_retries: int = Field(default=2, ge=0)
     vicaran_max_page_bytes: int = Field(default=3_000_000, gt=0)
+    vicaran_parse_workers: int = Field(default=2, ge=1)  # threads parsing untrusted pages
+    # Output cap of any single model call (0: sized per call).
+    vicaran_max_output_tokens: int = Field(default=0, ge=0)
     vicaran_max_user_urls: int = Field(default=10, ge=0)
     vicaran_user_source_timeout_seconds: float = Field(default=60.0, gt=0)
 
@@ -146,6 +152,10 @@ class Settings(BaseSettings):
     def callback_enabled(self) -> bool:
         """Records go to the newsroom's callback API too (both settings are needed)."""
         return bool(self.callback_api_url.strip() and self.agent_secret.strip())
+
+    @property
+    def allowed_hosts(self) -> list[str]:
+        return _split(self.vicaran_allowed_hosts)
 
     @property
     def check_outlets(self) -> list[str]:
