@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-import re
-
 from .i18n import is_portuguese
+from .sanitize import defuse_delimiters
 from .schemas import Claim, Source
 from .tools.credibility import stars
-
-_DELIMITERS = re.compile(r"<<<\s*DATA|DATA\s*>>>", re.IGNORECASE)
 
 
 def data_block(label: str, body: str) -> str:
     """Untrusted content, delimited so the instructions can tell the model to treat it as data.
 
-    Delimiters inside the content are defused, so a page cannot close its block early.
+    Delimiters inside the content - look-alikes and hidden characters included - are defused,
+    so a page cannot close its block early.
     """
-    safe = _DELIMITERS.sub("[data]", body.strip())
+    safe = defuse_delimiters(body.strip())
     return f"<<<DATA {label}\n{safe}\nDATA>>>"
 
 
