@@ -120,12 +120,14 @@ def test_full_investigation_over_http_and_sse(api_server, env):
     )
     plan_events = run_sse(base, session["id"], brief)
     analyzed = [
-        part["functionResponse"]["response"]["source"]
+        part["functionResponse"]["response"]
         for _, e in plan_events
         for part in (e.get("content") or {}).get("parts") or []
         if (part.get("functionResponse") or {}).get("name") == "analyze_source"
     ]
-    assert len(analyzed) == 2 and all(s["is_reachable"] for s in analyzed)
+    assert len(analyzed) == 2 and all(s["readable"] for s in analyzed)
+    # the page's own words reach the model only inside a data block
+    assert all(s["page"].startswith("<<<DATA SOURCE\n") for s in analyzed)
     plan = text(plan_events[-1][1])
     assert plan.rstrip().endswith("[PLAN_APPROVAL_REQUIRED]")
 

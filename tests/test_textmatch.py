@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from vicaran_agent.report_check import plan_questions, split_sentences
+from vicaran_agent.plan import plan_questions
+from vicaran_agent.report_check import split_sentences
 from vicaran_agent.textmatch import (
     clip_quote,
     copy_share,

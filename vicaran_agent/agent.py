@@ -7,20 +7,21 @@ from google.adk.agents.context_cache_config import ContextCacheConfig
 from google.adk.agents.readonly_context import ReadonlyContext
 from google.adk.apps import App
 from google.adk.utils.instructions_utils import inject_session_state
+from google.adk.utils.model_name_utils import is_gemini_model
 from google.genai import types
 
 from . import state_keys as keys
 from .callbacks.orchestrator import (
+    after_orchestrator_model,
     before_orchestrator_model,
     explain_model_error,
     gate_transfer,
     initialize_investigation_state,
-    track_plan,
     user_sources_from_events,
 )
 from .config import Settings, get_settings, load_model_plugins
 from .formatting import user_sources_digest
-from .llm import resolvable_model
+from .llm import ORCHESTRATOR_OUTPUT_TOKENS, output_cap, resolvable_model
 from .prompts._common import dated
 from .prompts.orchestrator import ORCHESTRATOR_INSTRUCTION
 from .sub_agents.pipeline import build_pipeline
@@ -37,8 +38,21 @@ async def orchestrator_instruction(context: ReadonlyContext) -> str:
         ORCHESTRATOR_INSTRUCTION.replace(_DIGEST_SLOT, _SENTINEL), context
     )
     language = (context.state.get(keys.INVESTIGATION_CONFIG) or {}).get("language", "en")
-    digest = user_sources_digest(user_sources_from_events(context.session.events), language)
+    sources = user_sources_from_events(context.session.events, context.state)
+    digest = user_sources_digest(sources, language)
     return dated(rendered.replace(_SENTINEL, digest), get_settings().today)
+
+
+def orchestrator_config(settings: Settings) -> types.GenerateContentConfig:
+    """An output cap on every orchestrator turn, and a timeout where the provider takes one."""
+    config = types.GenerateContentConfig(
+        temperature=0.3,
+        max_output_tokens=output_cap(settings, ORCHESTRATOR_OUTPUT_TOKENS),
+    )
+    if is_gemini_model(settings.vicaran_fast_model):
+        milliseconds = int(settings.vicaran_model_timeout_seconds * 1000)
+        config.http_options = types.HttpOptions(timeout=milliseconds)
+    return config
 
 
 def build_root_agent(settings: Settings | None = None) -> LlmAgent:
@@ -52,10 +66,10 @@ def build_root_agent(settings: Settings | None = None) -> LlmAgent:
         instruction=orchestrator_instruction,
         tools=[analyze_source],
         sub_agents=[build_pipeline(settings)],
-        generate_content_config=types.GenerateContentConfig(temperature=0.3),
+        generate_content_config=orchestrator_config(settings),
         before_agent_callback=initialize_investigation_state,
         before_model_callback=before_orchestrator_model,
-        after_model_callback=track_plan,
+        after_model_callback=after_orchestrator_model,
         on_model_error_callback=explain_model_error,
         before_tool_callback=gate_transfer,
     )

@@ -153,6 +153,14 @@ _MESSAGES: dict[str, tuple[str, str]] = {
         "Diga o que você quer investigar: um parágrafo com o assunto, as pessoas ou instituições "
         "envolvidas e, se tiver, os links das reportagens.",
     ),
+    "reply_too_long": (
+        "The model's reply ran past its length limit ({limit} tokens) before it finished. "
+        "Send your message again; if it keeps happening, choose a stronger model in "
+        "VICARAN_FAST_MODEL.",
+        "A resposta do modelo passou do limite de tamanho ({limit} tokens) antes de terminar. "
+        "Envie a mensagem de novo; se continuar, escolha um modelo mais capaz em "
+        "VICARAN_FAST_MODEL.",
+    ),
     "gate_refused": (
         "I can't start yet: the plan has not been approved. Reply APPROVED to start, or tell me "
         "what to change.",

@@ -33,6 +33,36 @@ T = TypeVar("T", bound=BaseModel)
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*|\s*```\s*$", re.MULTILINE)
 
+# Output caps (tokens) per call, sized to what each answer needs; VICARAN_MAX_OUTPUT_TOKENS
+# overrides them all. A model that rambles costs bounded time and tokens.
+ORCHESTRATOR_OUTPUT_TOKENS = 2048
+DEFAULT_OUTPUT_TOKENS = 2048
+OUTPUT_TOKENS = {
+    "SearchPlan": 512,
+    "SourceDigest": 1024,
+    "BriefClaims": 1024,
+    "ClaimDraft": 4096,
+    "ClaimAssessment": 2048,
+    "BiasJudgement": 2048,
+    "TimelineDraft": 4096,
+    "ReportDraft": 8192,
+    "CitationAudit": 2048,
+    "QualityReview": 1024,
+}
+SHORTER = (
+    "\n\nYour previous answer was cut off at the output limit. Answer again, briefly: fewer "
+    "items, shorter sentences, nothing but the JSON."
+)
+
+
+def output_cap(settings: Settings, sized: int) -> int:
+    """The output cap of one call: VICARAN_MAX_OUTPUT_TOKENS, else the call's own size."""
+    return settings.vicaran_max_output_tokens or sized
+
+
+class _Truncated(Exception):
+    """The answer stopped at the output cap."""
+
 
 class ModelCallError(Exception):
     """A model call that failed for good; `str(error)` is one sentence for the journalist."""
@@ -147,15 +177,28 @@ class ModelClient:
         if problem := credentials_problem(self.model, self.settings):
             raise ModelCallError(problem, permanent=True)
         instruction = dated(instruction, self.settings.today)
+        cap = output_cap(self.settings, OUTPUT_TOKENS.get(schema.__name__, DEFAULT_OUTPUT_TOKENS))
         attempts = self.settings.vicaran_max_retries + 1
         last_problem = ""
-        for attempt in range(attempts):
+        cut_off = False
+        attempt = 0
+        while attempt < attempts:
             try:
                 text = await asyncio.wait_for(
-                    self._call(instruction, prompt, schema, temperature),
+                    self._call(
+                        instruction, prompt + (SHORTER if cut_off else ""), schema, temperature, cap
+                    ),
                     timeout=self.settings.vicaran_model_timeout_seconds,
                 )
                 return schema.model_validate_json(_FENCE.sub("", text).strip() or "{}")
+            except _Truncated:
+                if cut_off:  # already asked for less once: a failure, recorded by the caller
+                    raise ModelCallError(
+                        f"The model's answer was cut off at its output limit ({cap} tokens) "
+                        "twice; raise VICARAN_MAX_OUTPUT_TOKENS or use a stronger model."
+                    ) from None
+                cut_off = True  # one more try, asking for less (not counted as a retry)
+                continue
             except (ValidationError, json.JSONDecodeError) as error:
                 last_problem = f"The model's answer did not match the expected format ({error.__class__.__name__})."
                 transient = True
@@ -166,10 +209,11 @@ class ModelClient:
                     raise ModelCallError(last_problem, permanent=True) from error
             if attempt + 1 < attempts:
                 await asyncio.sleep(backoff_delay(attempt))
+            attempt += 1
         raise ModelCallError(last_problem)
 
     async def _call(
-        self, instruction: str, prompt: str, schema: type[BaseModel], temperature: float
+        self, instruction: str, prompt: str, schema: type[BaseModel], temperature: float, cap: int
     ) -> str:
         request = LlmRequest(
             model=self.model,
@@ -179,6 +223,7 @@ class ModelClient:
                 temperature=temperature,
                 response_mime_type="application/json",
                 response_schema=schema,
+                max_output_tokens=cap,
             ),
         )
         final = None
@@ -187,6 +232,8 @@ class ModelClient:
                 final = response
         if final is None:
             raise ValueError("empty model response")
+        if final.finish_reason == types.FinishReason.MAX_TOKENS:
+            raise _Truncated
         if final.error_code and not (final.content and final.content.parts):
             raise ValueError(f"model returned {final.error_code}: {final.error_message}")
         parts = final.content.parts if final.content and final.content.parts else []

@@ -13,18 +13,9 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from .citations import resolve_citations
+from .sanitize import clean
 from .schemas import ReportDraft, Verdict
 
-MAX_PLAN_QUESTIONS = 8
-_PLAN_HEADINGS = (
-    "what i'll investigate",
-    "what i will investigate",
-    "key questions",
-    "o que vou investigar",
-    "o que vou apurar",
-    "perguntas",
-)
-_BULLETS = ("- ", "* ", "• ", "+ ")
 _CITE = re.compile(r"\[(\d{1,4})\]")
 _ENDS = ".!?"
 _ABBREVIATIONS = frozenset(
@@ -53,27 +44,6 @@ _ABBREVIATIONS = frozenset(
         "art",
     ]
 )
-
-
-def plan_questions(plan: str) -> list[str]:
-    """The questions of the approved plan: the bullets under "What I'll Investigate"."""
-    questions: list[str] = []
-    inside = False
-    for raw in (plan or "").splitlines():
-        line = raw.strip()
-        label = line.strip("*#_ :").lower().replace("’", "'")
-        if any(label.startswith(h) for h in _PLAN_HEADINGS):
-            inside = True
-            continue
-        if not inside:
-            continue
-        if line.startswith(_BULLETS):
-            text = line[2:].strip()
-            if text:
-                questions.append(text)
-        elif line and questions:
-            break  # the next heading: the list is over
-    return questions[:MAX_PLAN_QUESTIONS]
 
 
 def split_sentences(text: str) -> list[str]:
@@ -160,6 +130,21 @@ def cited_sentences(draft: ReportDraft) -> list[Sentence]:
             if cites := citations_in(sentence):
                 found.append(Sentence(part, index, sentence, cites))
     return found
+
+
+def cleaned(draft: ReportDraft, allowed: Collection[str]) -> ReportDraft:
+    """The draft with markers and every link but the saved sources' removed from its prose."""
+    copy = draft.model_copy(deep=True)
+    copy.title = clean(copy.title, allowed)
+    copy.executive_summary = clean(copy.executive_summary, allowed)
+    copy.bias_assessment = clean(copy.bias_assessment, allowed)
+    copy.timeline = clean(copy.timeline, allowed)
+    copy.recommendations = [clean(r, allowed) for r in copy.recommendations]
+    for finding in copy.findings:
+        finding.text = clean(finding.text, allowed)
+    for question in copy.questions:
+        question.answer = clean(question.answer, allowed)
+    return copy
 
 
 def without_sentences(draft: ReportDraft, remove: Collection[tuple[str, int]]) -> ReportDraft:

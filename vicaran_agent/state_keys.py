@@ -7,6 +7,7 @@ INVESTIGATION_MODE = "investigation_mode"
 INVESTIGATION_CONFIG = "investigation_config"
 USER_SOURCES = "user_sources"
 INVESTIGATION_PLAN = "investigation_plan"
+PLAN_OUTLINE = "plan_outline"  # the plan's topic and questions, cleaned and delimited
 PLAN_APPROVED = "plan_approved"
 
 # Orchestration (code-owned, never written by the model).
@@ -16,6 +17,8 @@ PARTIAL_REASON = "partial_reason"
 PIPELINE_STARTED = "pipeline_started"
 INVESTIGATION_LANGUAGE = "investigation_language"
 USER_SOURCES_DIGEST = "user_sources_digest"
+# One key per journalist URL read at planning (parallel tool calls never write the same key).
+USER_SOURCE_PREFIX = "vicaran_source:"
 
 # Stage outputs: markdown shown to the journalist.
 DISCOVERED_SOURCES = "discovered_sources"

@@ -18,6 +18,10 @@ Behaviour flags ride in the model name, joined by `+`, e.g. `scripted/eager-tran
 - `low-quality`: the editor scores every draft 50/100.
 - `misquotes`: stances rest on quotes that are not in the evidence text.
 - `retitles`: page digests give every page the same made-up title.
+- `rambles`: the orchestrator writes 100,000 characters without a marker (cut at the request's
+  output cap, with finish reason MAX_TOKENS, when it has one).
+- `truncates-<Schema>`: the first answer for that schema is cut off at the output cap (MAX_TOKENS);
+  asked again for less, it answers. `always-truncates-<Schema>`: it is always cut off.
 - `bad-key`: every call fails like a rejected Gemini API key.
 - `latency-<ms>`: every call waits that long first.
 """
@@ -154,6 +158,7 @@ class ScriptedModel(BaseLlm):
             "chars": len(instruction) + len(prompt),
             "prompt": prompt,
             "instruction": instruction,
+            "max_output_tokens": llm_request.config.max_output_tokens,
             "time": time.monotonic(),
         }
         with _CALLS_LOCK:
@@ -183,17 +188,32 @@ class ScriptedModel(BaseLlm):
             if grounded:
                 yield self._grounded(prompt)
                 return
-            if schema is None:
+            finish = None
+            cap = llm_request.config.max_output_tokens
+            if schema is None and "rambles" in self.flags:
+                # a small model that never stops: 100,000 characters, unless capped
+                text = "Let me think about the plan once more. " * 2600
+                if cap:
+                    text, finish = text[: cap * 4], types.FinishReason.MAX_TOKENS
+                content = _text(text)
+            elif schema is None:
                 content = self._orchestrator(llm_request, instruction)
             else:
                 answer = getattr(self, f"_{task}")(instruction, prompt)
-                content = types.Content(
-                    role="model", parts=[types.Part(text=json.dumps(answer, ensure_ascii=False))]
-                )
+                text = json.dumps(answer, ensure_ascii=False)
+                asked_less = "was cut off at the output limit" in prompt
+                if f"always-truncates-{task}" in self.flags or (
+                    f"truncates-{task}" in self.flags and not asked_less
+                ):
+                    text, finish = text[: len(text) // 2], types.FinishReason.MAX_TOKENS
+                content = types.Content(role="model", parts=[types.Part(text=text)])
         finally:
             with _CALLS_LOCK:
                 _ACTIVE[task] -= 1
                 record["end"] = _tick()
+        if finish is not None:
+            yield LlmResponse(content=content, finish_reason=finish, turn_complete=True)
+            return
         if stream and content.parts and content.parts[0].text:
             text = content.parts[0].text
             yield LlmResponse(
@@ -282,7 +302,11 @@ class ScriptedModel(BaseLlm):
             for part in content.parts or []:
                 response = part.function_response
                 if response and response.name == "analyze_source":
-                    sources.append((response.response or {}).get("source") or {})
+                    body = response.response or {}
+                    title = re.search(
+                        r"^Title: (.*)$", _block(body.get("page") or "", "SOURCE"), re.M
+                    )
+                    sources.append({**body, "title": title.group(1) if title else ""})
         return _text(self._plan(latest if len(user_turns) > 1 else brief, sources, instruction))
 
     @staticmethod
@@ -292,12 +316,10 @@ class ScriptedModel(BaseLlm):
         topic = re.sub(r"https?://\S+|Investigation ID:\s*\S+", "", brief).strip().split("\n")[0]
         lines = []
         for s in sources:
-            if s.get("is_reachable"):
+            if s.get("readable"):
                 lines.append(f"- {'⭐' * int(s['credibility_score'])} {s['title']} ({s['domain']})")
             else:
-                lines.append(
-                    f"- ⚠️ {s.get('url')}: could not be read ({s.get('unreachable_reason')})"
-                )
+                lines.append(f"- ⚠️ {s.get('url')}: could not be read ({s.get('reason')})")
         if pt:
             mode = "Busca Rápida" if quick else "Investigação Detalhada"
             head = "## 📋 Plano de Investigação"

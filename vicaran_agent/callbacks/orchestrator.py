@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from google.adk.agents.callback_context import CallbackContext
@@ -24,7 +24,9 @@ from .. import state_keys as keys
 from ..config import get_settings
 from ..formatting import user_sources_digest
 from ..i18n import detect_language, language_name, message
-from ..llm import credentials_problem, describe_model_error
+from ..llm import ORCHESTRATOR_OUTPUT_TOKENS, credentials_problem, describe_model_error, output_cap
+from ..plan import plan_outline
+from ..sanitize import clean
 from ..schemas import InvestigationConfig, Mode, Source
 from ..tools.urls import extract_urls, normalize_url
 from .persistence import start_investigation
@@ -203,14 +205,17 @@ def text_response(text: str) -> LlmResponse:
     return LlmResponse(content=types.Content(role="model", parts=[types.Part(text=text)]))
 
 
-def user_sources_from_events(events: Iterable[Event]) -> list[Source]:
-    """Every analyze_source result in the session, latest per URL, in first-seen order."""
+def user_sources_from_events(events: Iterable[Event], state: Mapping[str, Any]) -> list[Source]:
+    """Every source analyze_source read in the session, latest per URL, in first-seen order."""
     found: dict[str, Source] = {}
     for event in events:
         for response in event.get_function_responses():
             body = response.response or {}
-            if response.name == ANALYZE_SOURCE and body.get("status") == "success":
-                source = Source.model_validate(body["source"])
+            if response.name != ANALYZE_SOURCE or body.get("status") != "success":
+                continue
+            record = state.get(keys.USER_SOURCE_PREFIX + normalize_url(str(body.get("url"))))
+            if record:
+                source = Source.model_validate(record)
                 found[source.url] = source
     return list(found.values())
 
@@ -244,6 +249,7 @@ async def initialize_investigation_state(callback_context: CallbackContext) -> t
             keys.USER_SOURCES: [],
             keys.USER_SOURCES_DIGEST: user_sources_digest([], language),
             keys.INVESTIGATION_PLAN: "",
+            keys.PLAN_OUTLINE: plan_outline(""),
             keys.PLAN_APPROVED: False,
             keys.AWAITING_APPROVAL: False,
             keys.PIPELINE_STARTED: False,
@@ -254,7 +260,7 @@ async def initialize_investigation_state(callback_context: CallbackContext) -> t
 
 
 def _sync_user_sources(callback_context: CallbackContext) -> list[Source]:
-    sources = user_sources_from_events(callback_context.session.events)
+    sources = user_sources_from_events(callback_context.session.events, callback_context.state)
     records = [s.model_dump(mode="json") for s in sources]
     state = callback_context.state
     if records != state.get(keys.USER_SOURCES):
@@ -343,25 +349,46 @@ async def before_orchestrator_model(
     return None
 
 
-def track_plan(callback_context: CallbackContext, llm_response: LlmResponse) -> None:
-    """Remember whether the orchestrator's reply presented a plan awaiting approval."""
+def after_orchestrator_model(
+    callback_context: CallbackContext, llm_response: LlmResponse
+) -> LlmResponse | None:
+    """The orchestrator's reply made safe, and whether it presented a plan awaiting approval.
+
+    Markers are code's: any the model copied from a page is removed, and the plan marker is
+    written by code at the end when the model presented a plan. Only the journalist's sources
+    stay linked. A reply cut off at the output cap becomes one clear sentence.
+    """
     state = callback_context.state
-    if llm_response.partial or state.get(keys.INVESTIGATION_STATUS) != "planning":
+    if llm_response.partial:
         return None
     parts = (
         llm_response.content.parts if llm_response.content and llm_response.content.parts else []
     )
     if any(p.function_call for p in parts):
         return None
+    language = (state.get(keys.INVESTIGATION_CONFIG) or {}).get("language", "en")
+    if llm_response.finish_reason == types.FinishReason.MAX_TOKENS:
+        state[keys.AWAITING_APPROVAL] = False
+        limit = output_cap(get_settings(), ORCHESTRATOR_OUTPUT_TOKENS)
+        return text_response(message("reply_too_long", language, limit=limit))
     text = "".join(p.text for p in parts if p.text and not p.thought)
     if not text:
         return None
+    sources = user_sources_from_events(callback_context.session.events, state)
+    safe = clean(text, {s.url for s in sources} | {s.link for s in sources})
     if PLAN_MARKER in text:
-        state[keys.INVESTIGATION_PLAN] = text.replace(PLAN_MARKER, "").strip()
-        state[keys.AWAITING_APPROVAL] = True
-    else:
-        state[keys.AWAITING_APPROVAL] = False
-    return None
+        safe = f"{safe.rstrip()}\n\n{PLAN_MARKER}"
+    if state.get(keys.INVESTIGATION_STATUS) == "planning":
+        if PLAN_MARKER in safe:
+            state[keys.INVESTIGATION_PLAN] = safe.replace(PLAN_MARKER, "").strip()
+            state[keys.PLAN_OUTLINE] = plan_outline(state[keys.INVESTIGATION_PLAN])
+            state[keys.AWAITING_APPROVAL] = True
+        else:
+            state[keys.AWAITING_APPROVAL] = False
+    if safe == text:
+        return None
+    content = types.Content(role="model", parts=[types.Part(text=safe)])
+    return llm_response.model_copy(update={"content": content})
 
 
 def explain_model_error(

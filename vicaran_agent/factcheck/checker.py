@@ -14,6 +14,7 @@ from ..formatting import one_line
 from ..i18n import message
 from ..llm import ModelCallError, ModelClient
 from ..runtime import InvestigationRuntime
+from ..sanitize import clean
 from ..schemas import Claim, ClaimAssessment, Evidence, Source, Verdict
 from ..tools.analyze_source import now_iso
 from ..tools.fact_check_api import FactCheckApi
@@ -99,7 +100,8 @@ class ClaimChecker:
             if iterations >= shared.cap:
                 stop = f"iteration cap reached ({shared.cap})"
                 break
-            queries = [one_line(q, 400) for q in assessment.refined_queries if q.strip()]
+            queries = [one_line(clean(q), 400) for q in assessment.refined_queries]
+            queries = [q for q in queries if q]
             queries = [q for q in queries if q not in self.queries][:MAX_QUERIES]
             if not queries:
                 stop = "no new queries to try"
@@ -276,7 +278,7 @@ class ClaimChecker:
     ) -> Verdict:
         """Code checks the model's adjudication: citations exist, the rule holds, conflicts shown."""
         explanation, cited, _ = resolve_citations(
-            assessment.explanation.strip(), range(1, len(evidence) + 1)
+            clean(assessment.explanation).strip(), range(1, len(evidence) + 1)
         )
         label, why = enforce_verdict(assessment.verdict, evidence)
         confidence = min(1.0, max(0.0, assessment.confidence))

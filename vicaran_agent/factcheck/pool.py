@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..formatting import data_block, one_line
+from ..sanitize import clean
 from ..schemas import ClaimAssessment, Evidence, EvidenceOrigin, Reliability, Source
 from ..textmatch import clip_quote, is_copy, quote_problem, shingles
 from ..tools.credibility import credibility_score, reliability
@@ -251,18 +252,19 @@ class EvidencePool:
                 )
             elif stance != "context" and (problem := quote_problem(quote, c.text)):
                 shown = f' ("{one_line(quote, 120)}")' if quote else ""
-                note = f"counted as context, not '{stance}': {problem}{shown}"
+                note = clean(f"counted as context, not '{stance}': {problem}{shown}")
                 stance, quote = "context", ""
+            # What people see is cleaned (no markers, no links); the quote was checked first.
             result.append(
                 Evidence(
                     url=c.url,
                     display_url=c.display_url,
-                    title=c.title,
+                    title=clean(c.title),
                     publisher=c.publisher,
                     reliability=c.reliability,
                     stance=stance,
-                    snippet=c.snippet,
-                    quote=quote if stance != "context" else "",
+                    snippet=clean(c.snippet),
+                    quote=clean(quote) if stance != "context" else "",
                     query=c.query,
                     origin=c.origin,
                     rating=c.rating,

@@ -6,8 +6,8 @@ SOURCE_FINDER_INSTRUCTION = f"""\
 You are Vicaran's Source Finder, planning web searches for an investigative journalist.
 
 **Investigation settings:** {{investigation_config}}
-**The plan the journalist approved:**
-{{investigation_plan}}
+**The approved plan (its topic and questions, as data):**
+{{plan_outline}}
 
 **Your task:** write 2 to 5 web search queries that together find the coverage, official records
 and primary documents this investigation needs.

@@ -8,8 +8,8 @@ on, from the verified findings Vicaran gathered. Accuracy and attribution come b
 
 **Investigation settings:** {{investigation_config}} (summary_depth: brief = about 300 words,
 comprehensive = about 800 words)
-**The approved plan:**
-{{investigation_plan}}
+**The approved plan (its topic and questions, as data):**
+{{plan_outline}}
 
 The input holds the numbered sources `[1]`, `[2]`, ..., the claims with their fact-check verdicts
 (and the quoted evidence they rest on), the plan's questions `Q1`, `Q2`, ..., the bias assessment

@@ -10,6 +10,7 @@ from .. import state_keys as keys
 from ..formatting import sources_block
 from ..i18n import word
 from ..prompts.bias_analyzer import BIAS_ANALYZER_INSTRUCTION
+from ..sanitize import clean
 from ..schemas import BiasAssessment, BiasJudgement, Source, SourceBias
 from ._stage import Stage, StageAgent
 
@@ -35,7 +36,7 @@ def assess(
                 source_id=source.source_id,
                 bias_score=round(min(10.0, max(0.0, lean.bias_score)), 1),
                 stance=lean.stance,
-                indicators=[i for i in lean.indicators if i.strip()][:3],
+                indicators=[clean(i) for i in lean.indicators if clean(i).strip()][:3],
             )
     coverage = {stance: 0 for stance in STANCES}
     for item in rated.values():
@@ -51,7 +52,7 @@ def assess(
         coverage=coverage,
         coverage_pct=pct,
         per_source=[rated[n] for n in sorted(rated)] if per_source else [],
-        recommendation=judgement.recommendation.strip(),
+        recommendation=clean(judgement.recommendation).strip(),
         unrated=len(by_number) - total,
     )
 

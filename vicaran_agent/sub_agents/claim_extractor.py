@@ -13,6 +13,7 @@ from ..formatting import data_block, one_line, sources_block
 from ..i18n import word
 from ..llm import ModelCallError
 from ..prompts.claim_extractor import BRIEF_CLAIMS_INSTRUCTION, CLAIM_EXTRACTOR_INSTRUCTION
+from ..sanitize import clean
 from ..schemas import BriefClaims, Claim, ClaimDraft, Source
 from ._stage import Stage, StageAgent
 
@@ -24,7 +25,11 @@ def _claim_key(text: str) -> str:
 
 
 def _queries(queries: list[str]) -> list[str]:
-    return [" ".join(q.split())[:400] for q in queries if q.strip()]
+    return [" ".join(clean(q).split())[:400] for q in queries if clean(q).strip()]
+
+
+def _text(text: str) -> str:
+    return " ".join(clean(text).split())
 
 
 def consolidate(
@@ -41,18 +46,18 @@ def consolidate(
     by_number = dict(numbered)
     merged: dict[str, Claim] = {}
     for item in (brief.claims if brief else [])[:MAX_BRIEF_CLAIMS]:
-        text = " ".join(item.claim_text.split())
+        text = _text(item.claim_text)
         if text and _claim_key(text) not in merged:
             merged[_claim_key(text)] = Claim(
                 key="",
                 claim_text=text,
                 importance=min(1.0, max(0.0, item.importance)),
-                entities=[e.strip() for e in item.entities if e.strip()],
+                entities=[_text(e) for e in item.entities if _text(e)],
                 queries=_queries(item.queries)[:3],
                 origin="brief",
             )
     for item in draft.claims:
-        text = " ".join(item.claim_text.split())
+        text = _text(item.claim_text)
         urls = [by_number[n].url for n in dict.fromkeys(item.source_numbers) if n in by_number]
         if not text or not urls:
             continue  # a claim no source makes is not the sources' claim
@@ -70,7 +75,7 @@ def consolidate(
             key="",
             claim_text=text,
             importance=importance,
-            entities=[e.strip() for e in item.entities if e.strip()],
+            entities=[_text(e) for e in item.entities if _text(e)],
             source_urls=urls,
             queries=queries[:3],
         )

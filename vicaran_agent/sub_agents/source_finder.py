@@ -11,6 +11,7 @@ from ..formatting import data_block, one_line
 from ..llm import ModelCallError
 from ..prompts.source_finder import SOURCE_DIGEST_INSTRUCTION, SOURCE_FINDER_INSTRUCTION
 from ..runtime import runtime_for
+from ..sanitize import clean
 from ..schemas import SearchPlan, Source
 from ..tools.analyze_source import SourceAnalyzer
 from ..tools.credibility import credibility_label, stars
@@ -129,7 +130,7 @@ class SourceFinderAgent(StageAgent):
             return fallback
         queries: list[str] = []
         for query in plan.queries:
-            query = one_line(query, 400)
+            query = one_line(clean(query), 400)  # a query is not a place for links or markers
             if query and query.lower() not in {q.lower() for q in queries}:
                 queries.append(query)
         return queries[:MAX_QUERIES] or fallback

@@ -20,13 +20,15 @@ from ..citations import resolve_citations
 from ..formatting import data_block, one_line
 from ..i18n import verdict_label, word
 from ..llm import ModelCallError, ModelClient
+from ..plan import plan_questions
 from ..prompts.summary_writer import (
     CITATION_AUDIT_INSTRUCTION,
     QUALITY_REVIEW_INSTRUCTION,
     SUMMARY_WRITER_INSTRUCTION,
 )
-from ..report_check import plan_questions, without_sentences
+from ..report_check import cleaned, without_sentences
 from ..runtime import open_runtime
+from ..sanitize import clean
 from ..schemas import (
     BiasAssessment,
     Claim,
@@ -72,6 +74,12 @@ def partial_reason(state: dict[str, Any], own: list[str]) -> str:
     return text if len(text) <= 1500 else text[:1499] + "…"
 
 
+def saved_links(stage: Stage) -> set[str]:
+    """The addresses a report may link: the saved sources' (as found and normalized)."""
+    sources = stage.records(keys.SOURCE_RECORDS, Source)
+    return {s.url for s in sources if s.source_id} | {s.link for s in sources if s.source_id}
+
+
 def item_notes(state: dict[str, Any], own: list[str]) -> list[str]:
     """Every per-item problem (unreadable pages, set-aside sources, removed citations)."""
     return _collect(state, notes_key, own)
@@ -85,16 +93,18 @@ class SummaryWriterAgent(StageAgent):
         numbered = stage.usable_sources()
         citable = {n: s for n, s in numbered if s.source_id}
         verdicts = stage.records(keys.VERDICT_RECORDS, Verdict)
-        questions = plan_questions(stage.state.get(keys.INVESTIGATION_PLAN) or "")
+        plan = stage.state.get(keys.INVESTIGATION_PLAN) or ""
+        questions = [clean(q) for q in plan_questions(plan) if clean(q)]
         quality: ReportQuality | None = None
         if not numbered and not verdicts:
             body = stage.msg("report_title", title=config.title)
         else:
             yield stage.event(stage.msg("summary_progress"))
             records = self._prompt(stage, numbered, questions)
+            links = saved_links(stage)
             try:
-                draft: ReportDraft | None = await stage.ask(
-                    SUMMARY_WRITER_INSTRUCTION, records, ReportDraft
+                draft: ReportDraft | None = cleaned(
+                    await stage.ask(SUMMARY_WRITER_INSTRUCTION, records, ReportDraft), links
                 )
             except ModelCallError as error:
                 stage.issue(f"The report was assembled without the model: {error}")
@@ -111,7 +121,7 @@ class SummaryWriterAgent(StageAgent):
                     yield stage.event(stage.msg("report_rewriting", count=len(problems)))
                     rewritten = await self._rewrite(stage, records, draft, problems)
                     if rewritten is not None:
-                        draft, rewrites = rewritten, 1
+                        draft, rewrites = cleaned(rewritten, links), 1
                         rendered = self._render(stage, draft, questions)
                         review = await reviewer.review(draft, records, rendered)
                 draft, quality = self._settle(stage, draft, review, problems, rewrites)

@@ -11,6 +11,7 @@ from google.adk.events import Event
 from .. import state_keys as keys
 from ..formatting import claims_block, one_line, sources_block
 from ..prompts.timeline_builder import TIMELINE_BUILDER_INSTRUCTION
+from ..sanitize import clean
 from ..schemas import Claim, DatePrecision, Source, TimelineDraft, TimelineEvent
 from ._stage import Stage, StageAgent
 
@@ -43,7 +44,7 @@ def build_events(draft: TimelineDraft, numbered: list[tuple[int, Source]]) -> li
     events = []
     for item in draft.events:
         parsed = parse_event_date(item.date)
-        text = " ".join(item.text.split())
+        text = " ".join(clean(item.text).split())
         if not parsed or not text:
             continue
         key = (parsed[0], text.lower())
