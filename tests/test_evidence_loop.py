@@ -106,6 +106,19 @@ async def test_a_matching_fact_check_review_is_sufficient_after_one_round(harnes
     assert env.services.factcheck.searches()[0]["languageCode"] == "en"
 
 
+async def test_a_review_is_as_reliable_as_its_publisher(harness):
+    """Anyone can publish ClaimReview markup: an unknown site's review is not high."""
+    env = harness.env
+    search_returns(env, [])
+    env.services.factcheck.claims = [
+        review(CLAIM, "False", publisher="Truth Desk", site="truthdesk.example", language="en")
+    ]
+    verdict = await harness.make(cap=1).run()
+    (item,) = [e for e in verdict.evidence if e.origin == "factcheck_api"]
+    assert item.reliability == "neutral" and item.stance == "refutes"
+    assert verdict.verdict == "unverified"  # one neutral review does not settle it
+
+
 async def test_an_unknown_rating_is_kept_as_context_not_mapped(harness):
     env = harness.env
     search_returns(env, [])

@@ -103,7 +103,11 @@ class Candidate:
 
     @classmethod
     def from_review(cls, review: Review) -> Candidate:
-        """Existing fact-checks are high-reliability evidence."""
+        """An existing fact-check, as reliable as the publisher that wrote it.
+
+        Anyone can publish ClaimReview markup: a recognised fact-checker is high, an unknown
+        site neutral, a known fabricator low (the same table as every other source).
+        """
         verdict = f" (= {review.verdict})" if review.verdict else " (rating not recognised)"
         said = f" made by {review.claimant}" if review.claimant else ""
         text = (
@@ -115,7 +119,7 @@ class Candidate:
             display_url=review.url,
             title=review.title or f"{review.publisher} fact-check",
             publisher=review.site or domain_of(review.url),
-            reliability="high",
+            reliability=reliability(credibility_score(review.url)),
             snippet=one_line(text, SNIPPET_CHARS),
             origin="factcheck_api",
             rating=review.rating,
