@@ -207,3 +207,31 @@ async def test_store_outage_degrades_to_partial(env):
     assert texts[-1].rstrip().endswith("[INVESTIGATION_COMPLETE]")
     assert "Could not save the claims" in state[keys.PARTIAL_REASON]
     assert saved(state)["status"] == "partial"
+
+
+async def test_every_model_call_failing_is_failed_not_partial(env):
+    stages = "SearchPlan SourceDigest BriefClaims ClaimDraft BiasJudgement TimelineDraft"
+    checks = "CitationAudit QualityReview"
+    env.set(
+        VICARAN_FAST_MODEL="scripted/"
+        + "+".join(f"error-{s}" for s in f"{stages} {checks}".split()),
+        VICARAN_PRO_MODEL="scripted/error-ClaimAssessment+error-ReportDraft",
+    )
+    _, texts, state = await investigate(f"{BRIEF} {USER_URL}")
+    assert state[keys.INVESTIGATION_STATUS] == "failed"
+    assert "Every model call failed" in state[keys.PARTIAL_REASON]
+    report = texts[-1]
+    assert "This investigation failed" in report
+    assert report.rstrip().endswith("[INVESTIGATION_COMPLETE]")  # the frontend re-enables chat
+    record = saved(state)
+    assert record["status"] == "failed" and "Every model call failed" in record["error"]
+
+
+async def test_every_external_service_failing_is_failed_with_the_final_marker(env):
+    env.services.tavily.fail(500)
+    env.services.jina.fail(None, 500)
+    env.services.factcheck.fail(500)
+    _, texts, state = await investigate(f"{BRIEF} {USER_URL}")
+    assert state[keys.INVESTIGATION_STATUS] == "failed"
+    assert texts[-1].rstrip().endswith("[INVESTIGATION_COMPLETE]")
+    assert saved(state)["status"] == "failed"

@@ -380,6 +380,10 @@ _MESSAGES: dict[str, tuple[str, str]] = {
         "No usable source was found or read, and no claim could be decided.",
         "Nenhuma fonte utilizável foi encontrada ou lida, e nenhuma alegação pôde ser decidida.",
     ),
+    "failed_models": (
+        "Every model call failed ({count} of them); the last error: {error}",
+        "Todas as chamadas ao modelo falharam ({count}); o último erro: {error}",
+    ),
     "failed_notice": (
         "❌ **This investigation failed:** {reason}",
         "❌ **Esta investigação falhou:** {reason}",

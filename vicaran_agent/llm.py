@@ -11,7 +11,10 @@ import json
 import logging
 import re
 import weakref
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import TypeVar
 
 import httpx
@@ -53,6 +56,48 @@ SHORTER = (
     "\n\nYour previous answer was cut off at the output limit. Answer again, briefly: fewer "
     "items, shorter sentences, nothing but the JSON."
 )
+
+
+@dataclass
+class CallTally:
+    """How the model calls of one investigation went (shared by every stage and task)."""
+
+    ok: int = 0
+    failed: int = 0
+    last_error: str = ""
+
+    @property
+    def all_failed(self) -> bool:
+        return self.failed > 0 and self.ok == 0
+
+
+_TALLY: ContextVar[CallTally | None] = ContextVar("vicaran_model_calls", default=None)
+
+
+@contextmanager
+def tally_calls() -> Iterator[CallTally]:
+    """Count the model calls made within (and in tasks started within) this block."""
+    tally = CallTally()
+    token = _TALLY.set(tally)
+    try:
+        yield tally
+    finally:
+        _TALLY.reset(token)
+
+
+def current_tally() -> CallTally | None:
+    return _TALLY.get()
+
+
+def _count(error: ModelCallError | None) -> None:
+    tally = _TALLY.get()
+    if tally is None:
+        return
+    if error is None:
+        tally.ok += 1
+    else:
+        tally.failed += 1
+        tally.last_error = str(error)
 
 
 def output_cap(settings: Settings, sized: int) -> int:
@@ -174,6 +219,17 @@ class ModelClient:
         self, *, instruction: str, prompt: str, schema: type[T], temperature: float = 0.2
     ) -> T:
         """Ask the model for one `schema` instance; raises ModelCallError when it cannot."""
+        try:
+            answer = await self._generate(instruction, prompt, schema, temperature)
+        except ModelCallError as error:
+            _count(error)
+            raise
+        _count(None)
+        return answer
+
+    async def _generate(
+        self, instruction: str, prompt: str, schema: type[T], temperature: float
+    ) -> T:
         if problem := credentials_problem(self.model, self.settings):
             raise ModelCallError(problem, permanent=True)
         instruction = dated(instruction, self.settings.today)

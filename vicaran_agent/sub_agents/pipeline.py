@@ -25,6 +25,7 @@ from ..callbacks.persistence import (
 )
 from ..config import Settings, get_settings
 from ..i18n import message
+from ..llm import tally_calls
 from ..runtime import investigation_runtime
 from ..storage.outbox import queue_for_callback
 from .bias_analyzer import BiasAnalyzerAgent
@@ -43,9 +44,12 @@ class InvestigationPipeline(SequentialAgent):
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         config = ctx.session.state.get(keys.INVESTIGATION_CONFIG) or {}
         try:
-            async with investigation_runtime(config.get("investigation_id", ""), get_settings()):
-                async for event in super()._run_async_impl(ctx):
-                    yield event
+            with tally_calls():
+                async with investigation_runtime(
+                    config.get("investigation_id", ""), get_settings()
+                ):
+                    async for event in super()._run_async_impl(ctx):
+                        yield event
         except asyncio.CancelledError:
             await asyncio.shield(self._mark_failed(ctx, "the run was interrupted"))
             raise

@@ -19,7 +19,7 @@ from .. import state_keys as keys
 from ..citations import resolve_citations
 from ..formatting import data_block, one_line
 from ..i18n import verdict_label, word
-from ..llm import ModelCallError, ModelClient
+from ..llm import ModelCallError, ModelClient, current_tally
 from ..plan import plan_questions
 from ..prompts.summary_writer import (
     CITATION_AUDIT_INSTRUCTION,
@@ -237,7 +237,12 @@ class SummaryWriterAgent(StageAgent):
             body += "\n\n---\n" + cls._footer(stage, quality)
         reason = partial_reason(stage.state, stage.issues)
         decided = any(v.verdict != "unverified" for v in verdicts)
-        if not numbered and not decided:
+        tally = current_tally()
+        if tally is not None and tally.all_failed:
+            status = "failed"
+            reason = stage.msg("failed_models", count=tally.failed, error=tally.last_error)
+            body += "\n\n" + stage.msg("failed_notice", reason=reason)
+        elif not numbered and not decided:
             status = "failed"
             reason = reason or stage.msg("failed_no_sources")
             body += "\n\n" + stage.msg("failed_notice", reason=reason)
