@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import re
+import threading
 
+from tests.fakes.newsroom import FakeNewsroom
+from tests.fakes.server import RecordedRequest, Response
 from tests.support.corpus import RIVERTON
 from vicaran_agent import cli
 from vicaran_agent.config import get_settings
@@ -73,3 +77,49 @@ async def test_crashed_investigation_exits_1(env, capsys, monkeypatch):
 def test_empty_brief_is_refused(capsys):
     assert cli.main(["investigate", "  "]) == 1
     assert "Give a brief" in capsys.readouterr().err
+
+
+class RecoveringNewsroom(FakeNewsroom):
+    """A callback API that answers 503 to its first `refusals` requests, then recovers."""
+
+    def __init__(self, refusals: int) -> None:
+        super().__init__()
+        self.refusals = refusals
+
+    def handle(self, request: RecordedRequest) -> Response:
+        with self._refusal_lock:
+            if self.refusals > 0:
+                self.refusals -= 1
+                return Response.json(503, {"success": False, "error": "down for maintenance"})
+        return super().handle(request)
+
+    _refusal_lock = threading.Lock()
+
+
+async def test_investigate_waits_for_a_callback_api_that_recovers(env, capsys):
+    with RecoveringNewsroom(refusals=12) as newsroom:
+        env.set(CALLBACK_API_URL=newsroom.url + "/api/agent-callback", AGENT_SECRET="s3cret-cli")
+        code = await run_cli(
+            "investigate", "Did Acme pollute Riverton's water?", "--yes", "--wait-delivery", "60"
+        )
+        printed = capsys.readouterr().out
+        assert code == 0
+        assert "Waiting up to 60 s for the callback API" in printed
+        assert "Every record reached the callback API." in printed
+        summary = get_repository(get_settings().database_url).outbox_summary()["counts"]
+        assert summary["pending"] == 0 and summary["failed"] == 0
+        assert "INVESTIGATION_COMPLETE" in newsroom.types()
+
+
+async def test_investigate_says_what_is_left_when_the_callback_api_stays_down(env, capsys):
+    with RecoveringNewsroom(refusals=10_000) as newsroom:
+        env.set(CALLBACK_API_URL=newsroom.url + "/api/agent-callback", AGENT_SECRET="s3cret-cli")
+        code = await run_cli(
+            "investigate", "Did Acme pollute Riverton's water?", "--yes", "--wait-delivery", "1"
+        )
+        printed = capsys.readouterr().out
+        assert code == 0  # the investigation itself completed; its records wait, not lost
+        assert re.search(
+            r"\d+ record\(s\) still wait for the callback API: `vicaran outbox flush`", printed
+        )
+        assert get_repository(get_settings().database_url).outbox_summary()["counts"]["pending"]

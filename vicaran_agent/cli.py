@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import contextlib
 import sys
+import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -106,24 +107,50 @@ async def investigate(args: argparse.Namespace, ask: Callable[[str], str]) -> in
         await asyncio.to_thread(Path(args.out).write_text, report + "\n", encoding="utf-8")
         write(f"Report written to {args.out}")
     write(f"Investigation {state.get(keys.INVESTIGATION_ID)}: {status}")
-    await deliver_before_exit(write)
+    await deliver_before_exit(write, args.wait_delivery)
     return EXIT_CODES[status]
 
 
-async def deliver_before_exit(write: Callable[[str], None], seconds: float = 30.0) -> None:
-    """Give the callback outbox a last chance; whatever is left waits for the next start."""
+async def deliver_before_exit(write: Callable[[str], None], seconds: float = 60.0) -> None:
+    """Deliver what the callback outbox holds, waiting up to `seconds` for the API to take it.
+
+    A callback API that is down for a while gets its records when it comes back; whatever is
+    left after the wait stays in the outbox for `vicaran outbox flush` or the next start.
+    """
     from .config import get_settings
     from .delivery import Deliverer, stop_delivery
     from .storage import get_repository
 
     await stop_delivery()
-    if not get_settings().callback_enabled:
+    settings = get_settings()
+    if not settings.callback_enabled:
         return
-    with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(Deliverer().deliver_due(), timeout=seconds)
-    pending = get_repository(get_settings().database_url).outbox_summary()["counts"]["pending"]
+    repository = get_repository(settings.database_url)
+    deliverer = Deliverer(settings, repository)
+    deadline = time.monotonic() + max(0.0, seconds)
+    told = False
+    while True:
+        left = deadline - time.monotonic()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(deliverer.deliver_due(now_only=False), timeout=max(0.5, left))
+        counts = (await asyncio.to_thread(repository.outbox_summary))["counts"]
+        pending = counts["pending"]
+        left = deadline - time.monotonic()
+        if not pending or left <= 0:
+            break
+        if not told:
+            write(
+                f"Waiting up to {seconds:g} s for the callback API to take {pending} record(s)..."
+            )
+            told = True
+        await asyncio.sleep(min(1.0, left))
     if pending:
-        write(f"{pending} record(s) wait for the callback API: `vicaran outbox flush` sends them.")
+        write(
+            f"{pending} record(s) still wait for the callback API: `vicaran outbox flush` "
+            "sends them."
+        )
+    elif told:
+        write("Every record reached the callback API.")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -136,6 +163,13 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--id", type=uuid.UUID, help="use this investigation id")
     run.add_argument("--yes", action="store_true", help="approve the plan without asking")
     run.add_argument("--out", help="write the report to this Markdown file")
+    run.add_argument(
+        "--wait-delivery",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="wait this long for the callback API to take every record (default 60)",
+    )
     serve = commands.add_parser("serve", help="dev UI, agent API, callback API and dashboard")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
