@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import signal
 import sys
 import time
 import uuid
@@ -84,6 +85,13 @@ async def investigate(args: argparse.Namespace, ask: Callable[[str], str]) -> in
     def write(text: str) -> None:
         print(text, flush=True)
 
+    from . import liveness
+
+    await liveness.sweep(force=True)  # runs a killed process left behind are not live
+    running = asyncio.current_task()
+    if running is not None:  # SIGTERM (a container stop) cancels the run: it is `interrupted`
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, running.cancel)
     terminal = TerminalSession(write)
     reply = await terminal.send(build_message(args.brief, args.url, args.mode, args.id))
     while PLAN_MARKER in reply:
@@ -191,12 +199,21 @@ def parser() -> argparse.ArgumentParser:
 def serve(host: str, port: int) -> int:
     import uvicorn
 
+    from . import liveness
     from .server.app import build_server
 
     print(
         f"Vicaran: dev UI http://{host}:{port}/dev-ui/ - dashboard http://{host}:{port}/investigations"
     )
-    uvicorn.run(build_server(host=host, port=port), host=host, port=port)
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: object) -> None:
+            # Before anything stops: this process's runs become `interrupted`, not stuck.
+            liveness.interrupt_running()
+            super().handle_exit(sig, frame)  # type: ignore[arg-type]
+
+    config = uvicorn.Config(build_server(host=host, port=port), host=host, port=port)
+    Server(config).run()
     return 0
 
 
@@ -274,9 +291,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     try:
         return asyncio.run(investigate(args, input))
-    except KeyboardInterrupt:
-        print("\nStopped.", file=sys.stderr)
-        return 1
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        print("\nStopped: the investigation is marked interrupted.", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

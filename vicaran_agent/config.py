@@ -79,6 +79,9 @@ class Settings(BaseSettings):
     vicaran_max_retries: int = Field(default=2, ge=0)
     vicaran_max_page_bytes: int = Field(default=3_000_000, gt=0)
     vicaran_parse_workers: int = Field(default=2, ge=1)  # threads parsing untrusted pages
+    # A running investigation writes a heartbeat this often; three missed beats (30 s by
+    # default) and its process is taken for dead: the run is marked `interrupted`.
+    vicaran_heartbeat_seconds: float = Field(default=10.0, gt=0, le=10.0)
     # Output cap of any single model call (0: sized per call).
     vicaran_max_output_tokens: int = Field(default=0, ge=0)
     vicaran_max_user_urls: int = Field(default=10, ge=0)
@@ -152,6 +155,11 @@ class Settings(BaseSettings):
     def callback_enabled(self) -> bool:
         """Records go to the newsroom's callback API too (both settings are needed)."""
         return bool(self.callback_api_url.strip() and self.agent_secret.strip())
+
+    @property
+    def stale_seconds(self) -> float:
+        """No heartbeat for this long: the run's process is dead (at most 30 s)."""
+        return 3 * self.vicaran_heartbeat_seconds
 
     @property
     def allowed_hosts(self) -> list[str]:

@@ -161,6 +161,14 @@ _MESSAGES: dict[str, tuple[str, str]] = {
         "Envie a mensagem de novo; se continuar, escolha um modelo mais capaz em "
         "VICARAN_FAST_MODEL.",
     ),
+    "id_taken": (
+        "Investigation ID {id} already belongs to another conversation (status: {status}), so "
+        "this one cannot use it. Start again without an Investigation ID line to get a new id, "
+        "or give a different one.",
+        "O Investigation ID {id} já pertence a outra conversa (status: {status}); esta não pode "
+        "usá-lo. Comece de novo sem a linha Investigation ID para receber um novo id, ou informe "
+        "outro.",
+    ),
     "gate_refused": (
         "I can't start yet: the plan has not been approved. Reply APPROVED to start, or tell me "
         "what to change.",

@@ -6,6 +6,8 @@ reply carried `[PLAN_APPROVAL_REQUIRED]`) and the journalist's latest message ap
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import re
 import uuid
 from collections.abc import Iterable, Mapping
@@ -19,7 +21,7 @@ from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.tool_context import ToolContext
 from google.genai import types
 
-from .. import delivery
+from .. import delivery, liveness
 from .. import state_keys as keys
 from ..config import get_settings
 from ..formatting import user_sources_digest
@@ -28,8 +30,11 @@ from ..llm import ORCHESTRATOR_OUTPUT_TOKENS, credentials_problem, describe_mode
 from ..plan import plan_outline
 from ..sanitize import clean
 from ..schemas import InvestigationConfig, Mode, Source
+from ..storage import InvestigationTakenError
 from ..tools.urls import extract_urls, normalize_url
-from .persistence import start_investigation
+from .persistence import repository, start_investigation
+
+logger = logging.getLogger(__name__)
 
 PLAN_MARKER = "[PLAN_APPROVAL_REQUIRED]"
 PIPELINE_NAME = "investigation_pipeline"
@@ -223,6 +228,7 @@ def user_sources_from_events(events: Iterable[Event], state: Mapping[str, Any]) 
 async def initialize_investigation_state(callback_context: CallbackContext) -> types.Content | None:
     """Once per investigation: id, mode, config and language from the first message."""
     delivery.start_delivery()  # resume the callback outbox in this process (no-op when off)
+    await liveness.sweep()  # runs whose process died are not shown as live
     state = callback_context.state
     if state.get(keys.INVESTIGATION_CONFIG):
         return None
@@ -231,6 +237,9 @@ async def initialize_investigation_state(callback_context: CallbackContext) -> t
     if len(re.findall(r"\w+", brief)) < 2 and not extract_urls(brief):
         hint = message("empty_brief", detect_language(text))
         return types.Content(role="model", parts=[types.Part(text=hint)])
+    if investigation_id and (taken := await _taken(investigation_id, callback_context)):
+        text = message("id_taken", detect_language(brief), id=investigation_id, status=taken)
+        return types.Content(role="model", parts=[types.Part(text=text)])
     investigation_id = investigation_id or state.get(keys.INVESTIGATION_ID) or str(uuid.uuid4())
     language = detect_language(brief)
     config = InvestigationConfig.for_mode(
@@ -257,6 +266,24 @@ async def initialize_investigation_state(callback_context: CallbackContext) -> t
         }
     )
     return None
+
+
+async def _taken(investigation_id: str, callback_context: CallbackContext) -> str | None:
+    """The status of an investigation another conversation owns (None: this one may use it).
+
+    An interrupted run may be taken over: that is how a journalist continues it.
+    """
+    try:
+        found = await asyncio.to_thread(repository().owner, investigation_id)
+    except Exception:  # the store being down: checked again, atomically, at approval
+        logger.warning("could not check who owns %s", investigation_id, exc_info=True)
+        return None
+    if found is None:
+        return None
+    session_id, status = found
+    if session_id in (None, callback_context.session.id) or status == "interrupted":
+        return None
+    return status
 
 
 def _sync_user_sources(callback_context: CallbackContext) -> list[Source]:
@@ -318,10 +345,16 @@ async def before_orchestrator_model(
         return None
     if state.get(keys.AWAITING_APPROVAL) and is_approval(text):
         config = InvestigationConfig.model_validate(state[keys.INVESTIGATION_CONFIG])
+        try:
+            await start_investigation(callback_context, config)
+        except InvestigationTakenError as taken:
+            state[keys.AWAITING_APPROVAL] = False
+            return text_response(
+                message("id_taken", config.language, id=taken.investigation_id, status=taken.status)
+            )
         state[keys.PLAN_APPROVED] = True
         state[keys.AWAITING_APPROVAL] = False
         state[keys.INVESTIGATION_STATUS] = "in_progress"
-        await start_investigation(callback_context, config)
         return LlmResponse(
             content=types.Content(
                 role="model",

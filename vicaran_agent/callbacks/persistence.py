@@ -14,7 +14,7 @@ from .. import state_keys as keys
 from ..config import get_settings
 from ..runtime import open_runtime
 from ..schemas import BiasAssessment, Claim, InvestigationConfig, Source, TimelineEvent, Verdict
-from ..storage import Repository, get_repository
+from ..storage import InvestigationTakenError, Repository, get_repository
 from ..storage.outbox import queue_for_callback
 
 logger = logging.getLogger(__name__)
@@ -33,6 +33,8 @@ async def store(
     try:
         with queue_for_callback(get_settings().callback_enabled):
             result = await asyncio.to_thread(lambda: call(repository()))
+    except InvestigationTakenError:
+        raise  # a decision for the caller, not a failure to record
     except Exception as error:
         logger.exception("could not save %s", what)
         key = f"issues_{stage}"
@@ -175,9 +177,11 @@ async def finish_investigation(callback_context: CallbackContext) -> None:
 async def start_investigation(
     callback_context: CallbackContext, config: InvestigationConfig
 ) -> None:
+    """Saved as this conversation's; raises InvestigationTakenError when another owns it."""
+    session_id = callback_context.session.id
     await store(
         callback_context,
         "investigation_orchestrator",
         "the investigation",
-        lambda r: r.start_investigation(config),
+        lambda r: r.start_investigation(config, session_id),
     )

@@ -4,9 +4,16 @@ from __future__ import annotations
 
 from vicaran_agent.storage.repository import (
     FinalStatus,
+    InvestigationTakenError,
     Repository,
     UnknownInvestigationError,
     get_repository,
 )
 
-__all__ = ["FinalStatus", "Repository", "UnknownInvestigationError", "get_repository"]
+__all__ = [
+    "FinalStatus",
+    "InvestigationTakenError",
+    "Repository",
+    "UnknownInvestigationError",
+    "get_repository",
+]

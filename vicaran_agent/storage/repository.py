@@ -21,6 +21,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 from sqlalchemy.pool import StaticPool
 
+from vicaran_agent.config import get_settings
 from vicaran_agent.schemas import (
     BiasAssessment,
     Claim,
@@ -50,6 +51,7 @@ from vicaran_agent.storage.tables import (
 logger = logging.getLogger(__name__)
 
 FinalStatus = Literal["completed", "partial", "failed"]
+FINISHED = ("completed", "partial", "failed", "interrupted")
 T = TypeVar("T")
 
 SQLITE_BUSY_TIMEOUT_SECONDS = 30
@@ -78,6 +80,15 @@ _PER_SOURCE_FIELDS = ("source_id", "url", "bias_score", "stance", "indicators")
 
 class UnknownInvestigationError(KeyError):
     """A save named an investigation that was never started."""
+
+
+class InvestigationTakenError(Exception):
+    """The investigation id belongs to another conversation."""
+
+    def __init__(self, investigation_id: str, status: str) -> None:
+        super().__init__(investigation_id)
+        self.investigation_id = investigation_id
+        self.status = status
 
 
 class Repository:
@@ -152,8 +163,15 @@ class Repository:
             local_id, data = outbox.payload(kind, row)
             outbox.enqueue(session, investigation_id, kind, local_id, data)
 
-    def start_investigation(self, config: InvestigationConfig) -> None:
-        """Create or restart an investigation: status `in_progress`, no reason or error."""
+    def start_investigation(
+        self, config: InvestigationConfig, session_id: str | None = None
+    ) -> None:
+        """Create or restart an investigation: status `in_progress`, no reason or error.
+
+        With `session_id`, the investigation becomes that conversation's; an id another
+        conversation owns is refused (InvestigationTakenError) unless its run was interrupted,
+        in which case this conversation takes it over and continues it.
+        """
 
         def op(session: Session) -> None:
             row = session.get(InvestigationRow, config.investigation_id)
@@ -161,6 +179,14 @@ class Repository:
             if row is None:
                 row = InvestigationRow(id=config.investigation_id, created_at=now)
                 session.add(row)
+            elif (
+                session_id is not None
+                and row.session_id not in (None, session_id)
+                and row.status != "interrupted"
+            ):
+                raise InvestigationTakenError(config.investigation_id, row.status)
+            if session_id is not None:
+                row.session_id = session_id
             row.title = config.title
             row.brief = config.brief
             row.mode = config.mode
@@ -170,9 +196,76 @@ class Repository:
             row.error = None
             row.completed_at = None
             row.updated_at = now
+            row.heartbeat_at = now
             self._enqueue_rows(session, config.investigation_id, "INVESTIGATION_STARTED", [row])
 
         self._write(op)
+
+    def owner(self, investigation_id: str) -> tuple[str | None, str] | None:
+        """(owning session id, status) of a saved investigation, or None when it is unknown."""
+
+        def op(session: Session) -> tuple[str | None, str] | None:
+            row = session.get(InvestigationRow, investigation_id)
+            return None if row is None else (row.session_id, _effective_status(row, utcnow()))
+
+        return self._read(op)
+
+    def heartbeat(self, investigation_ids: Iterable[str]) -> None:
+        """A sign of life from the process running these investigations."""
+        wanted = list(investigation_ids)
+        if not wanted:
+            return
+
+        def op(session: Session) -> None:
+            now = utcnow()
+            for row in session.scalars(
+                select(InvestigationRow).where(
+                    InvestigationRow.id.in_(wanted), InvestigationRow.status == "in_progress"
+                )
+            ):
+                row.heartbeat_at = now
+
+        self._write(op)
+
+    def mark_interrupted(self, investigation_ids: Iterable[str], reason: str) -> list[str]:
+        """Runs that stopped mid-way become `interrupted` (only those still in progress)."""
+        wanted = list(investigation_ids)
+        if not wanted:
+            return []
+
+        def op(session: Session) -> list[str]:
+            rows = list(
+                session.scalars(
+                    select(InvestigationRow).where(
+                        InvestigationRow.id.in_(wanted), InvestigationRow.status == "in_progress"
+                    )
+                )
+            )
+            now = utcnow()
+            for row in rows:
+                row.status, row.error, row.updated_at = "interrupted", reason, now
+            return [row.id for row in rows]
+
+        return self._write(op)
+
+    def sweep_stale(self, stale_seconds: float | None = None) -> list[str]:
+        """Runs whose process died (no heartbeat for `stale_seconds`) become `interrupted`."""
+
+        def op(session: Session) -> list[str]:
+            now = utcnow()
+            rows = [
+                row
+                for row in session.scalars(
+                    select(InvestigationRow).where(InvestigationRow.status == "in_progress")
+                )
+                if _stale(row, now, stale_seconds)
+            ]
+            for row in rows:
+                row.status, row.updated_at = "interrupted", now
+                row.error = STOPPED
+            return [row.id for row in rows]
+
+        return self._write(op)
 
     def save_sources(
         self, investigation_id: str, sources: list[Source], texts: dict[str, str] | None = None
@@ -550,11 +643,12 @@ class Repository:
 
     def get_status(self, investigation_id: str) -> str | None:
         """The investigation's status, or None when it is unknown."""
-        return self._read(
-            lambda session: session.scalar(
-                select(InvestigationRow.status).where(InvestigationRow.id == investigation_id)
-            )
-        )
+
+        def op(session: Session) -> str | None:
+            row = session.get(InvestigationRow, investigation_id)
+            return None if row is None else _effective_status(row, utcnow())
+
+        return self._read(op)
 
     def get_investigation(self, investigation_id: str) -> dict[str, Any] | None:
         """Everything about one investigation as plain JSON-able dicts, or None."""
@@ -579,12 +673,13 @@ class Repository:
         ).order_by(InvestigationRow.created_at.desc(), InvestigationRow.id)
 
         def op(session: Session) -> list[dict[str, Any]]:
+            now = utcnow()
             return [
                 {
                     "id": row.id,
                     "title": row.title,
                     "mode": row.mode,
-                    "status": row.status,
+                    "status": _effective_status(row, now),
                     "source_count": sources,
                     "claim_count": claims,
                     "fact_check_count": fact_checks,
@@ -653,6 +748,33 @@ def _configure_sqlite(engine: Engine, *, wal: bool) -> None:
     def _on_begin(connection: Any) -> None:
         write = connection.get_execution_options().get("vicaran_write", False)
         connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+
+STOPPED = "The process running this investigation stopped before it finished."
+
+
+def _aware(value: datetime) -> datetime:
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def _stale(row: InvestigationRow, now: datetime, stale_seconds: float | None = None) -> bool:
+    """A run of this deployment (it has a conversation) that has shown no sign of life.
+
+    Investigations another agent reports through the callback API have no conversation here:
+    their liveness is not this store's to judge.
+    """
+    if row.session_id is None:
+        return False
+    limit = get_settings().stale_seconds if stale_seconds is None else stale_seconds
+    seen = [_aware(t) for t in (row.heartbeat_at, row.updated_at) if t is not None]
+    return not seen or (now - max(seen)).total_seconds() > limit
+
+
+def _effective_status(row: InvestigationRow, now: datetime) -> str:
+    """The status as readers should see it: a run nobody is running is not live."""
+    if row.status == "in_progress" and _stale(row, now):
+        return "interrupted"
+    return row.status
 
 
 def _all(session: Session, model: Any, investigation_id: str) -> list[Any]:
@@ -793,9 +915,9 @@ def _investigation_dict(session: Session, investigation_id: str) -> dict[str, An
         "brief": row.brief,
         "mode": row.mode,
         "language": row.language,
-        "status": row.status,
+        "status": _effective_status(row, utcnow()),
         "partial_reason": row.partial_reason,
-        "error": row.error,
+        "error": row.error or (STOPPED if _effective_status(row, utcnow()) != row.status else None),
         "summary": row.summary,
         "overall_bias_score": row.overall_bias_score,
         "quality": dict(row.quality) if row.quality else None,

@@ -75,6 +75,9 @@ class InvestigationRow(Base):
     summary: Mapped[str | None] = mapped_column(Text)
     overall_bias_score: Mapped[float | None] = mapped_column(Float)
     quality: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    # The conversation that owns the investigation, and the last sign of life of its run.
+    session_id: Mapped[str | None] = mapped_column(String(128), nullable=True)
+    heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     completed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

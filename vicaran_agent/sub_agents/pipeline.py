@@ -25,6 +25,7 @@ from ..callbacks.persistence import (
 )
 from ..config import Settings, get_settings
 from ..i18n import message
+from ..liveness import alive
 from ..llm import tally_calls
 from ..runtime import investigation_runtime
 from ..storage.outbox import queue_for_callback
@@ -43,15 +44,17 @@ class InvestigationPipeline(SequentialAgent):
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         config = ctx.session.state.get(keys.INVESTIGATION_CONFIG) or {}
+        investigation_id = config.get("investigation_id", "")
         try:
             with tally_calls():
-                async with investigation_runtime(
-                    config.get("investigation_id", ""), get_settings()
+                async with (
+                    alive(investigation_id),
+                    investigation_runtime(investigation_id, get_settings()),
                 ):
                     async for event in super()._run_async_impl(ctx):
                         yield event
         except asyncio.CancelledError:
-            await asyncio.shield(self._mark_failed(ctx, "the run was interrupted"))
+            await asyncio.shield(self._mark_interrupted(investigation_id))
             raise
         except Exception as error:
             logger.exception("investigation pipeline failed")
@@ -70,6 +73,17 @@ class InvestigationPipeline(SequentialAgent):
                 ),
                 actions=EventActions(state_delta={keys.INVESTIGATION_STATUS: "failed"}),
             )
+
+    @staticmethod
+    async def _mark_interrupted(investigation_id: str) -> None:
+        """The run was cancelled (the process is stopping): `interrupted`, not `failed`."""
+        if not investigation_id:
+            return
+        reason = "The run was interrupted before it finished; start it again to continue."
+        try:
+            await asyncio.to_thread(repository().mark_interrupted, [investigation_id], reason)
+        except Exception:
+            logger.exception("could not record the interruption of %s", investigation_id)
 
     @staticmethod
     async def _mark_failed(ctx: InvocationContext, detail: str) -> None:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import AsyncGenerator, Callable
 
 from google.adk.events import Event
 
 from .. import state_keys as keys
+from ..callbacks.persistence import repository
 from ..formatting import data_block, one_line
 from ..llm import ModelCallError
 from ..prompts.source_finder import SOURCE_DIGEST_INSTRUCTION, SOURCE_FINDER_INSTRUCTION
@@ -18,6 +21,8 @@ from ..tools.credibility import credibility_label, stars
 from ..tools.urls import normalize_url
 from ..tools.web_search import SearchHit
 from ._stage import Stage, StageAgent, stream_concurrently
+
+logger = logging.getLogger(__name__)
 
 MAX_QUERIES = 5
 MAX_RESULTS_PER_QUERY = 20  # Tavily's maximum
@@ -66,8 +71,12 @@ class SourceFinderAgent(StageAgent):
             texts=runtime.texts,
         )
         found: dict[str, Source] = {}
+        # A continued run (an interrupted investigation started again) keeps what it read.
+        saved = await self._saved_sources(stage)
 
         async def read(hit: SearchHit, _emit: Callable[[str], None]) -> tuple[SearchHit, Source]:
+            if (kept := saved.get(normalize_url(hit.url))) is not None:
+                return hit, kept
             analysis = await analyzer.analyze(
                 hit.url, title_hint=hit.title, snippet=hit.snippet, published_hint=hit.published_at
             )
@@ -115,6 +124,24 @@ class SourceFinderAgent(StageAgent):
         if set_aside:
             summary += "\n" + stage.msg("sources_set_aside", count=len(set_aside))
         yield stage.finish(summary, records)
+
+    @staticmethod
+    async def _saved_sources(stage: Stage) -> dict[str, Source]:
+        """Sources an earlier, interrupted run of this investigation read and saved."""
+        investigation_id = stage.config.investigation_id
+        try:
+            record = await asyncio.to_thread(repository().get_investigation, investigation_id)
+        except Exception:  # nothing to reuse; the sources are read again
+            logger.warning(
+                "could not load the saved sources of %s", investigation_id, exc_info=True
+            )
+            return {}
+        kept = {}
+        for item in (record or {}).get("sources") or []:
+            source = Source.model_validate({**item, "source_id": None})
+            if source.usable and source.content_sha256 and not source.is_user_provided:
+                kept[source.url] = source
+        return kept
 
     async def _plan_queries(self, stage: Stage) -> list[str]:
         config = stage.config

@@ -1,0 +1,190 @@
+"""No stuck statuses, no stolen ids: killed runs become `interrupted`, an id has one owner."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from tests.support.conversation import Conversation
+from vicaran_agent import liveness
+from vicaran_agent import state_keys as keys
+from vicaran_agent.config import get_settings
+from vicaran_agent.schemas import InvestigationConfig
+from vicaran_agent.storage import Repository, get_repository
+from vicaran_agent.storage.tables import InvestigationRow, utcnow
+
+ROOT = Path(__file__).resolve().parent.parent
+BRIEF = "Investigate whether Acme Chemicals polluted Riverton's drinking water."
+ID = "5d1c0a7e-2b3f-4c5d-8e9f-0a1b2c3d4e5f"
+
+
+def store() -> Repository:
+    return get_repository(get_settings().database_url)
+
+
+def wait_for(check, seconds: float = 60.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > deadline:
+            pytest.fail("the condition was not met in time")
+        time.sleep(0.1)
+
+
+def start_cli_run(env, investigation_id: str) -> subprocess.Popen[str]:
+    """`vicaran investigate` in a subprocess, slow enough to be stopped mid-run."""
+    variables = {
+        **os.environ,
+        "VICARAN_FAST_MODEL": "scripted/latency-400",
+        "VICARAN_PRO_MODEL": "scripted/latency-400",
+        "VICARAN_MODEL_PLUGINS": "tests.support.scripted_model",
+        "VICARAN_HEARTBEAT_SECONDS": "0.5",
+        "PYTHONPATH": str(ROOT),
+    }
+    command = [sys.executable, "-m", "vicaran_agent.cli", "investigate", BRIEF]
+    return subprocess.Popen(
+        [*command, "--yes", "--id", investigation_id, "--wait-delivery", "0"],
+        cwd=ROOT,
+        env=variables,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+
+
+def running(investigation_id: str) -> bool:
+    found = store().get_investigation(investigation_id)
+    return bool(found and found["status"] == "in_progress" and found["sources"])
+
+
+async def test_sigterm_marks_the_run_interrupted_before_the_process_exits(env):
+    process = start_cli_run(env, ID)
+    try:
+        await asyncio.to_thread(wait_for, lambda: running(ID))
+        process.send_signal(signal.SIGTERM)
+        output, _ = await asyncio.to_thread(process.communicate, timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 130, output
+    assert "marked interrupted" in output
+    record = store().get_investigation(ID)
+    assert record["status"] == "interrupted"  # written by the process itself, at once
+    assert "interrupted" in (record["error"] or "")
+
+
+async def test_sigkill_leaves_a_run_that_readers_and_the_next_start_see_as_interrupted(env):
+    env.set(VICARAN_HEARTBEAT_SECONDS="0.5")  # stale after 1.5 s, for the test
+    process = start_cli_run(env, ID)
+    try:
+        await asyncio.to_thread(wait_for, lambda: running(ID))
+        process.kill()  # SIGKILL: nothing runs in the process any more
+        process.wait(timeout=30)
+    finally:
+        process.kill()
+    row = store().get_status(ID)
+    assert row in ("in_progress", "interrupted")  # no heartbeat yet missed, or already stale
+    # the heartbeat stops: readers see the run as interrupted, not live, even before a sweep
+    await asyncio.to_thread(wait_for, lambda: store().get_status(ID) == "interrupted", 10)
+    listed = next(i for i in store().list_investigations() if i["id"] == ID)
+    assert listed["status"] == "interrupted"
+    # and the next start writes it down
+    assert await liveness.sweep(force=True) == [ID]
+    assert store().get_investigation(ID)["status"] == "interrupted"
+
+
+def test_a_run_with_a_fresh_heartbeat_is_live_and_one_without_is_not(env):
+    repository = store()
+    config = InvestigationConfig.for_mode(
+        "quick", investigation_id=ID, title="t", brief="b", language="en"
+    )
+    repository.start_investigation(config, session_id="conversation-1")
+    assert repository.get_status(ID) == "in_progress"
+    assert repository.sweep_stale() == []
+
+    def age(seconds: float) -> None:
+        from sqlalchemy.orm import Session
+
+        with Session(repository._engine) as session, session.begin():
+            row = session.get(InvestigationRow, ID)
+            row.heartbeat_at = row.updated_at = utcnow() - timedelta(seconds=seconds)
+
+    age(31)
+    assert repository.get_status(ID) == "interrupted"
+    repository.heartbeat([ID])
+    assert repository.get_status(ID) == "in_progress"  # a beat brings it back to life
+    age(31)
+    assert repository.sweep_stale() == [ID]
+    assert repository.get_investigation(ID)["status"] == "interrupted"
+
+
+def test_callback_investigations_are_not_judged_by_this_stores_heartbeat(env):
+    """Another agent reports those; their liveness is not ours to decide."""
+    repository = store()
+    config = InvestigationConfig.for_mode(
+        "quick", investigation_id=ID, title="t", brief="b", language="en"
+    )
+    repository.start_investigation(config)  # as the callback API does: no conversation
+    from sqlalchemy.orm import Session
+
+    with Session(repository._engine) as session, session.begin():
+        row = session.get(InvestigationRow, ID)
+        row.heartbeat_at = row.updated_at = utcnow() - timedelta(hours=1)
+    assert repository.get_status(ID) == "in_progress"
+    assert repository.sweep_stale() == []
+
+
+# --- ownership -------------------------------------------------------------------------------
+
+
+async def test_an_id_another_conversation_owns_is_refused(env):
+    first = Conversation()
+    await first.send(f"Investigation ID: {ID}\n{BRIEF}")
+    await first.send("APPROVED")
+    assert (await first.state())[keys.INVESTIGATION_STATUS] == "completed"
+
+    second = Conversation()
+    reply = second.texts(await second.send(f"Investigation ID: {ID}\nHijacked: {BRIEF}"))[-1]
+    assert f"Investigation ID {ID} already belongs to another conversation" in reply
+    assert "[PLAN_APPROVAL_REQUIRED]" not in reply
+    record = store().get_investigation(ID)
+    assert record["status"] == "completed" and "Hijacked" not in record["brief"]
+
+
+async def test_two_conversations_planning_one_id_do_not_merge(env):
+    first, second = Conversation(), Conversation()
+    await first.send(f"Investigation ID: {ID}\n{BRIEF}")
+    await second.send(f"Investigation ID: {ID}\nAnother brief: {BRIEF}")
+    await first.send("APPROVED")
+    refused = second.texts(await second.send("APPROVED"))[-1]
+    assert "already belongs to another conversation" in refused
+    state = await second.state()
+    assert state[keys.INVESTIGATION_STATUS] == "planning" and not state[keys.PLAN_APPROVED]
+    assert (
+        store().get_investigation(ID)["brief"]
+        == (await first.state())[keys.INVESTIGATION_CONFIG]["brief"]
+    )
+
+
+async def test_an_interrupted_run_can_be_continued_from_a_new_conversation(env):
+    repository = store()
+    config = InvestigationConfig.for_mode(
+        "detailed", investigation_id=ID, title="t", brief=BRIEF, language="en"
+    )
+    repository.start_investigation(config, session_id="a-dead-conversation")
+    repository.mark_interrupted([ID], "stopped")
+    conversation = Conversation()
+    await conversation.send(f"Investigation ID: {ID}\n{BRIEF}")
+    await conversation.send("APPROVED")
+    state = await conversation.state()
+    assert state[keys.INVESTIGATION_STATUS] == "completed"
+    record = repository.get_investigation(ID)
+    assert record["status"] == "completed"
+    urls = [s["url"] for s in record["sources"]]
+    assert len(urls) == len(set(urls))  # nothing saved twice

@@ -1,0 +1,80 @@
+"""Runs show signs of life; runs whose process died are found and marked `interrupted`.
+
+A running investigation's heartbeat is written every VICARAN_HEARTBEAT_SECONDS (10); one with
+none for three beats (30 s) belongs to a process that was killed. Stale runs are swept at start-up, at every
+journalist turn and (in `vicaran serve`) periodically; readers never see a dead run as live
+(the store reports it `interrupted` even before a sweep writes it). A process that is told to
+stop (SIGTERM) marks its own runs `interrupted` first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from .config import get_settings
+from .storage import get_repository
+
+logger = logging.getLogger(__name__)
+
+SWEEP_EVERY_SECONDS = 10.0
+STOPPED_BY_SIGNAL = "The process running this investigation was stopped before it finished."
+
+RUNNING: set[str] = set()  # investigations this process is running now
+_last_sweep = [-1e9]
+
+
+def _repository():
+    return get_repository(get_settings().database_url)
+
+
+@asynccontextmanager
+async def alive(investigation_id: str) -> AsyncIterator[None]:
+    """Heartbeats for one run, for as long as it runs in this process."""
+    RUNNING.add(investigation_id)
+    beating = asyncio.create_task(_beat(investigation_id))
+    try:
+        yield
+    finally:
+        RUNNING.discard(investigation_id)
+        beating.cancel()
+
+
+async def _beat(investigation_id: str) -> None:
+    while True:
+        await asyncio.sleep(get_settings().vicaran_heartbeat_seconds)
+        try:
+            await asyncio.to_thread(_repository().heartbeat, [investigation_id])
+        except Exception:  # a missed beat is logged; the next one may land
+            logger.warning("heartbeat of %s failed", investigation_id, exc_info=True)
+
+
+async def sweep(*, force: bool = False) -> list[str]:
+    """Mark runs whose process died `interrupted` (at most every SWEEP_EVERY_SECONDS)."""
+    now = time.monotonic()
+    if not force and now - _last_sweep[0] < SWEEP_EVERY_SECONDS:
+        return []
+    _last_sweep[0] = now
+    try:
+        swept = await asyncio.to_thread(_repository().sweep_stale)
+    except Exception:  # the store being down must not stop a conversation
+        logger.warning("could not sweep stale investigations", exc_info=True)
+        return []
+    if swept:
+        logger.info("marked %d stale investigation(s) interrupted: %s", len(swept), swept)
+    return swept
+
+
+def interrupt_running(reason: str = STOPPED_BY_SIGNAL) -> list[str]:
+    """This process's runs become `interrupted` (call before the process exits)."""
+    running = sorted(RUNNING)
+    if not running:
+        return []
+    try:
+        return _repository().mark_interrupted(running, reason)
+    except Exception:
+        logger.exception("could not mark %s interrupted", running)
+        return []
