@@ -182,15 +182,63 @@ async def test_started_defaults_title_brief_and_language(
     assert (record["title"], record["brief"], record["language"]) == ("", "", "en")
 
 
-async def test_started_again_restarts_a_failed_investigation(
+FINISH: dict[str, tuple[str, dict[str, Any]]] = {
+    "completed": ("INVESTIGATION_COMPLETE", {"summary": "# Report"}),
+    "partial": ("INVESTIGATION_PARTIAL", {"summary": "# Report", "partial_reason": "quota"}),
+    "failed": ("INVESTIGATION_FAILED", {"error": "quota"}),
+}
+
+
+def mark_interrupted(repo: Repository, investigation_id: str) -> None:
+    """As Vicaran marks a run the process stopped in (no callback type sets it)."""
+    from vicaran_agent.storage.tables import InvestigationRow
+
+    def op(session: Any) -> None:
+        session.get(InvestigationRow, investigation_id).status = "interrupted"
+
+    repo._write(op)
+
+
+@pytest.mark.parametrize("status", ["completed", "partial", "failed", "interrupted"])
+async def test_started_cannot_reopen_a_finished_investigation(
+    client: httpx.AsyncClient, repo: Repository, status: str
+) -> None:
+    start = {"mode": "detailed", "title": "Riverton bridge", "brief": "Check it"}
+    investigation_id = new_id()
+    first = await send(client, "INVESTIGATION_STARTED", investigation_id, start, key="start-1")
+    assert first.status_code == 200
+    if status == "interrupted":
+        mark_interrupted(repo, investigation_id)
+    else:
+        type_, data = FINISH[status]
+        assert (await send(client, type_, investigation_id, data)).status_code == 200
+    before = stored(repo, investigation_id)
+    hijack = {"mode": "quick", "title": "Hijacked", "brief": "Something else"}
+    for key in (None, "start-2"):
+        response = await send(client, "INVESTIGATION_STARTED", investigation_id, hijack, key=key)
+        message = failure(response, 409)
+        assert f"already {status}" in message and "cannot reopen" in message
+    after = stored(repo, investigation_id)
+    assert (after["status"], after["title"], after["mode"]) == (
+        status,
+        "Riverton bridge",
+        "detailed",
+    )
+    assert after == before
+    # The original start, replayed with its key, still gets its original answer.
+    replay = await send(client, "INVESTIGATION_STARTED", investigation_id, start, key="start-1")
+    assert (replay.status_code, replay.json()) == (200, {"success": True})
+    assert stored(repo, investigation_id) == before
+
+
+async def test_started_again_while_running_updates_it(
     client: httpx.AsyncClient, repo: Repository
 ) -> None:
     investigation_id = await started(client)
-    await send(client, "INVESTIGATION_FAILED", investigation_id, {"error": "quota"})
-    assert repo.get_status(investigation_id) == "failed"
-    await send(client, "INVESTIGATION_STARTED", investigation_id, {"mode": "quick"})
+    response = await send(client, "INVESTIGATION_STARTED", investigation_id, {"mode": "quick"})
+    assert response.json() == {"success": True}
     record = stored(repo, investigation_id)
-    assert (record["status"], record["error"], record["mode"]) == ("in_progress", None, "quick")
+    assert (record["status"], record["mode"]) == ("in_progress", "quick")
 
 
 async def test_source_found_normalizes_url_and_defaults_domain(
@@ -764,10 +812,11 @@ async def test_replay_is_not_a_write(client: httpx.AsyncClient, repo: Repository
     investigation_id = await started(client)
     done = {"summary": "done"}
     await send(client, "INVESTIGATION_COMPLETE", investigation_id, done, key="finish")
-    await send(client, "INVESTIGATION_STARTED", investigation_id, {"mode": "quick"})
+    partial = {"summary": "done", "partial_reason": "a stage failed"}
+    await send(client, "INVESTIGATION_PARTIAL", investigation_id, partial)
     replay = await send(client, "INVESTIGATION_COMPLETE", investigation_id, done, key="finish")
     assert replay.json() == {"success": True}
-    assert repo.get_status(investigation_id) == "in_progress"  # the replay changed nothing
+    assert repo.get_status(investigation_id) == "partial"  # the replay changed nothing
 
 
 async def test_key_reused_with_another_body_is_409(
@@ -1000,3 +1049,209 @@ async def test_malformed_provenance_fields_are_refused(client):
     )
     assert response.status_code == 400
     assert "data.display_url" in response.json()["error"]
+
+
+# --- strict validation: types, nesting, sizes --------------------------------------------------
+
+WRONG_TYPES: list[tuple[str, dict[str, Any], str]] = [
+    ("SOURCE_FOUND", {**SOURCE, "credibility_score": "5"}, "data.credibility_score"),
+    ("SOURCE_FOUND", {**SOURCE, "credibility_score": 4.0}, "data.credibility_score"),
+    ("SOURCE_FOUND", {**SOURCE, "is_user_provided": "yes"}, "data.is_user_provided"),
+    ("SOURCE_FOUND", {**SOURCE, "is_user_provided": 1}, "data.is_user_provided"),
+    ("SOURCE_FOUND", {**SOURCE, "relevant": "false"}, "data.relevant"),
+    ("SOURCE_FOUND", {**SOURCE, "title": 7}, "data.title"),
+    ("CLAIM_EXTRACTED", {"claim_text": "x", "importance": "0.5", "source_ids": []}, "importance"),
+    ("CLAIM_EXTRACTED", {"claim_text": "x", "source_ids": [7]}, "data.source_ids.0"),
+    ("FACT_CHECKED", {**fact_check_data("c", []), "confidence": "0.7"}, "data.confidence"),
+    ("BIAS_ANALYZED", {"overall_bias_score": "5", "coverage": {}}, "data.overall_bias_score"),
+    ("BIAS_ANALYZED", {"overall_bias_score": 5, "coverage": {"neutral": "2"}}, "data.coverage"),
+    (
+        "INVESTIGATION_COMPLETE",
+        {"summary": "s", "quality": {"scores": {"structure": "80"}}},
+        "data.quality.scores.structure",
+    ),
+    ("INVESTIGATION_COMPLETE", {"summary": 5}, "data.summary"),
+]
+
+
+@pytest.mark.parametrize(("type_", "data", "named"), WRONG_TYPES)
+async def test_wrong_json_types_are_400_not_coerced(
+    client: httpx.AsyncClient, repo: Repository, type_: str, data: dict[str, Any], named: str
+) -> None:
+    investigation_id = await started(client)
+    before = stored(repo, investigation_id)
+    message = failure(await send(client, type_, investigation_id, data), 400)
+    assert message.startswith(f"invalid data for {type_}") and named in message
+    assert stored(repo, investigation_id) == before
+
+
+async def test_the_right_json_types_still_pass(client: httpx.AsyncClient, repo: Repository) -> None:
+    investigation_id = await started(client)
+    source_id = await add_source(client, investigation_id, relevant=True)
+    data = {"claim_text": "x", "importance": 1, "source_ids": [source_id]}  # 1 is a number
+    assert (await send(client, "CLAIM_EXTRACTED", investigation_id, data)).status_code == 200
+    bias = {"overall_bias_score": 5, "coverage": {"neutral": 2}}
+    assert (await send(client, "BIAS_ANALYZED", investigation_id, bias)).status_code == 200
+
+
+def nested(depth: int) -> str:
+    """A callback body whose `data.x` holds arrays `depth` deep (JSON depth: depth + 2)."""
+    arrays = "[" * depth + "]" * depth
+    return (
+        f'{{"type": "SOURCE_FOUND", "investigation_id": "{new_id()}", "data": {{"x": {arrays}}}}}'
+    )
+
+
+@pytest.mark.parametrize("depth", [31, 100, 100_000])
+async def test_deeply_nested_json_is_400(
+    client: httpx.AsyncClient, repo: Repository, depth: int
+) -> None:
+    message = failure(await post_raw(client, nested(depth).encode()), 400)
+    assert "nested deeper than 32" in message
+    assert repo.list_investigations() == []
+
+
+async def test_nesting_inside_strings_does_not_count(client: httpx.AsyncClient) -> None:
+    investigation_id = await started(client)
+    title = '[{\\"' * 50  # brackets, braces, quotes and backslashes inside a string
+    body = {"type": "SOURCE_FOUND", "investigation_id": investigation_id}
+    body["data"] = {**SOURCE, "title": title}
+    response = await post_raw(client, json.dumps(body).encode())
+    assert response.status_code == 200, response.text
+    # 32 levels deep is parsed (and then refused as a source without a url).
+    message = failure(await post_raw(client, nested(30).encode()), 400)
+    assert message.startswith("invalid data for SOURCE_FOUND") and "data.url" in message
+
+
+def test_json_depth_check() -> None:
+    from vicaran_agent.server.callback_api import json_too_deep
+
+    assert not json_too_deep("[" * 32 + "]" * 32)
+    assert json_too_deep("[" * 33 + "]" * 33)
+    assert json_too_deep('{"a": ' * 33 + "1" + "}" * 33)
+    assert not json_too_deep('"' + "[" * 100 + '"')
+    assert not json_too_deep('"\\"' + '"\\"' + "[" * 32)  # an escaped quote stays inside
+    assert json_too_deep('"\\\\"' + "[" * 33)  # an escaped backslash ends nothing
+
+
+async def test_body_over_the_limit_is_413_and_nothing_is_stored(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    investigation_id = new_id()
+    start = {"mode": "quick", "title": "T" * 10_000_000}
+    response = await send(client, "INVESTIGATION_STARTED", investigation_id, start)
+    message = failure(response, 413)
+    assert "at most 1000000 bytes" in message and "VICARAN_CALLBACK_MAX_BODY_BYTES" in message
+    assert repo.list_investigations() == []
+
+
+async def test_body_limit_holds_without_content_length(
+    client: httpx.AsyncClient, repo: Repository, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("VICARAN_CALLBACK_MAX_BODY_BYTES", "2000")
+    get_settings.cache_clear()
+    sent: list[int] = []
+    investigation_id = new_id()
+    body = json.dumps(
+        {
+            "type": "INVESTIGATION_STARTED",
+            "investigation_id": investigation_id,
+            "data": {"mode": "quick", "title": "T" * 900},
+        }
+    ).encode()
+
+    async def chunks(repeat: int) -> AsyncIterator[bytes]:
+        for _ in range(repeat):
+            sent.append(1)
+            yield body[: len(body) // 2]
+            yield body[len(body) // 2 :]
+
+    headers = {"X-Agent-Secret": SECRET, "Content-Type": "application/json"}
+    response = await client.post(CALLBACK_PATH, content=chunks(1000), headers=headers)
+    assert "content-length" not in response.request.headers
+    assert "at most 2000 bytes" in failure(response, 413)
+    assert len(sent) < 1000  # the rest was never read
+    assert repo.list_investigations() == []
+    ok = await client.post(CALLBACK_PATH, content=chunks(1), headers=headers)
+    assert ok.status_code == 200, ok.text
+    assert stored(repo, investigation_id)["title"] == "T" * 900
+
+
+async def test_declared_length_over_the_limit_is_refused_unread(
+    client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("VICARAN_CALLBACK_MAX_BODY_BYTES", "100")
+    get_settings.cache_clear()
+    headers = {"X-Agent-Secret": SECRET, "Content-Length": "101"}
+    response = await client.post(CALLBACK_PATH, content=b"x" * 101, headers=headers)
+    assert "at most 100 bytes" in failure(response, 413)
+    # The secret is still checked first.
+    assert failure(await post_raw(client, b"x" * 101, secret="wrong"), 401) == "Unauthorized"
+
+
+TOO_LONG: list[tuple[str, dict[str, Any], str]] = [
+    ("INVESTIGATION_STARTED", {"mode": "quick", "title": "t" * 1_001}, "data.title"),
+    ("INVESTIGATION_STARTED", {"mode": "quick", "brief": "b" * 20_001}, "data.brief"),
+    ("SOURCE_FOUND", {**SOURCE, "title": "t" * 1_001}, "data.title"),
+    ("SOURCE_FOUND", {**SOURCE, "content_snippet": "s" * 5_001}, "data.content_snippet"),
+    ("SOURCE_FOUND", {**SOURCE, "relevance_reason": "r" * 2_001}, "data.relevance_reason"),
+    ("CLAIM_EXTRACTED", {"claim_text": "c" * 2_001, "source_ids": []}, "data.claim_text"),
+    (
+        "CLAIM_EXTRACTED",
+        {"claim_text": "c", "source_ids": [], "entities": ["e" * 201]},
+        "data.entities.0",
+    ),
+    (
+        "CLAIM_EXTRACTED",
+        {"claim_text": "c", "source_ids": [], "entities": ["e"] * 101},
+        "data.entities",
+    ),
+    ("CLAIM_EXTRACTED", {"claim_text": "c", "source_ids": ["s"] * 501}, "data.source_ids"),
+    (
+        "FACT_CHECKED",
+        {**fact_check_data("c", []), "explanation": "e" * 10_001},
+        "data.explanation",
+    ),
+    (
+        "FACT_CHECKED",
+        {
+            **fact_check_data("c", []),
+            "evidence": [{"url": "https://a.com", "reliability": "high", "stance": "context"}]
+            * 101,
+        },
+        "data.evidence",
+    ),
+    (
+        "BIAS_ANALYZED",
+        {"overall_bias_score": 5, "coverage": {}, "recommendation": "r" * 10_001},
+        "data.recommendation",
+    ),
+    ("TIMELINE_EVENT", {"event_date": "2024", "event_text": "e" * 2_001}, "data.event_text"),
+    ("INVESTIGATION_COMPLETE", {"summary": "s" * 200_001}, "data.summary"),
+    ("INVESTIGATION_PARTIAL", {"summary": "s", "partial_reason": "r" * 2_001}, "partial_reason"),
+    ("INVESTIGATION_FAILED", {"error": "e" * 2_001}, "data.error"),
+]
+
+
+@pytest.mark.parametrize(("type_", "data", "named"), TOO_LONG)
+async def test_texts_over_their_limit_are_400(
+    client: httpx.AsyncClient, repo: Repository, type_: str, data: dict[str, Any], named: str
+) -> None:
+    investigation_id = await started(client)
+    before = stored(repo, investigation_id)
+    message = failure(await send(client, type_, investigation_id, data), 400)
+    assert message.startswith(f"invalid data for {type_}") and named in message
+    assert stored(repo, investigation_id) == before
+
+
+async def test_texts_at_their_limit_are_accepted(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    investigation_id = new_id()
+    start = {"mode": "quick", "title": "t" * 1_000, "brief": "b" * 20_000}
+    assert (await send(client, "INVESTIGATION_STARTED", investigation_id, start)).status_code == 200
+    await add_source(client, investigation_id, title="t" * 1_000, content_snippet="s" * 5_000)
+    done = {"summary": "s" * 200_000}
+    assert (await send(client, "INVESTIGATION_COMPLETE", investigation_id, done)).status_code == 200
+    record = stored(repo, investigation_id)
+    assert len(record["title"]) == 1_000 and len(record["summary"]) == 200_000

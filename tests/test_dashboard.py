@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import re
+import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -24,6 +27,9 @@ from vicaran_agent.schemas import (
     TimelineEvent,
     Verdict,
 )
+from vicaran_agent.server import dashboard
+from vicaran_agent.server.access import cookie_value
+from vicaran_agent.server.app import build_server
 from vicaran_agent.server.dashboard import COOKIE_NAME, dashboard_router
 from vicaran_agent.server.markdown import render_markdown
 from vicaran_agent.storage import Repository, get_repository
@@ -275,6 +281,14 @@ async def client(repo: Repository) -> AsyncIterator[httpx.AsyncClient]:
         yield http
 
 
+@pytest.fixture
+async def served(repo: Repository) -> AsyncIterator[httpx.AsyncClient]:
+    """The dashboard as `vicaran serve` serves it: behind the access middleware."""
+    transport = httpx.ASGITransport(app=build_server(with_adk=False))
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8000") as http:
+        yield http
+
+
 def set_token(monkeypatch: pytest.MonkeyPatch, token: str) -> None:
     monkeypatch.setenv("VICARAN_DASHBOARD_TOKEN", token)
     get_settings.cache_clear()
@@ -474,12 +488,12 @@ async def test_token_is_required_when_set(
 
 
 async def test_query_token_sets_a_cookie_that_then_works(
-    client: httpx.AsyncClient, repo: Repository, monkeypatch: pytest.MonkeyPatch
+    served: httpx.AsyncClient, repo: Repository, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     iid, _ = full_investigation(repo)
     set_token(monkeypatch, TOKEN)
-    assert (await client.get("/api/investigations?token=wrong")).status_code == 401
-    response = await client.get(f"/investigations/{iid}?token={TOKEN}&x=1")
+    assert (await served.get("/api/investigations?token=wrong")).status_code == 401
+    response = await served.get(f"/investigations/{iid}?token={TOKEN}&x=1")
     assert response.status_code == 303
     assert response.headers["location"] == f"/investigations/{iid}?x=1"  # token dropped
     cookie = response.headers["set-cookie"]
@@ -487,19 +501,32 @@ async def test_query_token_sets_a_cookie_that_then_works(
     assert "HttpOnly" in cookie and "SameSite=strict" in cookie and "Path=/" in cookie
     assert TOKEN not in cookie  # the cookie carries a derived value
     # The client now holds the cookie: the page and the polling API work without the token.
-    assert client.cookies.get(COOKIE_NAME)
-    assert (await client.get(f"/investigations/{iid}")).status_code == 200
-    assert (await client.get(f"/api/investigations/{iid}")).status_code == 200
-    # A query token on the API answers directly (and sets the cookie too).
-    client.cookies.clear()
-    api = await client.get(f"/api/investigations?token={TOKEN}")
-    assert api.status_code == 200 and api.json()[0]["id"] == iid
+    assert served.cookies.get(COOKIE_NAME)
+    assert (await served.get(f"/investigations/{iid}")).status_code == 200
+    assert (await served.get(f"/api/investigations/{iid}")).status_code == 200
+    # A query token on the API is redirected away too (and sets the cookie).
+    served.cookies.clear()
+    api = await served.get(f"/api/investigations?token={TOKEN}")
+    assert api.status_code == 303 and api.headers["location"] == "/api/investigations"
     assert api.headers["set-cookie"].startswith(f"{COOKIE_NAME}=")
+    assert (await served.get("/api/investigations")).json()[0]["id"] == iid
     # Settings are read per request: a new token invalidates the old cookie.
     set_token(monkeypatch, "another-token")
-    assert (await client.get(f"/api/investigations/{iid}")).status_code == 401
-    client.cookies.set(COOKIE_NAME, "forged")
-    assert (await client.get(f"/investigations/{iid}")).status_code == 401
+    assert (await served.get(f"/api/investigations/{iid}")).status_code == 401
+    served.cookies.set(COOKIE_NAME, "forged")
+    assert (await served.get(f"/investigations/{iid}")).status_code == 401
+
+
+async def test_router_alone_stays_closed(
+    client: httpx.AsyncClient, repo: Repository, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Mounted without the middleware, the routes still need the header or the cookie."""
+    iid, _ = full_investigation(repo)
+    set_token(monkeypatch, TOKEN)
+    denied = await client.get(f"/investigations/{iid}?token={TOKEN}")
+    assert denied.status_code == 401 and "Access token needed" in denied.text
+    client.cookies.set(COOKIE_NAME, cookie_value(TOKEN))
+    assert (await client.get(f"/investigations/{iid}")).status_code == 200
 
 
 # --- snapshots: the texts Vicaran read -----------------------------------------------------
@@ -728,14 +755,18 @@ def test_markdown_subset() -> None:
     )
     assert render_markdown(text) == (
         "<h1>Title</h1>\n<h2>Part</h2>\n<h3>Detail</h3>\n"
-        "<p>#### not a heading</p>\n"
+        "<h4>not a heading</h4>\n"  # CommonMark: #### is a heading too
         "<p>Some <strong>bold</strong>, <em>italic</em> and <em>also italic</em> text "
         '<a href="#source-3" class="cite">[3]</a>, a snake_case_name.<br>\n'
         'Next line <a href="https://example.org/a?b=1&amp;c=2" rel="noopener noreferrer">'
         "https://example.org/a?b=1&amp;c=2</a>.</p>\n"
-        "<ol><li>first</li><li>second</li></ol>\n<ul><li>one</li><li>two</li></ul>"
+        "<ol>\n<li>first</li>\n<li>second</li>\n</ol>\n<ul>\n<li>one</li>\n<li>two</li>\n</ul>"
     )
     assert render_markdown("# T", heading_offset=2) == "<h3>T</h3>"
+    assert render_markdown("###### T", heading_offset=2) == "<h6>T</h6>"  # never past h6
+    assert render_markdown("3. third\n4. fourth") == (
+        '<ol start="3">\n<li>third</li>\n<li>fourth</li>\n</ol>'
+    )
 
 
 @pytest.mark.parametrize(
@@ -758,3 +789,162 @@ def test_markdown_url_keeps_balanced_parentheses() -> None:
     html = render_markdown("(see https://en.wikipedia.org/wiki/Dam_(disambiguation))")
     assert 'href="https://en.wikipedia.org/wiki/Dam_(disambiguation)"' in html
     assert html.endswith("</a>)</p>")
+
+
+# --- only saved sources are linked (DESIGN principle 5) -------------------------------------
+
+SAVED = ("https://news1.example/story", DISPLAY_1)
+EVIL = "https://evil.example/login"
+HREF = re.compile(r'href="([^"]*)"')
+
+
+def hrefs(html: str) -> list[str]:
+    return [h.replace("&amp;", "&") for h in HREF.findall(html)]
+
+
+def assert_only_saved_links(html: str) -> None:
+    from vicaran_agent.tools.urls import normalize_url
+
+    saved = {normalize_url(u) for u in SAVED}
+    for href in hrefs(html):
+        assert re.fullmatch(r"#source-\d+", href) or normalize_url(href) in saved, (href, html)
+
+
+@pytest.mark.parametrize(
+    "markdown",
+    [
+        f"[the council]({EVIL})",
+        f'[the council]({EVIL} "title")',
+        f"[the council](<{EVIL}>)",
+        f"<{EVIL}>",
+        f"see {EVIL}.",
+        "HTTPS://EVIL.EXAMPLE/LOGIN and [x](HTTPS://EVIL.EXAMPLE/)",
+        "[x](https://evil.example@news1.example/story)",
+        "[x](https://news1.example.evil.example/story)",
+        "[x](https://news1.example/story/../../evil)",
+        f"[1]: {EVIL}\n\nAs reported [1].",
+        f"[council][1]\n\n[1]: {EVIL}",
+        f"![tracking pixel]({EVIL}.png)",
+        "[x](javascript:alert(1)) [y](data:text/html,hi) [z](//evil.example/a)",
+        "[x](&#104;ttps://evil.example/a) [y](https&#58;//evil.example/b)",
+        f"**[bold]({EVIL})** *{EVIL}* `{EVIL}`",
+        f"[outer [inner]({EVIL})]({SAVED[0]})",
+    ],
+)
+def test_link_syntax_never_links_outside_the_allowed_set(markdown: str) -> None:
+    html = render_markdown(markdown, allowed_links=SAVED)
+    assert_only_saved_links(html)
+    assert "<img" not in html and "javascript:" not in html.replace("[x](javascript:", "")
+
+
+def test_allowed_links_become_links_and_others_stay_text() -> None:
+    text = (
+        f"Council [minutes]({SAVED[0]}), bare {DISPLAY_1} and https://www.news1.example/story/ "
+        f"(the same page), but [login]({EVIL}) and {EVIL}?x=1&y=2 and <{EVIL}> [2]."
+    )
+    html = render_markdown(text, allowed_links=SAVED)
+    link = f'<a href="{SAVED[0]}" rel="noopener noreferrer">minutes</a>'
+    assert link in html
+    display = DISPLAY_1.replace("&", "&amp;")
+    assert f'<a href="{display}" rel="noopener noreferrer">{display}</a>' in html
+    assert 'href="https://www.news1.example/story/"' in html  # the same page, as written
+    assert f'login (<span class="url">{EVIL}</span>)' in html
+    assert f'<span class="url">{EVIL}?x=1&amp;y=2</span>' in html
+    assert f'<span class="url">{EVIL}</span> <a href="#source-2" class="cite">[2]</a>' in html
+    assert 'href="https://evil' not in html
+    # No saved source at all: no link but citations.
+    bare = render_markdown(text, allowed_links=())
+    assert [h for h in hrefs(bare) if not h.startswith("#source-")] == []
+    # Without a set (exports), any http(s) URL may be linked, nothing else.
+    assert f'<a href="{EVIL}" rel="noopener noreferrer">login</a>' in render_markdown(text)
+
+
+async def test_dashboard_summary_links_only_saved_sources(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    iid = start(repo)
+    ids = repo.save_sources(iid, [source(1, display_url=DISPLAY_1), source(2)])
+    assert len(ids) == 2
+    summary = (
+        f"# Report\n\nThe mayor signed [1] (see [the story]({DISPLAY_1}) and "
+        f"https://news2.example/story). Sign in at [the portal]({EVIL}) or {EVIL}.\n"
+    )
+    repo.finish_investigation(iid, "completed", summary=summary)
+    page = (await client.get(f"/investigations/{iid}")).text
+    prose = page[page.index('<div class="prose">') :]
+    prose = prose[: prose.index("</div>")]
+    data = (await client.get(f"/api/investigations/{iid}")).json()
+    for html in (prose, data["summary_html"]):
+        assert 'href="https://evil' not in html
+        assert f'<span class="url">{EVIL}</span>' in html
+        assert f'href="{DISPLAY_1.replace("&", "&amp;")}"' in html
+        assert 'href="https://news2.example/story"' in html
+        assert '<a href="#source-1" class="cite">[1]</a>' in html
+
+
+async def test_summary_is_rendered_off_the_event_loop(
+    client: httpx.AsyncClient, repo: Repository, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    iid, _ = full_investigation(repo)
+    where: list[str] = []
+    real = dashboard.render_markdown
+
+    def spy(*args: Any, **kwargs: Any) -> str:
+        try:
+            asyncio.get_running_loop()
+            where.append("event loop")
+        except RuntimeError:
+            where.append("worker thread")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(dashboard, "render_markdown", spy)
+    assert (await client.get(f"/investigations/{iid}")).status_code == 200
+    assert (await client.get(f"/api/investigations/{iid}")).status_code == 200
+    assert where == ["worker thread", "worker thread"]
+
+
+# --- the renderer's time: linear on any input ------------------------------------------------
+
+SIZE = 100_000
+BENIGN = (
+    "## Finding\n\nThe mayor **signed** the contract [1] on *1 March 2024*, as the council "
+    "minutes show (https://news1.example/story). See also [the story](https://news1.example/story)"
+    " and `code`.\n\n- one point [2]\n- another _point_\n\n"
+)
+PATHOLOGICAL = {
+    "stars": "*" * SIZE,
+    "underscores": "_" * SIZE,
+    "brackets": "[" * SIZE,
+    "link openers": "[a](" * (SIZE // 4),
+    "image openers": "![" * (SIZE // 2),
+    "nested emphasis": "*a **b " * (SIZE // 7),
+    "unclosed strong": "**a" * (SIZE // 3),
+    "mixed delimiters": "*_[" * (SIZE // 3),
+    "backticks": "`a" * (SIZE // 2),
+    "angle brackets": "<a" * (SIZE // 2),
+    "urls": "https://" * (SIZE // 8),
+    "url with closing parentheses": "https://a.example/" + ")" * SIZE,
+    "url with trailing punctuation": "https://a.example/" + ".,;:!?*_" * (SIZE // 8),
+    "citations": "[1]" * (SIZE // 3),
+    "blockquotes": "> " * (SIZE // 2),
+    "list markers": "- " * (SIZE // 2),
+}
+
+
+def _seconds(text: str, runs: int = 1) -> float:
+    best = float("inf")
+    for _ in range(runs):
+        started = time.perf_counter()
+        render_markdown(text, heading_offset=2, allowed_links=SAVED)
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+def test_pathological_input_renders_in_time_proportional_to_its_size() -> None:
+    benign = (BENIGN * (SIZE // len(BENIGN) + 1))[:SIZE]
+    baseline = _seconds(benign, runs=3)
+    for name, text in PATHOLOGICAL.items():
+        assert len(text) >= SIZE * 0.95, name
+        taken = _seconds(text)
+        # A backtracking renderer takes seconds to minutes here; a linear one, a small multiple.
+        assert taken <= 40 * baseline + 0.05, (name, taken, baseline)

@@ -257,6 +257,18 @@ def test_html_export_links_only_web_addresses(repo: Repository) -> None:
     assert 'href="javascript:' not in html and "Link: javascript:alert(1)" in html
 
 
+def test_html_export_links_only_the_saved_sources(repo: Repository) -> None:
+    iid, _ = trust_investigation(repo)
+    investigation = repo.get_investigation(iid) or {}
+    saved = investigation["sources"][0]["display_url"]
+    investigation["summary"] = (
+        f"# R\nSee {saved} and https://evil.example/pwn or [this](https://evil.example/x)."
+    )
+    html = export.render("html", investigation)
+    assert f'href="{saved}"' in html
+    assert 'href="https://evil.example' not in html
+
+
 def test_json_export_is_the_full_record_set(repo: Repository) -> None:
     iid, _ = trust_investigation(repo)
     investigation = repo.get_investigation(iid) or {}

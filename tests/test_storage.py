@@ -552,3 +552,19 @@ def test_an_older_database_gains_new_columns(tmp_path):
     with sqlite3.connect(path) as db:
         columns = {row[1] for row in db.execute("PRAGMA table_info(evidence)")}
     assert {"origin", "rating"} <= columns
+
+
+def test_a_finished_investigation_is_not_reopened_when_asked_not_to(repo: Repository) -> None:
+    from vicaran_agent.storage.repository import InvestigationFinishedError
+
+    iid = _started(repo)
+    repo.finish_investigation(iid, "completed", summary="done")
+    config = InvestigationConfig.for_mode(
+        "quick", investigation_id=iid, title="hijacked", brief="x", language="en"
+    )
+    with pytest.raises(InvestigationFinishedError):
+        repo.start_investigation(config, reopen=False)
+    saved = repo.get_investigation(iid)
+    assert saved["status"] == "completed" and saved["title"] != "hijacked"
+    repo.start_investigation(config)  # the agent's own restart still may
+    assert repo.get_status(iid) == "in_progress"

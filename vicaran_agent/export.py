@@ -302,6 +302,15 @@ blockquote { margin: 6px 0; padding: 4px 12px; border-left: 4px solid #1d4ed8;
 """
 
 
+def saved_links(investigation: dict[str, Any]) -> set[str]:
+    """The addresses of the investigation's saved sources (normalized and as found): the only
+    ones a report may link."""
+    links: set[str] = set()
+    for source in investigation.get("sources") or []:
+        links.update(u for u in (source.get("url"), source.get("display_url")) if u)
+    return links
+
+
 def to_html(investigation: dict[str, Any], *, public_url: str = "") -> str:
     """A standalone HTML page: the report, the evidence appendix and every source read.
 
@@ -317,7 +326,7 @@ def to_html(investigation: dict[str, Any], *, public_url: str = "") -> str:
     lang = language if _LANGUAGE.fullmatch(language) else "en"
     report = report_markdown(investigation.get("summary"))
     body = (
-        render_markdown(report)
+        render_markdown(report, allowed_links=saved_links(investigation))
         if report
         else f"<h1>{escape(title)}</h1><p><em>No report has been written yet.</em></p>"
     )

@@ -4,6 +4,12 @@ Every request is authenticated (`X-Agent-Secret`, constant time), validated per 
 written into Vicaran's own embedded store. An `Idempotency-Key` makes retries safe: the
 first 2xx answer is stored and replayed; concurrent requests with the same key are serialized
 in this process by a per-key asyncio lock, so a retry racing the original never writes twice.
+
+Validation is strict: a body over `VICARAN_CALLBACK_MAX_BODY_BYTES` is 413 (Content-Length
+checked first, the body read with a cap), JSON nested deeper than `MAX_JSON_DEPTH` is 400
+(checked before parsing), values must have their JSON type (no `"5"` for 5, no `"yes"` for
+true) and texts have the length limits below. `INVESTIGATION_STARTED` cannot reopen an
+investigation that has finished (409).
 """
 
 from __future__ import annotations
@@ -53,7 +59,12 @@ from ..schemas import (
     Verdict,
     VerdictLabel,
 )
-from ..storage.repository import Repository, UnknownInvestigationError, get_repository
+from ..storage.repository import (
+    InvestigationFinishedError,
+    Repository,
+    UnknownInvestigationError,
+    get_repository,
+)
 from ..tools.urls import domain_of, normalize_url
 
 logger = logging.getLogger(__name__)
@@ -68,11 +79,37 @@ UNAUTHORIZED = "Unauthorized"
 NOT_FOUND = "investigation not found"
 KEY_REUSED = "Idempotency-Key reused with a different request"
 INTERNAL = "internal error"
+FINISHED = ("completed", "partial", "failed", "interrupted")
+MAX_JSON_DEPTH = 32  # objects and arrays inside each other; the contract needs 5
+
+# Length limits, in characters (lists: items).
+TITLE_MAX = 1_000
+BRIEF_MAX = 20_000
+SNIPPET_MAX = 5_000  # content_snippet, evidence snippet
+CLAIM_MAX = 2_000  # claim_text, event_text
+EXPLANATION_MAX = 10_000  # fact-check explanation, bias recommendation
+SUMMARY_MAX = 200_000  # the report (Markdown)
+REASON_MAX = 2_000  # relevance_reason, partial_reason, error
+QUERY_MAX = 1_000
+WORD_MAX = 200  # one entity, one bias indicator
+URL_MAX = 2_048
+IDS_MAX = 500  # source_ids, per_source
+ITEMS_MAX = 100  # evidence items, entities, indicators
 
 T = TypeVar("T")
 
-Text = Annotated[str, StringConstraints(strip_whitespace=True)]
-RequiredText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+Title = Annotated[str, StringConstraints(strip_whitespace=True, max_length=TITLE_MAX)]
+Brief = Annotated[str, StringConstraints(strip_whitespace=True, max_length=BRIEF_MAX)]
+Snippet = Annotated[str, StringConstraints(max_length=SNIPPET_MAX)]
+ClaimText = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=CLAIM_MAX)
+]
+Explanation = Annotated[str, StringConstraints(max_length=EXPLANATION_MAX)]
+Summary = Annotated[str, StringConstraints(max_length=SUMMARY_MAX)]
+Reason = Annotated[str, StringConstraints(max_length=REASON_MAX)]
+Query = Annotated[str, StringConstraints(max_length=QUERY_MAX)]
+Word = Annotated[str, StringConstraints(max_length=WORD_MAX)]
+Url = Annotated[str, StringConstraints(max_length=URL_MAX)]
 Id = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=64)]
 Score10 = Annotated[float, Field(ge=0, le=10)]
 Unit = Annotated[float, Field(ge=0, le=1)]
@@ -90,7 +127,8 @@ Short = Annotated[str, StringConstraints(strip_whitespace=True, max_length=32)]
 
 
 class _Data(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    # strict: JSON types as sent, never coerced ("5" is not 5, "yes" is not true)
+    model_config = ConfigDict(extra="ignore", strict=True)
 
 
 def _http_url(value: str, *, normalize: bool) -> str:
@@ -98,34 +136,34 @@ def _http_url(value: str, *, normalize: bool) -> str:
     url = normalize_url(value) if normalize else value.strip()
     if not re.match(r"^https?://[^/?#\s]+", normalize_url(url), re.IGNORECASE):
         raise ValueError("must be an http(s) URL")
-    if len(url) > 2048:
-        raise ValueError("must be at most 2048 characters")
+    if len(url) > URL_MAX:
+        raise ValueError(f"must be at most {URL_MAX} characters")
     return url
 
 
 class StartedData(_Data):
     mode: Mode
-    title: Text | None = None
-    brief: Text | None = None
+    title: Title | None = None
+    brief: Brief | None = None
     language: Language | None = None
 
 
 class SourceData(_Data):
-    url: str
-    title: Text | None = None
+    url: Url
+    title: Title | None = None
     domain: Domain | None = None
-    content_snippet: str | None = None
+    content_snippet: Snippet | None = None
     credibility_score: int = Field(ge=1, le=5)
     is_user_provided: bool
     published_at: PublishedAt | None = None
     origin: Origin | None = None
     # optional fields of the trust work (a receiver that does not know them ignores them)
-    display_url: str | None = None
+    display_url: Url | None = None
     publisher: Domain | None = None
     retrieved_at: PublishedAt | None = None
     content_sha256: Sha256 | None = None
     relevant: bool | None = None
-    relevance_reason: str | None = None
+    relevance_reason: Reason | None = None
 
     @field_validator("url")
     @classmethod
@@ -138,23 +176,27 @@ class SourceData(_Data):
         return None if value is None else _http_url(value, normalize=False)
 
 
+Ids = Annotated[list[Id], Field(max_length=IDS_MAX)]
+Words = Annotated[list[Word], Field(max_length=ITEMS_MAX)]
+
+
 class ClaimData(_Data):
-    claim_text: RequiredText
+    claim_text: ClaimText
     importance: Unit | None = None
-    source_ids: list[Id]
+    source_ids: Ids
     origin: ClaimOrigin | None = None
-    entities: list[str] | None = None
+    entities: Words | None = None
 
 
 class EvidenceData(_Data):
-    url: str
-    title: Text | None = None
+    url: Url
+    title: Title | None = None
     reliability: Reliability
     stance: EvidenceStance
-    snippet: str | None = None
+    snippet: Snippet | None = None
     publisher: Domain | None = None
     quote: Annotated[str, StringConstraints(max_length=300)] | None = None
-    query: str | None = None
+    query: Query | None = None
     retrieved_at: PublishedAt | None = None
     published_at: PublishedAt | None = None
     content_sha256: Sha256 | None = None
@@ -171,9 +213,9 @@ class FactCheckData(_Data):
     claim_id: Id
     verdict: VerdictLabel
     confidence: Unit
-    explanation: str
-    evidence: list[EvidenceData]
-    source_ids: list[Id]
+    explanation: Explanation
+    evidence: Annotated[list[EvidenceData], Field(max_length=ITEMS_MAX)]
+    source_ids: Ids
     as_of: PublishedAt | None = None
 
 
@@ -181,14 +223,14 @@ class PerSourceData(_Data):
     source_id: Id
     bias_score: Score10
     stance: CoverageStance | None = None
-    indicators: list[str] | None = None
+    indicators: Words | None = None
 
 
 class BiasData(_Data):
     overall_bias_score: Score10
     coverage: dict[CoverageStance, Annotated[int, Field(ge=0)]]
-    recommendation: str | None = None
-    per_source: list[PerSourceData] | None = None
+    recommendation: Explanation | None = None
+    per_source: Annotated[list[PerSourceData], Field(max_length=IDS_MAX)] | None = None
 
 
 _DATE_FORMATS: tuple[tuple[re.Pattern[str], DatePrecision], ...] = (
@@ -215,7 +257,7 @@ def date_precision_of(value: str) -> DatePrecision:
 class TimelineData(_Data):
     event_date: Annotated[str, StringConstraints(strip_whitespace=True, max_length=32)]
     date_precision: DatePrecision | None = None
-    event_text: RequiredText
+    event_text: ClaimText
     source_id: Id | None = None
 
     @field_validator("event_date")
@@ -243,17 +285,17 @@ class TimelineData(_Data):
 
 
 class CompleteData(_Data):
-    summary: str
+    summary: Summary
     overall_bias_score: Score10 | None = None
     quality: ReportQuality | None = None
 
 
 class PartialData(CompleteData):
-    partial_reason: str
+    partial_reason: Reason
 
 
 class FailedData(_Data):
-    error: str
+    error: Reason
 
 
 DATA_MODELS: dict[str, type[_Data]] = {
@@ -317,12 +359,50 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+_JSON_STRUCTURE = re.compile(r'[\[\]{}"\\]')  # one character class: linear time
+
+
+def json_too_deep(text: str, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether arrays and objects in `text` nest deeper than `limit` (strings skipped).
+
+    One pass over the structural characters, before any parsing: a body nested thousands deep
+    would otherwise exhaust the parser's recursion.
+    """
+    depth = 0
+    in_string = False
+    escaped_at = -1
+    for match in _JSON_STRUCTURE.finditer(text):
+        at = match.start()
+        char = text[at]
+        if in_string:
+            if at == escaped_at:
+                continue
+            if char == "\\":
+                escaped_at = at + 1
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif char in "]}":
+            depth -= 1
+    return False
+
+
 def _parse_envelope(raw: bytes) -> tuple[str, str, dict[str, Any]]:
     """(type, canonical investigation id, data) or a 400 CallbackError."""
     try:
-        body = json.loads(raw, parse_constant=_reject_constant)
+        text = raw.decode(json.detect_encoding(raw), "surrogatepass")  # as json.loads does
+        if json_too_deep(text):
+            raise CallbackError(400, f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
+        body = json.loads(text, parse_constant=_reject_constant)
     except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         raise CallbackError(400, f"malformed JSON body: {exc}") from None
+    except RecursionError:  # not reachable within MAX_JSON_DEPTH; never a 500 all the same
+        raise CallbackError(400, f"JSON nested deeper than {MAX_JSON_DEPTH} levels") from None
     if not isinstance(body, dict):
         raise CallbackError(400, "the body must be a JSON object with type, investigation_id, data")
     type_ = body.get("type")
@@ -381,6 +461,25 @@ class KeyLocks:
         return len(self._locks)
 
 
+async def read_body(request: Request, limit: int) -> bytes:
+    """The request body, or a 413 CallbackError past `limit` bytes (never read past it)."""
+    too_large = CallbackError(
+        413, f"request body too large: at most {limit} bytes (VICARAN_CALLBACK_MAX_BODY_BYTES)"
+    )
+    declared = request.headers.get("content-length")
+    if declared is not None:
+        if not declared.strip().isdigit():
+            raise CallbackError(400, "invalid Content-Length header")
+        if int(declared) > limit:
+            raise too_large
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            raise too_large
+    return bytes(body)
+
+
 def _unknown(kind: str, ids: list[str]) -> CallbackError:
     return CallbackError(400, f"unknown {kind} in this investigation: {', '.join(ids)}")
 
@@ -426,7 +525,10 @@ class _Writer:
             brief=data.brief or "",
             language=data.language or "en",
         )
-        await self.call(self.repo.start_investigation, config)
+        try:  # refused in the store's own transaction: no race with a finishing callback
+            await self.call(self.repo.start_investigation, config, reopen=False)
+        except InvestigationFinishedError as finished:
+            raise _reopen_refused(finished.status) from None
         return {"success": True}
 
     async def source(self, data: SourceData) -> dict[str, Any]:
@@ -596,6 +698,14 @@ def _quality(quality: ReportQuality | None) -> dict[str, Any] | None:
     return quality.model_dump(mode="json") if quality is not None else None
 
 
+def _reopen_refused(status: str) -> CallbackError:
+    return CallbackError(
+        409,
+        f"investigation already {status}: INVESTIGATION_STARTED cannot reopen it "
+        "(start a new investigation with a new id)",
+    )
+
+
 def _fresh_key(taken: set[str]) -> str:
     """A claim key no claim of the investigation uses ("X" + 8 hex; remote claims have none)."""
     while True:
@@ -616,7 +726,8 @@ def callback_router() -> APIRouter:
         """(status, body) of one accepted callback; raises CallbackError for refusals."""
         if not _authorized(settings, request.headers.get(SECRET_HEADER)):
             raise CallbackError(401, UNAUTHORIZED)
-        type_, investigation_id, raw_data = _parse_envelope(await request.body())
+        raw = await read_body(request, settings.vicaran_callback_max_body_bytes)
+        type_, investigation_id, raw_data = await asyncio.to_thread(_parse_envelope, raw)
         request.state.callback = (type_, investigation_id)
         key = request.headers.get(IDEMPOTENCY_HEADER)
         if key is not None and not 0 < len(key.strip()) <= IDEMPOTENCY_KEY_MAX_CHARS:
@@ -625,7 +736,7 @@ def callback_router() -> APIRouter:
             )
         key = key.strip() if key is not None else None
         try:
-            data = DATA_MODELS[type_].model_validate(raw_data)
+            data = DATA_MODELS[type_].model_validate(raw_data, strict=True)
         except ValidationError as exc:
             raise CallbackError(400, _describe(type_, exc)) from None
 
@@ -639,10 +750,12 @@ def callback_router() -> APIRouter:
                     if stored_hash != digest:
                         raise CallbackError(409, KEY_REUSED)
                     return status_code, body
-            if type_ != "INVESTIGATION_STARTED":
-                status = await asyncio.to_thread(repo.get_status, investigation_id)
-                if status is None:
-                    raise CallbackError(404, NOT_FOUND)
+            status = await asyncio.to_thread(repo.get_status, investigation_id)
+            if type_ == "INVESTIGATION_STARTED":
+                if status in FINISHED:  # a finished investigation is never reopened (hijack)
+                    raise _reopen_refused(status)
+            elif status is None:
+                raise CallbackError(404, NOT_FOUND)
             writer = _Writer(repo, investigation_id)
             body = await writer.handler(type_)(data)
             if key is not None:

@@ -5,23 +5,23 @@ text Vicaran read and `/api/investigations/{id}/export?format=...` a download;
 `GET /investigations[/{id}]` return server-rendered HTML (every value escaped) that
 `static/dashboard.js` turns into tabs and refreshes every 3 s while the investigation runs (it
 mirrors the renderers here). With `VICARAN_DASHBOARD_TOKEN` set, every request must present the
-token (Bearer header, `?token=`, or the cookie that `?token=` sets).
+token: `access.AccessMiddleware` enforces it on the whole server (and turns a one-time `?token=`
+into a cookie); the routes here check it again (Bearer header or that cookie), so the router is
+never open when it is mounted without the middleware.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import hmac
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from html import escape
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
 
 from fastapi import APIRouter, Request
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 
 from .. import export
 from ..config import get_settings
@@ -29,11 +29,12 @@ from ..schemas import QUALITY_DIMENSIONS
 from ..storage import get_repository
 from ..sub_agents.bias_analyzer import score_label
 from ..tools.credibility import credibility_label
+from . import access
 from .markdown import render_markdown
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 STATIC_PREFIX = "/dashboard-static"
-COOKIE_NAME = "vicaran_dashboard"
+COOKIE_NAME = access.COOKIE_NAME
 COMPLETE_MARKER = export.COMPLETE_MARKER
 _STATIC_TYPES = {"dashboard.css": "text/css", "dashboard.js": "text/javascript"}
 _CSP = (
@@ -113,63 +114,25 @@ def dashboard_router() -> APIRouter:
 
 
 def _guarded(handler: Handler, *, page: bool) -> Handler:
-    """`handler` behind the dashboard token (when one is set)."""
+    """`handler` behind the dashboard token (when one is set): Bearer header or cookie.
+
+    The middleware has already checked the request (and redirected a `?token=` away); this
+    keeps the router closed where it is mounted without it. A refusal is the "Access token
+    needed" page for pages, 401 JSON for the API.
+    """
 
     async def endpoint(request: Request) -> Response:
-        token = get_settings().vicaran_dashboard_token.strip()
-        via = _credential(request, token) if token else "open"
-        if via is None:
-            return _unauthorized(page)
-        if via == "query" and page:  # drop the token from the address bar and history
-            response: Response = RedirectResponse(_without_token(request), status_code=303)
-        else:
-            response = await handler(request)
-        if via == "query":
-            response.set_cookie(
-                COOKIE_NAME,
-                _cookie_value(token),
-                httponly=True,
-                samesite="strict",
-                secure=request.url.scheme == "https",
-                path="/",
-            )
-        return response
+        token = access.configured_token()
+        if token and access.credential(request.headers, b"", token) is None:
+            return access.refusal(page)
+        return await handler(request)
 
     endpoint.__name__ = handler.__name__.lstrip("_")
     return endpoint
 
 
-def _credential(request: Request, token: str) -> str | None:
-    """How the request proved it knows the token ("header", "query", "cookie"), or None."""
-    scheme, _, value = request.headers.get("authorization", "").partition(" ")
-    if scheme.lower() == "bearer" and _same(value.strip(), token):
-        return "header"
-    if _same(request.query_params.get("token"), token):
-        return "query"
-    if _same(request.cookies.get(COOKIE_NAME), _cookie_value(token)):
-        return "cookie"
-    return None
-
-
-def _same(presented: str | None, expected: str) -> bool:
-    """Constant-time comparison."""
-    return presented is not None and hmac.compare_digest(presented.encode(), expected.encode())
-
-
-def _cookie_value(token: str) -> str:
-    """The cookie holds a value derived from the token, not the token itself."""
-    return hmac.new(token.encode(), b"vicaran-dashboard-cookie", hashlib.sha256).hexdigest()
-
-
-def _without_token(request: Request) -> str:
-    query = request.url.remove_query_params("token").query
-    return request.url.path + (f"?{query}" if query else "")
-
-
-def _unauthorized(page: bool) -> Response:
-    headers = {"WWW-Authenticate": "Bearer"}
-    if not page:
-        return JSONResponse({"success": False, "error": "Unauthorized"}, 401, headers=headers)
+def token_page(headers: dict[str, str]) -> Response:
+    """401 for a browser: how to present the token."""
     body = (
         '<main class="wrap narrow"><h1>Access token needed</h1><p>This dashboard is protected. '
         "Open it with <code>?token=…</code> added to the address, or send an "
@@ -203,7 +166,10 @@ async def _api_one(request: Request) -> Response:
     investigation = await _investigation(request.path_params["investigation_id"])
     if investigation is None:
         return _json({"success": False, "error": "investigation not found"}, 404)
-    return _json({**investigation, "summary_html": summary_html(investigation.get("summary"))})
+    rendered = await asyncio.to_thread(
+        summary_html, investigation.get("summary"), export.saved_links(investigation)
+    )
+    return _json({**investigation, "summary_html": rendered})
 
 
 async def _api_snapshot(request: Request) -> Response:
@@ -264,7 +230,8 @@ async def _page_one(request: Request) -> Response:
             '<p><a href="/investigations">See all investigations</a></p></main>'
         )
         return _html("Not found", body, status=404)
-    return _html(investigation["title"] or "Investigation", _detail_body(investigation))
+    body = await asyncio.to_thread(_detail_body, investigation)  # the summary's Markdown
+    return _html(investigation["title"] or "Investigation", body)
 
 
 async def _static(request: Request) -> Response:
@@ -278,10 +245,16 @@ async def _static(request: Request) -> Response:
     )
 
 
-def summary_html(summary: str | None) -> str:
-    """The summary Markdown as safe HTML (citations link to `#source-N`)."""
+def summary_html(summary: str | None, allowed_links: Collection[str] | None = None) -> str:
+    """The summary Markdown as safe HTML (citations link to `#source-N`).
+
+    Only `allowed_links` are linked (the dashboard passes the saved sources' addresses); other
+    URLs are shown as text. Parsing is CPU work: call it off the event loop.
+    """
     text = export.report_markdown(summary)
-    return render_markdown(text, heading_offset=2) if text else ""
+    if not text:
+        return ""
+    return render_markdown(text, heading_offset=2, allowed_links=allowed_links)
 
 
 # --- HTML ----------------------------------------------------------------------------------
@@ -699,7 +672,7 @@ def _timeline(inv: dict[str, Any], refs: Callable[[list[str]], str]) -> str:
 
 
 def _summary(inv: dict[str, Any]) -> str:
-    rendered = summary_html(inv.get("summary"))
+    rendered = summary_html(inv.get("summary"), export.saved_links(inv))
     if not rendered:
         body = _empty("The summary is written when the investigation finishes.")
     else:

@@ -1,99 +1,189 @@
-"""A tiny, safe Markdown subset for the investigation summary.
+"""The investigation summary's Markdown as safe HTML, through a CommonMark parser.
 
-Everything is HTML-escaped first; only these are then recognised: headings (`#` to `###`),
-`**bold**`, `*italics*`, ordered and unordered lists, paragraphs (a line break inside one is
-kept), `[N]` citations (links to `#source-N`) and bare http(s) URLs. No raw HTML, no other
-link syntax, so no `javascript:` URL can ever be produced.
+Parsing is markdown-it-py (CommonMark, linear time on any input, raw HTML disabled: `<...>` is
+shown as text). On top of it, in code, after parsing:
+- no raw HTML and no images ever; indented code blocks and link reference definitions are off
+  (a `[1]: https://...` line in model prose cannot turn citations into links);
+- `[N]` citations link to `#source-N`;
+- a link is made only to an http(s) URL, and with `allowed_links` only to one of those URLs
+  (matched as written or after `normalize_url`): every other URL, bare or in `[text](url)` or
+  `<url>` syntax, is shown as escaped text inside `<span class="url">`, never as a link;
+- headings are shifted by `heading_offset` (`#` is `<h1>` at 0, `<h3>` at 2; never past `<h6>`);
+- a line break inside a paragraph is kept (`<br>`).
 """
 
 from __future__ import annotations
 
-import html
 import re
+from collections.abc import Collection, Sequence
+from html import escape
 
-_HEADING = re.compile(r"^(#{1,3})\s+(.+?)\s*#*\s*$")
-_ORDERED = re.compile(r"^(\d{1,9})[.)]\s+(.*)$")
-_UNORDERED = re.compile(r"^[-*+]\s+(.*)$")
-# Runs on escaped text: a URL ends before whitespace or an escaped <, >, " or '.
-_URL = re.compile(r"https?://(?:(?!&lt;|&gt;|&quot;|&#x27;)\S)+")
-_TRAILING = ".,;:!?*_"
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from ..tools.urls import normalize_url
+
+_MD = MarkdownIt(
+    "commonmark",
+    {"html": False, "linkify": False, "typographer": False, "breaks": True, "xhtmlOut": False},
+).disable(["image", "reference", "html_block", "html_inline", "code"])
+
+# Bare URLs and citations in text: single character classes, linear time on any input.
+_BARE = re.compile(r"https?://[^\s<>\"'`\x00-\x1f\x7f]+", re.IGNORECASE)
+_HTTP = re.compile(r"https?://[^/?#\s]", re.IGNORECASE)
 _CITATION = re.compile(r"\[(\d{1,4})\]")
-_BOLD = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*|__(?=\S)(.+?)(?<=\S)__")
-_ITALIC = re.compile(
-    r"(?<![*\w])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?!\*)|(?<!\w)_(?=\S)(.+?)(?<=\S)_(?!\w)"
-)
-_SLOT = re.compile("\x00(\\d+)\x00")
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_TRAILING = frozenset(".,;:!?*_")
+_CONTROL = {c: None for c in (*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F)}
+_REL = "noopener noreferrer"
 
 
-def render_markdown(text: str, *, heading_offset: int = 0) -> str:
-    """Safe HTML for `text`; `heading_offset=2` turns `#` into `<h3>` (for use inside a page)."""
-    blocks: list[str] = []
-    paragraph: list[str] = []
-    items: list[str] = []
-    kind = ""  # the open list: "ol", "ul" or ""
-    start = 1
+def render_markdown(
+    text: str,
+    *,
+    heading_offset: int = 0,
+    allowed_links: Collection[str] | None = None,
+) -> str:
+    """Safe HTML for `text`.
 
-    def flush() -> None:
-        nonlocal kind
-        if paragraph:
-            blocks.append("<p>" + "<br>\n".join(paragraph) + "</p>")
-            paragraph.clear()
-        if items:
-            first = f' start="{start}"' if kind == "ol" and start != 1 else ""
-            body = "".join(f"<li>{item}</li>" for item in items)
-            blocks.append(f"<{kind}{first}>{body}</{kind}>")
-            items.clear()
-        kind = ""
+    `heading_offset=2` turns `#` into `<h3>` (for use inside a page). `allowed_links`: the only
+    URLs that may become links (e.g. the investigation's saved sources); None allows any
+    http(s) URL.
+    """
+    links = _Links(allowed_links)
+    tokens = _MD.parse((text or "").translate(_CONTROL))
+    shift = max(0, heading_offset)
+    for token in tokens:
+        if token.type in ("heading_open", "heading_close") and shift:
+            token.tag = f"h{min(6, int(token.tag[1:]) + shift)}"
+        elif token.type == "inline" and token.children:
+            token.children = _inline(token.children, links)
+    return _MD.renderer.render(tokens, _MD.options, {}).strip()
 
-    for raw in _CONTROL.sub("", text or "").splitlines():
-        line = raw.strip()
-        heading = _HEADING.match(line)
-        ordered = _ORDERED.match(line)
-        unordered = _UNORDERED.match(line)
-        if not line:
-            if paragraph:  # a list stays open across blank lines
-                flush()
-        elif heading:
-            flush()
-            level = min(6, len(heading.group(1)) + max(0, heading_offset))
-            blocks.append(f"<h{level}>{_inline(heading.group(2))}</h{level}>")
-        elif (item := ordered or unordered) is not None:
-            wanted = "ol" if ordered else "ul"
-            if paragraph or kind != wanted:
-                flush()
-                kind = wanted
-                start = int(ordered.group(1)) if ordered else 1
-            items.append(_inline(item.group(item.lastindex or 1)))
+
+class _Links:
+    """Which URLs may be linked."""
+
+    def __init__(self, allowed: Collection[str] | None) -> None:
+        self.any = allowed is None
+        self.exact: set[str] = set()
+        self.normalized: set[str] = set()
+        self._seen: dict[str, bool] = {}  # a report repeats its URLs
+        for url in allowed or ():
+            if url and _is_http(url):
+                self.exact.update((url, _MD.normalizeLink(url)))
+                self.normalized.add(normalize_url(url))
+
+    def allows(self, url: str) -> bool:
+        if not _is_http(url):
+            return False
+        if self.any or url in self.exact:
+            return True
+        if url not in self._seen:
+            self._seen[url] = normalize_url(url) in self.normalized or (
+                normalize_url(_MD.normalizeLinkText(url)) in self.normalized
+            )
+        return self._seen[url]
+
+
+def _is_http(url: str) -> bool:
+    return _HTTP.match(url) is not None
+
+
+def _inline(children: Sequence[Token], links: _Links) -> list[Token]:
+    """The inline tokens with links checked and bare URLs and citations turned into markup."""
+    out: list[Token] = []
+    # For each open link: None when it is kept as a link, else what to show at its close.
+    stack: list[str | None] = []
+    skip_autolink_text = False
+    for token in children:
+        if token.type == "link_open":
+            href = token.attrGet("href")
+            href = href if isinstance(href, str) else ""
+            if links.allows(href):
+                token.attrSet("rel", _REL)
+                out.append(token)
+                stack.append(None)
+            elif token.markup == "autolink":  # <url>: show the URL itself, as text
+                out.append(_html(_url_span(_MD.normalizeLinkText(href))))
+                stack.append("")
+                skip_autolink_text = True
+            else:  # [text](url): the text, then the URL as text
+                stack.append(f" ({_url_span(_MD.normalizeLinkText(href))})")
+        elif token.type == "link_close":
+            after = stack.pop() if stack else None
+            if after is None:
+                out.append(token)
+            elif after:
+                out.append(_html(after))
+            skip_autolink_text = False
+        elif token.type == "text":
+            if skip_autolink_text:
+                continue
+            if any(kept is None for kept in stack):  # inside a link: no links in links
+                out.append(token)
+            else:
+                out.extend(_marked_up(token.content, links))
         else:
-            if items:
-                flush()
-            paragraph.append(_inline(line))
-    flush()
-    return "\n".join(blocks)
+            out.append(token)
+    return out
 
 
-def _inline(text: str) -> str:
-    """Escape `text`, then add links, citations, bold and italics."""
-    escaped = html.escape(text, quote=True)
-    links: list[str] = []
+def _marked_up(text: str, links: _Links) -> list[Token]:
+    """`text` as tokens: plain text, and HTML for bare URLs and `[N]` citations."""
+    out: list[Token] = []
+    start = 0
+    for match in _BARE.finditer(text):
+        url = _trimmed(match.group(0))
+        out.extend(_cited(text[start : match.start()]))
+        if links.allows(url):
+            href = escape(_MD.normalizeLink(url), quote=True)
+            out.append(_html(f'<a href="{href}" rel="{_REL}">{escape(url)}</a>'))
+        else:
+            out.append(_html(_url_span(url)))
+        start = match.start() + len(url)
+    out.extend(_cited(text[start:]))
+    return out
 
-    def link(match: re.Match[str]) -> str:
-        url = match.group(0)
-        tail = ""
-        while url and (
-            url[-1] in _TRAILING or (url[-1] == ")" and url.count("(") < url.count(")"))
-        ):
-            tail = url[-1] + tail
-            url = url[:-1]
-        links.append(f'<a href="{url}" rel="noopener noreferrer">{url}</a>')
-        return f"\x00{len(links) - 1}\x00{tail}"
 
-    escaped = _URL.sub(link, escaped)
-    escaped = _CITATION.sub(
-        lambda m: f'<a href="#source-{int(m.group(1))}" class="cite">[{int(m.group(1))}]</a>',
-        escaped,
-    )
-    escaped = _BOLD.sub(lambda m: f"<strong>{m.group(1) or m.group(2)}</strong>", escaped)
-    escaped = _ITALIC.sub(lambda m: f"<em>{m.group(1) or m.group(2)}</em>", escaped)
-    return _SLOT.sub(lambda m: links[int(m.group(1))], escaped)
+def _trimmed(url: str) -> str:
+    """`url` without the punctuation that ends the sentence or a parenthesis around it."""
+    opened, closed = url.count("("), url.count(")")
+    end = len(url)
+    while end > 0:
+        last = url[end - 1]
+        if last in _TRAILING:
+            end -= 1
+        elif last == ")" and closed > opened:
+            closed -= 1
+            end -= 1
+        else:
+            break
+    return url[:end]
+
+
+def _cited(text: str) -> list[Token]:
+    """Plain text with `[N]` turned into links to `#source-N`."""
+    out: list[Token] = []
+    start = 0
+    for match in _CITATION.finditer(text):
+        if match.start() > start:
+            out.append(_text(text[start : match.start()]))
+        n = int(match.group(1))
+        out.append(_html(f'<a href="#source-{n}" class="cite">[{n}]</a>'))
+        start = match.end()
+    if start < len(text):
+        out.append(_text(text[start:]))
+    return out
+
+
+def _url_span(url: str) -> str:
+    return f'<span class="url">{escape(url)}</span>'
+
+
+def _text(content: str) -> Token:
+    return Token("text", "", 0, content=content)
+
+
+def _html(content: str) -> Token:
+    """Markup this module wrote (every value in it escaped); rendered as is."""
+    return Token("html_inline", "", 0, content=content)

@@ -82,6 +82,15 @@ class UnknownInvestigationError(KeyError):
     """A save named an investigation that was never started."""
 
 
+class InvestigationFinishedError(Exception):
+    """A finished investigation is never reopened."""
+
+    def __init__(self, investigation_id: str, status: str) -> None:
+        super().__init__(investigation_id)
+        self.investigation_id = investigation_id
+        self.status = status
+
+
 class InvestigationTakenError(Exception):
     """The investigation id belongs to another conversation."""
 
@@ -164,13 +173,18 @@ class Repository:
             outbox.enqueue(session, investigation_id, kind, local_id, data)
 
     def start_investigation(
-        self, config: InvestigationConfig, session_id: str | None = None
+        self,
+        config: InvestigationConfig,
+        session_id: str | None = None,
+        *,
+        reopen: bool = True,
     ) -> None:
         """Create or restart an investigation: status `in_progress`, no reason or error.
 
         With `session_id`, the investigation becomes that conversation's; an id another
         conversation owns is refused (InvestigationTakenError) unless its run was interrupted,
-        in which case this conversation takes it over and continues it.
+        in which case this conversation takes it over and continues it. `reopen=False` refuses
+        a finished investigation (InvestigationFinishedError), in the same transaction.
         """
 
         def op(session: Session) -> None:
@@ -179,6 +193,10 @@ class Repository:
             if row is None:
                 row = InvestigationRow(id=config.investigation_id, created_at=now)
                 session.add(row)
+            elif not reopen and _effective_status(row, now) in FINISHED:
+                raise InvestigationFinishedError(
+                    config.investigation_id, _effective_status(row, now)
+                )
             elif (
                 session_id is not None
                 and row.session_id not in (None, session_id)
