@@ -29,9 +29,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture
-def api_server(env, tmp_path: Path) -> Iterator[str]:
+@pytest.fixture(params=["memory://"])
+def api_server(env, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[str]:
     port = free_port()
+    sessions = request.param.replace("{tmp}", str(tmp_path))
     variables = {
         **os.environ,
         # the scripted model with a little latency, so streaming is observable
@@ -45,7 +46,7 @@ def api_server(env, tmp_path: Path) -> Iterator[str]:
         [
             sys.executable, "-m", "google.adk.cli", "api_server",
             "--host", "127.0.0.1", "--port", str(port),
-            "--session_service_uri", "memory://",
+            "--session_service_uri", sessions,
             "--artifact_service_uri", "memory://",
             APP,
         ],
@@ -159,3 +160,36 @@ def test_full_investigation_over_http_and_sse(api_server, env):
     assert sum(s["is_user_provided"] for s in record["sources"]) == 2
     assert record["claims"] and record["fact_checks"] and record["bias"]
     assert record["summary"].rstrip().endswith("[INVESTIGATION_COMPLETE]")
+
+
+@pytest.mark.parametrize(
+    "api_server", ["memory://", "sqlite:///{tmp}/sessions.db"], indirect=True
+)  # ADK's own SQLite session store checks for stale sessions: the detached run copes
+def test_a_client_that_disconnects_mid_run_does_not_stop_it(api_server, env):
+    base = api_server
+    session = httpx.post(f"{base}/apps/{APP}/users/newsroom/sessions", json={}).json()
+    run_sse(base, session["id"], "Investigate whether Acme Chemicals polluted Riverton's water.")
+    state = httpx.get(f"{base}/apps/{APP}/users/newsroom/sessions/{session['id']}").json()["state"]
+    investigation_id = state["investigation_id"]
+    body = {
+        "appName": APP,
+        "userId": "newsroom",
+        "sessionId": session["id"],
+        "newMessage": {"role": "user", "parts": [{"text": "APPROVED"}]},
+        "streaming": False,
+    }
+    with httpx.stream("POST", f"{base}/run_sse", json=body, timeout=180) as response:
+        for line in response.iter_lines():
+            if line.startswith("data: ") and "**Analyzing source" in text(json.loads(line[6:])):
+                break  # the journalist closes the tab
+    store = Repository(env.database_url)
+    assert store.get_status(investigation_id) == "in_progress"
+    deadline = time.monotonic() + 120
+    while store.get_status(investigation_id) == "in_progress" and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert store.get_status(investigation_id) == "completed"
+    events = httpx.get(f"{base}/apps/{APP}/users/newsroom/sessions/{session['id']}").json()[
+        "events"
+    ]
+    texts = [text(e) for e in events if text(e)]
+    assert texts[-1].rstrip().endswith("[INVESTIGATION_COMPLETE]")  # reopening shows the report

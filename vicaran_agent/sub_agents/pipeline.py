@@ -24,6 +24,7 @@ from ..callbacks.persistence import (
     save_verdicts,
 )
 from ..config import Settings, get_settings
+from ..detached import DetachedRun
 from ..i18n import message
 from ..liveness import alive
 from ..llm import tally_calls
@@ -43,6 +44,11 @@ class InvestigationPipeline(SequentialAgent):
     """Runs the stages; an unexpected error ends the investigation as `failed`, never stuck."""
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        # The run belongs to the server: a client that disconnects does not stop it.
+        async for event in DetachedRun(self._stages(ctx), ctx).events():
+            yield event
+
+    async def _stages(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         config = ctx.session.state.get(keys.INVESTIGATION_CONFIG) or {}
         investigation_id = config.get("investigation_id", "")
         try:

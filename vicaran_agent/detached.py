@@ -1,0 +1,118 @@
+"""A run that belongs to the server, not to the request that started it.
+
+ADK drives an agent from the request's generator: when an SSE client disconnects (a closed
+tab, a network blip) the request is cancelled and so is everything it iterates. A `DetachedRun`
+iterates the investigation's events in its own task instead, and hands them to the request
+one at a time, each only after the request has taken it (so every stage still sees the state
+the previous ones wrote). When the request goes away, the run goes on and appends its events
+to the session itself; reopening the session shows its progress and report.
+
+Why not ADK resumability: resuming needs the client to come back and ask (with the invocation
+id), and the tools run again on resume. Here nothing is asked of the client.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncGenerator, AsyncIterator
+from dataclasses import dataclass, field
+
+from google.adk.agents.invocation_context import InvocationContext
+from google.adk.events import Event
+
+logger = logging.getLogger(__name__)
+
+_RUNS: set[asyncio.Task[None]] = set()  # strong references: a detached run must not be collected
+
+
+@dataclass
+class _Item:
+    event: Event
+    taken: asyncio.Event = field(default_factory=asyncio.Event)
+    orphaned: bool = False  # the request went away before it had taken the event
+
+
+_DONE = object()
+
+
+class DetachedRun:
+    """Runs `source` in its own task; `events()` relays it while someone listens."""
+
+    def __init__(self, source: AsyncGenerator[Event, None], ctx: InvocationContext) -> None:
+        self._source = source
+        self._ctx = ctx
+        self._queue: asyncio.Queue[_Item | object] = asyncio.Queue()
+        self._listening = True
+        self._task = asyncio.create_task(self._pump())
+        _RUNS.add(self._task)
+        self._task.add_done_callback(_RUNS.discard)
+
+    @property
+    def task(self) -> asyncio.Task[None]:
+        return self._task
+
+    async def events(self) -> AsyncIterator[Event]:
+        """The run's events, for as long as the caller keeps asking."""
+        item: _Item | None = None
+        try:
+            while True:
+                got = await self._queue.get()
+                if got is _DONE:
+                    break
+                assert isinstance(got, _Item)
+                item = got
+                yield item.event
+                item.taken.set()  # the caller asked for the next one: it took this one
+                item = None
+            await self._task  # the run's own error, if it ended with one
+        finally:
+            if not self._task.done():
+                self._listening = False  # from now on the run writes its events itself
+                if item is not None:
+                    item.orphaned = True
+                    item.taken.set()
+                logger.info("the client left: investigation continues detached")
+
+    async def _pump(self) -> None:
+        try:
+            async for event in self._source:
+                await self._deliver(event)
+        finally:
+            self._queue.put_nowait(_DONE)
+
+    async def _deliver(self, event: Event) -> None:
+        if self._listening:
+            item = _Item(event)
+            self._queue.put_nowait(item)
+            await item.taken.wait()
+            if not item.orphaned:
+                return
+        await self._append(event)
+
+    async def _append(self, event: Event) -> None:
+        """Append an event to the session, as the runner would have (once, in order)."""
+        if event.partial:
+            return
+        session = self._ctx.session
+        if any(existing.id == event.id for existing in session.events):
+            return
+        service = self._ctx.session_service
+        try:
+            await service.append_event(session=session, event=event)
+        except Exception as error:  # a newer turn touched the session: catch up, append again
+            if "stale" not in str(error).lower() and "last_update_time" not in str(error):
+                raise
+            fresh = await service.get_session(
+                app_name=session.app_name, user_id=session.user_id, session_id=session.id
+            )
+            if fresh is None:
+                raise
+            session.last_update_time = fresh.last_update_time
+            await service.append_event(session=session, event=event)
+
+
+async def wait_for_detached_runs() -> None:
+    """Let every detached run of this process finish (tests, and a graceful exit)."""
+    while _RUNS:
+        await asyncio.gather(*list(_RUNS), return_exceptions=True)
