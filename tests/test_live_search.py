@@ -9,7 +9,6 @@ import time
 from collections.abc import AsyncGenerator, Callable, Iterator, Sequence
 from typing import ClassVar
 
-import httpx
 import pytest
 from google.adk.models import BaseLlm, LLMRegistry
 from google.adk.models.llm_request import LlmRequest
@@ -17,7 +16,7 @@ from google.adk.models.llm_response import LlmResponse
 from google.genai import errors as genai_errors
 from google.genai import types
 
-from tests.fakes.web import FakeWeb
+from tests.fakes.web import FakeDNS, FakeWeb, SocketFence
 from vicaran_agent.config import Settings
 from vicaran_agent.tools import safety
 from vicaran_agent.tools.live_search import (
@@ -183,7 +182,7 @@ async def test_sources_resolve_to_final_urls_with_snippets(web: FakeWeb) -> None
     b = web.add_article("/news/b", "Minutes", ["Minutes of the vote."])
     c = web.add_article("/news/c", "Direct", ["Not a redirect."])
     # A chained redirect (relative Locations), an absolute 301, a direct URL, a duplicate of A
-    # through a tracking-parameter variant, and a redirect to a missing page (a 404 is final).
+    # through a tracking-parameter variant, and a redirect to a missing page (unreadable: dropped).
     web.add_redirect("/r/a", "/r/a-2")
     web.add_redirect("/r/a-2", "/news/a")
     web.add_redirect("/r/b", b, status=301)
@@ -206,7 +205,10 @@ async def test_sources_resolve_to_final_urls_with_snippets(web: FakeWeb) -> None
     outcome = await LiveSearch("grounded-stub/ok", make_settings()).search(CLAIM)
 
     assert outcome.answer == ANSWER
-    assert outcome.failures == []
+    assert outcome.failures == [
+        f"Live Google Search: dropped the source 'gone.example' "
+        f"({web.page_url('/news/deleted')} answered HTTP 404)."
+    ]
     assert outcome.sources == [
         GroundedSource(
             url=a,
@@ -218,7 +220,6 @@ async def test_sources_resolve_to_final_urls_with_snippets(web: FakeWeb) -> None
             url=b, title="council.example", snippet="The council minutes record the vote."
         ),
         GroundedSource(url=c, title="direct.example", snippet=""),
-        GroundedSource(url=web.page_url("/news/deleted"), title="gone.example", snippet=""),
     ]
     assert not any(is_grounding_redirect(s.url) or "/r/" in s.url for s in outcome.sources)
     # Headers only: every hop is a GET, and the final pages are asked for exactly once.
@@ -312,12 +313,10 @@ async def test_loopback_redirect_target_is_refused_without_allow_private(
         (google + "expired", "expired.example"),
     ]
     SCRIPTS["grounded-stub/ssrf"] = grounded(ANSWER, chunks)
+    # The "public" address is served by the fake site (TLS skipped); nothing else connects.
+    fence = SocketFence().route("142.250.64.100", web.port).install(monkeypatch)
 
-    seen: list[str] = []
-    transport = RouteTo(web, seen)
-    search = LiveSearch(
-        "grounded-stub/ssrf", make_settings(vicaran_fetch_allow_private=False), transport=transport
-    )
+    search = LiveSearch("grounded-stub/ssrf", make_settings(vicaran_fetch_allow_private=False))
     outcome = await search.search(CLAIM)
 
     assert [s.url for s in outcome.sources] == ["https://news.example/story"]
@@ -326,24 +325,62 @@ async def test_loopback_redirect_target_is_refused_without_allow_private(
     assert "'intranet.example'" in internal and "loopback" in internal
     assert "'expired.example'" in expired and "HTTP 404" in expired
     assert web.count("/secret") == 0
-    assert not any(url.startswith("http://127.0.0.1") for url in seen)
+    # every connection went to the address that was checked, on the URL's own port
+    assert {(d.address, d.port, d.allowed) for d in fence.dials} == {("142.250.64.100", 443, True)}
+    hosts = [r.header("host") for r in web.requests]
+    assert hosts.count("vertexaisearch.cloud.google.com") == 3 and "news.example" in hosts
 
 
-class RouteTo(httpx.AsyncBaseTransport):
-    """Sends every request to the fake site (same path), remembering the URL asked for."""
+async def test_dns_rebinding_cannot_reach_loopback_through_link_expansion(
+    web: FakeWeb, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The name answers a public address to the check and 127.0.0.1 to any later lookup."""
+    web.add_article("/secret", "Internal", ["Internal admin page."])
+    web.add_redirect("/r/rebind", f"http://rebind.example:{web.port}/secret")
+    dns = FakeDNS().install(monkeypatch)
+    fence = SocketFence(dns).install(monkeypatch)
+    chunks = [
+        (f"http://rebind.example:{web.port}/secret", "direct.example"),
+        (web.page_url("/r/rebind"), "hop.example"),  # a redirect hop to the rebinding name
+    ]
+    # the first link with the public check on; the redirect hop with private addresses allowed
+    # (the loopback fake site must answer the first hop): the hop must still be pinned
+    for allow_private, chunk in ((False, 0), (True, 1)):
+        dns.add("rebind.example", ["93.184.215.14"], ["127.0.0.1"])
+        SCRIPTS["grounded-stub/rebind"] = grounded(ANSWER, [chunks[chunk]])
+        settings = make_settings(vicaran_fetch_allow_private=allow_private)
+        outcome = await LiveSearch("grounded-stub/rebind", settings).search(CLAIM)
 
-    def __init__(self, web: FakeWeb, seen: list[str]) -> None:
-        self._web = web
-        self._seen = seen
-        self._inner = httpx.AsyncHTTPTransport()
+        assert outcome.sources == [], allow_private
+        (failure,) = outcome.failures
+        assert "connection failed (ConnectError)" in failure, failure
+    assert web.count("/secret") == 0
+    assert web.count("/r/rebind") == 1
+    # each hop resolved the name once, and connected to the address it got (refused offline)
+    assert dns.lookups == ["rebind.example", "rebind.example"]
+    assert [(d.address, d.allowed) for d in fence.refused] == [("93.184.215.14", False)] * 2
 
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        self._seen.append(str(request.url))
-        request.url = request.url.copy_with(scheme="http", host="127.0.0.1", port=self._web.port)
-        return await self._inner.handle_async_request(request)
 
-    async def aclose(self) -> None:
-        await self._inner.aclose()
+@pytest.mark.parametrize("status", [404, 410, 500, 503, 204])
+async def test_a_chain_ending_in_an_error_status_is_dropped(web: FakeWeb, status: int) -> None:
+    web.add_html("/final", "<html><body>gone</body></html>", status=status)
+    web.add_redirect("/r/1", "/r/2")
+    web.add_redirect("/r/2", "/final", status=301)
+    web.add_article("/ok", "Fine", ["Still here."])
+    chunks = [(web.page_url("/r/1"), "gone.example"), (web.page_url("/ok"), "ok.example")]
+    SCRIPTS["grounded-stub/status"] = grounded(ANSWER, chunks)
+
+    outcome = await LiveSearch("grounded-stub/status", make_settings()).search(CLAIM)
+
+    if status == 204:  # a success status: the final URL is kept
+        assert [s.url for s in outcome.sources] == [web.page_url("/final"), web.page_url("/ok")]
+        assert outcome.failures == []
+        return
+    assert [s.url for s in outcome.sources] == [web.page_url("/ok")]
+    assert outcome.failures == [
+        f"Live Google Search: dropped the source 'gone.example' "
+        f"({web.page_url('/final')} answered HTTP {status})."
+    ]
 
 
 # --- model failures and odd answers --------------------------------------------------------

@@ -1,24 +1,30 @@
 """PageReader against the loopback Jina Reader and website fakes: real HTTP, no network.
 
-Every reader here uses a transport that refuses any host but 127.0.0.1, so even a broken
-SSRF guard could never send a packet to the private addresses these tests name.
+Every reader here uses a transport (Jina) and a dialer (direct fetches) that refuse any host but
+127.0.0.1, so even a broken SSRF guard could never send a packet to the private addresses these
+tests name; the DNS-rebinding tests fence every socket the process opens instead.
 """
 
 from __future__ import annotations
 
 import asyncio
+import gzip
+import ipaddress
 import time
+import zlib
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 
 from tests.fakes.jina import FakeJinaReader, Page, http_date
-from tests.fakes.web import FakeWeb
+from tests.fakes.web import FakeDNS, FakeWeb, LoopbackDialer, SocketFence
 from vicaran_agent.config import Settings
 from vicaran_agent.tools import page_reader as page_reader_module
 from vicaran_agent.tools.page_reader import PageReader, PageResult
-from vicaran_agent.tools.safety import ensure_public_url
+from vicaran_agent.tools.safety import ResolvedURL, resolve_url
+from vicaran_agent.tools.urls import normalize_url
 
 PARAGRAPHS = [
     "The city council approved the new budget on Tuesday after a six-hour session that "
@@ -83,7 +89,13 @@ def make_reader(jina: FakeJinaReader | None, **overrides: Any) -> PageReader:
     }
     values.update(overrides)
     settings = Settings(_env_file=None, **values)
-    return PageReader(settings, backoff_base=0.01, backoff_max=0.05, transport=LoopbackOnly())
+    return PageReader(
+        settings,
+        backoff_base=0.01,
+        backoff_max=0.05,
+        transport=LoopbackOnly(),
+        dialer=LoopbackDialer(),
+    )
 
 
 async def read(reader: PageReader, url: str) -> PageResult:
@@ -279,12 +291,12 @@ async def test_redirect_to_a_private_host_is_refused(
     jina: FakeJinaReader, web: FakeWeb, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Only the fake site's own origin counts as public; every other hop gets the real check.
-    async def only_fake_site_is_public(url: str, *, allow_private: bool = False) -> None:
+    async def only_fake_site_is_public(url: str, *, allow_private: bool = False) -> ResolvedURL:
         if url.startswith(web.url + "/"):
-            return
-        await ensure_public_url(url, allow_private=allow_private)
+            return ResolvedURL("127.0.0.1", web.port, (ipaddress.IPv4Address("127.0.0.1"),))
+        return await resolve_url(url, allow_private=allow_private)
 
-    monkeypatch.setattr(page_reader_module, "ensure_public_url", only_fake_site_is_public)
+    monkeypatch.setattr(page_reader_module, "resolve_url", only_fake_site_is_public)
     web.add_redirect("/start", "/hop")
     web.add_redirect("/hop", "http://10.0.0.1/admin", status=301)
     reader = make_reader(jina, vicaran_fetch_allow_private=False)
@@ -376,3 +388,176 @@ def test_json_envelope_is_understood_too(jina: FakeJinaReader) -> None:
     assert page.title == "Council approves budget" and page.published_at == "2026-08-18"
     assert PARAGRAPHS[0] in page.text and "![" not in page.text
     assert warnings == ["This is a cached snapshot of the original page."]
+
+
+# --- DNS rebinding: connect to the address that was checked --------------------------------
+
+
+def unfenced_reader(**overrides: Any) -> PageReader:
+    """A reader with httpx's own sockets (the test's SocketFence is the only guard): Jina is
+    unreachable, so every read is a direct fetch."""
+    values: dict[str, Any] = {
+        "jina_reader_base_url": "http://127.0.0.1:9",
+        "jina_api_key": "",
+        "vicaran_fetch_allow_private": False,
+        "vicaran_page_timeout_seconds": 1.0,
+        "vicaran_max_retries": 0,
+        **overrides,
+    }
+    return PageReader(Settings(_env_file=None, **values), backoff_base=0.01, backoff_max=0.05)
+
+
+async def test_dns_rebinding_cannot_reach_loopback_through_a_direct_fetch(
+    web: FakeWeb, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """rebind.example answers a public address to the check, then 127.0.0.1 to any later
+    lookup: the fetch must connect to the public address it checked (refused: tests are
+    offline), on the URL itself and on a redirect hop, and never reach the loopback site."""
+    web.add_article("/secret", "Internal admin", PARAGRAPHS)
+    web.add_redirect("/start", f"http://rebind.example:{web.port}/secret")
+    dns = FakeDNS().add("start.example", ["142.250.64.100"]).install(monkeypatch)
+    # start.example's "public" address is served by the fake site; nothing else leaves loopback
+    fence = SocketFence(dns).route("142.250.64.100", web.port, plain_tls=False)
+    fence.install(monkeypatch)
+    direct = f"http://rebind.example:{web.port}/secret"
+    via_redirect = f"http://start.example:{web.port}/start"
+    for url in (direct, via_redirect):
+        dns.add("rebind.example", ["93.184.215.14"], ["127.0.0.1"])
+        result = await read(unfenced_reader(), url)
+
+        assert not result.ok and "Internal admin" not in result.title, url
+        assert result.error is not None
+        assert result.error.endswith("direct fetch: connection failed (ConnectError)"), url
+    assert web.count("/secret") == 0
+    assert web.count("/start") == 1
+    assert dns.lookups.count("rebind.example") == 2  # once per read: by the guard, only
+    assert [(d.host, d.address) for d in fence.refused] == [("93.184.215.14",) * 2] * 2
+
+
+async def test_allowing_private_addresses_still_pins_the_connection(
+    web: FakeWeb, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    web.add_article("/story", "Budget passes", PARAGRAPHS)
+    dns = FakeDNS().add("intranet.example", ["127.0.0.1"], ["10.1.2.3"]).install(monkeypatch)
+    fence = SocketFence(dns).install(monkeypatch)
+
+    result = await read(
+        unfenced_reader(vicaran_fetch_allow_private=True),
+        f"http://intranet.example:{web.port}/story",
+    )
+
+    assert result.ok and result.via == "direct" and result.title == "Budget passes"
+    assert dns.lookups == ["intranet.example"]  # resolved once, by the guard
+    # the socket was opened to the address the guard resolved, not to the name
+    direct = [d for d in fence.dials if d.port == web.port]
+    assert [(d.host, d.address) for d in direct] == [("127.0.0.1", "127.0.0.1")]
+    assert web.requests[0].header("host") == f"intranet.example:{web.port}"
+
+
+# --- decompression bombs ---------------------------------------------------------------------
+
+
+@pytest.fixture
+def inflated(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """The size of every piece of output any zlib decompressor produces during the test."""
+    sizes: list[int] = []
+    real = zlib.decompressobj
+
+    class Spy:
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            self._inner = real(*args, **kwargs)
+
+        def decompress(self, data: bytes, max_length: int = 0) -> bytes:
+            out = self._inner.decompress(data, max_length)
+            sizes.append(len(out))
+            return out
+
+        def flush(self, *args: Any) -> bytes:
+            out = self._inner.flush(*args)
+            sizes.append(len(out))
+            return out
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self._inner, name)
+
+    monkeypatch.setattr(zlib, "decompressobj", Spy)
+    yield sizes
+
+
+@pytest.mark.parametrize("via", ["direct", "jina"])
+async def test_a_gzip_bomb_is_read_only_up_to_the_cap(
+    web: FakeWeb, inflated: list[int], via: str
+) -> None:
+    cap = 200_000
+    expanded = 64 * 2**20  # from about 65 kB of gzip
+    if via == "direct":
+        url = web.add_gzip_bomb("/bomb", expanded)
+        reader = make_reader(None, vicaran_max_page_bytes=cap, vicaran_max_retries=0)
+    else:
+        url = STORY
+        head = f"Title: Bomb\n\nURL Source: {STORY}\n\nMarkdown Content:\n".encode()
+        web.add_gzip_bomb(f"/{STORY}", expanded, prefix=head, content_type="text/plain")
+        reader = make_reader(None, jina_reader_base_url=web.url, vicaran_max_page_bytes=cap)
+
+    result = await read(reader, url)
+
+    assert result.ok and result.via == via and result.title == "Bomb"
+    assert len(result.text) <= 5000 and result.text.startswith("A")
+    # Vicaran decoded no more than the cap (plus at most one network chunk's worth): it never
+    # held the expansion, whatever the compression ratio
+    assert sum(inflated) <= cap + 64 * 1024, sum(inflated)
+    assert max(inflated) <= cap
+
+
+async def test_content_encodings(jina: FakeJinaReader, web: FakeWeb) -> None:
+    page = " ".join(PARAGRAPHS).encode()
+    raw_deflate = zlib.compressobj(6, zlib.DEFLATED, -zlib.MAX_WBITS)
+    bodies = {
+        "gzip": gzip.compress(page),
+        "deflate": zlib.compress(page),  # as the RFC means it (zlib-wrapped)
+        "Deflate": raw_deflate.compress(page) + raw_deflate.flush(),  # as some servers send it
+        "identity": page,
+    }
+    for coding, body in bodies.items():
+        url = web.add_raw(f"/{coding}", body, "text/plain", headers={"Content-Encoding": coding})
+        result = await read(make_reader(jina), url)
+        assert result.ok and PARAGRAPHS[2] in result.text, coding
+    web.add_raw("/br", b"\x1b\x00\x00", "text/plain", headers={"Content-Encoding": "br"})
+    web.add_raw("/bad", b"\x1f\x8b not gzip", "text/plain", headers={"Content-Encoding": "gzip"})
+    result = await read(make_reader(jina), web.page_url("/br"))
+    assert result.error is not None
+    assert result.error.endswith("direct fetch: unsupported content encoding (br)")
+    result = await read(make_reader(jina), web.page_url("/bad"))
+    assert result.error is not None and "direct fetch: corrupt gzip data" in result.error
+    assert all(r.header("accept-encoding") == "gzip, deflate" for r in web.requests + jina.requests)
+
+
+# --- dot segments: the page read is the page rated -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "https://www.reuters.com/world/../../evil.example/fake",
+        "https://www.reuters.com/world/%2e%2e/%2E%2E/evil.example/fake",
+        "https://www.reuters.com/world/./../../evil.example/fake#top",
+        "https://www.reuters.com\\world\\..\\..\\evil.example/fake",
+    ],
+)
+async def test_jina_reads_the_page_that_is_rated_not_where_dot_segments_lead(
+    written: str,
+) -> None:
+    fetched = "https://www.reuters.com/evil.example/fake"
+    pages = {
+        fetched: Page("Reuters page", ARTICLE_MD),
+        "https://evil.example/fake": Page("Evil page", "Fake news. " * 100),
+    }
+    with FakeJinaReader(pages) as jina:
+        result = await read(make_reader(jina), written)
+
+    assert result.ok and result.title == "Reuters page" and result.url == written
+    (request,) = jina.requests
+    assert request.raw_path == f"/{fetched}"  # exactly the target that is rated and deduped
+    assert (
+        normalize_url(written) == normalize_url(fetched) == "https://reuters.com/evil.example/fake"
+    )

@@ -4,14 +4,20 @@ import asyncio
 import ipaddress
 import socket
 from collections.abc import Callable
+from typing import Any
 
+import httpcore
+import httpx
 import pytest
 
+from vicaran_agent.tools.http import pinned_client
 from vicaran_agent.tools.safety import (
+    ResolvedURL,
     UnreachableURLError,
     UnsafeURLError,
     ensure_public_url,
     non_public_reason,
+    resolve_url,
 )
 
 Resolver = Callable[..., object]
@@ -240,3 +246,72 @@ async def test_allow_private_only_checks_the_scheme(
 )
 def test_non_public_reason(address: str, reason: str | None) -> None:
     assert non_public_reason(ipaddress.ip_address(address)) == reason
+
+
+# --- resolve once, connect to what was checked ---------------------------------------------
+
+
+async def test_resolve_url_resolves_once_and_returns_what_to_connect_to(
+    dns: Callable[[dict[str, list[str]]], list[str]],
+) -> None:
+    looked_up = dns({"www.bbc.com": ["151.101.0.81", "2a04:4e42::81", "151.101.0.81"]})
+    target = await resolve_url("https://WWW.BBC.com./news")
+    assert looked_up == ["www.bbc.com"]
+    assert target == ResolvedURL(
+        host="www.bbc.com",
+        port=443,
+        addresses=(ipaddress.ip_address("151.101.0.81"), ipaddress.ip_address("2a04:4e42::81")),
+    )
+    assert (await resolve_url("http://93.184.215.14:8080/x")).addresses == (
+        ipaddress.ip_address("93.184.215.14"),
+    )
+    assert looked_up == ["www.bbc.com"]  # literals need no DNS
+    with pytest.raises(UnsafeURLError, match="loopback"):
+        await resolve_url("http://127.0.0.1/")
+
+
+async def test_resolve_url_with_private_allowed_still_resolves_and_pins(
+    dns: Callable[[dict[str, list[str]]], list[str]],
+) -> None:
+    looked_up = dns({"intranet.corp": ["10.0.0.5"]})
+    target = await resolve_url("http://intranet.corp:8000/", allow_private=True)
+    assert target.addresses == (ipaddress.ip_address("10.0.0.5"),) and target.port == 8000
+    local = await resolve_url("http://localhost:9/", allow_private=True)
+    assert local.addresses == (ipaddress.ip_address("127.0.0.1"), ipaddress.ip_address("::1"))
+    assert looked_up == ["intranet.corp"]  # localhost is loopback by definition, no DNS
+    with pytest.raises(UnsafeURLError, match="only http and https"):
+        await resolve_url("file:///etc/passwd", allow_private=True)
+
+
+class Refuse(httpcore.AsyncNetworkBackend):
+    """A dialer that records what it was asked to dial and never connects."""
+
+    def __init__(self) -> None:
+        self.dialed: list[tuple[str, int]] = []
+
+    async def connect_tcp(self, host: str, port: int, *args: Any, **kwargs: Any) -> Any:
+        self.dialed.append((host, port))
+        raise httpcore.ConnectError(f"no connection to {host}")
+
+
+async def test_a_pinned_client_dials_only_the_checked_addresses() -> None:
+    target = ResolvedURL(
+        "news.example",
+        443,
+        (ipaddress.ip_address("93.184.215.14"), ipaddress.ip_address("2606:2800::1")),
+    )
+    dialer = Refuse()
+    async with pinned_client(target, dialer=dialer) as client:
+        with pytest.raises(httpx.ConnectError, match=r"no connection to 2606:2800::1"):
+            await client.get("https://news.example/story")
+        # every checked address is tried in order; the name itself is never dialed
+        assert dialer.dialed == [("93.184.215.14", 443), ("2606:2800::1", 443)]
+        # the client serves that host and port only
+        for other in (
+            "https://other.example/",
+            "https://news.example:8443/",
+            "http://news.example/",
+        ):
+            with pytest.raises(httpx.ConnectError, match=r"was checked for news\.example:443 only"):
+                await client.get(other)
+    assert len(dialer.dialed) == 2

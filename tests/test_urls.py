@@ -6,6 +6,8 @@ import pytest
 import tldextract.cache
 
 from vicaran_agent.tools import urls
+from vicaran_agent.tools.analyze_source import source_base
+from vicaran_agent.tools.credibility import credibility_score
 from vicaran_agent.tools.urls import (
     domain_matches,
     domain_of,
@@ -294,3 +296,74 @@ def test_extract_urls_ipv6_and_query_strings() -> None:
         "http://[::1]:8000/a",
         "https://example.com/s?q=a+b&page=2",
     ]
+
+
+# --- dot segments and backslashes: rated, deduplicated and fetched alike --------------------
+
+DOTTED = "https://www.reuters.com/world/../../evil.example/fake"
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        DOTTED,
+        "https://www.reuters.com/world/%2e%2e/%2E%2e/evil.example/fake",
+        "https://www.reuters.com/./world/./../../../evil.example/./fake/",
+        "https://www.reuters.com\\world\\..\\..\\evil.example\\fake",
+        "https://www.reuters.com/evil.example/fake",
+    ],
+)
+def test_dot_segments_are_removed_before_rating_and_dedupe(written: str) -> None:
+    assert normalize_url(written) == "https://reuters.com/evil.example/fake"
+    assert urls.fetchable_url(written) in (
+        "https://www.reuters.com/evil.example/fake",
+        "https://www.reuters.com/evil.example/fake/",
+    )
+    assert normalize_url(urls.fetchable_url(written)) == normalize_url(written)
+    # the record keeps the URL as found for people, and rates and keys the page that is read
+    base = source_base(written, origin="web", is_user_provided=False)
+    assert base["display_url"] == written
+    assert base["url"] == "https://reuters.com/evil.example/fake"
+    assert base["domain"] == "reuters.com" and base["credibility_score"] == 5
+    assert credibility_score(written) == credibility_score(urls.fetchable_url(written))
+
+
+def test_a_backslash_is_a_slash_as_browsers_read_it() -> None:
+    # Python's urlsplit sees host www.reuters.com; browsers and Jina Reader fetch evil.example
+    tricked = "https://evil.example\\@www.reuters.com/story"
+    assert host_of(tricked) == "evil.example"
+    assert normalize_url(tricked) == "https://evil.example/@www.reuters.com/story"
+    assert urls.fetchable_url(tricked) == "https://evil.example/@www.reuters.com/story"
+    assert credibility_score(tricked) == 3  # unknown site, not Reuters' 5
+    # in the query a backslash is data
+    assert normalize_url("https://a.example/x?q=a\\b") == "https://a.example/x?q=a\\b"
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("", ""),
+        ("/", "/"),
+        ("/a/b/c/./../../g", "/a/g"),  # RFC 3986 §5.2.4's example
+        ("/mid/content=5/../6", "/mid/6"),  # and its other one
+        ("/..", "/"),
+        ("/../../a", "/a"),
+        ("/a/..", "/"),
+        ("/a/.", "/a/"),
+        ("/a/./b", "/a/b"),
+        ("/a//../b", "/a/b"),
+        ("/a/.b/..c/b.", "/a/.b/..c/b."),  # only whole segments are dots
+        ("/%2E/x/%2e%2E/y", "/y"),
+    ],
+)
+def test_remove_dot_segments(path: str, expected: str) -> None:
+    assert urls.remove_dot_segments(path) == expected
+
+
+def test_fetchable_url_keeps_what_a_server_may_tell_apart() -> None:
+    url = "HTTPS://WWW.Example.COM:443/A/../B/?utm_source=x&b=2&a=1#frag"
+    assert urls.fetchable_url(url) == "https://www.example.com/B/?utm_source=x&b=2&a=1"
+    assert normalize_url(url) == "https://example.com/B?a=1&b=2"
+    assert urls.fetchable_url("https://München.de/Straße") == "https://xn--mnchen-3ya.de/Straße"
+    for junk in ("", "  ", "mailto:a@b.c", "http://[::1", "javascript:alert(1)"):
+        assert urls.fetchable_url(junk) == ""

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-import html as html_lib
 import logging
 import re
 import unicodedata
 from datetime import date, datetime
 from email.utils import parsedate_to_datetime
+from typing import NamedTuple
 
+import lxml.html
 import trafilatura
+from lxml import etree
+from lxml.html import HtmlElement
 
 logger = logging.getLogger(__name__)
 
@@ -81,60 +84,130 @@ def blocked_reason(text: str, min_chars: int = 200) -> str | None:
     return None
 
 
-_TITLE = re.compile(r"<title[^>]*>(.*?)</title\s*>", re.IGNORECASE | re.DOTALL)
-_HIDDEN = re.compile(
-    r"<(script|style|noscript|template|svg|head)\b[^>]*>.*?</\1\s*>", re.IGNORECASE | re.DOTALL
+# Elements whose text is never page text; block elements, which start a new line.
+_HIDDEN_TAGS = ("script", "style", "noscript", "template", "svg", "head")
+_BLOCK_TAGS = frozenset(
+    {"p", "div", "br", "li", "ul", "ol", "tr", "table", "section", "article", "header"}
+    | {"footer", "blockquote", "pre", "h1", "h2", "h3", "h4", "h5", "h6"}
 )
-_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
-_BLOCK = re.compile(
-    r"<\s*/?\s*(p|div|br|li|ul|ol|h[1-6]|tr|table|section|article|header|footer|blockquote|pre)"
-    r"\b[^>]*>",
-    re.IGNORECASE,
-)
-_TAG = re.compile(r"<[^>]+>")
 
 
-def _strip_tags(html: str) -> str:
-    text = _COMMENT.sub(" ", html)
-    # Source line breaks are just spaces in HTML; block elements make the lines.
-    text = " ".join(_HIDDEN.sub(" ", text).split())
-    text = _BLOCK.sub("\n", text)
-    return _tidy(html_lib.unescape(_TAG.sub(" ", text)))
+# Past this many elements trafilatura would cost seconds per page: the lxml text is used instead.
+MAX_EXTRACT_ELEMENTS = 20_000
 
 
-def _title(html: str, url: str) -> str:
+class HtmlText(NamedTuple):
+    title: str
+    text: str
+    published_at: str | None  # YYYY-MM-DD
+
+
+def _parse_html(html: str) -> HtmlElement | None:
+    """libxml2's HTML parser (linear, depth-limited); None when it cannot make a document."""
     try:
-        metadata = trafilatura.extract_metadata(html, default_url=url or None)
-        if metadata is not None and metadata.title:
-            return " ".join(metadata.title.split())
-    except Exception:  # trafilatura/lxml can fail in many ways on hostile HTML
-        logger.debug("trafilatura metadata failed for %s", url, exc_info=True)
-    match = _TITLE.search(html)
-    return " ".join(html_lib.unescape(_TAG.sub(" ", match.group(1))).split()) if match else ""
+        try:
+            return lxml.html.document_fromstring(html)
+        except ValueError:  # a str that declares its own encoding: parse it as UTF-8 bytes
+            parser = lxml.html.HTMLParser(encoding="utf-8")
+            return lxml.html.document_fromstring(html.encode("utf-8", "replace"), parser=parser)
+    except Exception:  # an empty document, or lxml failing on hostile input
+        logger.debug("lxml could not parse a page", exc_info=True)
+        return None
 
 
-def extract_readable(html: str, url: str = "") -> tuple[str, str]:
-    """(title, readable text) of an HTML page; never raises."""
+def _element_text(element: HtmlElement) -> str:
+    return " ".join("".join(element.itertext()).split())
+
+
+def _html_title(root: HtmlElement | None) -> str:
+    title = root.find(".//title") if root is not None else None
+    return _element_text(title) if title is not None else ""
+
+
+def _strip_tags(root: HtmlElement | None) -> str:
+    """The document's text without scripts, styles, comments and the head; lines per block."""
+    if root is None:
+        return ""
+    etree.strip_elements(
+        root, *_HIDDEN_TAGS, etree.Comment, etree.ProcessingInstruction, with_tail=False
+    )
+    pieces: list[str] = []
+    for event, element in etree.iterwalk(root, events=("start", "end")):
+        tag = element.tag if isinstance(element.tag, str) else ""
+        # every tag separates words; block tags separate lines (source line breaks do not)
+        pieces.append("\n" if tag.lower() in _BLOCK_TAGS else " ")
+        text = element.text if event == "start" else element.tail
+        if text:
+            pieces.append(" ".join(text.split()))
+    return _tidy("".join(pieces))
+
+
+def read_html(html: str, url: str = "") -> HtmlText:
+    """Title, readable text and publication date of an HTML page; never raises.
+
+    trafilatura finds the main text (its fast mode: the justext/readability fallbacks it skips
+    are quadratic on long runs of short elements); when it finds none, the whole page's text
+    (lxml) stands in. trafilatura costs tens of microseconds per element, so a page of more
+    than MAX_EXTRACT_ELEMENTS elements (far beyond an article) gets the lxml text and title
+    only. Everything here is linear in the page.
+    """
     if not html or not html.strip():
-        return "", ""
+        return HtmlText("", "", None)
+    root = _parse_html(html)
+    if root is not None and _element_count(root) > MAX_EXTRACT_ELEMENTS:
+        title = _html_title(root)
+        return HtmlText(title, _strip_tags(root), None)
     text = ""
     try:
         text = (
-            trafilatura.extract(html, url=url or None, include_comments=False, favor_precision=True)
+            trafilatura.extract(
+                html,
+                url=url or None,
+                include_comments=False,
+                favor_precision=True,
+                fast=True,
+            )
             or ""
         )
     except Exception:  # trafilatura/lxml can fail in many ways on hostile HTML
         logger.debug("trafilatura extract failed for %s", url, exc_info=True)
+    title, published = "", None
+    try:
+        metadata = trafilatura.extract_metadata(html, default_url=url or None)
+        if metadata is not None:
+            title = " ".join((metadata.title or "").split())
+            published = published_date(metadata.date) if metadata.date else None
+    except Exception:  # trafilatura/lxml can fail in many ways on hostile HTML
+        logger.debug("trafilatura metadata failed for %s", url, exc_info=True)
+    title = title or _html_title(root)
     if not text.strip():
-        text = _strip_tags(html)
-    return _title(html, url), text.strip()
+        text = _strip_tags(root)
+    return HtmlText(title, text.strip(), published)
+
+
+def _element_count(root: HtmlElement) -> int:
+    try:
+        return int(root.xpath("count(//*)"))
+    except Exception:  # lxml failing on a hostile tree: assume the worst
+        logger.debug("counting a page's elements failed", exc_info=True)
+        return MAX_EXTRACT_ELEMENTS + 1
+
+
+def extract_readable(html: str, url: str = "") -> tuple[str, str]:
+    """(title, readable text) of an HTML page; never raises."""
+    page = read_html(html, url)
+    return page.title, page.text
 
 
 def _tidy(text: str) -> str:
     """Single spaces within lines, at most one blank line in a row, no outer whitespace."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    lines = (" ".join(line.split()) for line in text.split("\n"))
-    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+    lines: list[str] = []
+    for line in text.split("\n"):
+        line = " ".join(line.split())
+        if line or (lines and lines[-1]):
+            lines.append(line)
+    return "\n".join(lines).strip()
 
 
 def clip_text(text: str, limit: int = 5000) -> str:
@@ -157,7 +230,7 @@ _LABEL = re.compile(r"^published[ _]?(time|date)\s*:\s*", re.IGNORECASE)
 
 def published_date(value: str | None) -> str | None:
     """`YYYY-MM-DD` from an ISO 8601 or RFC 1123 date (as the page states it), else None."""
-    value = _LABEL.sub("", (value or "").strip())
+    value = _LABEL.sub("", (value or "").strip()[:200]).strip()
     if not value:
         return None
     try:

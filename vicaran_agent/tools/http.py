@@ -1,18 +1,40 @@
-"""HTTP clients that are cheap to create: one TLS context (the CA bundle) for the process.
+"""HTTP clients: cheap to create, pinned to checked addresses, bounded body reads.
 
 Building an `httpx.AsyncClient` loads the CA bundle each time (~100 ms of CPU that blocks the
 event loop); sharing one `ssl.SSLContext` makes a client cost a few milliseconds.
+
+Fetching an untrusted URL (`pinned_client`): the SSRF guard (`safety.resolve_url`) resolves the
+host once and checks every address; the client then connects only to those addresses. This is
+done where sockets are opened, in httpcore's network backend (`PinnedBackend`): the URL, the
+Host header, TLS SNI and certificate verification all keep the real host name, untouched, and
+only the TCP connect ignores DNS and dials the checked address. A client is made per request
+hop, so a connection is never reused for another host. (The alternative, rewriting the URL to
+the IP and passing SNI and Host by hand, touches every one of those and lets a pooled
+connection verified for one name serve another.)
+
+Reading a body (`read_capped`): at most `limit` bytes of DECODED content. gzip and deflate are
+decoded here, with the output of each step bounded, so a small compressed body that expands to
+gigabytes costs no more memory than `limit`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import ssl
+import zlib
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import certifi
+import httpcore
 import httpx
+
+if TYPE_CHECKING:
+    from .safety import ResolvedURL
+
+# The only content codings Vicaran asks for, and decodes itself with bounded output.
+ACCEPT_ENCODING = "gzip, deflate"
 
 
 @lru_cache(maxsize=1)
@@ -39,3 +61,181 @@ def async_client(**options: Any) -> httpx.AsyncClient:
     """`httpx.AsyncClient(**options)` with the shared TLS context."""
     options.setdefault("verify", tls_context())
     return httpx.AsyncClient(**options)
+
+
+# --- connections pinned to checked addresses ----------------------------------------------
+
+
+class PinnedBackend(httpcore.AsyncNetworkBackend):
+    """Opens TCP connections to the checked addresses only, whatever DNS says now.
+
+    httpcore asks for `host:port` (the URL's); this backend refuses any other host or port and
+    dials the checked addresses in order instead of resolving the name again. `dialer` opens
+    the sockets (httpcore's anyio backend; tests pass one that fences or routes them).
+    """
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        addresses: Sequence[str],
+        dialer: httpcore.AsyncNetworkBackend | None = None,
+    ) -> None:
+        self.host = host.lower().rstrip(".")
+        self.port = port
+        self.addresses = tuple(addresses)
+        self.dialer = dialer or httpcore.AnyIOBackend()
+
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,  # noqa: ASYNC109 (httpcore's interface)
+        local_address: str | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        if host.lower().rstrip(".") != self.host or port != self.port:
+            raise httpcore.ConnectError(
+                f"refusing to connect to {host}:{port}: this connection was checked for "
+                f"{self.host}:{self.port} only"
+            )
+        error: Exception = httpcore.ConnectError(f"no checked address for {self.host}")
+        for address in self.addresses:
+            try:
+                return await self.dialer.connect_tcp(
+                    address,
+                    port,
+                    timeout=timeout,
+                    local_address=local_address,
+                    socket_options=socket_options,
+                )
+            except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
+                error = exc  # try the next checked address, as a resolver-driven connect would
+        raise error
+
+    async def connect_unix_socket(
+        self,
+        path: str,
+        timeout: float | None = None,  # noqa: ASYNC109 (httpcore's interface)
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        raise httpcore.ConnectError("pinned connections are TCP only")
+
+    async def sleep(self, seconds: float) -> None:
+        await self.dialer.sleep(seconds)
+
+
+class _PinnedTransport(httpx.AsyncHTTPTransport):
+    """httpx's own transport, over a connection pool whose sockets `PinnedBackend` opens.
+
+    `AsyncHTTPTransport.__init__` is deliberately not called (it would build an unpinned pool);
+    this sets `_pool`, the one attribute the class's request and close methods use. Should a
+    future httpx rename it, requests fail (AttributeError) instead of connecting unpinned, and
+    the pinning tests say so.
+    """
+
+    def __init__(self, backend: PinnedBackend) -> None:
+        self._pool = httpcore.AsyncConnectionPool(
+            ssl_context=tls_context(),
+            max_connections=2,
+            http1=True,
+            http2=False,
+            network_backend=backend,
+        )
+
+
+def pinned_client(
+    target: ResolvedURL, *, dialer: httpcore.AsyncNetworkBackend | None = None, **options: Any
+) -> httpx.AsyncClient:
+    """A client for ONE request hop to `target`'s host, connecting only to its addresses.
+
+    Proxy settings from the environment are ignored (`trust_env=False`): a proxy would resolve
+    the name itself, outside the check. Redirects are the caller's to check, hop by hop.
+    """
+    backend = PinnedBackend(target.host, target.port, [str(a) for a in target.addresses], dialer)
+    options.setdefault("follow_redirects", False)
+    return httpx.AsyncClient(transport=_PinnedTransport(backend), trust_env=False, **options)
+
+
+# --- bounded body reads --------------------------------------------------------------------
+
+
+class BodyDecodeError(ValueError):
+    """The body's content coding is not one Vicaran decodes, or the data is corrupt."""
+
+
+class _Inflater:
+    """gzip or deflate (zlib-wrapped or raw, as servers send both), output bounded per call."""
+
+    def __init__(self, coding: str) -> None:
+        self.coding = coding
+        gzip = coding in ("gzip", "x-gzip")
+        self._raw_fallback = not gzip  # "deflate" is meant zlib-wrapped; some servers send raw
+        self._zlib = zlib.decompressobj(zlib.MAX_WBITS | 16 if gzip else zlib.MAX_WBITS)
+        self._started = False
+
+    @property
+    def eof(self) -> bool:
+        return self._zlib.eof
+
+    @property
+    def pending(self) -> bytes:
+        return self._zlib.unconsumed_tail
+
+    def inflate(self, data: bytes, room: int) -> bytes:
+        """At most `room` (> 0) bytes of output; input beyond it waits in `pending`."""
+        try:
+            out = self._zlib.decompress(data, room)
+        except zlib.error as exc:
+            if self._started or not self._raw_fallback:
+                raise BodyDecodeError(f"corrupt {self.coding} data ({exc})") from exc
+            self._raw_fallback = False
+            self._zlib = zlib.decompressobj(-zlib.MAX_WBITS)
+            return self.inflate(data, room)
+        self._started = True
+        return out
+
+
+def _inflater(content_encoding: str) -> _Inflater | None:
+    codings = [c.strip().lower() for c in content_encoding.split(",")]
+    codings = [c for c in codings if c and c != "identity"]
+    if not codings:
+        return None
+    if len(codings) == 1 and codings[0] in ("gzip", "x-gzip", "deflate"):
+        return _Inflater(codings[0])
+    raise BodyDecodeError(f"unsupported content encoding ({', '.join(codings)})")
+
+
+async def read_capped(response: httpx.Response, limit: int) -> tuple[bytes, bool]:
+    """(at most `limit` bytes of the decoded body, whether it was cut); stops reading there.
+
+    Reads the raw stream and decodes gzip/deflate itself, never more than the room left, so a
+    decompression bomb stops at `limit` bytes of output. Raises BodyDecodeError for other
+    content codings or corrupt data.
+    """
+    limit = max(1, limit)
+    inflater = _inflater(response.headers.get("content-encoding", ""))
+    chunks: list[bytes] = []
+    size = 0
+    async for raw in response.aiter_raw():
+        if inflater is None:
+            piece = raw[: limit - size]
+            chunks.append(piece)
+            size += len(piece)
+            if size >= limit:
+                return b"".join(chunks), True
+            continue
+        data = raw
+        while data and size < limit and not inflater.eof:
+            out = inflater.inflate(data, limit - size)
+            chunks.append(out)
+            size += len(out)
+            tail = inflater.pending
+            if not out and tail == data:  # no progress (cannot happen with room > 0)
+                break
+            data = tail
+        if size >= limit:
+            return b"".join(chunks), True
+        if inflater.eof:  # the end of the (first) gzip member: nothing more to decode
+            break
+    return b"".join(chunks), False

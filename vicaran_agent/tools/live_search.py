@@ -3,8 +3,10 @@
 The model is asked once more with ONLY Gemini's built-in `google_search` tool (built-in tools
 cannot share a request with function tools or a response schema). Its grounding chunks point at
 Google redirect links (`vertexaisearch.cloud.google.com/grounding-api-redirect/...`), which are
-followed here, headers only and through the SSRF guard on every hop, so that only final article
-URLs are ever saved. `LiveSearch.search` never raises: problems come back as failure lines.
+followed here, headers only and through the SSRF guard on every hop (each hop connects only to
+the address it checked), so that only final article URLs are ever saved. A chain that ends in an
+error status (a 404, a 500) is an unreadable source and is dropped. `LiveSearch.search` never
+raises: problems come back as failure lines.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from urllib.parse import urljoin, urlsplit
 
+import httpcore
 import httpx
 from google.adk.models import BaseLlm, LLMRegistry
 from google.adk.models.llm_request import LlmRequest
@@ -28,10 +31,10 @@ from ..formatting import data_block
 from ..i18n import PORTUGUESE, is_portuguese, language_name
 from ..llm import credentials_problem, describe_model_error, shared_llm
 from ..prompts._common import dated
-from .http import async_client
+from .http import pinned_client
 from .page_reader import MAX_REDIRECTS, REDIRECTS, USER_AGENT
-from .safety import UnreachableURLError, UnsafeURLError, ensure_public_url
-from .urls import normalize_url
+from .safety import UnreachableURLError, UnsafeURLError, resolve_url
+from .urls import fetchable_url, normalize_url
 
 logger = logging.getLogger(__name__)
 
@@ -114,11 +117,11 @@ class LiveSearch:
         model: str,
         settings: Settings | None = None,
         *,
-        transport: httpx.AsyncBaseTransport | None = None,
+        dialer: httpcore.AsyncNetworkBackend | None = None,
     ) -> None:
         self.model = model
         self.settings = settings or get_settings()
-        self._transport = transport  # tests route or fence the redirect requests
+        self._dialer = dialer  # opens the (pinned) sockets; tests route or fence them
         self._llm: BaseLlm | None = None
 
     async def search(self, claim_text: str, *, language: str = "en") -> LiveSearchOutcome:
@@ -184,13 +187,7 @@ class LiveSearch:
         self, chunks: list[_Chunk]
     ) -> tuple[list[GroundedSource], list[str]]:
         uris = list(dict.fromkeys(chunk.uri for chunk in chunks))
-        async with async_client(
-            headers={"User-Agent": USER_AGENT, "Accept": "text/html,*/*;q=0.8"},
-            timeout=httpx.Timeout(self.settings.vicaran_page_timeout_seconds),
-            follow_redirects=False,
-            transport=self._transport,
-        ) as client:
-            results = await asyncio.gather(*(self._final_url(client, uri) for uri in uris))
+        results = await asyncio.gather(*(self._final_url(uri) for uri in uris))
         finals = dict(zip(uris, results, strict=True))
 
         failures: list[str] = []
@@ -210,12 +207,12 @@ class LiveSearch:
         ]
         return sources, list(dict.fromkeys(failures))
 
-    async def _final_url(self, client: httpx.AsyncClient, uri: str) -> str | _Unresolved:
+    async def _final_url(self, uri: str) -> str | _Unresolved:
         """Where `uri` leads, or why it cannot be followed (returned, never raised)."""
         timeout = self.settings.vicaran_page_timeout_seconds
         try:
             async with asyncio.timeout(timeout):
-                return await self._follow(client, uri)
+                return await self._follow(uri)
         except _Unresolved as problem:
             return problem
         except (TimeoutError, httpx.TimeoutException):
@@ -228,31 +225,46 @@ class LiveSearch:
             logger.warning("resolving a grounding link failed unexpectedly", exc_info=True)
             return _Unresolved(f"{type(error).__name__}: {error}")
 
-    async def _follow(self, client: httpx.AsyncClient, uri: str) -> str:
-        current = uri.strip().split("#", 1)[0]
+    async def _follow(self, uri: str) -> str:
+        current = fetchable_url(uri) or uri.strip()
         seen = {current}
         for _hop in range(MAX_REDIRECTS + 1):
             try:
-                await ensure_public_url(
+                target = await resolve_url(
                     current, allow_private=self.settings.vicaran_fetch_allow_private
                 )
             except (UnsafeURLError, UnreachableURLError) as error:
                 raise _Unresolved(str(error)) from error
             # Headers only: leaving the block without reading closes the response unread.
-            async with client.stream("GET", current) as response:
+            async with (
+                pinned_client(
+                    target,
+                    dialer=self._dialer,
+                    headers={"User-Agent": USER_AGENT, "Accept": "text/html,*/*;q=0.8"},
+                    timeout=httpx.Timeout(self.settings.vicaran_page_timeout_seconds),
+                ) as client,
+                client.stream("GET", current) as response,
+            ):
                 status = response.status_code
                 location = response.headers.get("location", "").strip()
             if status not in REDIRECTS:
                 if is_grounding_redirect(current):
                     raise _Unresolved(f"the Google redirect link answered HTTP {status}")
+                if not 200 <= status < 300:  # a chain ending in an error is no source
+                    raise _Unresolved(f"{_shown(current)} answered HTTP {status}")
                 return current
             if not location:
                 raise _Unresolved(f"redirect ({status}) without a Location")
-            current = urljoin(current, location).split("#", 1)[0]
+            joined = urljoin(current, location)
+            current = fetchable_url(joined) or joined
             if current in seen:
                 raise _Unresolved("redirect loop")
             seen.add(current)
         raise _Unresolved(f"too many redirects (more than {MAX_REDIRECTS})")
+
+
+def _shown(url: str, limit: int = 100) -> str:
+    return url if len(url) <= limit else url[: limit - 1] + "…"
 
 
 # --- request and response ------------------------------------------------------------------

@@ -1,29 +1,41 @@
 """Read one web page: Jina Reader first, then a guarded direct fetch. Never raises.
 
-The direct fetch refuses non-public addresses on the URL and on every redirect hop (SSRF guard),
-reads at most `vicaran_max_page_bytes`, accepts only HTML or text, and extracts readable text.
+What is read is `fetchable_url(url)`: dot segments and backslashes resolved as browsers do, so
+the page read is the page rated and deduplicated (`normalize_url` parses the same way).
+
+The direct fetch resolves the host once, refuses non-public addresses and connects to exactly
+the address it checked, on the URL and on every redirect hop (SSRF guard, `http.pinned_client`).
+Both paths read at most `vicaran_max_page_bytes` of DECODED body (gzip bombs stop there). Direct
+fetches accept only HTML or text.
+
+Page text is untrusted: it is parsed with lxml/trafilatura and linear hand-written scanners (no
+backtracking regex), in the parse pool (`parsing.run_parser`), never on the event loop.
 """
 
 from __future__ import annotations
 
 import asyncio
+import codecs
 import json
 import logging
 import re
+import string
 import unicodedata
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+import httpcore
 import httpx
-import trafilatura
 
 from ..config import Settings
-from .content import blocked_reason, clip_text, extract_readable, published_date
-from .http import async_client
+from .content import blocked_reason, clip_text, published_date, read_html
+from .http import ACCEPT_ENCODING, BodyDecodeError, async_client, pinned_client, read_capped
+from .parsing import run_parser
 from .ratelimit import RateLimiter, limiter
 from .retry import backoff_delay, parse_retry_after
-from .safety import UnreachableURLError, UnsafeURLError, ensure_public_url
+from .safety import ResolvedURL, UnreachableURLError, UnsafeURLError, resolve_url
+from .urls import fetchable_url
 
 logger = logging.getLogger(__name__)
 
@@ -36,11 +48,15 @@ DIRECT_ACCEPT = "text/html,application/xhtml+xml;q=0.9,text/plain;q=0.8,*/*;q=0.
 HTML_TYPES = ("text/html", "application/xhtml+xml", "text/plain", "application/xml", "text/xml")
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
 
-_JINA_HEADER = re.compile(r"^(Title|URL Source|Published Time|Warning|Number of Pages): ?(.*)$")
-_TARGET_ERROR = re.compile(r"Target URL returned error (\d{3})(?::\s*(.*))?", re.IGNORECASE)
-_MD_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
-_MD_LINK = re.compile(r"\[([^\]]*)\]\((?:[^()]|\([^)]*\))*\)")
-_META_CHARSET = re.compile(rb"<meta[^>]+charset=[\"']?([A-Za-z0-9_.:-]+)", re.IGNORECASE)
+_JINA_FIELDS = frozenset({"Title", "URL Source", "Published Time", "Warning", "Number of Pages"})
+_TARGET_ERROR = "target url returned error "
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)  # keeps positions
+# One character class, no quantifier: each search is a linear scan for the next stop.
+_DESTINATION_STOP = re.compile(r"[()\n]")
+_CHARSET_CHARS = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_.:-")
+# Text codecs whose decoders are quadratic in the input (punycode inserts char by char).
+_REFUSED_CODECS = frozenset({"punycode", "idna"})
+ERROR_BODY_LIMIT = 64 * 1024  # an error answer's message is in its first bytes
 
 
 @dataclass
@@ -84,11 +100,15 @@ class PageReader:
         backoff_base: float = BACKOFF_BASE_SECONDS,
         backoff_max: float = BACKOFF_MAX_SECONDS,
         transport: httpx.AsyncBaseTransport | None = None,
+        dialer: httpcore.AsyncNetworkBackend | None = None,
     ) -> None:
+        """`transport` carries the Jina Reader requests (tests); `dialer` opens the sockets of
+        direct fetches, always to the checked addresses (tests fence or route them)."""
         self.settings = settings
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
         self._transport = transport
+        self._dialer = dialer
         self._http: httpx.AsyncClient | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -122,7 +142,8 @@ class PageReader:
         if not url:
             result.error = "no URL given"
             return result
-        if not _is_web_url(url):
+        target = fetchable_url(url) if _is_web_url(url) else ""
+        if not _is_web_url(target):
             result.error = f"not a web address (an http or https URL is needed): {_short(url)}"
             return result
         steps: dict[str, str] = {}
@@ -130,7 +151,7 @@ class PageReader:
         await self._jina_budget().acquire()
         try:
             async with asyncio.timeout(self.overall_timeout):
-                page, via = await self._read(url, steps)
+                page, via = await self._read(target, steps)
         except TimeoutError:
             phase = "direct fetch" if "Jina Reader" in steps else "Jina Reader"
             steps[phase] = f"timed out (the whole read is capped at {self.overall_timeout:g} s)"
@@ -194,13 +215,12 @@ class PageReader:
         headers = {}
         if self.settings.jina_api_key.strip():
             headers["Authorization"] = f"Bearer {self.settings.jina_api_key.strip()}"
-        target = url.split("#", 1)[0]
         try:
             async with (
                 asyncio.timeout(self.timeout),
-                self._client().stream("GET", f"{base}/{target}", headers=headers) as response,
+                self._client().stream("GET", f"{base}/{url}", headers=headers) as response,
             ):
-                body = await _read_capped(response, self.settings.vicaran_max_page_bytes)
+                body = await self._body(response)
         except (TimeoutError, httpx.TimeoutException) as exc:
             raise _Failed(f"timed out after {self.timeout:g} s", retry=True) from exc
         except httpx.TransportError as exc:
@@ -208,27 +228,17 @@ class PageReader:
         status = response.status_code
         if status != 200:
             raise _jina_error(status, body, response.headers.get("retry-after"), self.backoff_max)
-        text = body.decode(response.charset_encoding or "utf-8", errors="replace")
-        if "json" in response.headers.get("content-type", ""):
-            page, warnings = _parse_jina_json(text)
-        else:
-            page, warnings = _parse_jina_text(text)
-        for warning in warnings:
-            if match := _TARGET_ERROR.search(warning):
-                detail = f" {match.group(2).strip()}" if match.group(2) else ""
-                raise _Failed(f"the site answered {match.group(1)}{detail}")
-            if "captcha" in warning.lower():
-                raise _Failed("blocked page: captcha")
-        _check_readable(page)
-        return page
+        return await self._parse(
+            _page_from_jina, body, response.charset_encoding, response.headers.get("content-type")
+        )
 
     # --- direct fetch ----------------------------------------------------------------------
 
     async def _direct(self, url: str) -> _Page:
-        current = url.split("#", 1)[0]
+        current = url
         for _hop in range(MAX_REDIRECTS + 1):
             try:
-                await ensure_public_url(
+                target = await resolve_url(
                     current, allow_private=self.settings.vicaran_fetch_allow_private
                 )
             except (UnsafeURLError, UnreachableURLError) as exc:
@@ -236,15 +246,15 @@ class PageReader:
             try:
                 async with (
                     asyncio.timeout(self.timeout),
-                    self._client().stream(
-                        "GET", current, headers={"Accept": DIRECT_ACCEPT}
-                    ) as response,
+                    self._pinned(target) as client,
+                    client.stream("GET", current, headers={"Accept": DIRECT_ACCEPT}) as response,
                 ):
                     if response.status_code in REDIRECTS:
                         location = response.headers.get("location", "").strip()
                         if not location:
                             raise _Failed(f"redirect ({response.status_code}) without a Location")
-                        current = urljoin(str(response.url), location).split("#", 1)[0]
+                        joined = urljoin(current, location)
+                        current = fetchable_url(joined) or joined
                         continue
                     if response.status_code != 200:
                         raise _Failed(f"the site answered HTTP {response.status_code}")
@@ -252,24 +262,23 @@ class PageReader:
                     media = content_type.split(";", 1)[0].strip()
                     if media and media not in HTML_TYPES:
                         raise _Failed(f"not a web page ({media})")
-                    body = await _read_capped(response, self.settings.vicaran_max_page_bytes)
+                    body = await self._body(response)
                     charset = response.charset_encoding
             except (TimeoutError, httpx.TimeoutException) as exc:
                 raise _Failed(f"timed out after {self.timeout:g} s") from exc
             except httpx.TransportError as exc:
                 raise _Failed(f"connection failed ({type(exc).__name__})") from exc
-            page = await asyncio.to_thread(_extract, body, charset, media, current)
-            _check_readable(page)
-            return page
+            return await self._parse(_page_from_html, body, charset, media, current)
         raise _Failed(f"too many redirects (more than {MAX_REDIRECTS})")
 
     # --- helpers ---------------------------------------------------------------------------
 
     def _client(self) -> httpx.AsyncClient:
+        """The Jina Reader client (a configured service, not an untrusted address)."""
         loop = asyncio.get_running_loop()
         if self._http is None or self._loop is not loop or self._http.is_closed:
             self._http = async_client(
-                headers={"User-Agent": USER_AGENT},
+                headers={"User-Agent": USER_AGENT, "Accept-Encoding": ACCEPT_ENCODING},
                 timeout=httpx.Timeout(self.timeout),
                 follow_redirects=False,
                 transport=self._transport,
@@ -277,31 +286,44 @@ class PageReader:
             self._loop = loop
         return self._http
 
+    def _pinned(self, target: ResolvedURL) -> httpx.AsyncClient:
+        """A client for one direct-fetch hop, connecting only to `target`'s checked addresses."""
+        return pinned_client(
+            target,
+            dialer=self._dialer,
+            headers={"User-Agent": USER_AGENT, "Accept-Encoding": ACCEPT_ENCODING},
+            timeout=httpx.Timeout(self.timeout),
+        )
+
+    async def _body(self, response: httpx.Response) -> bytes:
+        """At most `vicaran_max_page_bytes` of the decoded body."""
+        limit = self.settings.vicaran_max_page_bytes
+        try:
+            body, cut = await read_capped(response, limit)
+        except BodyDecodeError as exc:
+            raise _Failed(str(exc)) from exc
+        if cut:
+            logger.info("%s is larger than %d bytes; reading only the start", response.url, limit)
+        return body
+
+    async def _parse(self, parser: Any, *args: Any) -> _Page:
+        """`parser(*args)` in the parse pool (never on the event loop, never in to_thread's)."""
+        page: _Page = await run_parser(parser, *args, workers=self.settings.vicaran_parse_workers)
+        return page
+
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         return backoff_delay(attempt, retry_after, base=self.backoff_base, cap=self.backoff_max)
 
 
-async def _read_capped(response: httpx.Response, limit: int) -> bytes:
-    """At most `limit` bytes of the body; stops reading (and drops the rest) past it."""
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in response.aiter_bytes():
-        chunks.append(chunk)
-        size += len(chunk)
-        if size >= limit:
-            logger.info("%s is larger than %d bytes; reading only the start", response.url, limit)
-            break
-    return b"".join(chunks)[:limit]
-
-
 def _jina_error(status: int, body: bytes, retry_after_header: str | None, cap: float) -> _Failed:
     message = ""
+    head = body[:ERROR_BODY_LIMIT]
     try:
-        payload = json.loads(body)
+        payload = json.loads(head)
         if isinstance(payload, dict):
             message = str(payload.get("message") or payload.get("readableMessage") or "")
-    except ValueError:
-        message = body.decode("utf-8", errors="replace").strip()
+    except (ValueError, RecursionError):
+        message = head.decode("utf-8", errors="replace").strip()
     message = _short(message)
     if status == 429:
         wait = parse_retry_after(retry_after_header)
@@ -325,6 +347,50 @@ def _jina_error(status: int, body: bytes, retry_after_header: str | None, cap: f
     )
 
 
+def _decode(body: bytes, charset: str | None) -> str:
+    """`body` as text in `charset` (UTF-8 when unknown, unusable or slow to decode)."""
+    encoding = "utf-8"
+    if charset:
+        try:
+            if codecs.lookup(charset).name not in _REFUSED_CODECS:
+                encoding = charset
+        except (LookupError, ValueError):  # unknown, or a malformed name
+            pass
+    try:
+        return body.decode(encoding, errors="replace")
+    except (LookupError, ValueError):  # a codec that is not a text encoding
+        return body.decode("utf-8", errors="replace")
+
+
+def _page_from_jina(body: bytes, charset: str | None, content_type: str | None) -> _Page:
+    """A Reader answer (text or JSON) as a readable page, clipped; raises _Failed. CPU work."""
+    text = _decode(body, charset)
+    if "json" in (content_type or ""):
+        page, warnings = _parse_jina_json(text)
+    else:
+        page, warnings = _parse_jina_text(text)
+    for warning in warnings:
+        if (answered := _target_error(warning)) is not None:
+            raise _Failed(f"the site answered {answered}")
+        if "captcha" in warning.lower():
+            raise _Failed("blocked page: captcha")
+    return _readable(page)
+
+
+def _target_error(warning: str) -> str | None:
+    """The status in Reader's "Target URL returned error 404: Not Found" ("404 Not Found")."""
+    lowered = warning.translate(_ASCII_LOWER)
+    start = lowered.find(_TARGET_ERROR)
+    while start >= 0:
+        at = start + len(_TARGET_ERROR)
+        code = warning[at : at + 3]  # (no slice of the rest per occurrence: that is quadratic)
+        if len(code) == 3 and code.isdigit():
+            detail = warning[at + 4 :].strip() if warning[at + 3 : at + 4] == ":" else ""
+            return f"{code} {detail}" if detail else code
+        start = lowered.find(_TARGET_ERROR, start + 1)
+    return None
+
+
 def _parse_jina_text(text: str) -> tuple[_Page, list[str]]:
     """Reader's text format: header lines, then "Markdown Content:" and the body."""
     head, marker, content = text.partition("Markdown Content:\n")
@@ -333,10 +399,10 @@ def _parse_jina_text(text: str) -> tuple[_Page, list[str]]:
     fields: dict[str, str] = {}
     warnings: list[str] = []
     for line in head.splitlines():
-        match = _JINA_HEADER.match(line)
-        if not match:
+        name, colon, value = line.partition(":")
+        if not colon or name not in _JINA_FIELDS:
             continue
-        name, value = match.group(1), match.group(2).strip()
+        value = value.strip()
         if name == "Warning":
             warnings.append(value)
         else:
@@ -352,7 +418,7 @@ def _parse_jina_text(text: str) -> tuple[_Page, list[str]]:
 def _parse_jina_json(text: str) -> tuple[_Page, list[str]]:
     try:
         payload: Any = json.loads(text)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: absurdly deep nesting
         raise _Failed("unreadable JSON answer") from exc
     data = payload.get("data") if isinstance(payload, dict) else None
     if not isinstance(data, dict):
@@ -361,39 +427,106 @@ def _parse_jina_json(text: str) -> tuple[_Page, list[str]]:
     page = _Page(
         title=str(data.get("title") or ""),
         text=_plain_markdown(str(data.get("content") or data.get("text") or "")),
-        published_at=published_date(data.get("publishedTime")),
+        published_at=published_date(str(data.get("publishedTime") or "")),
     )
     return page, [w for w in warning.splitlines() if w.strip()]
 
 
 def _plain_markdown(markdown: str) -> str:
-    """Markdown with images dropped and links reduced to their text (saves the text budget)."""
-    text = _MD_IMAGE.sub("", markdown)
-    return _MD_LINK.sub(lambda m: m.group(1), text).strip()
+    """Markdown with images dropped and links reduced to their text (saves the text budget).
+
+    Two linear passes of `_strip_links` (images first, so `[![alt](src)](href)` goes too).
+    """
+    return _strip_links(_strip_links(markdown, images=True), images=False).strip()
+
+
+def _strip_links(text: str, *, images: bool) -> str:
+    """`![alt](dest)` removed (images=True), or `[label](dest)` replaced by its label.
+
+    A hand-written single left-to-right pass, linear in `text` whatever it holds: each `](` is
+    looked at once; its label is searched backwards no further than the previous `](` (a label
+    holds no `]`); a destination is scanned forwards from where the last scan stopped. The
+    destination allows one level of parentheses (`Foo_(bar)`) and no line break; one that never
+    closes is kept as text, together with anything inside it.
+    """
+    out: list[str] = []
+    emitted = 0  # text[:emitted] is decided
+    floor = 0  # a label starts at or after this
+    search = 0
+    while (close := text.find("](", search)) >= 0:
+        opening = text.rfind("[", max(floor, emitted), close)
+        floor = search = close + 2
+        if opening < 0 or text.find("]", opening + 1, close) >= 0:
+            continue  # no `[` since the previous `](`, or a `]` in the label: not a link
+        is_image = opening > 0 and text[opening - 1] == "!"
+        if is_image != images:
+            continue  # the other pass's business
+        closed, stop = _destination_end(text, close + 2)
+        if not closed:
+            search = max(search, stop)
+            continue
+        out.append(text[emitted : opening - 1 if images else opening])
+        if not images:
+            out.append(text[opening + 1 : close])
+        emitted = floor = search = stop + 1
+    out.append(text[emitted:])
+    return "".join(out)
+
+
+def _destination_end(text: str, start: int) -> tuple[bool, int]:
+    """(True, index of the `)` closing a destination that starts at `start`), or (False,
+    where it stopped being one: a line break, a second level of parentheses, the end)."""
+    nested = False
+    position = start
+    while (stop := _DESTINATION_STOP.search(text, position)) is not None:
+        index = stop.start()
+        char = text[index]
+        if char == ")":
+            if not nested:
+                return True, index
+            nested = False
+        elif char == "(" and not nested:
+            nested = True
+        else:
+            return False, index
+        position = index + 1
+    return False, len(text)
+
+
+def _meta_charset(head: bytes) -> str | None:
+    """The charset named by a `<meta ... charset=...>` tag in `head`; linear, no regex."""
+    for piece in head.split(b"<")[1:]:
+        if piece[:4].lower() != b"meta":
+            continue
+        tag = piece.split(b">", 1)[0].lower()
+        at = tag.find(b"charset=")
+        if at < 0:
+            continue
+        value = tag[at + len(b"charset=") :].lstrip(b"\"' ")[:40]
+        end = next((i for i, byte in enumerate(value) if byte not in _CHARSET_CHARS), len(value))
+        if end:
+            return value[:end].decode("ascii")
+    return None
 
 
 def _extract(body: bytes, charset: str | None, media: str, url: str) -> _Page:
-    encoding = charset
-    if not encoding:
-        match = _META_CHARSET.search(body[:4096])
-        encoding = match.group(1).decode("ascii") if match else "utf-8"
-    try:
-        document = body.decode(encoding, errors="replace")
-    except LookupError:
-        document = body.decode("utf-8", errors="replace")
+    document = _decode(body, charset or _meta_charset(body[:4096]))
     if media == "text/plain":
         return _Page(title="", text=document.strip(), published_at=None)
-    title, text = extract_readable(document, url)
-    return _Page(title=title, text=text, published_at=_html_date(document, url))
+    title, text, published = read_html(document, url)
+    return _Page(title=title, text=text, published_at=published)
 
 
-def _html_date(document: str, url: str) -> str | None:
-    try:
-        metadata = trafilatura.extract_metadata(document, default_url=url or None)
-    except Exception:  # trafilatura/lxml can fail on hostile HTML
-        logger.debug("no publication date found in %s", url, exc_info=True)
-        return None
-    return published_date(metadata.date) if metadata is not None and metadata.date else None
+def _page_from_html(body: bytes, charset: str | None, media: str, url: str) -> _Page:
+    """A direct fetch's body as a readable page, clipped; raises _Failed. CPU work."""
+    return _readable(_extract(body, charset, media, url))
+
+
+def _readable(page: _Page) -> _Page:
+    """`page` if it reads as a page (raises _Failed if not), its text clipped to the budget."""
+    _check_readable(page)
+    page.text = clip_text(page.text, TEXT_LIMIT)
+    return page
 
 
 def _check_readable(page: _Page) -> None:

@@ -1,4 +1,10 @@
-"""SSRF guard: Vicaran fetches pages itself only from public http(s) addresses."""
+"""SSRF guard: Vicaran fetches pages itself only from public http(s) addresses.
+
+`resolve_url` resolves a URL's host ONCE, refuses it unless every address is public, and
+returns those addresses: the fetch then connects to exactly them (`http.pinned_client`), so a
+name that answers a public address to the check and 127.0.0.1 to the connection (DNS
+rebinding) cannot reach the internal address. `ensure_public_url` is the check alone.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +12,9 @@ import asyncio
 import ipaddress
 import re
 import socket
-from urllib.parse import urlsplit
+from collections.abc import Iterable
+from dataclasses import dataclass
+from urllib.parse import SplitResult, urlsplit
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -85,25 +93,38 @@ def non_public_reason(ip: IPAddress) -> str | None:
     return next((reason for reason, failed in checks if failed), None)
 
 
-async def _resolve(host: str, port: int) -> set[IPAddress]:
+async def _resolve(host: str, port: int) -> Iterable[IPAddress]:
+    """The host's addresses, in the resolver's order of preference (tests replace this)."""
     loop = asyncio.get_running_loop()
     try:
         infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError) as exc:
         raise UnreachableURLError(f"could not resolve host {host}: {exc}") from exc
-    addresses: set[IPAddress] = set()
+    addresses: dict[IPAddress, None] = {}
     for *_, sockaddr in infos:
         try:
-            addresses.add(ipaddress.ip_address(str(sockaddr[0]).partition("%")[0]))
+            addresses[ipaddress.ip_address(str(sockaddr[0]).partition("%")[0])] = None
         except ValueError as exc:
             raise UnsafeURLError(f"{host} resolved to an unexpected address") from exc
     if not addresses:
         raise UnreachableURLError(f"could not resolve host {host}: no addresses")
-    return addresses
+    return list(addresses)
 
 
-async def ensure_public_url(url: str, *, allow_private: bool = False) -> None:
-    """Raise UnsafeURLError unless `url` is http(s) on a public address (DNS checked)."""
+@dataclass(frozen=True)
+class ResolvedURL:
+    """Where a fetch of one URL may connect: its host and port, and the checked addresses."""
+
+    host: str  # as the URL names it (lowercase, no trailing dot): for TLS and the Host header
+    port: int
+    addresses: tuple[IPAddress, ...]  # resolved once; the connection goes to one of these
+
+
+_LOOPBACK = (ipaddress.IPv4Address("127.0.0.1"), ipaddress.IPv6Address("::1"))
+
+
+def _parts(url: str) -> tuple[SplitResult, int]:
+    """The URL's parts and port (the scheme's default when none), if it is http(s)."""
     try:
         parts = urlsplit((url or "").strip())
         port = parts.port
@@ -113,19 +134,56 @@ async def ensure_public_url(url: str, *, allow_private: bool = False) -> None:
     if scheme not in ALLOWED_SCHEMES:
         shown = f"{scheme}:" if scheme else "a URL without a scheme"
         raise UnsafeURLError(f"only http and https URLs can be fetched, not {shown} ({url})")
-    if allow_private:
-        return
-    if parts.username is not None or parts.password is not None:
-        raise UnsafeURLError(f"URLs with credentials are not fetched: {url}")
+    return parts, port or (80 if scheme == "http" else 443)
+
+
+def _host(parts: SplitResult, url: str) -> str:
     host = (parts.hostname or "").rstrip(".")
     if not host:
         raise UnsafeURLError(f"URL has no host: {url}")
-    if host == "localhost" or host.endswith(".localhost"):
-        raise UnsafeURLError(f"refusing to fetch {url}: {host} is a loopback host")
+    return host
+
+
+def _is_localhost(host: str) -> bool:
+    return host == "localhost" or host.endswith(".localhost")
+
+
+async def resolve_url(url: str, *, allow_private: bool = False) -> ResolvedURL:
+    """Resolve `url`'s host once; raise UnsafeURLError unless every address is public.
+
+    With `allow_private` (tests only) private and loopback addresses are allowed, but the
+    host is still resolved once here and the fetch still connects only to what was resolved.
+    """
+    parts, port = _parts(url)
+    if not allow_private and (parts.username is not None or parts.password is not None):
+        raise UnsafeURLError(f"URLs with credentials are not fetched: {url}")
+    host = _host(parts, url)
     literal = _ip_literal(host)
-    default_port = 80 if scheme == "http" else 443
-    addresses = {literal} if literal is not None else await _resolve(host, port or default_port)
-    for ip in sorted(addresses, key=str):
-        if reason := non_public_reason(ip):
-            where = host if literal is not None else f"{host} resolves to {ip}, which"
-            raise UnsafeURLError(f"refusing to fetch {url}: {where} is a {reason} address")
+    if literal is not None:
+        addresses: list[IPAddress] = [literal]
+    elif _is_localhost(host):
+        if not allow_private:
+            raise UnsafeURLError(f"refusing to fetch {url}: {host} is a loopback host")
+        addresses = list(_LOOPBACK)  # RFC 6761: localhost names are loopback, no DNS asked
+    else:
+        addresses = list(dict.fromkeys(await _resolve(host, port)))
+        if not addresses:
+            raise UnreachableURLError(f"could not resolve host {host}: no addresses")
+    if not allow_private:
+        for ip in sorted(addresses, key=str):
+            if reason := non_public_reason(ip):
+                where = host if literal is not None else f"{host} resolves to {ip}, which"
+                raise UnsafeURLError(f"refusing to fetch {url}: {where} is a {reason} address")
+    return ResolvedURL(host=host, port=port, addresses=tuple(addresses))
+
+
+async def ensure_public_url(url: str, *, allow_private: bool = False) -> None:
+    """Raise UnsafeURLError unless `url` is http(s) on a public address (DNS checked).
+
+    A check only: a fetch must connect to the addresses `resolve_url` returns instead, or the
+    name could resolve differently when it connects.
+    """
+    _parts(url)
+    if allow_private:
+        return
+    await resolve_url(url)

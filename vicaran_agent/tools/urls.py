@@ -1,4 +1,10 @@
-"""URL helpers: a stable normalized key, hosts and registered domains, URLs in free text."""
+"""URL helpers: a stable normalized key, hosts and registered domains, URLs in free text.
+
+Every helper parses a URL the same way, and the way browsers and Jina Reader do (WHATWG) where
+Python's `urlsplit` differs in ways that matter: a backslash before the query is a slash in
+http(s) URLs, and dot segments (`/a/../b`, also written `%2e%2e`) are removed (RFC 3986
+§5.2.4). So the host and path that are rated and deduplicated are the ones that are fetched.
+"""
 
 from __future__ import annotations
 
@@ -39,6 +45,10 @@ _URL_IN_TEXT = re.compile(
 )
 _TRAILING = ".,;:!?}>'\""
 _CLOSERS = {")": "(", "]": "["}
+# Schemes whose URLs browsers parse with a backslash as a slash (WHATWG "special" schemes).
+_SPECIAL_SCHEMES = frozenset({"http", "https", "ws", "wss", "ftp"})
+_DOT = frozenset({".", "%2e"})
+_DOT_DOT = frozenset({"..", ".%2e", "%2e.", "%2e%2e"})
 
 
 def _new_extractor() -> tldextract.TLDExtract:
@@ -57,7 +67,36 @@ def _split(url: str) -> SplitResult:
         raise ValueError("not a hierarchical URL")
     if not _HAS_SCHEME.match(url):
         url = "https:" + url if url.startswith("//") else "https://" + url
+    scheme, _, rest = url.partition("://")
+    if scheme.lower() in _SPECIAL_SCHEMES and "\\" in rest:
+        # As browsers (and Jina Reader) read it: `https://evil.example\@bbc.com/` is evil.example.
+        ends = [i for i in (rest.find("?"), rest.find("#")) if i >= 0]
+        cut = min(ends) if ends else len(rest)
+        head = rest[:cut].replace("\\", "/")
+        url = f"{scheme}://{head}{rest[cut:]}"
     return urlsplit(url)
+
+
+def remove_dot_segments(path: str) -> str:
+    """`path` without `.` and `..` segments (RFC 3986 §5.2.4; `%2e` counts as a dot, as in
+    browsers): `/world/../../evil.example/x` is `/evil.example/x`. Linear in the path."""
+    segments = path.split("/")
+    if not any(s.lower() in _DOT or s.lower() in _DOT_DOT for s in segments):
+        return path
+    kept: list[str] = []
+    last = len(segments) - 1
+    for i, segment in enumerate(segments):
+        lowered = segment.lower()
+        if lowered in _DOT_DOT:
+            if len(kept) > 1 or (kept and kept[0]):  # never above the root
+                kept.pop()
+        elif lowered not in _DOT:
+            kept.append(segment)
+            continue
+        if i == last:  # `/a/..` and `/a/.` name the directory: `/` stays
+            kept.append("")
+    joined = "/".join(kept)
+    return joined if not path.startswith("/") or joined.startswith("/") else "/" + joined
 
 
 def _split_netloc(netloc: str) -> tuple[str, str, str]:
@@ -72,14 +111,19 @@ def _split_netloc(netloc: str) -> tuple[str, str, str]:
     return userinfo, host, port
 
 
-def _clean_host(host: str) -> str:
-    """Lowercase (IDNA/punycode for unicode), no trailing dot, no leading `www.`."""
+def _ascii_host(host: str) -> str:
+    """Lowercase (IDNA/punycode for unicode), no trailing dot."""
     if not host.isascii():
         try:
             host = idna.encode(host, uts46=True).decode("ascii")
         except UnicodeError:  # idna.IDNAError is one
             host = host.casefold()
-    host = host.lower().rstrip(".")
+    return host.lower().rstrip(".")
+
+
+def _clean_host(host: str) -> str:
+    """Lowercase (IDNA/punycode for unicode), no trailing dot, no leading `www.`."""
+    host = _ascii_host(host)
     while host.startswith("www.") and "." in host[4:]:
         host = host[4:]
     return host
@@ -111,9 +155,32 @@ def normalize_url(url: str) -> str:
         if port.isdigit() and int(port) == _DEFAULT_PORTS.get(scheme):
             port = ""
         netloc = (userinfo + "@" if userinfo else "") + host + (":" + port if port else "")
-        return urlunsplit((scheme, netloc, parts.path.rstrip("/"), _clean_query(parts.query), ""))
+        path = remove_dot_segments(parts.path).rstrip("/")
+        return urlunsplit((scheme, netloc, path, _clean_query(parts.query), ""))
     except (ValueError, TypeError):
         return url.strip()
+
+
+def fetchable_url(url: str) -> str:
+    """The address to fetch for `url`: the page `normalize_url(url)` names. "" if unusable.
+
+    Parsed as `normalize_url` parses it (backslashes, dot segments, IDNA host, no fragment, no
+    default port), so what is read is what is rated and deduplicated; but `www.`, the query and
+    a trailing slash are kept as written, because a server may tell those apart.
+    """
+    if not url or not url.strip():
+        return ""
+    try:
+        parts = _split(url)
+        scheme = parts.scheme.lower()
+        userinfo, host, port = _split_netloc(parts.netloc)
+        host = _ascii_host(host)
+        if port.isdigit() and int(port) == _DEFAULT_PORTS.get(scheme):
+            port = ""
+        netloc = (userinfo + "@" if userinfo else "") + host + (":" + port if port else "")
+        return urlunsplit((scheme, netloc, remove_dot_segments(parts.path), parts.query, ""))
+    except (ValueError, TypeError):
+        return ""
 
 
 def host_of(url: str) -> str:
@@ -156,14 +223,19 @@ def domain_matches(url_or_domain: str, patterns: list[str]) -> bool:
 
 
 def _trim(candidate: str) -> str:
-    while candidate:
-        last = candidate[-1]
-        opener = _CLOSERS.get(last)
-        if last in _TRAILING or (opener and candidate.count(last) > candidate.count(opener)):
-            candidate = candidate[:-1]
+    """Drop trailing punctuation and unbalanced closing brackets (linear: counted once)."""
+    unmatched = {c: candidate.count(c) - candidate.count(o) for c, o in _CLOSERS.items()}
+    end = len(candidate)
+    while end:
+        last = candidate[end - 1]
+        if last in _TRAILING:
+            end -= 1
+        elif unmatched.get(last, 0) > 0:
+            unmatched[last] -= 1
+            end -= 1
         else:
             break
-    return candidate
+    return candidate[:end]
 
 
 def extract_urls(text: str, limit: int = 10) -> list[str]:

@@ -1,0 +1,396 @@
+"""Hostile page text: every parser stays linear, off the event loop, apart from the DB's threads.
+
+Costs are compared as RATIOS to a benign input of the same size, never as absolute wall time:
+a pathological input may cost at most SLACK times what a realistic page of the same size costs,
+plus a small constant. A backtracking regex or a quadratic scan fails that by orders of
+magnitude (the regexes these parsers replaced took 7-12 s on 100 kB that parse in milliseconds).
+
+SIZE is the page cap these tests apply (the reader cuts every body to `vicaran_max_page_bytes`
+before parsing; production's default is larger, and linear parsers keep the same ratio at any
+size, while quadratic ones only get worse).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+import trafilatura
+
+from tests.fakes.jina import FakeJinaReader, Page
+from tests.fakes.web import FakeWeb
+from vicaran_agent.config import Settings
+from vicaran_agent.tools import page_reader as page_reader_module
+from vicaran_agent.tools.content import (
+    MAX_EXTRACT_ELEMENTS,
+    blocked_reason,
+    clip_text,
+    extract_readable,
+)
+from vicaran_agent.tools.page_reader import PageReader
+from vicaran_agent.tools.urls import extract_urls
+
+SIZE = 200_000
+SLACK = 20
+CONSTANT = 0.25  # seconds: what a near-instant parse may cost on a busy test machine
+
+
+def fit(unit: str, size: int = SIZE) -> str:
+    """`unit` repeated to exactly `size` characters."""
+    return (unit * (size // len(unit) + 1))[:size]
+
+
+def cost(parse: Callable[[Any], object], value: Any, runs: int = 2) -> float:
+    """The best of `runs` timings of `parse(value)` (the least disturbed by other load)."""
+    best = float("inf")
+    for _ in range(runs):
+        started = time.perf_counter()
+        parse(value)
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+def assert_linear(
+    parse: Callable[[Any], object], benign: Any, hostile: Any, *, runs: int = 2
+) -> None:
+    baseline = cost(parse, benign, runs)
+    spent = cost(parse, hostile, 1)
+    if spent > SLACK * baseline + CONSTANT:  # a second look before failing: machines hiccup
+        spent = min(spent, cost(parse, hostile, 1))
+    assert spent <= SLACK * baseline + CONSTANT, (
+        f"{spent:.3f} s for the hostile input, {baseline:.4f} s for a benign one"
+    )
+
+
+# --- Markdown from Jina Reader ---------------------------------------------------------------
+
+MARKDOWN_PAGE = (
+    "## City council\n\nThe council approved the [new budget](https://news.example/budget) on "
+    "Tuesday after a long debate, with eleven votes in favour and four against. "
+    "![Photo: the chamber](https://cdn.news.example/p/chamber.jpg)\n\n"
+    "* [Home](/)\n* [Politics](/politics)\n* [World (Europe)](https://news.example/world_(eu))\n\n"
+)
+
+HOSTILE_MARKDOWN = {
+    "[": "[",
+    "![": "![",
+    "]": "]",
+    "(": "(",
+    "](": "](",
+    "[](": "[](",
+    "[a](": "[a](",
+    "![a](": "![a](",
+    "![](": "![](",
+    "[a](b": "[a](b",
+    "[a](()": "[a](()",
+    "[a](x y": "[a](x y ",
+    "[[]]": "[[]]",
+    "[a]\\n": "[a]\n",
+    "!": "!",
+}
+
+
+@pytest.mark.parametrize("unit", HOSTILE_MARKDOWN.values(), ids=HOSTILE_MARKDOWN.keys())
+def test_markdown_stripping_is_linear(unit: str) -> None:
+    assert_linear(page_reader_module._plain_markdown, fit(MARKDOWN_PAGE), fit(unit))
+
+
+@pytest.mark.parametrize(
+    "hostile",
+    [
+        "[a](" + "(" * SIZE,
+        "[" * (SIZE // 2) + "]" * (SIZE // 2),
+        "[" * (SIZE // 2) + "](" * (SIZE // 4),
+        "[a](" + "x" * SIZE,
+        "![" * (SIZE // 4) + "](" * (SIZE // 4),
+    ],
+    ids=["open-parens", "nested-brackets", "labels-then-closers", "endless-url", "images"],
+)
+def test_markdown_stripping_is_linear_on_shaped_input(hostile: str) -> None:
+    assert_linear(page_reader_module._plain_markdown, fit(MARKDOWN_PAGE), hostile[:SIZE])
+
+
+def test_markdown_stripping_keeps_its_meaning() -> None:
+    strip = page_reader_module._plain_markdown
+    assert strip("Read the [full budget](https://x.example/b.pdf) here.") == (
+        "Read the full budget here."
+    )
+    assert strip("A ![photo](https://cdn.example/p.jpg) B") == "A  B"
+    assert strip("[![logo](https://cdn.example/l.png)](https://x.example/)") == ""
+    assert strip('[title](https://x.example/a "A title") and [w](https://w.example/F_(b))') == (
+        "title and w"
+    )
+    assert strip("![a](data:image/png;base64," + "A" * 50_000 + ")") == ""
+    assert strip("[not a link] (x) and [open](https://x.example/a\nb)") == (
+        "[not a link] (x) and [open](https://x.example/a\nb)"
+    )
+    assert strip("[a[b](u) [c](v)") == "[ab c"  # the closest `[` opens a label
+
+
+# --- the rest of Reader's answers ------------------------------------------------------------
+
+JINA_TEXT = "Title: Budget\n\nURL Source: https://news.example/a\n\nMarkdown Content:\n{}"
+
+
+def jina_text(content: str) -> bytes:
+    return JINA_TEXT.format(content).encode()
+
+
+def parse_jina(answer: tuple[bytes, str]) -> object:
+    body, content_type = answer
+    try:
+        return page_reader_module._page_from_jina(body, "utf-8", content_type)
+    except page_reader_module._Failed as failure:  # unreadable is a fine answer
+        return failure
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type"),
+    [
+        (("Warning: " + fit("x", 50) + "\n\n") * (SIZE // 62) + "Markdown Content:\nx", "text"),
+        ("Warning: " + fit("Target URL returned error ", SIZE) + "\n\nMarkdown Content:\n", "t"),
+        ("Title: " + fit("[a](", SIZE) + "\n\nMarkdown Content:\nx", "text"),
+        (fit("Title: x\n"), "text/plain"),
+        ("[" * SIZE, "application/json"),
+        ('{"data": {"content": "' + fit("[a](", SIZE) + '"}}', "application/json"),
+        ('{"data": {"warning": "' + fit("captcha ", SIZE) + '"}}', "application/json"),
+    ],
+    ids=["warnings", "target-error", "title", "headers", "deep-json", "json-links", "json-warn"],
+)
+def test_jina_answers_are_parsed_in_linear_time(body: str, content_type: str) -> None:
+    benign = (jina_text(fit(MARKDOWN_PAGE, SIZE - 80)), "text/plain")
+    assert_linear(parse_jina, benign, (body.encode(), content_type))
+
+
+def test_absurdly_nested_json_is_an_unreadable_answer_not_a_crash() -> None:
+    with pytest.raises(page_reader_module._Failed, match="unreadable JSON answer"):
+        page_reader_module._parse_jina_json("[" * 1_000_000)
+    page, warnings = page_reader_module._parse_jina_json(
+        json.dumps({"data": {"title": "T", "content": "x", "publishedTime": {"y": 2026}}})
+    )
+    assert page.title == "T" and page.published_at is None and warnings == []
+
+
+# --- HTML from direct fetches ----------------------------------------------------------------
+
+HTML_ITEM = (
+    '<div class="item"><h3><a href="/n/1">Council approves the budget</a></h3>'
+    "<p>The municipal council approved the new budget on Tuesday after a long debate about "
+    '<a href="/t/transport">public transport</a>, schools and parks.</p>'
+    '<ul><li><a href="/tag/a">Politics</a></li><li><a href="/tag/b">City</a></li></ul></div>\n'
+)
+HTML_PAGE = (
+    '<!DOCTYPE html><html><head><meta charset="utf-8"><title>City News</title></head>'
+    "<body><main>" + fit(HTML_ITEM, SIZE - 120) + "</main></body></html>"
+)
+
+
+def parse_html(document: str) -> object:
+    # no charset from HTTP: the page's own <meta charset> is sniffed too
+    return page_reader_module._extract(document.encode(), None, "text/html", "https://x.example/")
+
+
+HOSTILE_HTML = {
+    "comment": "<!--",
+    "comment-dashes": "<!-- -",
+    "script": "<script",
+    "script-open": "<script>",
+    "style": "<style>",
+    "title": "<title>",
+    "head-title": "<head><title>",
+    "deep-div": "<div>",
+    "deep-b": "<b>x",
+    "li": "<li>x",
+    "p": "<p>x",
+    "a": "<a>",
+    "td": "<td>x",
+    "br": "<br>",
+    "lt": "<",
+    "meta": "<meta ",
+    "meta-charset": "<meta charset=",
+    "entity": "&amp;",
+    "tag-attrs": '<p a="',
+}
+
+
+@pytest.mark.parametrize("unit", HOSTILE_HTML.values(), ids=HOSTILE_HTML.keys())
+def test_html_extraction_is_linear(unit: str) -> None:
+    assert_linear(parse_html, HTML_PAGE, fit(unit), runs=1)
+
+
+@pytest.mark.parametrize("unit", ["<p>x", "<div><p>x</p></div>", "<li>x"])
+def test_html_extraction_is_bounded_just_under_the_element_cap(unit: str) -> None:
+    """Pages trafilatura still reads: the most elements it is given, of the costliest kinds."""
+    per = unit.count("<") - unit.count("</")
+    dense = unit * ((MAX_EXTRACT_ELEMENTS - 100) // per)
+    hostile = (dense + "<p>" + fit("words and more words ", SIZE)).encode()[:SIZE].decode()
+    assert_linear(parse_html, HTML_PAGE, hostile, runs=1)
+
+
+@pytest.mark.parametrize("unit", ["<!--", "<script", "<title>", "<style>x"])
+def test_the_tag_stripping_fallback_is_linear(unit: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With trafilatura finding nothing, the whole page's text is taken: the path the
+    backtracking `_COMMENT`/`_HIDDEN`/`_TITLE` regexes used to take."""
+    monkeypatch.setattr(trafilatura, "extract", lambda *args, **kwargs: None)
+    monkeypatch.setattr(trafilatura, "extract_metadata", lambda *args, **kwargs: None)
+    assert_linear(lambda html: extract_readable(html), HTML_PAGE, fit(unit))
+
+
+def test_a_charset_with_a_quadratic_decoder_is_not_used() -> None:
+    # Python's punycode decoder inserts character by character: seconds on 100 kB.
+    hostile = "<meta charset=punycode>-" + fit("99", SIZE - 25)
+    assert_linear(parse_html, HTML_PAGE, hostile, runs=1)
+    page = page_reader_module._extract(b"<p>caf\xc3\xa9</p>", "punycode", "text/html", "")
+    assert "café" in page.text
+
+
+def test_charset_sniffing() -> None:
+    sniff = page_reader_module._meta_charset
+    assert sniff(b'<html><head><meta charset="ISO-8859-1"><title>') == "iso-8859-1"
+    assert sniff(b"<META http-equiv=Content-Type content='text/html; charset=windows-1252'>") == (
+        "windows-1252"
+    )
+    assert sniff(b"<p>charset=utf-8</p><meta name=x>") is None
+    assert sniff(b"<meta" * 1000) is None
+
+
+# --- other text Vicaran scans -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("closer", [")", "]", ".", ")."])
+def test_url_extraction_is_linear(closer: str) -> None:
+    benign = fit("See https://example.com/story/1 and (https://example.com/a_(b)) for more. ")
+    hostile = ("https://example.com/a" + closer * SIZE)[:SIZE]
+    assert_linear(lambda text: extract_urls(text, limit=100), benign, hostile)
+
+
+@pytest.mark.parametrize("unit", ["\n", " ", "\r\n", " \n", "\t\n\n"])
+def test_clipping_and_block_checks_are_linear(unit: str) -> None:
+    def check(text: str) -> object:
+        return blocked_reason(text), clip_text(text)
+
+    assert_linear(check, fit(MARKDOWN_PAGE), fit(unit))
+
+
+# --- off the event loop, in the parse pool, never in asyncio's default executor ---------------
+
+
+@pytest.fixture
+def web() -> Iterator[FakeWeb]:
+    with FakeWeb() as site:
+        yield site
+
+
+def reader_for(jina_url: str, **overrides: Any) -> PageReader:
+    values: dict[str, Any] = {
+        "jina_reader_base_url": jina_url,
+        "jina_api_key": "",
+        "vicaran_fetch_allow_private": True,
+        "vicaran_page_timeout_seconds": 30.0,
+        "vicaran_max_retries": 0,
+        "vicaran_parse_workers": 2,
+        **overrides,
+    }
+    return PageReader(Settings(_env_file=None, **values), backoff_base=0.01, backoff_max=0.05)
+
+
+async def test_jina_answers_are_parsed_in_the_parse_pool(monkeypatch: pytest.MonkeyPatch) -> None:
+    threads: list[str] = []
+    real = page_reader_module._plain_markdown
+
+    def spy(markdown: str) -> str:
+        threads.append(threading.current_thread().name)
+        return real(markdown)
+
+    monkeypatch.setattr(page_reader_module, "_plain_markdown", spy)
+    story = "https://news.example/budget"
+    with FakeJinaReader({story: Page("Budget", fit(MARKDOWN_PAGE, 20_000))}) as jina:
+        reader = reader_for(jina.url)
+        try:
+            result = await reader.read(story)
+        finally:
+            await reader.aclose()
+    assert result.ok and result.via == "jina"
+    assert threads and all(name.startswith("vicaran-parse") for name in threads), threads
+
+
+async def test_database_saves_never_queue_behind_page_parsing(
+    web: FakeWeb, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """More large pages than asyncio's default executor has threads are parsed at once, and
+    every parse is held until a database-style `asyncio.to_thread` call has finished: the call
+    must finish (event order, not timing: the wait below only guards against a hang)."""
+    default_threads = min(32, (os.cpu_count() or 1) + 4)  # asyncio's default executor
+    pages = default_threads + 2
+    paragraphs = [
+        f"Paragraph {i}: " + "the council voted on the budget again. " * 40 for i in range(60)
+    ]
+    urls = [web.add_article(f"/p{i}", f"Page {i}", paragraphs) for i in range(pages)]
+
+    events: list[str] = []
+    lock = threading.Lock()
+    gate = threading.Event()
+    threads: set[str] = set()
+    running = [0, 0]  # now, peak
+    loop = asyncio.get_running_loop()
+    parsing, all_read = asyncio.Event(), asyncio.Event()
+    real_extract = trafilatura.extract
+
+    def held_extract(*args: Any, **kwargs: Any) -> Any:
+        with lock:
+            threads.add(threading.current_thread().name)
+            running[0] += 1
+            running[1] = max(running)
+            events.append("parse started")
+        loop.call_soon_threadsafe(parsing.set)
+        gate.wait(60)
+        try:
+            return real_extract(*args, **kwargs)
+        finally:
+            with lock:
+                running[0] -= 1
+                events.append("parse ended")
+
+    monkeypatch.setattr(trafilatura, "extract", held_extract)
+    read_bodies = [0]
+    real_read = page_reader_module.read_capped
+
+    async def counted_read(*args: Any) -> Any:
+        body = await real_read(*args)
+        read_bodies[0] += 1
+        if read_bodies[0] == pages:
+            all_read.set()
+        return body
+
+    monkeypatch.setattr(page_reader_module, "read_capped", counted_read)
+
+    reader = reader_for("http://127.0.0.1:9")  # Jina unreachable: every read is a direct fetch
+    tasks = [asyncio.create_task(reader.read(url)) for url in urls]
+    try:
+        async with asyncio.timeout(30):  # a guard against hanging, not a measurement
+            await all_read.wait()
+            await parsing.wait()
+        for _ in range(50):  # let every task hand its page to the parser
+            await asyncio.sleep(0)
+
+        def save() -> None:  # what the persistence callbacks run through asyncio.to_thread
+            with lock:
+                events.append("database saved")
+
+        await asyncio.wait_for(asyncio.to_thread(save), timeout=20)
+        assert "parse ended" not in events  # every parse was still held
+    finally:
+        gate.set()
+        results = await asyncio.gather(*tasks)
+        await reader.aclose()
+
+    assert events.index("database saved") < events.index("parse ended")
+    assert all(r.ok and r.via == "direct" for r in results)
+    assert all(name.startswith("vicaran-parse") for name in threads), threads
+    assert running[1] == 2  # VICARAN_PARSE_WORKERS
