@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from collections.abc import Callable
 from urllib.parse import SplitResult, unquote_plus, urlsplit, urlunsplit
 
 import idna
@@ -143,18 +144,23 @@ def _clean_query(query: str) -> str:
     return "&".join(piece for _, piece in sorted(kept, key=lambda item: item[0]))
 
 
+def _scheme_netloc(parts: SplitResult, tidy_host: Callable[[str], str]) -> tuple[str, str]:
+    """(lowercase scheme, netloc with the host tidied and a default port dropped)."""
+    scheme = parts.scheme.lower()
+    userinfo, host, port = _split_netloc(parts.netloc)
+    host = tidy_host(host)
+    if port.isdigit() and int(port) == _DEFAULT_PORTS.get(scheme):
+        port = ""
+    return scheme, (userinfo + "@" if userinfo else "") + host + (":" + port if port else "")
+
+
 def normalize_url(url: str) -> str:
     """A stable key for `url`: same page, same string. Never raises."""
     if not url or not url.strip():
         return ""
     try:
         parts = _split(url)
-        scheme = parts.scheme.lower()
-        userinfo, host, port = _split_netloc(parts.netloc)
-        host = _clean_host(host)
-        if port.isdigit() and int(port) == _DEFAULT_PORTS.get(scheme):
-            port = ""
-        netloc = (userinfo + "@" if userinfo else "") + host + (":" + port if port else "")
+        scheme, netloc = _scheme_netloc(parts, _clean_host)
         path = remove_dot_segments(parts.path).rstrip("/")
         return urlunsplit((scheme, netloc, path, _clean_query(parts.query), ""))
     except (ValueError, TypeError):
@@ -172,12 +178,7 @@ def fetchable_url(url: str) -> str:
         return ""
     try:
         parts = _split(url)
-        scheme = parts.scheme.lower()
-        userinfo, host, port = _split_netloc(parts.netloc)
-        host = _ascii_host(host)
-        if port.isdigit() and int(port) == _DEFAULT_PORTS.get(scheme):
-            port = ""
-        netloc = (userinfo + "@" if userinfo else "") + host + (":" + port if port else "")
+        scheme, netloc = _scheme_netloc(parts, _ascii_host)
         return urlunsplit((scheme, netloc, remove_dot_segments(parts.path), parts.query, ""))
     except (ValueError, TypeError):
         return ""
