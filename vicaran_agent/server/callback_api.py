@@ -79,7 +79,6 @@ UNAUTHORIZED = "Unauthorized"
 NOT_FOUND = "investigation not found"
 KEY_REUSED = "Idempotency-Key reused with a different request"
 INTERNAL = "internal error"
-FINISHED = ("completed", "partial", "failed", "interrupted")
 MAX_JSON_DEPTH = 32  # objects and arrays inside each other; the contract needs 5
 
 # Length limits, in characters (lists: items).
@@ -750,12 +749,11 @@ def callback_router() -> APIRouter:
                     if stored_hash != digest:
                         raise CallbackError(409, KEY_REUSED)
                     return status_code, body
-            status = await asyncio.to_thread(repo.get_status, investigation_id)
-            if type_ == "INVESTIGATION_STARTED":
-                if status in FINISHED:  # a finished investigation is never reopened (hijack)
-                    raise _reopen_refused(status)
-            elif status is None:
-                raise CallbackError(404, NOT_FOUND)
+            # A finished investigation is never reopened: the store refuses it atomically.
+            if type_ != "INVESTIGATION_STARTED":
+                status = await asyncio.to_thread(repo.get_status, investigation_id)
+                if status is None:
+                    raise CallbackError(404, NOT_FOUND)
             writer = _Writer(repo, investigation_id)
             body = await writer.handler(type_)(data)
             if key is not None:
