@@ -19,6 +19,7 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
 
 from google.adk.agents.invocation_context import InvocationContext
+from google.adk.errors import StaleSessionError
 from google.adk.events import Event
 
 logger = logging.getLogger(__name__)
@@ -100,9 +101,7 @@ class DetachedRun:
         service = self._ctx.session_service
         try:
             await service.append_event(session=session, event=event)
-        except Exception as error:  # a newer turn touched the session: catch up, append again
-            if "stale" not in str(error).lower() and "last_update_time" not in str(error):
-                raise
+        except StaleSessionError:  # a newer turn touched the session: catch up, append again
             fresh = await service.get_session(
                 app_name=session.app_name, user_id=session.user_id, session_id=session.id
             )

@@ -15,8 +15,8 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+from .callbacks.persistence import repository
 from .config import get_settings
-from .storage import get_repository
 
 logger = logging.getLogger(__name__)
 
@@ -25,10 +25,6 @@ STOPPED_BY_SIGNAL = "The process running this investigation was stopped before i
 
 RUNNING: set[str] = set()  # investigations this process is running now
 _last_sweep = [-1e9]
-
-
-def _repository():
-    return get_repository(get_settings().database_url)
 
 
 @asynccontextmanager
@@ -47,7 +43,7 @@ async def _beat(investigation_id: str) -> None:
     while True:
         await asyncio.sleep(get_settings().vicaran_heartbeat_seconds)
         try:
-            await asyncio.to_thread(_repository().heartbeat, [investigation_id])
+            await asyncio.to_thread(repository().heartbeat, [investigation_id])
         except Exception:  # a missed beat is logged; the next one may land
             logger.warning("heartbeat of %s failed", investigation_id, exc_info=True)
 
@@ -59,7 +55,7 @@ async def sweep(*, force: bool = False) -> list[str]:
         return []
     _last_sweep[0] = now
     try:
-        swept = await asyncio.to_thread(_repository().sweep_stale)
+        swept = await asyncio.to_thread(repository().sweep_stale)
     except Exception:  # the store being down must not stop a conversation
         logger.warning("could not sweep stale investigations", exc_info=True)
         return []
@@ -74,7 +70,7 @@ def interrupt_running(reason: str = STOPPED_BY_SIGNAL) -> list[str]:
     if not running:
         return []
     try:
-        return _repository().mark_interrupted(running, reason)
+        return repository().mark_interrupted(running, reason)
     except Exception:
         logger.exception("could not mark %s interrupted", running)
         return []

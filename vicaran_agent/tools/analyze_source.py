@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
 
 from google.adk.tools.tool_context import ToolContext
 from google.adk.utils.instructions_utils import inject_session_state
@@ -16,34 +16,15 @@ from ..config import Settings, get_settings
 from ..formatting import data_block
 from ..llm import ModelCallError, ModelClient
 from ..prompts.source_finder import SOURCE_DIGEST_INSTRUCTION
+from ..runtime import PageCache, TextStore
 from ..sanitize import clean
 from ..schemas import Origin, Source, SourceDigest
-from ..textmatch import sha256_text
 from .content import clip_text, published_date
 from .credibility import credibility_score
 from .page_reader import PageReader
 from .urls import domain_of, host_of, normalize_url
 
-if TYPE_CHECKING:
-    from ..runtime import PageCache
-
 logger = logging.getLogger(__name__)
-
-
-class Texts(Protocol):
-    def put(self, text: str) -> str: ...
-
-
-@dataclass
-class KeptTexts:
-    """Texts read outside an investigation's run (at planning), to store right after."""
-
-    texts: dict[str, str] = field(default_factory=dict)
-
-    def put(self, text: str) -> str:
-        sha = sha256_text(text)
-        self.texts[sha] = text
-        return sha
 
 
 def now_iso() -> str:
@@ -67,12 +48,12 @@ class SourceAnalyzer:
         instruction: str,
         settings: Settings | None = None,
         pages: PageCache | None = None,
-        texts: Texts | None = None,
+        texts: TextStore | None = None,
     ) -> None:
         self.settings = settings or get_settings()
         self.model = model
         self.instruction = instruction
-        self.texts: Texts = texts if texts is not None else KeptTexts()
+        self.texts = texts if texts is not None else TextStore(self.settings)
         self._own_reader = None if pages else PageReader(self.settings)
         self._read = pages.read if pages else self._own_reader.read  # type: ignore[union-attr]
 
@@ -178,7 +159,7 @@ async def analyze_source(url: str, tool_context: ToolContext) -> dict[str, Any]:
         return {"status": "error", "error_message": f"Not a web address: {url!r}"}
     settings = get_settings()
     instruction = await inject_session_state(SOURCE_DIGEST_INSTRUCTION, tool_context)
-    kept = KeptTexts()
+    kept = TextStore(settings)  # read before any investigation runs: stored right after
     analyzer = SourceAnalyzer(
         ModelClient(settings.vicaran_fast_model, settings), instruction, texts=kept
     )
@@ -196,8 +177,8 @@ async def analyze_source(url: str, tool_context: ToolContext) -> dict[str, Any]:
         )
     finally:
         await analyzer.aclose()
-    if kept.texts:  # the snapshot of what was read, before any investigation record exists
-        await _store_snapshots(kept.texts, settings)
+    if texts := kept.pick([source.content_sha256]):  # the snapshot, before any record exists
+        await _store_snapshots(texts, settings)
     # The record goes to state; the model gets the page's words only inside a data block.
     tool_context.state[keys.USER_SOURCE_PREFIX + source.url] = source.model_dump(mode="json")
     return tool_result(source)
