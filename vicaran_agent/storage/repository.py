@@ -193,10 +193,8 @@ class Repository:
             if row is None:
                 row = InvestigationRow(id=config.investigation_id, created_at=now)
                 session.add(row)
-            elif not reopen and _effective_status(row, now) in FINISHED:
-                raise InvestigationFinishedError(
-                    config.investigation_id, _effective_status(row, now)
-                )
+            elif not reopen and (status := _effective_status(row, now)) in FINISHED:
+                raise InvestigationFinishedError(config.investigation_id, status)
             elif (
                 session_id is not None
                 and row.session_id not in (None, session_id)
@@ -901,6 +899,7 @@ def _investigation_dict(session: Session, investigation_id: str) -> dict[str, An
     row = session.get(InvestigationRow, investigation_id)
     if row is None:
         return None
+    status = _effective_status(row, utcnow())
     sources = sorted(_all(session, SourceRow, investigation_id), key=lambda r: r.position)
     url_of = {source.id: source.url for source in sources}
     claims = list(
@@ -933,9 +932,9 @@ def _investigation_dict(session: Session, investigation_id: str) -> dict[str, An
         "brief": row.brief,
         "mode": row.mode,
         "language": row.language,
-        "status": _effective_status(row, utcnow()),
+        "status": status,
         "partial_reason": row.partial_reason,
-        "error": row.error or (STOPPED if _effective_status(row, utcnow()) != row.status else None),
+        "error": row.error or (STOPPED if status != row.status else None),
         "summary": row.summary,
         "overall_bias_score": row.overall_bias_score,
         "quality": dict(row.quality) if row.quality else None,
