@@ -11,6 +11,7 @@ import re
 import unicodedata
 from collections.abc import Collection
 
+from .textmatch import visible
 from .tools.urls import normalize_url
 
 MARKERS = (
@@ -46,11 +47,6 @@ _CONFUSABLES = str.maketrans(
 _DELIMITER = re.compile(r"<\s*<\s*<\s*DATA|DATA\s*>\s*>\s*>", re.IGNORECASE)
 
 
-def _invisible(char: str) -> bool:
-    """Zero-width, bidi and other format characters (Unicode category Cf)."""
-    return unicodedata.category(char) == "Cf"
-
-
 def strip_markers(text: str) -> str:
     """`text` without any protocol marker (they are emitted by code only)."""
     return _MARKER.sub("", text) if "[" in text else text
@@ -84,8 +80,7 @@ def clean(text: str | None, allowed: Collection[str] = ()) -> str:
     """Text for people or for a record: no markers, no invisible characters, no foreign links."""
     if not text:
         return ""
-    visible = "".join(c for c in text if not _invisible(c)) if not text.isascii() else text
-    return scrub_links(strip_markers(visible), allowed)
+    return scrub_links(strip_markers(visible(text)), allowed)
 
 
 def defuse_delimiters(body: str) -> str:
@@ -95,7 +90,7 @@ def defuse_delimiters(body: str) -> str:
     (NFKC, confusable letters mapped), one character at a time, so the replaced spans are the
     original text's.
     """
-    body = "".join(c for c in body if not _invisible(c)) if not body.isascii() else body
+    body = visible(body)
     folded: list[str] = []
     origin: list[int] = []  # for each folded character, the index of its original character
     for index, char in enumerate(body):

@@ -52,11 +52,17 @@ def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def visible(text: str) -> str:
+    """`text` without zero-width, bidi and other format characters (Unicode category Cf)."""
+    if text.isascii():
+        return text
+    return "".join(c for c in text if unicodedata.category(c) != "Cf")
+
+
 def normalize(text: str) -> str:
     """Compatibility-folded, case-folded, invisible characters dropped, single-spaced."""
     folded = unicodedata.normalize("NFKC", text or "").translate(_PUNCTUATION)
-    visible = "".join(c for c in folded if unicodedata.category(c) != "Cf")
-    return " ".join(visible.casefold().split())
+    return " ".join(visible(folded).casefold().split())
 
 
 def clip_quote(quote: str) -> str:

@@ -35,6 +35,9 @@ class SourceFinderAgent(StageAgent):
         config = stage.config
         user_sources = stage.records(keys.USER_SOURCES, Source)
 
+        # A continued run (an interrupted investigation started again) keeps what it read;
+        # looking that up runs alongside planning and searching, not after them.
+        saved_sources = asyncio.create_task(self._saved_sources(stage))
         queries = await self._plan_queries(stage)
         for query in queries:
             yield stage.event(stage.msg("searching", query=one_line(query, 200)))
@@ -71,8 +74,7 @@ class SourceFinderAgent(StageAgent):
             texts=runtime.texts,
         )
         found: dict[str, Source] = {}
-        # A continued run (an interrupted investigation started again) keeps what it read.
-        saved = await self._saved_sources(stage)
+        saved = await saved_sources
 
         async def read(hit: SearchHit, _emit: Callable[[str], None]) -> tuple[SearchHit, Source]:
             if (kept := saved.get(normalize_url(hit.url))) is not None:

@@ -113,7 +113,7 @@ class SummaryWriterAgent(StageAgent):
                 reviewer = await self._reviewer(stage, numbered, citable, verdicts, questions)
                 yield stage.event(stage.msg("report_checking", count=len(reviewer.cited(draft))))
                 review = await reviewer.review(
-                    draft, records, self._render(stage, draft, questions)
+                    draft, records, self._assemble(stage, draft, verdicts, questions)
                 )
                 problems = review.problems(stage.settings.vicaran_quality_threshold)
                 rewrites = 0
@@ -122,7 +122,7 @@ class SummaryWriterAgent(StageAgent):
                     rewritten = await self._rewrite(stage, records, draft, problems)
                     if rewritten is not None:
                         draft, rewrites = cleaned(rewritten, links), 1
-                        rendered = self._render(stage, draft, questions)
+                        rendered = self._assemble(stage, draft, verdicts, questions)
                         review = await reviewer.review(draft, records, rendered)
                 draft, quality = self._settle(stage, draft, review, problems, rewrites)
             body = self._body(stage, draft, numbered, citable, verdicts, questions)
@@ -254,12 +254,6 @@ class SummaryWriterAgent(StageAgent):
         return f"{body}\n\n{COMPLETE}", status, reason
 
     # --- the Markdown -------------------------------------------------------------------------
-
-    @classmethod
-    def _render(cls, stage: Stage, draft: ReportDraft, questions: list[str]) -> str:
-        """The draft as the journalist would read it (what the quality check scores)."""
-        verdicts = stage.records(keys.VERDICT_RECORDS, Verdict)
-        return cls._assemble(stage, draft, verdicts, questions)
 
     @staticmethod
     def _assemble(
