@@ -236,28 +236,17 @@ class ModelClient:
         cap = output_cap(self.settings, OUTPUT_TOKENS.get(schema.__name__, DEFAULT_OUTPUT_TOKENS))
         attempts = self.settings.vicaran_max_retries + 1
         last_problem = ""
-        cut_off = False
-        attempt = 0
-        while attempt < attempts:
+        for attempt in range(attempts):
             try:
                 text = await asyncio.wait_for(
-                    self._call(
-                        instruction, prompt + (SHORTER if cut_off else ""), schema, temperature, cap
-                    ),
+                    self._answer(instruction, prompt, schema, temperature, cap),
                     timeout=self.settings.vicaran_model_timeout_seconds,
                 )
                 return schema.model_validate_json(_FENCE.sub("", text).strip() or "{}")
-            except _Truncated:
-                if cut_off:  # already asked for less once: a failure, recorded by the caller
-                    raise ModelCallError(
-                        f"The model's answer was cut off at its output limit ({cap} tokens) "
-                        "twice; raise VICARAN_MAX_OUTPUT_TOKENS or use a stronger model."
-                    ) from None
-                cut_off = True  # one more try, asking for less (not counted as a retry)
-                continue
             except (ValidationError, json.JSONDecodeError) as error:
                 last_problem = f"The model's answer did not match the expected format ({error.__class__.__name__})."
-                transient = True
+            except ModelCallError:
+                raise
             except Exception as error:
                 last_problem, transient = describe_model_error(error, self.model)
                 logger.warning("model %s failed: %s", self.model, error)
@@ -265,8 +254,23 @@ class ModelClient:
                     raise ModelCallError(last_problem, permanent=True) from error
             if attempt + 1 < attempts:
                 await asyncio.sleep(backoff_delay(attempt))
-            attempt += 1
         raise ModelCallError(last_problem)
+
+    async def _answer(
+        self, instruction: str, prompt: str, schema: type[BaseModel], temperature: float, cap: int
+    ) -> str:
+        """The model's text; an answer cut off at the cap is asked once more, for less."""
+        try:
+            return await self._call(instruction, prompt, schema, temperature, cap)
+        except _Truncated:
+            pass
+        try:
+            return await self._call(instruction, prompt + SHORTER, schema, temperature, cap)
+        except _Truncated:
+            raise ModelCallError(
+                f"The model's answer was cut off at its output limit ({cap} tokens) twice; "
+                "raise VICARAN_MAX_OUTPUT_TOKENS or use a stronger model."
+            ) from None
 
     async def _call(
         self, instruction: str, prompt: str, schema: type[BaseModel], temperature: float, cap: int
