@@ -9,12 +9,12 @@ cited sentence can be audited against what its sources say, and removed if it is
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from .citations import resolve_citations
 from .sanitize import clean
-from .schemas import ReportDraft, Verdict
+from .schemas import ReportDraft, ReportFinding, Verdict
 
 _CITE = re.compile(r"\[(\d{1,4})\]")
 _ENDS = ".!?"
@@ -132,18 +132,28 @@ def cited_sentences(draft: ReportDraft) -> list[Sentence]:
     return found
 
 
+def _rewritten(draft: ReportDraft, change: Callable[[str, str], str]) -> ReportDraft:
+    """A copy of the draft with `change(part, text)` applied to every prose part (`_parts`)."""
+    copy = draft.model_copy(deep=True)
+    copy.executive_summary = change("summary", copy.executive_summary)
+    for finding in copy.findings:
+        finding.text = change(f"finding:{finding.claim_key.strip().upper()}", finding.text)
+    copy.bias_assessment = change("bias", copy.bias_assessment)
+    copy.timeline = change("timeline", copy.timeline)
+    copy.recommendations = [
+        kept
+        for i, r in enumerate(copy.recommendations)
+        if (kept := change(f"recommendation:{i}", r))
+    ]
+    for question in copy.questions:
+        question.answer = change(f"question:{question.number}", question.answer)
+    return copy
+
+
 def cleaned(draft: ReportDraft, allowed: Collection[str]) -> ReportDraft:
     """The draft with markers and every link but the saved sources' removed from its prose."""
-    copy = draft.model_copy(deep=True)
+    copy = _rewritten(draft, lambda _part, text: clean(text, allowed))
     copy.title = clean(copy.title, allowed)
-    copy.executive_summary = clean(copy.executive_summary, allowed)
-    copy.bias_assessment = clean(copy.bias_assessment, allowed)
-    copy.timeline = clean(copy.timeline, allowed)
-    copy.recommendations = [clean(r, allowed) for r in copy.recommendations]
-    for finding in copy.findings:
-        finding.text = clean(finding.text, allowed)
-    for question in copy.questions:
-        question.answer = clean(question.answer, allowed)
     return copy
 
 
@@ -156,18 +166,12 @@ def without_sentences(draft: ReportDraft, remove: Collection[tuple[str, int]]) -
         sentences = split_sentences(text)
         return " ".join(s for i, s in enumerate(sentences) if (part, i) not in remove)
 
-    copy = draft.model_copy(deep=True)
-    copy.executive_summary = keep("summary", copy.executive_summary)
-    for finding in copy.findings:
-        finding.text = keep(f"finding:{finding.claim_key.strip().upper()}", finding.text)
-    copy.bias_assessment = keep("bias", copy.bias_assessment)
-    copy.timeline = keep("timeline", copy.timeline)
-    copy.recommendations = [
-        kept for i, r in enumerate(copy.recommendations) if (kept := keep(f"recommendation:{i}", r))
-    ]
-    for question in copy.questions:
-        question.answer = keep(f"question:{question.number}", question.answer)
-    return copy
+    return _rewritten(draft, keep)
+
+
+def stated_verdict(finding: ReportFinding) -> str:
+    """The verdict a finding states, in the records' spelling ("Partially true" → partially_true)."""
+    return finding.verdict.strip().lower().replace(" ", "_").replace("-", "_")
 
 
 def code_problems(
@@ -181,8 +185,7 @@ def code_problems(
         if key not in recorded:
             problems.append(f"Finding {key} is about no claim in FINDINGS; leave it out.")
             continue
-        stated = finding.verdict.strip().lower().replace(" ", "_").replace("-", "_")
-        if stated != recorded[key]:
+        if stated_verdict(finding) != recorded[key]:
             problems.append(
                 f"Finding {key} states the verdict '{finding.verdict or '(none)'}' but the "
                 f"recorded verdict is '{recorded[key]}': the finding must agree with it."

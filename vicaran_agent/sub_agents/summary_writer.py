@@ -26,7 +26,7 @@ from ..prompts.summary_writer import (
     QUALITY_REVIEW_INSTRUCTION,
     SUMMARY_WRITER_INSTRUCTION,
 )
-from ..report_check import cleaned, without_sentences
+from ..report_check import cleaned, stated_verdict, without_sentences
 from ..runtime import open_runtime
 from ..sanitize import clean
 from ..schemas import (
@@ -266,9 +266,8 @@ class SummaryWriterAgent(StageAgent):
         written = {}
         for finding in draft.findings:
             key = finding.claim_key.strip().upper()
-            stated = finding.verdict.strip().lower().replace(" ", "_").replace("-", "_")
             # A finding that still disagrees with its record is not printed: the claim is.
-            if stated == recorded.get(key):
+            if stated_verdict(finding) == recorded.get(key):
                 written[key] = finding.text.strip()
         lines = [stage.msg("report_title", title=draft.title.strip() or stage.config.title)]
         if draft.executive_summary.strip():
