@@ -2,9 +2,10 @@
 
 ADK drives an agent from the request's generator: when an SSE client disconnects (a closed
 tab, a network blip) the request is cancelled and so is everything it iterates. A `DetachedRun`
-iterates the investigation's events in its own task instead, and hands them to the request
-one at a time, each only after the request has taken it (so every stage still sees the state
-the previous ones wrote). When the request goes away, the run goes on and appends its events
+iterates the investigation's events in its own task instead, and hands them to the request in
+order. An event that changes state is handed over and waited for (the request has taken it, so
+every stage still sees the state the previous ones wrote); a plain progress line is queued and
+the run goes on. When the request goes away, the run goes on and appends its events
 to the session itself; reopening the session shows its progress and report.
 
 Why not ADK resumability: resuming needs the client to come back and ask (with the invocation
@@ -45,6 +46,7 @@ class DetachedRun:
         self._ctx = ctx
         self._queue: asyncio.Queue[_Item | object] = asyncio.Queue()
         self._listening = True
+        self._left: list[_Item] = []  # events the request did not take, for the run
         self._task = asyncio.create_task(self._pump())
         _RUNS.add(self._task)
         self._task.add_done_callback(_RUNS.discard)
@@ -70,9 +72,17 @@ class DetachedRun:
         finally:
             if not self._task.done():
                 self._listening = False  # from now on the run writes its events itself
-                if item is not None:
-                    item.orphaned = True
-                    item.taken.set()
+                # What was handed over (perhaps never appended) and what was still queued go
+                # back to the run, in order; a run waiting for one of them is released.
+                left = [item] if item is not None else []
+                while not self._queue.empty():
+                    queued = self._queue.get_nowait()
+                    if isinstance(queued, _Item):
+                        left.append(queued)
+                self._left = left
+                for orphan in left:
+                    orphan.orphaned = True
+                    orphan.taken.set()
                 logger.info("the client left: investigation continues detached")
 
     async def _pump(self) -> None:
@@ -80,16 +90,28 @@ class DetachedRun:
             async for event in self._source:
                 await self._deliver(event)
         finally:
-            self._queue.put_nowait(_DONE)
+            if self._listening:
+                self._queue.put_nowait(_DONE)
+            else:
+                await self._append_left()
 
     async def _deliver(self, event: Event) -> None:
         if self._listening:
             item = _Item(event)
             self._queue.put_nowait(item)
+            if not _changes_state(event):
+                return  # a progress line: no stage waits for it to be appended
             await item.taken.wait()
             if not item.orphaned:
                 return
+        await self._append_left()  # what the request left behind, in order, then this
         await self._append(event)
+
+    async def _append_left(self) -> None:
+        """Once the request has gone, the events it had not taken are the run's to append."""
+        left, self._left = self._left, []
+        for item in left:
+            await self._append(item.event)  # skipped if the request did append it
 
     async def _append(self, event: Event) -> None:
         """Append an event to the session, as the runner would have (once, in order)."""
@@ -109,6 +131,13 @@ class DetachedRun:
                 raise
             session.last_update_time = fresh.last_update_time
             await service.append_event(session=session, event=event)
+
+
+def _changes_state(event: Event) -> bool:
+    actions = event.actions
+    return bool(
+        actions and (actions.state_delta or actions.artifact_delta or actions.transfer_to_agent)
+    )
 
 
 async def wait_for_detached_runs() -> None:
