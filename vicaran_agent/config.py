@@ -7,6 +7,7 @@ import os
 from datetime import date
 from functools import lru_cache
 from pathlib import Path
+from urllib.parse import quote
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -168,6 +169,10 @@ class Settings(BaseSettings):
     @property
     def check_outlets(self) -> list[str]:
         return _split(self.vicaran_check_outlets)
+
+    def investigation_url(self, investigation_id: str) -> str:
+        """The dashboard page of one investigation, as `vicaran serve` publishes it."""
+        return f"{self.vicaran_public_url.rstrip('/')}/investigations/{quote(investigation_id, safe='')}"
 
     @property
     def uses_vertex(self) -> bool:

@@ -512,10 +512,7 @@ def claim_reviews(
     language = investigation.get("language") or "en"
     claims = _claims_by_id(investigation)
     links = {source["id"]: _link_of(source) for source in investigation.get("sources") or []}
-    page = (
-        f"{settings.vicaran_public_url.rstrip('/')}/investigations/"
-        f"{quote(str(investigation.get('id') or ''), safe='')}"
-    )
+    page = settings.investigation_url(str(investigation.get("id") or ""))
     fallback = (investigation.get("completed_at") or investigation.get("updated_at") or "")[:10]
     author: dict[str, Any] = {"@type": "Organization", "name": settings.vicaran_publisher_name}
     if settings.vicaran_publisher_url:
