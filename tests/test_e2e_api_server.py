@@ -161,6 +161,16 @@ def test_full_investigation_over_http_and_sse(api_server, env):
     assert record["claims"] and record["fact_checks"] and record["bias"]
     assert record["summary"].rstrip().endswith("[INVESTIGATION_COMPLETE]")
 
+    # A second brief in the same chat: code answers, pointing to a new session - no plan loop.
+    page = f"/investigations/{state['investigation_id']}"
+    for message in (f"Next: did XYZ Corp bribe inspectors? {RIVERTON[1].url}", "APPROVED"):
+        events = [e for _, e in run_sse(base, session["id"], message)]
+        reply = text(events[-1])
+        assert "new session" in reply.lower() and page in reply, reply
+        assert "[PLAN_APPROVAL_REQUIRED]" not in reply
+        parts = [p for e in events for p in (e.get("content") or {}).get("parts") or []]
+        assert not [p for p in parts if p.get("functionCall")]  # no transfer, nothing read
+
 
 @pytest.mark.parametrize(
     "api_server", ["memory://", "sqlite:///{tmp}/sessions.db"], indirect=True

@@ -23,7 +23,7 @@ from .config import Settings, get_settings, load_model_plugins
 from .formatting import user_sources_digest
 from .llm import ORCHESTRATOR_OUTPUT_TOKENS, output_cap, resolvable_model
 from .prompts._common import dated
-from .prompts.orchestrator import ORCHESTRATOR_INSTRUCTION
+from .prompts.orchestrator import CLARIFY_INSTRUCTION, ORCHESTRATOR_INSTRUCTION
 from .sub_agents.pipeline import build_pipeline
 from .tools.analyze_source import analyze_source
 
@@ -40,7 +40,10 @@ async def orchestrator_instruction(context: ReadonlyContext) -> str:
     language = (context.state.get(keys.INVESTIGATION_CONFIG) or {}).get("language", "en")
     sources = user_sources_from_events(context.session.events, context.state)
     digest = user_sources_digest(sources, language)
-    return dated(rendered.replace(_SENTINEL, digest), get_settings().today)
+    instruction = rendered.replace(_SENTINEL, digest)
+    if context.state.get(keys.CLARIFY) == "asking":
+        instruction += "\n" + CLARIFY_INSTRUCTION
+    return dated(instruction, get_settings().today)
 
 
 def orchestrator_config(settings: Settings) -> types.GenerateContentConfig:

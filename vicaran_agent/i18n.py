@@ -125,6 +125,7 @@ _PT_CHARS = re.compile(r"[ãõçáéíóúâêô]", re.IGNORECASE)
 
 def detect_language(text: str) -> str:
     """English or Brazilian Portuguese, from the words of the brief (English when unsure)."""
+    text = " ".join(w for w in text.split() if "://" not in w and "www." not in w)  # ".com"
     words = re.findall(r"[a-zà-ÿ]+", text.lower())
     pt = sum(w in _PT_WORDS for w in words) + 2 * len(_PT_CHARS.findall(text))
     en = sum(w in _EN_WORDS for w in words)
@@ -176,10 +177,103 @@ _MESSAGES: dict[str, tuple[str, str]] = {
         "diga o que mudar.",
     ),
     "already_done": (
-        "This investigation has already run (status: {status}). Start a new conversation to "
-        "investigate something else.",
-        "Esta investigação já foi executada (status: {status}). Comece uma nova conversa para "
-        "investigar outro assunto.",
+        "This investigation has already run (status: {status}); its report and records are at "
+        "{url}. To investigate something new, start a new session (in the dev UI: + New "
+        "Session) and send the brief there.",
+        "Esta investigação já foi executada (status: {status}); o relatório e os registros "
+        "estão em {url}. Para investigar outro assunto, abra uma nova sessão (na interface: "
+        "+ New Session) e envie o briefing lá.",
+    ),
+    "clarify_intro": (
+        "Before I plan, a few questions so the investigation looks for the right thing:",
+        "Antes de planejar, algumas perguntas para a investigação buscar a coisa certa:",
+    ),
+    "clarify_outro": (
+        'Answer in one message, or reply "skip" and I will plan with what I have.',
+        'Responda em uma mensagem, ou diga "pular" e eu planejo com o que tenho.',
+    ),
+    "clarify_who": (
+        "Who exactly is this about: the person's name, role and organisation?",
+        "De quem exatamente se trata: nome, cargo e órgão ou empresa?",
+    ),
+    "clarify_where": (
+        "Where did it happen (city, state or country)?",
+        "Onde aconteceu (cidade, estado ou país)?",
+    ),
+    "clarify_when": (
+        "What period should I cover (a year, a month, or since when)?",
+        "Que período devo cobrir (um ano, um mês ou desde quando)?",
+    ),
+    "plan_heading": ("## 📋 Investigation Plan", "## 📋 Plano de Investigação"),
+    "plan_intro_none": (
+        "Based on your brief, here's my investigation plan:",
+        "Com base no seu briefing, este é o meu plano de investigação:",
+    ),
+    "plan_intro_one": (
+        "Based on your brief and the source you provided, here's my investigation plan:",
+        "Com base no seu briefing e na fonte que você enviou, este é o meu plano de investigação:",
+    ),
+    "plan_intro_many": (
+        "Based on your brief and the {count} sources you provided, here's my investigation plan:",
+        "Com base no seu briefing e nas {count} fontes que você enviou, este é o meu plano de "
+        "investigação:",
+    ),
+    "plan_topic": ("**Investigation Topic:** {topic}", "**Tema da Investigação:** {topic}"),
+    "plan_questions": ("**What I'll Investigate:**", "**O que vou investigar:**"),
+    "plan_gather": ("**Sources I'll Gather:**", "**Fontes que vou reunir:**"),
+    "plan_yours": ("**Your sources analyzed:**", "**Suas fontes analisadas:**"),
+    "plan_not_used": (
+        "**Not used in this investigation:**",
+        "**Não será usado nesta investigação:**",
+    ),
+    "plan_mode": ("**Mode:** {mode}", "**Modo:** {mode}"),
+    "plan_time": ("**Estimated Time:** {time}", "**Tempo estimado:** {time}"),
+    "mode_quick": ("Quick Search", "Busca Rápida"),
+    "mode_detailed": ("Detailed Inquiry", "Investigação Detalhada"),
+    "time_quick": ("about 5 minutes", "cerca de 5 minutos"),
+    "time_detailed": ("about 10 minutes", "cerca de 10 minutos"),
+    "plan_default_questions": (
+        "What happened, who was involved and when\nWhat official records and documents show\n"
+        "What the people and institutions involved say",
+        "O que aconteceu, quem estava envolvido e quando\nO que mostram os registros e "
+        "documentos oficiais\nO que dizem as pessoas e instituições envolvidas",
+    ),
+    "plan_default_gather": (
+        "Official records and statements\nLocal, national and wire coverage\nPublished fact-checks",
+        "Registros e notas oficiais\nImprensa local, nacional e agências\nChecagens já publicadas",
+    ),
+    "plan_unreadable": (
+        "⚠️ {url}: could not be read ({reason}); I will look for other coverage.",
+        "⚠️ {url}: não foi possível ler ({reason}); vou buscar outra cobertura.",
+    ),
+    "plan_unsupported": (
+        "{url}: not a web address (only http and https pages can be read)",
+        "{url}: não é um endereço web (só páginas http e https podem ser lidas)",
+    ),
+    "plan_over_limit": (
+        "{url}: over the limit of {limit} links per message (VICARAN_MAX_USER_URLS); "
+        "send it in a separate message to include it",
+        "{url}: acima do limite de {limit} links por mensagem (VICARAN_MAX_USER_URLS); "
+        "envie em outra mensagem para incluí-lo",
+    ),
+    "plan_no_search": (
+        "Web search: off (no TAVILY_API_KEY in .env). This run will use {instead} instead.",
+        "Busca na web: desligada (sem TAVILY_API_KEY no .env). Esta execução vai usar {instead}.",
+    ),
+    "plan_no_search_yours": ("your sources", "as suas fontes"),
+    "plan_no_search_none": ("only what the model knows", "apenas o que o modelo sabe"),
+    "plan_no_search_live": (
+        "Google Search through the model to check claims",
+        "a Busca do Google pelo modelo para checar as alegações",
+    ),
+    "plan_no_search_factcheck": (
+        "published fact-checks (Google Fact Check Tools)",
+        "checagens publicadas (Google Fact Check Tools)",
+    ),
+    "plan_and": (" and ", " e "),
+    "plan_model_problem": (
+        "The report and fact-checking model ({model}): {problem}",
+        "O modelo do relatório e da checagem ({model}): {problem}",
     ),
     "searching": (
         '🔍 [PROGRESS] Searching for sources on: "{query}"',

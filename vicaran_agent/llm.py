@@ -180,6 +180,10 @@ def shared_llm(model: str) -> BaseLlm:
     return per_loop[model]
 
 
+# Marks a reply that explains a failed or misconfigured model: an answer, not the model's words.
+MODEL_FAILED = "vicaran_model_failed"
+
+
 class ConfigHintModel(BaseLlm):
     """Stands in for a model name that cannot be resolved: every answer is the fix to make."""
 
@@ -188,7 +192,10 @@ class ConfigHintModel(BaseLlm):
     async def generate_content_async(
         self, llm_request: LlmRequest, stream: bool = False
     ) -> AsyncGenerator[LlmResponse, None]:
-        yield LlmResponse(content=types.Content(role="model", parts=[types.Part(text=self.hint)]))
+        yield LlmResponse(
+            content=types.Content(role="model", parts=[types.Part(text=self.hint)]),
+            custom_metadata={MODEL_FAILED: True},
+        )
 
 
 def resolvable_model(model: str) -> str | BaseLlm:

@@ -7,11 +7,16 @@ scan of the plan's fixed format (seeds/001), cleaned of links and markers and de
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from .formatting import data_block, one_line
+from .i18n import message
 from .sanitize import clean
+from .schemas import Mode, Source
+from .tools.credibility import stars
 
 MAX_PLAN_QUESTIONS = 8
-_PLAN_HEADINGS = (
+_QUESTION_HEADINGS = (
     "what i'll investigate",
     "what i will investigate",
     "key questions",
@@ -19,29 +24,66 @@ _PLAN_HEADINGS = (
     "o que vou apurar",
     "perguntas",
 )
+_GATHER_HEADINGS = (
+    "sources i'll gather",
+    "sources i will gather",
+    "fontes que vou reunir",
+    "fontes que vou buscar",
+)
+_PLAN_TITLES = ("investigation plan", "plano de investigação", "plano de investigacao")
 _TOPIC_LABELS = ("investigation topic", "tema da investigação", "tema da investigacao")
 _BULLETS = ("- ", "* ", "• ", "+ ")
 
 
-def plan_questions(plan: str) -> list[str]:
-    """The questions of the approved plan: the bullets under "What I'll Investigate"."""
-    questions: list[str] = []
+def _item(line: str) -> str | None:
+    """A list item's text ("- x", "* x", "1. x", "2) x"), or None for any other line."""
+    if line.startswith(_BULLETS):
+        return line[2:].strip()
+    number, dot, rest = line.partition(". ") if ". " in line[:4] else line.partition(") ")
+    if dot and number.isdigit():
+        return rest.strip()
+    return None
+
+
+def _label(line: str) -> str:
+    return line.strip().strip("*#_ :").lower().replace("’", "'")
+
+
+def _items_under(plan: str, headings: tuple[str, ...]) -> list[str]:
+    """The list items right under the first heading that starts with one of `headings`."""
+    items: list[str] = []
     inside = False
     for raw in (plan or "").splitlines():
         line = raw.strip()
-        label = line.strip("*#_ :").lower().replace("’", "'")
-        if any(label.startswith(h) for h in _PLAN_HEADINGS):
-            inside = True
-            continue
         if not inside:
+            inside = any(_label(line).startswith(h) for h in headings)
             continue
-        if line.startswith(_BULLETS):
-            text = line[2:].strip()
-            if text:
-                questions.append(text)
-        elif line and questions:
+        item = _item(line)
+        if item:
+            items.append(item)
+        elif line and items:
             break  # the next heading: the list is over
-    return questions[:MAX_PLAN_QUESTIONS]
+    return items
+
+
+def plan_questions(plan: str) -> list[str]:
+    """The questions of the approved plan: the items under "What I'll Investigate"."""
+    return _items_under(plan, _QUESTION_HEADINGS)[:MAX_PLAN_QUESTIONS]
+
+
+def plan_gather(plan: str) -> list[str]:
+    """The kinds of source the plan says it will gather."""
+    return _items_under(plan, _GATHER_HEADINGS)[:MAX_PLAN_QUESTIONS]
+
+
+def looks_like_plan(text: str) -> bool:
+    """Whether a reply presents a plan (its title, topic or questions), marker or not."""
+    titled = any(
+        any(t in _label(line) for t in _PLAN_TITLES)
+        for line in (text or "").splitlines()
+        if line.lstrip().startswith(("#", "*"))
+    )
+    return titled or bool(plan_topic(text) or plan_questions(text))
 
 
 def plan_topic(plan: str) -> str:
@@ -60,3 +102,68 @@ def plan_outline(plan: str) -> str:
     lines = [f"Topic: {topic or '(not stated)'}", "Questions:"]
     lines += [f"- {q}" for q in questions if q] or ["- (none stated)"]
     return data_block("PLAN", "\n".join(lines))
+
+
+@dataclass(frozen=True)
+class PlanFacts:
+    """What code knows for the plan: the parts no model may leave out or get wrong."""
+
+    language: str
+    title: str
+    mode: Mode
+    sources: list[Source] = field(default_factory=list)
+    not_used: list[str] = field(default_factory=list)
+
+
+def render_plan(reply: str, facts: PlanFacts) -> str:
+    """The plan in its fixed format (seeds/001), whatever shape the model's reply had.
+
+    The model contributes the topic, the questions and the kinds of source, read from its reply
+    by line; code writes everything else - the journalist's sources as read, what will not be
+    used, mode, time and the approval marker.
+    """
+    lang = facts.language
+    topic = one_line(clean(plan_topic(reply)), 200) or facts.title
+    questions = [one_line(clean(q), 300) for q in plan_questions(reply)]
+    if not questions:  # a reply without the format: its list items, else the default questions
+        questions = [one_line(clean(i), 300) for i in _all_items(reply)][:MAX_PLAN_QUESTIONS]
+    questions = [q for q in questions if q] or message("plan_default_questions", lang).split("\n")
+    gather = [one_line(clean(g), 200) for g in plan_gather(reply)]
+    gather = [g for g in gather if g] or message("plan_default_gather", lang).split("\n")
+    count = len(facts.sources)
+    intro = (
+        "plan_intro_none" if not count else "plan_intro_one" if count == 1 else "plan_intro_many"
+    )
+    parts = [
+        message("plan_heading", lang),
+        message(intro, lang, count=count),
+        message("plan_topic", lang, topic=topic),
+        "\n".join([message("plan_questions", lang)] + [f"- {q}" for q in questions]),
+        "\n".join([message("plan_gather", lang)] + [f"- {g}" for g in gather]),
+    ]
+    if facts.sources:
+        parts.append(
+            "\n".join([message("plan_yours", lang)] + [_yours(s, lang) for s in facts.sources])
+        )
+    if facts.not_used:
+        parts.append(
+            "\n".join([message("plan_not_used", lang)] + [f"- {n}" for n in facts.not_used])
+        )
+    mode = message(f"mode_{facts.mode}", lang)
+    parts.append(
+        message("plan_mode", lang, mode=mode)
+        + "\n"
+        + message("plan_time", lang, time=message(f"time_{facts.mode}", lang))
+    )
+    return "\n\n".join(parts)
+
+
+def _yours(source: Source, language: str) -> str:
+    if not source.is_reachable:
+        reason = one_line(source.unreachable_reason or "unreadable", 200)
+        return "- " + message("plan_unreadable", language, url=source.link, reason=reason)
+    return f"- {stars(source.credibility_score)} {one_line(source.title or source.link, 160)} ({source.domain})"
+
+
+def _all_items(text: str) -> list[str]:
+    return [item for line in (text or "").splitlines() if (item := _item(line.strip()))]

@@ -17,6 +17,8 @@ PARTIAL_REASON = "partial_reason"
 PIPELINE_STARTED = "pipeline_started"
 INVESTIGATION_LANGUAGE = "investigation_language"
 USER_SOURCES_DIGEST = "user_sources_digest"
+# Clarifying questions: "asking" while the journalist's answer is awaited, "done" after it.
+CLARIFY = "clarify"
 # One key per journalist URL read at planning (parallel tool calls never write the same key).
 USER_SOURCE_PREFIX = "vicaran_source:"
 

@@ -24,6 +24,9 @@ Behaviour flags ride in the model name, joined by `+`, e.g. `scripted/eager-tran
   asked again for less, it answers. `always-truncates-<Schema>`: it is always cut off.
 - `bad-key`: every call fails like a rejected Gemini API key.
 - `latency-<ms>`: every call waits that long first.
+- `forgets-marker`: the orchestrator writes its plan as plain prose, with no headings and no
+  `[PLAN_APPROVAL_REQUIRED]` (as small local models do).
+- `chatty-questions`: asked to clarify a vague brief, the orchestrator asks five questions.
 """
 
 from __future__ import annotations
@@ -297,6 +300,16 @@ class ScriptedModel(BaseLlm):
                 else "It sounds like you want to investigate a different topic. Would you like "
                 "to start a new investigation for that?"
             )
+        if "too vague to plan" in instruction:
+            count = 5 if "chatty-questions" in self.flags else 2
+            asked = [
+                "Qual prefeito, de qual cidade?" if pt else "Which mayor, of which city?",
+                "Que período?" if pt else "What period should I cover?",
+                "Which office?",
+                "Which budget?",
+                "Which year?",
+            ]
+            return _text("\n".join(f"- {q}" for q in asked[:count]))
         sources = []
         for content in contents:
             for part in content.parts or []:
@@ -307,6 +320,11 @@ class ScriptedModel(BaseLlm):
                         r"^Title: (.*)$", _block(body.get("page") or "", "SOURCE"), re.M
                     )
                     sources.append({**body, "title": title.group(1) if title else ""})
+        if "forgets-marker" in self.flags:
+            return _text(
+                "Sure! I will look at what happened, check the official records and ask the "
+                "company for its side. Shall I go ahead?"
+            )
         return _text(self._plan(latest if len(user_turns) > 1 else brief, sources, instruction))
 
     @staticmethod

@@ -23,15 +23,23 @@ from google.genai import types
 
 from .. import delivery, liveness
 from .. import state_keys as keys
+from ..briefing import choose_mode, is_skip, same_topic, vagueness
 from ..config import get_settings
-from ..formatting import user_sources_digest
+from ..formatting import one_line, user_sources_digest
 from ..i18n import detect_language, language_name, message
-from ..llm import ORCHESTRATOR_OUTPUT_TOKENS, credentials_problem, describe_model_error, output_cap
-from ..plan import plan_outline
+from ..llm import (
+    MODEL_FAILED,
+    ORCHESTRATOR_OUTPUT_TOKENS,
+    credentials_problem,
+    describe_model_error,
+    output_cap,
+)
+from ..plan import PlanFacts, looks_like_plan, plan_outline, plan_topic, render_plan
 from ..sanitize import clean
 from ..schemas import InvestigationConfig, Mode, Source
 from ..storage import InvestigationTakenError
-from ..tools.urls import extract_urls, normalize_url
+from ..tools.live_search import supports_live_search
+from ..tools.urls import extract_urls, normalize_url, unsupported_urls
 from .persistence import repository, start_investigation
 
 logger = logging.getLogger(__name__)
@@ -40,17 +48,12 @@ PLAN_MARKER = "[PLAN_APPROVAL_REQUIRED]"
 PIPELINE_NAME = "investigation_pipeline"
 ANALYZE_SOURCE = "analyze_source"
 MAX_REFUSALS = 2
+FINISHED = ("completed", "partial", "failed")
 
 _ID_LINE = re.compile(
     r"investigation\s+id\s*:\s*([0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12})",
     re.IGNORECASE,
 )
-_MODE_LINE = re.compile(r"^\s*(mode|modo)\s*:.*$", re.IGNORECASE | re.MULTILINE)
-_QUICK = re.compile(
-    r"\bquick(\s+search)?\b|\b(busca|pesquisa|investiga[çc][ãa]o)\s+r[áa]pida\b|\bmodo\s+r[áa]pido\b",
-    re.IGNORECASE,
-)
-
 _APPROVALS = frozenset(
     [
         "approved",
@@ -196,14 +199,15 @@ def parse_first_message(text: str) -> tuple[str | None, Mode, str, str]:
     """(investigation id or None, mode, brief, title) from the journalist's first message."""
     match = _ID_LINE.search(text)
     investigation_id = str(uuid.UUID(match.group(1))) if match else None
-    stated = _MODE_LINE.search(text)  # an explicit "Mode:" line wins over words in the brief
-    mode: Mode = "quick" if _QUICK.search(stated.group(0) if stated else text) else "detailed"
-    brief = _ID_LINE.sub("", text)
-    brief = _MODE_LINE.sub("", brief).strip()
+    mode, brief = choose_mode(_ID_LINE.sub("", text))
+    return investigation_id, mode, brief, title_of(brief)
+
+
+def title_of(brief: str) -> str:
+    """The brief's first line without its links, at most 100 characters."""
     first_line = next((line for line in brief.splitlines() if line.strip()), "")
-    title = re.sub(r"https?://\S+", "", first_line).strip(" -:.") or first_line
-    title = title if len(title) <= 100 else title[:99].rstrip() + "…"
-    return investigation_id, mode, brief, title
+    title = " ".join(w for w in first_line.split() if "://" not in w).strip(" -:.") or first_line
+    return title if len(title) <= 100 else title[:99].rstrip() + "…"
 
 
 def text_response(text: str) -> LlmResponse:
@@ -211,12 +215,16 @@ def text_response(text: str) -> LlmResponse:
 
 
 def user_sources_from_events(events: Iterable[Event], state: Mapping[str, Any]) -> list[Source]:
-    """Every source analyze_source read in the session, latest per URL, in first-seen order."""
+    """Every source analyze_source read in the session, latest per URL, in first-seen order.
+
+    A page that could not be read is one too (an error result with its record in state): the
+    journalist gave it, so the plan lists it with the reason.
+    """
     found: dict[str, Source] = {}
     for event in events:
         for response in event.get_function_responses():
             body = response.response or {}
-            if response.name != ANALYZE_SOURCE or body.get("status") != "success":
+            if response.name != ANALYZE_SOURCE or not body.get("url"):
                 continue
             record = state.get(keys.USER_SOURCE_PREFIX + normalize_url(str(body.get("url"))))
             if record:
@@ -231,6 +239,7 @@ async def initialize_investigation_state(callback_context: CallbackContext) -> t
     await liveness.sweep()  # runs whose process died are not shown as live
     state = callback_context.state
     if state.get(keys.INVESTIGATION_CONFIG):
+        _new_turn(state, user_text(callback_context.user_content))
         return None
     text = user_text(callback_context.user_content)
     investigation_id, mode, brief, title = parse_first_message(text)
@@ -262,10 +271,22 @@ async def initialize_investigation_state(callback_context: CallbackContext) -> t
             keys.PLAN_APPROVED: False,
             keys.AWAITING_APPROVAL: False,
             keys.PIPELINE_STARTED: False,
+            keys.CLARIFY: "asking" if vagueness(brief).vague else "",
             **{key: "" for key in keys.STAGE_OUTPUT_KEYS},
         }
     )
     return None
+
+
+def _new_turn(state: Any, text: str) -> None:
+    """An answer to the clarifying questions (unless "skip") becomes part of the brief."""
+    if state.get(keys.INVESTIGATION_STATUS) != "planning" or state.get(keys.CLARIFY) != "asking":
+        return
+    state[keys.CLARIFY] = "done"
+    if text and not is_skip(text):
+        config = dict(state[keys.INVESTIGATION_CONFIG])
+        config["brief"] = f"{config['brief']}\n\n{text}"
+        state[keys.INVESTIGATION_CONFIG] = config
 
 
 async def _taken(investigation_id: str, callback_context: CallbackContext) -> str | None:
@@ -341,7 +362,10 @@ async def before_orchestrator_model(
     if not last or last.role != "user" or any(p.function_response for p in last.parts or []):
         return None  # not the first model call of this turn
     text = user_text(last)
-    if state.get(keys.INVESTIGATION_STATUS) != "planning":
+    status = state.get(keys.INVESTIGATION_STATUS)
+    if status in FINISHED:
+        return _after_the_run(state, text)
+    if status != "planning":
         return None
     if state.get(keys.AWAITING_APPROVAL) and is_approval(text):
         config = InvestigationConfig.model_validate(state[keys.INVESTIGATION_CONFIG])
@@ -382,6 +406,23 @@ async def before_orchestrator_model(
     return None
 
 
+def _after_the_run(state: Any, text: str) -> LlmResponse | None:
+    """A finished run's session answers questions about it; anything new gets a new session."""
+    config = InvestigationConfig.model_validate(state[keys.INVESTIGATION_CONFIG])
+    about = (config.brief, config.title, plan_topic(state.get(keys.INVESTIGATION_PLAN) or ""))
+    if is_approval(text) or extract_urls(text, 1) or not same_topic(text, *about):
+        return text_response(already_done(state))
+    return None  # a question about this investigation: the model answers it
+
+
+def already_done(state: Any) -> str:
+    """This session's investigation has run: where its report is, and how to start another."""
+    config = state.get(keys.INVESTIGATION_CONFIG) or {}
+    url = get_settings().investigation_url(str(config.get("investigation_id") or ""))
+    status = state.get(keys.INVESTIGATION_STATUS)
+    return message("already_done", config.get("language", "en"), status=status, url=url)
+
+
 def after_orchestrator_model(
     callback_context: CallbackContext, llm_response: LlmResponse
 ) -> LlmResponse | None:
@@ -409,26 +450,116 @@ def after_orchestrator_model(
         return None
     sources = user_sources_from_events(callback_context.session.events, state)
     safe = clean(text, {s.url for s in sources} | {s.link for s in sources})
-    if PLAN_MARKER in text:
-        safe = f"{safe.rstrip()}\n\n{PLAN_MARKER}"
-    if state.get(keys.INVESTIGATION_STATUS) == "planning":
-        if PLAN_MARKER in safe:
-            state[keys.INVESTIGATION_PLAN] = safe.replace(PLAN_MARKER, "").strip()
-            state[keys.PLAN_OUTLINE] = plan_outline(state[keys.INVESTIGATION_PLAN])
-            state[keys.AWAITING_APPROVAL] = True
-        else:
-            state[keys.AWAITING_APPROVAL] = False
+    if (llm_response.custom_metadata or {}).get(MODEL_FAILED):
+        state[keys.AWAITING_APPROVAL] = False  # the sentence is the answer: no plan came
+    elif state.get(keys.INVESTIGATION_STATUS) == "planning":
+        safe = _planning_reply(callback_context, text, safe, sources)
     if safe == text:
         return None
     content = types.Content(role="model", parts=[types.Part(text=safe)])
     return llm_response.model_copy(update={"content": content})
 
 
+def _planning_reply(
+    callback_context: CallbackContext, text: str, safe: str, sources: list[Source]
+) -> str:
+    """Questions, a plan or an answer: the parts that matter are written by code."""
+    state = callback_context.state
+    config = InvestigationConfig.model_validate(state[keys.INVESTIGATION_CONFIG])
+    if state.get(keys.CLARIFY) == "asking":
+        state[keys.AWAITING_APPROVAL] = False
+        return clarifying_questions(safe, config)
+    # Until there is a plan, every reply is one; after, a reply that presents one replaces it.
+    if not state.get(keys.INVESTIGATION_PLAN) or looks_like_plan(text):
+        facts = PlanFacts(
+            language=config.language,
+            title=config.title,
+            mode=config.mode,
+            sources=sources,
+            not_used=not_used(_planning_messages(callback_context), sources, config.language),
+        )
+        plan = render_plan(safe, facts)
+        state[keys.INVESTIGATION_PLAN] = plan
+        state[keys.PLAN_OUTLINE] = plan_outline(plan)
+        state[keys.AWAITING_APPROVAL] = True
+        return f"{plan}\n\n{PLAN_MARKER}"
+    if PLAN_MARKER in text:  # an answer about the plan, which stays approvable
+        state[keys.AWAITING_APPROVAL] = True
+        return f"{safe.rstrip()}\n\n{PLAN_MARKER}"
+    state[keys.AWAITING_APPROVAL] = False
+    return safe
+
+
+MAX_QUESTIONS = 3
+
+
+def clarifying_questions(reply: str, config: InvestigationConfig) -> str:
+    """At most three questions: the model's own, or code's for what the brief leaves open."""
+    asked = []
+    for raw in reply.splitlines():
+        line = raw.strip().lstrip("-*•0123456789.) ").strip()
+        if line.endswith("?") and line not in asked:
+            asked.append(one_line(line, 300))
+    if not asked:
+        named = vagueness(config.brief)
+        keys_ = ["clarify_who", "clarify_where"] if not named.named else []
+        keys_ += [] if named.period else ["clarify_when"]
+        asked = [message(k, config.language) for k in keys_ or ["clarify_who"]]
+    numbered = [f"{i}. {q}" for i, q in enumerate(asked[:MAX_QUESTIONS], 1)]
+    lang = config.language
+    return "\n\n".join(
+        [message("clarify_intro", lang), "\n".join(numbered), message("clarify_outro", lang)]
+    )
+
+
+def _planning_messages(callback_context: CallbackContext) -> list[str]:
+    """The journalist's messages in this session (all of them came before any approval)."""
+    texts = [user_text(e.content) for e in callback_context.session.events if e.author == "user"]
+    current = user_text(callback_context.user_content)
+    if current and (not texts or texts[-1] != current):
+        texts.append(current)
+    return [t for t in texts if t]
+
+
+def not_used(messages: list[str], sources: list[Source], language: str) -> list[str]:
+    """Every input the run will not use, and every service it will go without, in one line each.
+
+    Unreadable sources are listed with the journalist's sources, where they were given.
+    """
+    settings = get_settings()
+    limit = settings.vicaran_max_user_urls
+    lines: list[str] = []
+    for text in messages:
+        lines += [message("plan_unsupported", language, url=u) for u in unsupported_urls(text)]
+        over = extract_urls(text, limit + 1000)[limit:]
+        lines += [message("plan_over_limit", language, url=u, limit=limit) for u in over]
+    if not settings.tavily_api_key.strip():
+        instead = []
+        if any(s.is_reachable for s in sources):
+            instead.append(message("plan_no_search_yours", language))
+        if settings.factcheck_api_key.strip():
+            instead.append(message("plan_no_search_factcheck", language))
+        if settings.vicaran_live_search_fallback and supports_live_search(
+            settings.vicaran_pro_model
+        ):
+            instead.append(message("plan_no_search_live", language))
+        said = message("plan_and", language).join(instead) or message(
+            "plan_no_search_none", language
+        )
+        lines.append(message("plan_no_search", language, instead=said))
+    model = settings.vicaran_pro_model
+    if model != settings.vicaran_fast_model and (problem := credentials_problem(model, settings)):
+        lines.append(message("plan_model_problem", language, model=model, problem=problem))
+    return list(dict.fromkeys(lines))
+
+
 def explain_model_error(
     callback_context: CallbackContext, llm_request: LlmRequest, error: Exception
 ) -> LlmResponse:
     """A failed orchestrator model call becomes one clear sentence, never a stack trace."""
-    return text_response(describe_model_error(error, llm_request.model or "")[0])
+    response = text_response(describe_model_error(error, llm_request.model or "")[0])
+    response.custom_metadata = {MODEL_FAILED: True}
+    return response
 
 
 def gate_transfer(
@@ -439,6 +570,14 @@ def gate_transfer(
         return None
     if args.get("agent_name") == PIPELINE_NAME and _approval_can_start(tool_context.state):
         return None
+    if tool_context.state.get(keys.INVESTIGATION_STATUS) in FINISHED:
+        return {
+            "status": "error",
+            "error_message": (
+                "Refused: this session's investigation has already run. Tell the journalist to "
+                "start a new session for a new investigation; never plan again here."
+            ),
+        }
     return {
         "status": "error",
         "error_message": (
@@ -458,7 +597,7 @@ def guard_pipeline_start(callback_context: CallbackContext) -> types.Content | N
     language = config.get("language", "en")
     status = state.get(keys.INVESTIGATION_STATUS)
     if status and status not in ("planning", "in_progress"):
-        text = message("already_done", language, status=status)
+        text = already_done(state)
     else:
         text = message("gate_refused", language)
         plan = state.get(keys.INVESTIGATION_PLAN)

@@ -44,7 +44,10 @@ Based on your brief and the <N> sources you provided, here's my investigation pl
 [PLAN_APPROVAL_REQUIRED]
 
 Leave out "Your sources analyzed" when the journalist gave no URL. If a source could not be read,
-say so plainly and mention that the investigation will look for other coverage.
+say so plainly and mention that the investigation will look for other coverage. Vicaran writes
+the sources list, what will not be used (unreadable or unsupported links, missing keys), the mode,
+the time and the marker itself from what it knows; what it needs from you is the topic, the
+questions and the kinds of source, under those headings.
 
 **Step 3 - the journalist answers.**
 - Approval ("APPROVED", "yes", "go", "start"): Vicaran starts the investigation itself. Do not
@@ -58,9 +61,16 @@ say so plainly and mention that the investigation will look for other coverage.
   Would you like to start a new investigation for that?" (in the journalist's language). Do not
   write a new plan and do not add the marker: one investigation is one topic.
 - After the investigation has run (status completed, partial or failed): answer questions about
-  the report briefly and suggest a new investigation for new topics. Never restart it.
+  the report briefly. A new brief belongs in a new session: say so; never plan or restart here.
 
 {LANGUAGE_RULE}
 
 {UNTRUSTED_DATA_RULE}
+"""
+
+CLARIFY_INSTRUCTION = """\
+**Now: clarifying questions.** The brief is too vague to plan: it names no one and nothing
+specific, so a plan would be a guess. Reply only with at most 3 short, targeted questions that
+would let you plan (which person or institution, where, what period), one per line, each ending
+with a question mark, in the journalist's language. Do not write a plan; Vicaran adds the rest.
 """

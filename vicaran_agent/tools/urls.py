@@ -255,3 +255,31 @@ def extract_urls(text: str, limit: int = 10) -> list[str]:
         if len(found) >= limit:
             break
     return found
+
+
+_SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789+.-")
+_URL_STOPS = frozenset('<>"`')
+
+
+def unsupported_urls(text: str) -> list[str]:
+    """Addresses in free text whose scheme Vicaran cannot read (ftp://, file://, …), in order.
+
+    A linear scan: each "://" is found once, its scheme read backwards (at most 32 characters)
+    and its address forwards to the next space.
+    """
+    found: list[str] = []
+    at = text.find("://")
+    while at != -1:
+        start = at
+        while start > 0 and at - start < 32 and text[start - 1].lower() in _SCHEME_CHARS:
+            start -= 1
+        end = at + 3
+        while end < len(text) and not text[end].isspace() and text[end] not in _URL_STOPS:
+            end += 1
+        scheme = text[start:at].lower()
+        if scheme[:1].isalpha() and scheme not in ("http", "https"):
+            url = _trim(text[start:end])
+            if url not in found:
+                found.append(url)
+        at = text.find("://", end)
+    return found

@@ -1,0 +1,230 @@
+"""What code reads in the journalist's words: the chosen mode, a vague brief, a skip, a new topic.
+
+All of it is linear: literal phrases and word scans, no backtracking patterns over the brief.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .schemas import Mode
+from .tools.urls import extract_urls
+
+# A mode is chosen by name; "the quick approval of the permit" chooses nothing.
+_QUICK_NAMES = re.compile(  # a name, so capitalised: "a quick search of the files" is story
+    r"\bQuick Search\b|\bQUICK SEARCH\b|\bBusca [Rr][áa]pida\b|\bBUSCA R[ÁA]PIDA\b"
+)
+_QUICK_ANY_CASE = re.compile(r"\bquick mode\b|\bmodo r[áa]pido\b|\bmode: ?quick\b", re.IGNORECASE)
+_DETAILED_NAMES = re.compile(
+    r"\bDetailed Inquiry\b|\bInvestiga[çc][ãa]o Detalhada\b|\bdetailed mode\b"
+    r"|\bmodo detalhado\b|\bmode: ?detailed\b",
+    re.IGNORECASE,
+)
+_MODE_LINE = re.compile(r"^[ \t]*(?:mode|modo)[ \t]*:[^\n]*$", re.IGNORECASE | re.MULTILINE)
+_QUICK_VALUE = re.compile(r"quick|r[áa]pid", re.IGNORECASE)
+_WRAPPERS = " \t.:;,!-–—"
+
+
+def choose_mode(text: str) -> tuple[Mode, str]:
+    """(mode, text without the mode phrase): quick only when the journalist names it."""
+    head, _, rest = text.lstrip().partition(" ")
+    if head.lower().rstrip(":.-–—") == "quick" and (head[-1:] in ":.-–—" or rest[:1] in "-–—:"):
+        return "quick", _tidy(rest)  # "Quick: …", "quick - …": the word alone, set apart, first
+    line = _MODE_LINE.search(text)
+    if line:
+        mode: Mode = "quick" if _QUICK_VALUE.search(line.group(0)) else "detailed"
+        return mode, _tidy(text[: line.start()] + text[line.end() :])
+    for pattern, mode in ((_QUICK_NAMES, "quick"), (_QUICK_ANY_CASE, "quick")):
+        if found := pattern.search(text):
+            return mode, _without(text, found.start(), found.end())
+    if found := _DETAILED_NAMES.search(text):
+        return "detailed", _without(text, found.start(), found.end())
+    return "detailed", text
+
+
+def _without(text: str, start: int, end: int) -> str:
+    """`text` minus the phrase at [start, end), its brackets and the punctuation after it."""
+    if start and text[start - 1] == "(" and text[end : end + 1] == ")":
+        start, end = start - 1, end + 1
+    while end < len(text) and text[end] in _WRAPPERS and text[end] != "\n":
+        end += 1
+    return _tidy(text[:start] + " " + text[end:])
+
+
+def _tidy(text: str) -> str:
+    lines = (" ".join(line.split()) for line in text.splitlines())
+    return "\n".join(line for line in lines if line).strip(" \n:-–—")
+
+
+# --- a vague brief ------------------------------------------------------------------------
+
+_MONTHS = frozenset(
+    [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "janeiro",
+        "fevereiro",
+        "março",
+        "marco",
+        "abril",
+        "maio",
+        "junho",
+        "julho",
+        "agosto",
+        "setembro",
+        "outubro",
+        "novembro",
+        "dezembro",
+        "yesterday",
+        "today",
+        "week",
+        "month",
+        "year",
+        "ontem",
+        "hoje",
+        "semana",
+        "mês",
+        "mes",
+        "ano",
+    ]
+)
+_SENTENCE_ENDS = ".!?:\n"
+
+
+@dataclass(frozen=True)
+class Vagueness:
+    """What a brief names: someone or something (a proper name, an acronym), and a period."""
+
+    named: bool
+    period: bool
+
+    @property
+    def vague(self) -> bool:
+        """Nothing named: "the mayor" could be any mayor, so a plan would be a guess."""
+        return not self.named
+
+
+def vagueness(brief: str) -> Vagueness:
+    """What the brief names. A URL makes a brief specific enough: the page says who."""
+    if extract_urls(brief, 1):
+        return Vagueness(True, True)
+    named = period = False
+    sentence_start = True
+    for raw in brief.split():
+        word = raw.strip("\"'“”‘’()[],;.!?:")
+        if any(c.isdigit() for c in word) or word.lower() in _MONTHS:
+            period = True
+        elif len(word) > 1 and word[:1].isupper() and (not sentence_start or word.isupper()):
+            named = True  # a proper name inside a sentence, or an acronym anywhere
+        sentence_start = raw[-1:] in _SENTENCE_ENDS
+    return Vagueness(named, period)
+
+
+_SKIPS = frozenset(
+    ["skip", "skip it", "no questions", "just plan", "pular", "pule", "pula", "sem perguntas"]
+)
+
+
+def is_skip(text: str) -> bool:
+    """Whether the journalist declines the clarifying questions."""
+    return " ".join(text.lower().strip(" .!").split()) in _SKIPS
+
+
+_STOP = frozenset(
+    [
+        "about",
+        "after",
+        "also",
+        "been",
+        "before",
+        "between",
+        "could",
+        "does",
+        "from",
+        "have",
+        "into",
+        "just",
+        "more",
+        "next",
+        "only",
+        "other",
+        "over",
+        "said",
+        "some",
+        "such",
+        "than",
+        "that",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "will",
+        "with",
+        "would",
+        "your",
+        "investigate",
+        "investigation",
+        "check",
+        "whether",
+        "sobre",
+        "como",
+        "mais",
+        "para",
+        "pelo",
+        "pela",
+        "essa",
+        "esse",
+        "esta",
+        "este",
+        "isso",
+        "qual",
+        "quais",
+        "quando",
+        "onde",
+        "agora",
+        "investigue",
+        "verifique",
+        "foram",
+        "seria",
+        "será",
+        "tambem",
+        "também",
+        "depois",
+        "antes",
+        "entre",
+    ]
+)
+
+
+def content_words(text: str) -> set[str]:
+    """Words of four letters or more that say what a text is about."""
+    words = (w.strip("\"'“”‘’()[].,;:!?").lower() for w in text.split())
+    return {w for w in words if len(w) >= 4 and w not in _STOP and "://" not in w}
+
+
+def same_topic(message: str, *about: str) -> bool:
+    """Whether a message shares a subject word with the investigation's brief or plan."""
+    known: set[str] = set()
+    for text in about:
+        known |= content_words(text)
+    return bool(content_words(message) & known)
