@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import hashlib
 import re
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -404,6 +406,163 @@ async def test_list_page(client: httpx.AsyncClient, repo: Repository) -> None:
     assert f'<a href="/api/investigations/{iid}">JSON</a>' in page
 
 
+def panel(page: str, key: str) -> str:
+    """The HTML of one tab's panel."""
+    start_at = page.index(f'<section class="panel" id="{key}"')
+    end_at = page.find('<section class="panel"', start_at + 1)
+    return page[start_at : end_at if end_at != -1 else len(page)]
+
+
+async def test_list_page_refreshes_only_while_an_investigation_runs(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    full_investigation(repo)
+    page = (await client.get("/investigations")).text
+    assert 'http-equiv="refresh"' not in page and "Live:" not in page
+    assert 'data-running="false"' in page
+    running = start(repo, title="Port tender")
+    page = (await client.get("/investigations")).text
+    # Without JS the page reloads itself; with JS the script polls the list API instead.
+    assert '<noscript><meta http-equiv="refresh" content="3"></noscript>' in page
+    assert 'data-running="true"' in page and 'data-api="/api/investigations"' in page
+    assert (
+        '<p id="list-live" class="live" aria-live="polite">Live: refreshing every 3 s</p>' in page
+    )
+    repo.finish_investigation(running, "completed", summary=SUMMARY)
+    page = (await client.get("/investigations")).text
+    assert 'http-equiv="refresh"' not in page and 'data-running="false"' in page
+
+
+async def test_list_table_cells_carry_their_column_label(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    """Narrow screens show each row as a card: every cell names its column."""
+    full_investigation(repo)
+    page = (await client.get("/investigations")).text
+    assert '<table class="list investigations">' in page
+    for label in ("Status", "Mode", "Sources", "Claims", "Fact-checks", "Last update", "Data"):
+        assert f'data-label="{label}"' in page, label
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        ("en", "Skipped in Quick Search: the timeline is built only in a Detailed Inquiry."),
+        (
+            "pt-BR",
+            "Etapa pulada na Busca Rápida: a linha do tempo só é montada na Investigação "
+            "Detalhada.",
+        ),
+    ],
+)
+async def test_quick_mode_timeline_says_it_was_skipped(
+    client: httpx.AsyncClient, repo: Repository, language: str, expected: str
+) -> None:
+    iid = start(repo, mode="quick", language=language)
+    running = (await client.get(f"/investigations/{iid}")).text
+    repo.finish_investigation(iid, "completed", summary=SUMMARY)
+    done = (await client.get(f"/investigations/{iid}")).text
+    for page in (running, done):
+        assert f'<p class="empty">{escape(expected)}</p>' in panel(page, "timeline")
+        assert "No timeline events." not in page
+        # The page script re-renders the panel with the same words.
+        assert f'data-timeline-skipped="{escape(expected)}"' in page
+    detailed = start(repo, language=language)
+    page = (await client.get(f"/investigations/{detailed}")).text
+    assert '<p class="empty">No events yet.</p>' in panel(page, "timeline")
+
+
+async def test_sources_show_the_page_host(client: httpx.AsyncClient, repo: Repository) -> None:
+    iid = start(repo)
+    sources = [
+        source(
+            1,
+            url="https://citynews.example.com/2024/dam",
+            domain="citynews.example.com",
+            publisher="example.com",
+        ),
+        source(2, publisher="News Two"),
+    ]
+    ids = repo.save_sources(iid, sources)
+    add_findings(repo, iid, [ids[sources[0].url]])
+    verdict = Verdict(
+        claim_key="C1",
+        claim_text="The mayor signed the contract in March 2024.",
+        verdict="verified",
+        confidence=0.9,
+        explanation="On record.",
+        evidence=[
+            Evidence(
+                url="https://records.example/contract",
+                title="Signed contract",
+                publisher="City records",
+                reliability="high",
+                stance="supports",
+            ),
+            Evidence(
+                url="https://records.citynews.example.com/minutes",
+                title="Minutes",
+                publisher="example.com",
+                reliability="high",
+                stance="supports",
+                snippet="Signed.",
+            ),
+        ],
+    )
+    repo.save_verdicts(iid, [verdict])
+    page = (await client.get(f"/investigations/{iid}")).text
+    first = card(page, "source-1")
+    assert '<span class="domain">citynews.example.com</span>' in first
+    assert ">example.com<" not in first  # the registrable domain is not shown as the host
+    second = card(page, "source-2")
+    assert '<span class="publisher">News Two</span>' in second  # a publisher's name is kept
+    assert '<span class="domain">news2.example</span>' in second
+    checks = panel(page, "fact-checks")
+    assert '<span class="muted">records.citynews.example.com</span>' in checks
+    assert ">example.com<" not in checks
+    assert '<span class="muted">City records</span>' in checks
+
+
+async def test_bias_legend_reads_as_a_scale_not_as_counts(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    iid, _ = full_investigation(repo)
+    bias = panel((await client.get(f"/investigations/{iid}")).text, "bias")
+    assert (
+        '<p class="stat-note">Low-Moderate bias, on a scale from 0 (balanced) to 10 (one-sided)</p>'
+    ) in bias
+    assert '<p class="scale-ends" aria-hidden="true"><span>0</span><span>10</span></p>' in bias
+    assert re.search(r"\d\s*(balanced|one-sided)", bias) is None  # never "0 balanced"
+    # The counts beside the coverage bars say what they count.
+    assert '<span class="bar-value">50% · 1 source</span>' in bias
+    assert '<span class="bar-value">0% · 0 sources</span>' in bias
+
+
+STYLE = re.compile(r"<style>(.*?)</style>", re.DOTALL)
+
+
+async def test_token_page_is_styled_without_the_token(
+    served: httpx.AsyncClient, repo: Repository, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The "Access token needed" page cannot load what the token guards: its style is inline."""
+    set_token(monkeypatch, TOKEN)
+    for path in ("/investigations", "/dev-ui/"):
+        response = await served.get(path)
+        assert response.status_code == 401
+        page = response.text
+        assert "Access token needed" in page
+        # Everything it links loads without the token (nothing is linked at all).
+        for href in re.findall(r'<(?:link|script)[^>]*(?:href|src)="(/[^"]*)"', page):
+            assert (await served.get(href)).status_code == 200, href
+        styles = STYLE.findall(page)
+        assert len(styles) == 1 and ".topbar" in styles[0]
+        # The CSP allows exactly this inline style, by its hash.
+        digest = base64.b64encode(hashlib.sha256(styles[0].encode()).digest()).decode()
+        policy = response.headers["content-security-policy"]
+        assert f"style-src 'sha256-{digest}'" in policy
+        assert "unsafe-inline'" not in policy.replace("style-src-attr 'unsafe-inline'", "")
+
+
 async def test_injected_markup_is_shown_as_text(
     client: httpx.AsyncClient, repo: Repository
 ) -> None:
@@ -691,7 +850,7 @@ async def test_bias_states_no_score_and_unrated(
     assert "No bias assessment yet." in page and "No source could be rated" not in page
     rated, _ = full_investigation(repo)
     page = (await client.get(f"/investigations/{rated}")).text
-    assert "Scale: 0 = balanced … 10 = one-sided" in page
+    assert "on a scale from 0 (balanced) to 10 (one-sided)" in page
     assert "rated sources" not in page  # nothing was left unrated
     repo.save_bias(
         rated,

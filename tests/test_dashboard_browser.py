@@ -22,6 +22,7 @@ from fastapi import FastAPI, Request, Response
 
 from tests.test_dashboard import SUMMARY, XSS, add_findings, source, start
 from vicaran_agent.config import get_settings
+from vicaran_agent.server.access import AccessMiddleware
 from vicaran_agent.server.dashboard import dashboard_router
 from vicaran_agent.storage import Repository, get_repository
 
@@ -34,6 +35,8 @@ ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 POLL_SECONDS = 3
 WAIT_SECONDS = 6  # two polling intervals
 IMG_XSS = "<img src=x onerror=alert(2)>"
+WIDE = 1400  # a laptop-sized window: the list table must fit it
+NARROW = 420  # a phone
 CHROME_ARGS = (
     "--headless=new",
     "--no-sandbox",
@@ -67,8 +70,10 @@ class LiveServer:
     url: str
     paths: list[str] = field(default_factory=list)  # every request the server saw
 
-    def api_calls(self, investigation_id: str) -> int:
-        return self.paths.count(f"/api/investigations/{investigation_id}")
+    def api_calls(self, investigation_id: str | None = None) -> int:
+        """Requests for one investigation's JSON, or for the list's when no id is given."""
+        suffix = f"/{investigation_id}" if investigation_id else ""
+        return self.paths.count(f"/api/investigations{suffix}")
 
 
 @pytest.fixture
@@ -85,9 +90,13 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Repository
 
 @pytest.fixture
 def server(repo: Repository) -> Iterator[LiveServer]:
-    """The dashboard served by uvicorn on a free loopback port, in a background thread."""
+    """The dashboard served by uvicorn on a free loopback port, in a background thread.
+
+    Behind the access middleware, as `vicaran serve` serves it.
+    """
     app = FastAPI()
     app.include_router(dashboard_router())
+    app.add_middleware(AccessMiddleware)
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     live = LiveServer(f"http://127.0.0.1:{sock.getsockname()[1]}")
@@ -182,6 +191,42 @@ def _width_ratio(driver: WebDriver, css: str) -> float:
     )
 
 
+def _resize(driver: WebDriver, width: int) -> None:
+    """Make the page's viewport exactly `width` CSS pixels wide."""
+    driver.set_window_size(width, 1000)
+    inner = int(driver.execute_script("return window.innerWidth"))
+    if inner != width:
+        driver.set_window_size(2 * width - inner, 1000)
+    assert driver.execute_script("return window.innerWidth") == width
+
+
+def _assert_no_horizontal_overflow(driver: WebDriver, where: str) -> None:
+    """Neither the page nor any table scrolls sideways."""
+    overflow = driver.execute_script(
+        "const out = [];"
+        "const doc = document.documentElement;"
+        "if (doc.scrollWidth > window.innerWidth) out.push(['page', doc.scrollWidth, innerWidth]);"
+        "for (const w of document.querySelectorAll('.table-wrap')) {"
+        "  if (w.offsetParent && w.scrollWidth > w.clientWidth)"
+        "    out.push(['table', w.scrollWidth, w.clientWidth]);"
+        "}"
+        "return out;"
+    )
+    assert overflow == [], (where, overflow)
+
+
+def _screenshot(driver: WebDriver, name: str) -> Path:
+    """The whole page as a test artifact."""
+    height = int(driver.execute_script("return document.documentElement.scrollHeight"))
+    width = int(driver.execute_script("return window.innerWidth"))
+    driver.set_window_size(driver.get_window_size()["width"], max(600, height + 120))
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / name
+    assert driver.save_screenshot(str(path))
+    _resize(driver, width)
+    return path
+
+
 def test_live_dashboard(repo: Repository, server: LiveServer, browser: WebDriver) -> None:
     from selenium.webdriver.common.by import By
 
@@ -190,6 +235,7 @@ def test_live_dashboard(repo: Repository, server: LiveServer, browser: WebDriver
     ids = repo.save_sources(iid, [first])
     add_findings(repo, iid, [ids[first.url]])
 
+    _resize(browser, WIDE)
     browser.get(f"{server.url}/investigations/{iid}")
     _wait(browser, lambda d: d.execute_script("return document.documentElement.className"), "js")
     # The injected title is visible text, no script ran and none was inserted.
@@ -203,7 +249,14 @@ def test_live_dashboard(repo: Repository, server: LiveServer, browser: WebDriver
 
     # A new source appears within the polling interval, without a reload.
     browser.execute_script("window.vicaranNoReload = true;")
-    second = source(2, title=IMG_XSS, credibility_score=2)
+    second = source(
+        2,
+        title=IMG_XSS,
+        credibility_score=2,
+        url="https://citynews.example.com/story",
+        domain="citynews.example.com",
+        publisher="example.com",
+    )
     repo.save_sources(iid, [second])
     _wait(
         browser,
@@ -214,6 +267,9 @@ def test_live_dashboard(repo: Repository, server: LiveServer, browser: WebDriver
     assert _text(browser, "#source-2 .card-title") == IMG_XSS
     assert browser.find_elements(By.CSS_SELECTOR, "#sources img") == []
     assert _text(browser, '[data-count="sources"]') == "2"
+    # The page's host, as the script renders it too.
+    assert _text(browser, "#source-2 .domain") == "citynews.example.com"
+    assert browser.find_elements(By.CSS_SELECTOR, "#source-2 .publisher") == []
     _no_alert(browser)
     assert server.api_calls(iid) >= 1
 
@@ -230,6 +286,12 @@ def test_live_dashboard(repo: Repository, server: LiveServer, browser: WebDriver
     # Bias: the score, coverage bars laid out at their share, the per-source table.
     _open_tab(browser, "bias")
     assert _text(browser, "#bias .stat-value") == "3.5 / 10"
+    assert _text(browser, "#bias .stat-note") == (
+        "Low-Moderate bias, on a scale from 0 (balanced) to 10 (one-sided)"
+    )
+    assert _text(browser, "#bias .scale-ends") == "0 10"
+    values = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#bias .bar-value")]
+    assert values == ["50% · 1 source", "50% · 1 source", "0% · 0 sources"]
     assert _width_ratio(browser, "#bias .bar-fill.stance-supportive") == pytest.approx(0.5, 0.02)
     assert _width_ratio(browser, "#bias .bar-fill.stance-critical") == 0
     assert "loaded language" in _text(browser, "#bias table")
@@ -253,11 +315,138 @@ def test_live_dashboard(repo: Repository, server: LiveServer, browser: WebDriver
     assert target.is_displayed() and "highlight" in (target.get_attribute("class") or "")
     assert browser.execute_script("return location.hash") == "#source-2"
 
-    ARTIFACTS.mkdir(exist_ok=True)
-    assert browser.save_screenshot(str(ARTIFACTS / "dashboard.png"))
+    _assert_no_horizontal_overflow(browser, "detail page")
+    _open_tab(browser, "bias")
+    _screenshot(browser, "dashboard-detail.png")
 
     time.sleep(max(0.0, stopped_at + 2 * POLL_SECONDS + 1 - time.monotonic()))
     assert server.api_calls(iid) == calls_at_completion, "polling went on after completion"
     _no_alert(browser)
     errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     assert errors == []
+
+
+def _status_of(driver: WebDriver, investigation_id: str) -> str:
+    return _text(driver, f'tr[data-id="{investigation_id}"] .badge')
+
+
+def test_list_page_refreshes_by_itself_and_fits(
+    repo: Repository, server: LiveServer, browser: WebDriver
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    done = start(repo, title="Port tender: who won the 2023 concession and at what price?")
+    repo.finish_investigation(done, "completed", summary=SUMMARY)
+    running = start(
+        repo, title="Did XYZ Corp bribe building inspectors in the eastern districts in 2019?"
+    )
+    _resize(browser, WIDE)
+    browser.get(f"{server.url}/investigations")
+    _wait(browser, lambda d: d.execute_script("return document.documentElement.className"), "js")
+    assert _status_of(browser, running) == "In progress"
+    assert _text(browser, "#list-live") == "Live: refreshing every 3 s"
+    _assert_no_horizontal_overflow(browser, f"list at {WIDE} px")
+    _screenshot(browser, "dashboard-list.png")
+
+    # The store changes while the page is open: the row follows, without a reload.
+    browser.execute_script("window.vicaranNoReload = true;")
+    repo.save_sources(running, [source(1)])
+    _wait(
+        browser,
+        lambda d: _text(d, f'tr[data-id="{running}"] td[data-label="Sources"]') == "1",
+        "the new source count",
+    )
+    repo.finish_investigation(running, "completed", summary=SUMMARY)
+    _wait(browser, lambda d: _status_of(d, running) == "Completed", "the new status")
+    assert browser.execute_script("return window.vicaranNoReload === true"), "the page reloaded"
+    assert _text(browser, "#list-live") == ""
+    assert _status_of(browser, done) == "Completed"
+    link = browser.find_element(By.CSS_SELECTOR, f'tr[data-id="{running}"] td a')
+    assert link.get_attribute("href") == f"{server.url}/investigations/{running}"
+    _no_alert(browser)
+
+    # Nothing runs any more: the polling stops.
+    calls = server.api_calls()
+    time.sleep(2 * POLL_SECONDS + 1)
+    assert server.api_calls() == calls, "the list was polled after every run finished"
+    _assert_no_horizontal_overflow(browser, f"list at {WIDE} px, refreshed")
+
+    # A phone: every row is a card, nothing scrolls sideways.
+    _resize(browser, NARROW)
+    _assert_no_horizontal_overflow(browser, f"list at {NARROW} px")
+    shown_as = browser.execute_script(
+        "return [...document.querySelectorAll('.list tbody tr')]"
+        ".map((row) => getComputedStyle(row).display)"
+    )
+    assert shown_as == ["block", "block"]  # cards, not table rows
+    _screenshot(browser, "dashboard-list-narrow.png")
+    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert errors == []
+
+
+def test_list_page_without_a_running_investigation_does_not_poll(
+    repo: Repository, server: LiveServer, browser: WebDriver
+) -> None:
+    done = start(repo)
+    repo.finish_investigation(done, "completed", summary=SUMMARY)
+    browser.get(f"{server.url}/investigations")
+    _wait(browser, lambda d: d.execute_script("return document.documentElement.className"), "js")
+    time.sleep(POLL_SECONDS + 1)
+    assert server.api_calls() == 0
+    assert _text(browser, "#list-live") == ""
+
+
+def test_quick_investigation_page(repo: Repository, server: LiveServer, browser: WebDriver) -> None:
+    iid = start(repo, title="Porto: licitação", mode="quick", language="pt-BR")
+    ids = repo.save_sources(
+        iid,
+        [
+            source(
+                1,
+                url="https://citynews.example.com/porto",
+                domain="citynews.example.com",
+                publisher="example.com",
+            )
+        ],
+    )
+    add_findings(repo, iid, list(ids.values()))
+    repo.save_timeline(iid, [])
+    _resize(browser, WIDE)
+    browser.get(f"{server.url}/investigations/{iid}#timeline")
+    skipped = (
+        "Etapa pulada na Busca Rápida: a linha do tempo só é montada na Investigação Detalhada."
+    )
+    assert _text(browser, "#timeline .empty") == skipped
+    # After a poll the script has rendered every panel itself: the same words.
+    _wait(browser, lambda _d: server.api_calls(iid) >= 1, "a poll")
+    repo.finish_investigation(iid, "completed", summary=SUMMARY)
+    _wait(browser, lambda d: _text(d, "#inv-status") == "Completed", "the final status")
+    assert _text(browser, "#timeline .empty") == skipped
+    _assert_no_horizontal_overflow(browser, "quick detail page")
+    _screenshot(browser, "dashboard-quick.png")
+    _open_tab(browser, "sources")
+    assert _text(browser, "#source-1 .domain") == "citynews.example.com"
+    _screenshot(browser, "dashboard-quick-sources.png")
+
+
+def test_token_page_is_styled(
+    repo: Repository,
+    server: LiveServer,
+    browser: WebDriver,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("VICARAN_DASHBOARD_TOKEN", "s3cret-dashboard-token")
+    get_settings.cache_clear()
+    browser.get(f"{server.url}/investigations")
+    assert _text(browser, "h1") == "Access token needed"
+    background = browser.execute_script(
+        "return getComputedStyle(document.querySelector('.topbar')).backgroundColor"
+    )
+    assert background == "rgb(15, 27, 45)"  # the dashboard's top bar, not an unstyled page
+    page = f"{server.url}/investigations - "  # the page itself is a 401, as it should be
+    errors = [
+        e
+        for e in browser.get_log("browser")
+        if e["level"] == "SEVERE" and not e["message"].startswith(page)
+    ]
+    assert errors == []  # nothing refused: no stylesheet behind the token, no CSP violation

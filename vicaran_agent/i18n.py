@@ -494,6 +494,10 @@ _MESSAGES: dict[str, tuple[str, str]] = {
         "⚠️ **This investigation is partial.** {reason}",
         "⚠️ **Esta investigação está incompleta.** {reason}",
     ),
+    "dashboard_timeline_skipped": (
+        "Skipped in Quick Search: the timeline is built only in a Detailed Inquiry.",
+        "Etapa pulada na Busca Rápida: a linha do tempo só é montada na Investigação Detalhada.",
+    ),
     "sources_heading": ("## Sources", "## Fontes"),
     "report_title": ("# Investigation Summary: {title}", "# Resumo da Investigação: {title}"),
     "report_summary": ("## Executive Summary", "## Resumo Executivo"),

@@ -3,16 +3,20 @@
 `GET /api/investigations[/{id}]` return JSON, `/api/investigations/{id}/snapshots/{sha256}` a
 text Vicaran read and `/api/investigations/{id}/export?format=...` a download;
 `GET /investigations[/{id}]` return server-rendered HTML (every value escaped) that
-`static/dashboard.js` turns into tabs and refreshes every 3 s while the investigation runs (it
-mirrors the renderers here). With `VICARAN_DASHBOARD_TOKEN` set, every request must present the
-token: `access.AccessMiddleware` enforces it on the whole server (and turns a one-time `?token=`
-into a cookie); the routes here check it again (Bearer header or that cookie), so the router is
-never open when it is mounted without the middleware.
+`static/dashboard.js` turns into tabs and refreshes every 3 s while an investigation runs: the
+page of one while it runs, the list while any runs (it mirrors the renderers here; without JS
+the list reloads itself instead). With `VICARAN_DASHBOARD_TOKEN` set, every request must present
+the token: `access.AccessMiddleware` enforces it on the whole server (and turns a one-time
+`?token=` into a cookie); the routes here check it again (Bearer header or that cookie), so the
+router is never open when it is mounted without the middleware. The "Access token needed" page
+carries its stylesheet inline, since the static files are behind the token too.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import hashlib
 import re
 from collections.abc import Awaitable, Callable, Collection
 from html import escape
@@ -25,10 +29,12 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 
 from .. import export
 from ..config import get_settings
+from ..i18n import message
 from ..schemas import QUALITY_DIMENSIONS
 from ..storage import get_repository
 from ..sub_agents.bias_analyzer import score_label
 from ..tools.credibility import credibility_label
+from ..tools.urls import host_of
 from . import access
 from .markdown import render_markdown
 
@@ -42,6 +48,15 @@ _CSP = (
     "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; "
     "frame-ancestors 'none'"
 )
+_TOKEN_PAGE_CSS = (STATIC_DIR / "dashboard.css").read_text(encoding="utf-8")
+_TOKEN_PAGE_CSP = _CSP.replace(
+    "style-src 'self'",
+    "style-src 'sha256-"
+    + base64.b64encode(hashlib.sha256(_TOKEN_PAGE_CSS.encode()).digest()).decode()
+    + "'",
+)
+POLL_SECONDS = 3  # as dashboard.js polls
+LIVE_TEXT = f"Live: refreshing every {POLL_SECONDS} s"
 _PAGE_HEADERS = {
     "Content-Security-Policy": _CSP,
     "X-Content-Type-Options": "nosniff",
@@ -63,6 +78,16 @@ VERDICT_LABELS = {
     "unverified": "Unverified",
 }
 STANCES = ("supportive", "neutral", "critical")
+LIST_COLUMNS = (
+    ("Investigation", ""),
+    ("Status", ""),
+    ("Mode", ""),
+    ("Sources", "n"),
+    ("Claims", "n"),
+    ("Fact-checks", "n"),
+    ("Last update", ""),
+    ("Data", ""),
+)
 RUNNING = ("planning", "in_progress")
 QUALITY_LABELS = {
     "factual_accuracy": "Factual accuracy",
@@ -82,6 +107,7 @@ _SNAPSHOT_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Content-Security-Policy": "default-src 'none'; sandbox",
 }
+SCALE_TEXT = "on a scale from 0 (balanced) to 10 (one-sided)"
 _PRECISION = {"day": "exact day", "month": "month only", "year": "year only"}
 _MONTHS = "January February March April May June July August September October November December"
 _DATE = re.compile(r"^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?")
@@ -138,7 +164,13 @@ def token_page(headers: dict[str, str]) -> Response:
         "Open it with <code>?token=…</code> added to the address, or send an "
         "<code>Authorization: Bearer …</code> header.</p></main>"
     )
-    return _html("Access token needed", body, status=401, headers=headers)
+    return _html(
+        "Access token needed",
+        body,
+        status=401,
+        headers={**headers, "Content-Security-Policy": _TOKEN_PAGE_CSP},
+        inline_style=True,
+    )
 
 
 # --- endpoints -----------------------------------------------------------------------------
@@ -219,7 +251,11 @@ async def _api_export(request: Request) -> Response:
 
 
 async def _page_list(request: Request) -> Response:
-    return _html("Investigations", _list_body(await _investigations()))
+    items = await _investigations()
+    running = any(item["status"] in RUNNING for item in items)
+    # Without JS the page reloads itself while a run goes on; with JS the script polls instead.
+    refresh = f'<noscript><meta http-equiv="refresh" content="{POLL_SECONDS}"></noscript>'
+    return _html("Investigations", _list_body(items, running), head=refresh if running else "")
 
 
 async def _page_one(request: Request) -> Response:
@@ -261,8 +297,21 @@ def summary_html(summary: str | None, allowed_links: Collection[str] | None = No
 
 
 def _html(
-    title: str, main: str, *, status: int = 200, headers: dict[str, str] | None = None
+    title: str,
+    main: str,
+    *,
+    status: int = 200,
+    headers: dict[str, str] | None = None,
+    head: str = "",
+    inline_style: bool = False,
 ) -> HTMLResponse:
+    """A dashboard page; `inline_style` carries the stylesheet in the page, with no script."""
+    assets = (
+        f"<style>{_TOKEN_PAGE_CSS}</style>"
+        if inline_style
+        else f'<link rel="stylesheet" href="{STATIC_PREFIX}/dashboard.css">\n'
+        f'<script src="{STATIC_PREFIX}/dashboard.js" defer></script>'
+    )
     page = f"""<!doctype html>
 <html lang="en">
 <head>
@@ -270,8 +319,7 @@ def _html(
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{escape(title)} · Vicaran</title>
 <link rel="icon" href="data:,">
-<link rel="stylesheet" href="{STATIC_PREFIX}/dashboard.css">
-<script src="{STATIC_PREFIX}/dashboard.js" defer></script>
+{assets}{head}
 </head>
 <body>
 <header class="topbar"><a class="brand" href="/investigations">Vicaran</a>
@@ -327,30 +375,51 @@ def _bar(pct: float, kind: str = "") -> str:
     )
 
 
-def _list_body(items: list[dict[str, Any]]) -> str:
+def _class(name: str) -> str:
+    return f' class="{name}"' if name else ""
+
+
+def _list_row(item: dict[str, Any]) -> str:
+    """One investigation's row; each cell names its column (narrow screens show cards)."""
+    iid = escape(quote(item["id"], safe=""))
+    cells = (
+        f'<a href="/investigations/{iid}">{escape(item["title"] or "Untitled")}</a>',
+        _badge("status", item["status"], STATUS_LABELS),
+        escape(str(item["mode"]).capitalize()),
+        str(int(item["source_count"])),
+        str(int(item["claim_count"])),
+        str(int(item["fact_check_count"])),
+        _time(item["updated_at"]),
+        f'<a href="/api/investigations/{iid}">JSON</a>',
+    )
+    return (
+        f'<tr data-id="{escape(item["id"])}">'
+        + "".join(
+            f'<td data-label="{label}"{_class(kind)}>{cell}</td>'
+            for (label, kind), cell in zip(LIST_COLUMNS, cells, strict=True)
+        )
+        + "</tr>"
+    )
+
+
+def _list_body(items: list[dict[str, Any]], running: bool) -> str:
     if not items:
         rows = '<p class="empty">No investigations yet.</p>'
     else:
-        body = "".join(
-            f'<tr><td><a href="/investigations/{escape(quote(i["id"], safe=""))}">'
-            f"{escape(i['title'] or 'Untitled')}</a></td>"
-            f"<td>{_badge('status', i['status'], STATUS_LABELS)}</td>"
-            f"<td>{escape(str(i['mode']).capitalize())}</td>"
-            f'<td class="n">{i["source_count"]}</td><td class="n">{i["claim_count"]}</td>'
-            f'<td class="n">{i["fact_check_count"]}</td><td>{_time(i["updated_at"])}</td>'
-            f'<td><a href="/api/investigations/{escape(quote(i["id"], safe=""))}">JSON</a></td>'
-            "</tr>"
-            for i in items
+        head = "".join(
+            f'<th scope="col"{_class(kind)}>{label}</th>' for label, kind in LIST_COLUMNS
         )
+        body = "".join(_list_row(item) for item in items)
         rows = (
-            '<div class="table-wrap"><table class="list"><thead><tr>'
-            '<th scope="col">Investigation</th><th scope="col">Status</th>'
-            '<th scope="col">Mode</th><th scope="col" class="n">Sources</th>'
-            '<th scope="col" class="n">Claims</th><th scope="col" class="n">Fact-checks</th>'
-            '<th scope="col">Last update</th><th scope="col">Data</th>'
-            f"</tr></thead><tbody>{body}</tbody></table></div>"
+            '<div class="table-wrap"><table class="list investigations">'
+            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
         )
-    return f'<main class="wrap"><h1>Investigations</h1>{rows}</main>'
+    return (
+        '<main class="wrap" id="investigations" data-api="/api/investigations" '
+        f'data-running="{"true" if running else "false"}"><h1>Investigations</h1>'
+        f'<p id="list-live" class="live" aria-live="polite">{LIVE_TEXT if running else ""}</p>'
+        f"{rows}</main>"
+    )
 
 
 def _detail_body(inv: dict[str, Any]) -> str:
@@ -389,7 +458,8 @@ def _detail_body(inv: dict[str, Any]) -> str:
     api = f"/api/investigations/{quote(inv['id'], safe='')}"
     return (
         f'<main class="wrap" id="investigation" data-api="{escape(api)}" '
-        f'data-status="{escape(inv["status"])}">'
+        f'data-status="{escape(inv["status"])}" '
+        f'data-timeline-skipped="{escape(_timeline_skipped(inv))}">'
         f'<div class="inv-head">{_head(inv)}</div>'
         f'<nav class="tabs" aria-label="Investigation sections">{tabs}</nav>'
         f"{sections}</main>"
@@ -415,7 +485,7 @@ def _head(inv: dict[str, Any]) -> str:
         f'<span id="inv-mode">{escape(str(inv["mode"]).capitalize())} mode</span>'
         f'<span>Last update <span id="inv-updated">{_time(inv["updated_at"])}</span></span>'
         f'<span id="inv-live" class="live" aria-live="polite">'
-        f"{'Live: refreshing every 3 s' if running else ''}</span></p>"
+        f"{LIVE_TEXT if running else ''}</span></p>"
         f'<p class="downloads">Download: {downloads}</p>'
         f'<p id="inv-brief" class="brief">{escape(inv.get("brief") or "")}</p>'
         f'<div id="inv-notice">{notice}</div>'
@@ -457,11 +527,13 @@ def _sources(inv: dict[str, Any]) -> str:
     items = []
     for n, s in enumerate(inv["sources"], 1):
         link = s.get("display_url") or s["url"]
-        publisher = s.get("publisher") or s["domain"]
+        host = s["domain"] or host_of(link)
+        name = publisher_name(s.get("publisher"), host)
         aside = s.get("relevant") is False
-        meta = [_stars(s["credibility_score"]), f'<span class="domain">{escape(publisher)}</span>']
-        if s["domain"] and s["domain"] != publisher:
-            meta.append(f'<span class="muted">{escape(s["domain"])}</span>')
+        meta = [_stars(s["credibility_score"])]
+        if name:
+            meta.append(f'<span class="publisher">{escape(name)}</span>')
+        meta.append(f'<span class="domain">{escape(host)}</span>')
         if s.get("published_at"):
             meta.append(f"<span>Published {escape(s['published_at'])}</span>")
         if s.get("retrieved_at"):
@@ -551,7 +623,7 @@ def _evidence(item: dict[str, Any], investigation_id: str) -> str:
     ]
     if item["rating"]:
         tags.append(f'<span class="tag">Rated: {escape(item["rating"])}</span>')
-    publisher = item["publisher"]
+    publisher = publisher_name(item["publisher"], host_of(link)) or host_of(link)
     quote_ = item.get("quote") or ""
     snippet = item["snippet"]
     facts = []
@@ -576,10 +648,27 @@ def _evidence(item: dict[str, Any], investigation_id: str) -> str:
     )
 
 
+def publisher_name(publisher: str | None, host: str) -> str:
+    """The publisher when it says more than the page's host: a name, or another site; else "".
+
+    A registrable domain the host belongs to (`example.com` for `citynews.example.com`) is not
+    shown: the host is.
+    """
+    text = (publisher or "").strip()
+    lowered, host = text.lower(), host.lower()
+    if not text or lowered == host or host.endswith("." + lowered):
+        return ""
+    return text
+
+
 def _known(value: Any) -> str:
     """A value safe to use in a class name."""
     text = str(value)
     return text if re.fullmatch(r"[a-z_]{1,20}", text) else "unknown"
+
+
+def _sources_count(count: int) -> str:
+    return f"{count} source" if count == 1 else f"{count} sources"
 
 
 def _bias(inv: dict[str, Any], numbers: dict[str, int]) -> str:
@@ -592,8 +681,8 @@ def _bias(inv: dict[str, Any], numbers: dict[str, int]) -> str:
     coverage = "".join(
         f'<div class="bar-row"><span class="bar-label">{stance.capitalize()}</span>'
         f"{_bar(_pct(bias['coverage_pct'].get(stance)), f'stance-{stance}')}"
-        f'<span class="bar-value">{_whole(_pct(bias["coverage_pct"].get(stance)))}% '
-        f"({int(bias['coverage'].get(stance, 0))})</span></div>"
+        f'<span class="bar-value">{_whole(_pct(bias["coverage_pct"].get(stance)))}% · '
+        f"{_sources_count(int(bias['coverage'].get(stance, 0)))}</span></div>"
         for stance in STANCES
     )
     unrated = int(bias.get("unrated") or 0)
@@ -603,9 +692,9 @@ def _bias(inv: dict[str, Any], numbers: dict[str, int]) -> str:
         '<div class="bias-grid"><div class="stat">'
         '<p class="stat-label">Overall bias score</p>'
         f'<p class="stat-value">{score:.1f}<span> / 10</span></p>'
-        f'<p class="stat-note">{escape(score_label(score))} · '
-        "Scale: 0 = balanced … 10 = one-sided</p>"
-        f"{_bar(_pct(score, 10), 'scale')}</div>"
+        f'<p class="stat-note">{escape(score_label(score))} bias, {SCALE_TEXT}</p>'
+        f"{_bar(_pct(score, 10), 'scale')}"
+        '<p class="scale-ends" aria-hidden="true"><span>0</span><span>10</span></p></div>'
         f'<figure class="coverage"><figcaption>Coverage balance{over}</figcaption>'
         f"{coverage}</figure></div>"
     )
@@ -651,9 +740,14 @@ def event_date(value: str, precision: str) -> tuple[str, str | None]:
     return f"{int(day)} {months[int(month) - 1]} {year}", f"{year}-{month}-{day}"
 
 
+def _timeline_skipped(inv: dict[str, Any]) -> str:
+    """Why a quick investigation has no timeline, in its language."""
+    return message("dashboard_timeline_skipped", inv.get("language") or "en")
+
+
 def _timeline(inv: dict[str, Any], refs: Callable[[list[str]], str]) -> str:
     if not inv["timeline"]:
-        return _empty("No timeline events." if inv["mode"] == "quick" else "No events yet.")
+        return _empty(_timeline_skipped(inv) if inv["mode"] == "quick" else "No events yet.")
     items = []
     for item in inv["timeline"]:
         shown, machine = event_date(item["event_date"], item["date_precision"])

@@ -1,4 +1,5 @@
-/* Vicaran dashboard: tabs, and a live refresh of the investigation every 3 s while it runs.
+/* Vicaran dashboard: tabs, and a live refresh every 3 s while something runs: an
+   investigation's page while it runs, the list while any investigation runs.
    The server renders the first view. Every value from the API is written here through
    textContent / createElement only; `summary_html` (already sanitized by the server's Markdown
    renderer) is parsed with DOMParser into an inert document, never assigned to innerHTML. */
@@ -6,6 +7,7 @@
   "use strict";
 
   const POLL_MS = 3000;
+  const LIVE = "Live: refreshing every 3 s";
   const RUNNING = new Set(["planning", "in_progress"]);
   const STATUS = {
     planning: "Planning", in_progress: "In progress", completed: "Completed",
@@ -23,6 +25,9 @@
   const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August",
     "September", "October", "November", "December"];
   const STANCES = ["supportive", "neutral", "critical"];
+  const SCALE = "on a scale from 0 (balanced) to 10 (one-sided)";
+  const LIST_COLUMNS = [["Investigation", ""], ["Status", ""], ["Mode", ""], ["Sources", "n"],
+    ["Claims", "n"], ["Fact-checks", "n"], ["Last update", ""], ["Data", ""]];
   const QUALITY = {
     factual_accuracy: "Factual accuracy", citation_correctness: "Citation correctness",
     plan_coverage: "Plan coverage", structure: "Structure", relevance: "Relevance",
@@ -30,7 +35,6 @@
 
   document.documentElement.classList.add("js");
   const root = document.getElementById("investigation");
-  if (!root) return;
 
   // --- small DOM helpers ----------------------------------------------------------------
 
@@ -154,6 +158,85 @@
 
   const scoreLabel = (s) => (s < 2 ? "Low" : s < 4 ? "Low-Moderate" : s < 6 ? "Moderate"
     : s < 8 ? "High" : "Very High");
+  const sourcesCount = (n) => (n === 1 ? "1 source" : `${n} sources`);
+
+  // Mirrors host_of in tools/urls.py: lowercase, no port, brackets, final dot or leading www.
+  function hostOf(url) {
+    let host = "";
+    try {
+      host = new URL(url).hostname.toLowerCase().replace(/^\[|\]$/g, "").replace(/\.$/, "");
+    } catch {
+      return "";
+    }
+    while (host.startsWith("www.") && host.slice(4).includes(".")) host = host.slice(4);
+    return host;
+  }
+
+  // Mirrors publisher_name in dashboard.py: the publisher when it says more than the host.
+  function publisherName(publisher, host) {
+    const text = String(publisher ?? "").trim();
+    const lowered = text.toLowerCase();
+    const h = String(host).toLowerCase();
+    return !text || lowered === h || h.endsWith(`.${lowered}`) ? "" : text;
+  }
+
+  // --- the list page, refreshed while any investigation runs (mirrors _list_row) ----------
+
+  function listRow(item) {
+    const id = encodeURIComponent(item.id);
+    const count = (value) => String(Math.trunc(Number(value) || 0));
+    const cells = [
+      el("a", { href: `/investigations/${id}` }, item.title || "Untitled"),
+      badge("status", item.status, STATUS),
+      cap(item.mode),
+      count(item.source_count),
+      count(item.claim_count),
+      count(item.fact_check_count),
+      time(item.updated_at),
+      el("a", { href: `/api/investigations/${id}` }, "JSON"),
+    ];
+    return el("tr", { "data-id": item.id }, cells.map((cell, i) => el("td",
+      { "data-label": LIST_COLUMNS[i][0], class: LIST_COLUMNS[i][1] || null }, cell)));
+  }
+
+  function listPage(main) {
+    const live = document.getElementById("list-live");
+    let shown = "";
+    async function poll() {
+      try {
+        const response = await fetch(main.dataset.api, {
+          headers: { Accept: "application/json" }, cache: "no-store", credentials: "same-origin",
+        });
+        if (response.status === 401) {
+          live.textContent = "Live updates stopped: access token needed.";
+          return;
+        }
+        if (response.ok) {
+          const items = await response.json();
+          const body = main.querySelector("tbody");
+          const signature = JSON.stringify(items);
+          if (body && signature !== shown) body.replaceChildren(...items.map(listRow));
+          shown = signature;
+          if (!items.some((item) => RUNNING.has(item.status))) {
+            live.textContent = "";
+            main.dataset.running = "false";
+            return;
+          }
+          live.textContent = LIVE;
+        }
+      } catch {
+        live.textContent = "Connection lost, retrying…";
+      }
+      window.setTimeout(poll, POLL_MS);
+    }
+    if (main.dataset.running === "true") window.setTimeout(poll, POLL_MS);
+  }
+
+  if (!root) {
+    const list = document.getElementById("investigations");
+    if (list) listPage(list);
+    return;
+  }
 
   // --- panels (mirror the server's renderers in dashboard.py) ---------------------------
 
@@ -161,10 +244,12 @@
     if (!inv.sources.length) return empty("No sources yet.");
     const list = el("ol", { class: "cards" }, inv.sources.map((s, i) => {
       const url = s.display_url || s.url;
-      const publisher = s.publisher || s.domain;
+      const host = s.domain || hostOf(url);
+      const name = publisherName(s.publisher, host);
       const aside = s.relevant === false;
-      const meta = [stars(s.credibility_score), el("span", { class: "domain" }, publisher)];
-      if (s.domain && s.domain !== publisher) meta.push(el("span", { class: "muted" }, s.domain));
+      const meta = [stars(s.credibility_score)];
+      if (name) meta.push(el("span", { class: "publisher" }, name));
+      meta.push(el("span", { class: "domain" }, host));
       if (s.published_at) meta.push(el("span", {}, `Published ${s.published_at}`));
       if (s.retrieved_at) meta.push(el("span", {}, "Retrieved ", day(s.retrieved_at)));
       if (s.is_user_provided) meta.push(el("span", { class: "tag" }, "Provided by you"));
@@ -210,11 +295,12 @@
 
   function evidence(item) {
     const url = item.display_url || item.url;
+    const publisher = publisherName(item.publisher, hostOf(url)) || hostOf(url);
     const facts = [];
     if (item.published_at) facts.push(`Published ${item.published_at}`);
     if (item.query) facts.push(`found by: ${item.query}`);
     return el("li", {}, link(url, item.title || url), snapshot(item.content_sha256),
-      item.publisher ? [" ", el("span", { class: "muted" }, item.publisher)] : null,
+      publisher ? [" ", el("span", { class: "muted" }, publisher)] : null,
       el("span", { class: "tags" },
         el("span", { class: `tag stance-${known(item.stance)}` }, cap(item.stance)),
         el("span", { class: `tag rel-${known(item.reliability)}` },
@@ -257,7 +343,7 @@
       const count = Math.trunc(Number((b.coverage || {})[stance]) || 0);
       return el("div", { class: "bar-row" }, el("span", { class: "bar-label" }, cap(stance)),
         bar(share, `stance-${stance}`),
-        el("span", { class: "bar-value" }, `${Math.round(share)}% (${count})`));
+        el("span", { class: "bar-value" }, `${Math.round(share)}% · ${sourcesCount(count)}`));
     });
     const unrated = Math.trunc(Number(b.unrated) || 0);
     const rated = STANCES.reduce((sum, s) => sum + Math.trunc(Number((b.coverage || {})[s]) || 0), 0);
@@ -266,9 +352,10 @@
     out.append(el("div", { class: "bias-grid" },
       el("div", { class: "stat" }, el("p", { class: "stat-label" }, "Overall bias score"),
         el("p", { class: "stat-value" }, score.toFixed(1), el("span", {}, " / 10")),
-        el("p", { class: "stat-note" },
-          `${scoreLabel(score)} · Scale: 0 = balanced … 10 = one-sided`),
-        bar(pct(score, 10), "scale")),
+        el("p", { class: "stat-note" }, `${scoreLabel(score)} bias, ${SCALE}`),
+        bar(pct(score, 10), "scale"),
+        el("p", { class: "scale-ends", "aria-hidden": "true" },
+          el("span", {}, "0"), el("span", {}, "10"))),
       el("figure", { class: "coverage" }, el("figcaption", {}, `Coverage balance${over}`), rows)));
     if (b.recommendation) out.append(el("p", { class: "recommendation" }, b.recommendation));
     if (inv.mode === "detailed" && (b.per_source || []).length) {
@@ -293,7 +380,7 @@
 
   function timeline(inv, ctx) {
     if (!inv.timeline.length) {
-      return empty(inv.mode === "quick" ? "No timeline events." : "No events yet.");
+      return empty(inv.mode === "quick" ? root.dataset.timelineSkipped : "No events yet.");
     }
     return el("ol", { class: "timeline" }, inv.timeline.map((item) => {
       const [shown, machine] = eventDate(item.event_date, item.date_precision);
@@ -479,7 +566,7 @@
           live.textContent = "";
           return;
         }
-        live.textContent = "Live: refreshing every 3 s";
+        live.textContent = LIVE;
       }
     } catch {
       live.textContent = "Connection lost, retrying…";
