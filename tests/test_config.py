@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from markdown_it import MarkdownIt
+
 from tests.support.conversation import Conversation
 from vicaran_agent.config import Settings
 
@@ -19,6 +21,46 @@ def test_env_example_and_readme_list_every_setting():
     assert names - example == set()
     readme = (ROOT / "README.md").read_text()
     assert {n for n in names if f"`{n}`" not in readme} == set()
+
+
+def _table_rows(markdown: str) -> list[list[str]]:
+    """The cells (inline Markdown source) of every table row, header rows excluded."""
+    rows: list[list[str]] = []
+    in_body = False
+    for token in MarkdownIt("commonmark").enable("table").parse(markdown):
+        if token.type in ("tbody_open", "tbody_close"):
+            in_body = token.type == "tbody_open"
+        elif in_body and token.type == "tr_open":
+            rows.append([])
+        elif in_body and token.type == "inline":
+            rows[-1].append(token.content.strip())
+    return rows
+
+
+def _shown_default(value: object) -> str:
+    """How docs/configuration.md writes a default: `—` for empty, else the value in code."""
+    if value == "":
+        return "—"
+    if isinstance(value, bool):
+        return f"`{str(value).lower()}`"
+    if isinstance(value, float) and value.is_integer():
+        return f"`{int(value)}`"
+    return f"`{value}`"
+
+
+def test_configuration_doc_names_every_setting_with_its_default():
+    doc = ROOT / "docs" / "configuration.md"
+    rows = _table_rows(doc.read_text() if doc.exists() else "")
+    # One setting per row: `NAME` | default | what it does (and when to change it).
+    documented = {row[0].strip("`"): row[1] for row in rows if len(row) >= 3}
+    names = {name.upper(): field.default for name, field in Settings.model_fields.items()}
+    assert sorted(set(names) - set(documented)) == []
+    wrong = {
+        name: (documented[name], _shown_default(default))
+        for name, default in names.items()
+        if not documented[name].startswith(_shown_default(default))
+    }
+    assert wrong == {}
 
 
 async def test_missing_gemini_key_gets_one_clear_sentence(env):
