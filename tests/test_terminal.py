@@ -147,6 +147,10 @@ def test_a_bad_model_plugin_is_one_sentence_and_commands_without_a_model_still_w
     assert len(lines) == 1, run.stdout
     assert "VICARAN_MODEL_PLUGINS" in lines[0] and "newsroom_models_typo" in lines[0]
     assert "Traceback" not in run.stdout
+    verbose = piped(investigate("--verbose"), **bad)
+    assert (
+        "Traceback" in verbose.stdout and "No module named 'newsroom_models_typo'" in verbose.stdout
+    )
     status = piped(vicaran("outbox", "status"), **bad)
     assert status.returncode == 0, status.stdout
     assert status.stdout.startswith("Outbox: 0 pending")
@@ -222,4 +226,5 @@ def test_serve_listens_on_the_socket_it_checked_even_with_a_bad_model_plugin(env
         assert response.status_code == 200
     finally:
         process.terminate()
-        process.wait(timeout=30)
+        rest = process.communicate(timeout=30)[0]
+    assert "EXPERIMENTAL" not in first + rest  # ADK's notices are not for `make run` users
