@@ -142,7 +142,7 @@ class RunProgress:
         return f"{hours}:{minutes:02d}:{seconds:02d}" if hours else f"{minutes}:{seconds:02d}"
 
     def line(self, language: str, status: str | None = None) -> str:
-        """ "Checking claims · sources read 12/15 · claims checked 2/5 · 1:05"."""
+        """One line, e.g. "Checking claims · sources read 12/15 · claims checked 2/5 · 1:05"."""
         label = f"status_{status}" if status else f"step_{self.step}"
         parts = [message(label, language)]
         if self.sources_total is not None:
