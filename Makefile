@@ -23,6 +23,7 @@ run: install
 	$(UV) run vicaran serve --host $(HOST) --port $(PORT)
 
 web: install
+	@echo 'Note: `adk web` serves the dev UI only; `make run` serves it with the dashboard at http://$(HOST):$(PORT)/investigations'
 	$(UV) run adk web --host $(HOST) --port $(PORT) vicaran_agent
 
 api: install

@@ -12,6 +12,7 @@ from tests.support.corpus import RIVERTON
 from vicaran_agent import cli
 from vicaran_agent.config import get_settings
 from vicaran_agent.storage import get_repository
+from vicaran_agent.terminal import display_text
 
 ID = "0b7e4a4e-6f1c-4b5e-9a55-3d8f5c0e2a11"
 
@@ -31,11 +32,12 @@ async def test_investigate_with_yes_writes_the_report_and_exits_by_status(env, t
     record = get_repository(get_settings().database_url).get_investigation(ID)
     assert record["mode"] == "quick"
     assert record["status"] == "completed" and code == 0
-    assert "[PLAN_APPROVAL_REQUIRED]" in printed
-    assert "**Analyzing source 1/" in printed
+    assert "Investigation Plan" in printed and "[PLAN_APPROVAL_REQUIRED]" not in printed
+    assert "**Analyzing source 1/" in printed  # not a terminal: the Markdown as written
     report = out.read_text()
-    assert report.rstrip().endswith("[INVESTIGATION_COMPLETE]")
-    assert report.strip() == record["summary"].strip()
+    assert "[INVESTIGATION_COMPLETE]" not in report  # markers are for programs, not files
+    assert report.strip() == display_text(record["summary"])
+    assert printed.rstrip().endswith(get_settings().investigation_url(ID))
 
 
 async def test_partial_investigation_exits_2(env, capsys):
@@ -50,7 +52,8 @@ async def test_nothing_found_exits_1_as_failed(env, capsys):
     code = await run_cli("investigate", "Did Acme pollute Riverton's water?", "--yes")
     assert code == 1
     printed = capsys.readouterr().out
-    assert "[NO_SOURCES_FOUND]" in printed and "This investigation failed" in printed
+    assert "No sources could be found or read" in printed and "This investigation failed" in printed
+    assert "[NO_SOURCES_FOUND]" not in printed
 
 
 async def test_without_yes_and_no_terminal_nothing_starts(env, capsys, monkeypatch):
@@ -120,6 +123,20 @@ async def test_investigate_says_what_is_left_when_the_callback_api_stays_down(en
         printed = capsys.readouterr().out
         assert code == 0  # the investigation itself completed; its records wait, not lost
         assert re.search(
-            r"\d+ record\(s\) still wait for the callback API: `vicaran outbox flush`", printed
+            r"(1 record still waits|\d+ records still wait) for the callback API: "
+            r"`vicaran outbox flush`",
+            printed,
         )
         assert get_repository(get_settings().database_url).outbox_summary()["counts"]["pending"]
+
+
+async def test_a_portuguese_investigation_is_told_in_portuguese(env, capsys):
+    brief = "Investigue se a prefeitura de Maceió desviou a verba da merenda escolar."
+    code = await run_cli("investigate", brief, "--yes", "--id", ID)
+    printed = capsys.readouterr().out
+    assert code == 0
+    lines = printed.rstrip().splitlines()
+    assert lines[-1] == get_settings().investigation_url(ID)
+    assert lines[-2].startswith("Abra no painel")
+    assert lines[-3].startswith("Concluída · fontes lidas ")
+    assert "Open it in the dashboard" not in printed and "sources read" not in printed

@@ -19,7 +19,7 @@ from .callbacks.orchestrator import (
     initialize_investigation_state,
     user_sources_from_events,
 )
-from .config import Settings, get_settings, load_model_plugins
+from .config import Settings, get_settings, model_plugins_problem
 from .formatting import user_sources_digest
 from .llm import ORCHESTRATOR_OUTPUT_TOKENS, output_cap, resolvable_model
 from .prompts._common import dated
@@ -61,10 +61,11 @@ def orchestrator_config(settings: Settings) -> types.GenerateContentConfig:
 def build_root_agent(settings: Settings | None = None) -> LlmAgent:
     """A fresh agent tree: the orchestrator with the pipeline as its only sub-agent."""
     settings = settings or get_settings()
-    load_model_plugins(settings)
+    # A plugin that does not import leaves the app importable; its first answer says the fix.
+    plugins_problem = model_plugins_problem(settings)
     return LlmAgent(
         name="investigation_orchestrator",
-        model=resolvable_model(settings.vicaran_fast_model),
+        model=resolvable_model(settings.vicaran_fast_model, plugins_problem),
         description="Plans investigations with journalists and starts them on approval.",
         instruction=orchestrator_instruction,
         tools=[analyze_source],

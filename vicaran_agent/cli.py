@@ -5,19 +5,25 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import errno
+import logging
+import os
 import signal
+import socket
 import sys
 import time
+import traceback
 import uuid
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Iterator
 from pathlib import Path
-
-from google.adk.events import Event
-from google.adk.runners import InMemoryRunner
-from google.genai import types
+from typing import TYPE_CHECKING
 
 from . import state_keys as keys
-from .callbacks.orchestrator import PLAN_MARKER
+from .i18n import detect_language, message
+
+if TYPE_CHECKING:
+    from .terminal import Screen
 
 EXIT_CODES = {"completed": 0, "partial": 2, "failed": 1}
 USER = "journalist"
@@ -37,42 +43,40 @@ def build_message(
 
 
 class TerminalSession:
-    """One investigation in the terminal: streams what the agent says as it says it."""
+    """One investigation in the terminal: shows what the agent says as it says it."""
 
-    def __init__(self, write: Callable[[str], None]) -> None:
+    def __init__(self, screen: Screen) -> None:
+        from google.adk.runners import InMemoryRunner
+
         from .agent import build_app
 
         self.app = build_app()
         self.runner = InMemoryRunner(app=self.app)
-        self.write = write
+        self.screen = screen
         self.session_id = ""
 
     async def send(self, text: str) -> str:
         """Send one message; return the text of the last message the agent wrote."""
+        from google.genai import types
+
+        from .terminal import event_text
+
         if not self.session_id:
             session = await self.runner.session_service.create_session(
                 app_name=self.app.name, user_id=USER
             )
             self.session_id = session.id
         last = ""
-        async for event in self.runner.run_async(
-            user_id=USER,
-            session_id=self.session_id,
-            new_message=types.Content(role="user", parts=[types.Part(text=text)]),
-        ):
-            last = self._show(event) or last
+        with self.screen.working():
+            async for event in self.runner.run_async(
+                user_id=USER,
+                session_id=self.session_id,
+                new_message=types.Content(role="user", parts=[types.Part(text=text)]),
+            ):
+                self.screen.event(event)
+                if not event.get_function_calls():
+                    last = event_text(event, self.screen.language) or last
         return last
-
-    def _show(self, event: Event) -> str:
-        for call in event.get_function_calls():
-            if call.name == "analyze_source":
-                self.write(f"📄 Reading {(call.args or {}).get('url')} ...")
-        if event.partial or not event.content or not event.content.parts:
-            return ""
-        text = "".join(p.text or "" for p in event.content.parts if not p.thought).strip()
-        if text:
-            self.write(text + "\n")
-        return text
 
     async def state(self) -> dict:
         session = await self.runner.session_service.get_session(
@@ -81,45 +85,63 @@ class TerminalSession:
         return dict(session.state) if session else {}
 
 
-async def investigate(args: argparse.Namespace, ask: Callable[[str], str]) -> int:
-    def write(text: str) -> None:
-        print(text, flush=True)
-
+async def investigate(
+    args: argparse.Namespace,
+    ask: Callable[[str], str],
+    hidden_problems: Callable[[], int] = lambda: 0,
+) -> int:
+    """Plan, approve (or `--yes`), run; `hidden_problems()` counts what the log kept out of view."""
     from . import liveness
+    from .callbacks.orchestrator import PLAN_MARKER
+    from .config import get_settings, load_model_plugins
+    from .terminal import open_screen
 
+    load_model_plugins()  # a bad VICARAN_MODEL_PLUGINS is one sentence, before anything runs
+    screen = open_screen(detect_language(args.brief), args.plain)
     await liveness.sweep(force=True)  # runs a killed process left behind are not live
     running = asyncio.current_task()
     if running is not None:  # SIGTERM (a container stop) cancels the run: it is `interrupted`
         with contextlib.suppress(NotImplementedError, RuntimeError):
             asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, running.cancel)
-    terminal = TerminalSession(write)
+    terminal = TerminalSession(screen)
     reply = await terminal.send(build_message(args.brief, args.url, args.mode, args.id))
+    state = await terminal.state()
+    screen.language = (state.get(keys.INVESTIGATION_CONFIG) or {}).get("language", screen.language)
+    say = screen.say
     while PLAN_MARKER in reply:
         if args.yes:
             answer = "APPROVED"
         elif not sys.stdin.isatty():
-            write("The plan needs approval: run again with --yes to approve it without asking.")
+            say(message("cli_needs_yes", screen.language))
             return 1
         else:
-            answer = ask("Approve this plan? Type APPROVED, or write what to change: ").strip()
+            answer = ask(message("cli_approve", screen.language)).strip()
             if not answer:
                 continue
         reply = await terminal.send(answer)
     state = await terminal.state()
     status = state.get(keys.INVESTIGATION_STATUS)
     if status not in EXIT_CODES:
-        write("The investigation did not start.")
+        say(message("cli_not_started", screen.language))
         return 1
-    report = state.get(keys.INVESTIGATION_SUMMARY) or reply
+    screen.finish(status)
     if args.out:
+        from .terminal import display_text
+
+        report = display_text(state.get(keys.INVESTIGATION_SUMMARY) or reply)
         await asyncio.to_thread(Path(args.out).write_text, report + "\n", encoding="utf-8")
-        write(f"Report written to {args.out}")
-    write(f"Investigation {state.get(keys.INVESTIGATION_ID)}: {status}")
-    await deliver_before_exit(write, args.wait_delivery)
+        say(message("cli_report_written", screen.language, path=args.out))
+    await deliver_before_exit(screen, args.wait_delivery)
+    if hidden_problems():
+        say(message("cli_details", screen.language))
+    investigation_id = str(state.get(keys.INVESTIGATION_ID) or "")
+    if investigation_id:
+        url = get_settings().investigation_url(investigation_id)
+        screen.link(message("cli_dashboard", screen.language), url)
     return EXIT_CODES[status]
 
 
-async def deliver_before_exit(write: Callable[[str], None], seconds: float = 60.0) -> None:
+async def deliver_before_exit(screen: Screen, seconds: float = 60.0) -> None:
     """Deliver what the callback outbox holds, waiting up to `seconds` for the API to take it.
 
     A callback API that is down for a while gets its records when it comes back; whatever is
@@ -133,6 +155,7 @@ async def deliver_before_exit(write: Callable[[str], None], seconds: float = 60.
     settings = get_settings()
     if not settings.callback_enabled:
         return
+    language = screen.language
     repository = get_repository(settings.database_url)
     deliverer = Deliverer(settings, repository)
     deadline = time.monotonic() + max(0.0, seconds)
@@ -147,18 +170,15 @@ async def deliver_before_exit(write: Callable[[str], None], seconds: float = 60.
         if not pending or left <= 0:
             break
         if not told:
-            write(
-                f"Waiting up to {seconds:g} s for the callback API to take {pending} record(s)..."
-            )
+            key = "cli_waiting_one" if pending == 1 else "cli_waiting_many"
+            screen.say(message(key, language, seconds=f"{seconds:g}", count=pending))
             told = True
         await asyncio.sleep(min(1.0, left))
     if pending:
-        write(
-            f"{pending} record(s) still wait for the callback API: `vicaran outbox flush` "
-            "sends them."
-        )
+        key = "cli_left_one" if pending == 1 else "cli_left_many"
+        screen.say(message(key, language, count=pending))
     elif told:
-        write("Every record reached the callback API.")
+        screen.say(message("cli_delivered", language))
 
 
 def parser() -> argparse.ArgumentParser:
@@ -171,6 +191,14 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--id", type=uuid.UUID, help="use this investigation id")
     run.add_argument("--yes", action="store_true", help="approve the plan without asking")
     run.add_argument("--out", help="write the report to this Markdown file")
+    run.add_argument(
+        "--plain",
+        action="store_true",
+        help="plain text: no colours, no live progress (the default when output is not a terminal)",
+    )
+    run.add_argument(
+        "--verbose", action="store_true", help="show the details of errors and warnings"
+    )
     run.add_argument(
         "--wait-delivery",
         type=float,
@@ -196,24 +224,62 @@ def parser() -> argparse.ArgumentParser:
     return main
 
 
+class PortError(OSError):
+    """The server cannot listen where it was asked to; `str()` is the sentence to show."""
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A socket bound to host:port (as uvicorn binds it), or PortError saying what to do."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as error:
+        sock.close()
+        if error.errno == errno.EADDRINUSE:
+            raise PortError(
+                f"Port {port} is already in use: stop what is using it or run "
+                f"`make run PORT={port + 10}`."
+            ) from error
+        if error.errno == errno.EACCES:
+            raise PortError(
+                f"Port {port} needs administrator rights: run `make run PORT=8000` "
+                "(or any port above 1023)."
+            ) from error
+        raise PortError(
+            f"Cannot listen on {host}:{port} ({error.strerror or error}): run "
+            "`make run HOST=127.0.0.1`, or give an address of this machine."
+        ) from error
+    return sock
+
+
 def serve(host: str, port: int) -> int:
+    try:
+        sock = listen(host, port)  # before anything is loaded or printed: a busy port, at once
+    except PortError as error:
+        print(error, file=sys.stderr)
+        return 1
     import uvicorn
 
     from . import liveness
     from .server.app import build_server
 
-    print(
-        f"Vicaran: dev UI http://{host}:{port}/dev-ui/ - dashboard http://{host}:{port}/investigations"
-    )
+    with sock:
+        app = build_server(host=host, port=port)
+        print(
+            f"Vicaran: dev UI http://{host}:{port}/dev-ui/ - "
+            f"dashboard http://{host}:{port}/investigations",
+            flush=True,
+        )
 
-    class Server(uvicorn.Server):
-        def handle_exit(self, sig: int, frame: object) -> None:
-            # Before anything stops: this process's runs become `interrupted`, not stuck.
-            liveness.interrupt_running()
-            super().handle_exit(sig, frame)  # type: ignore[arg-type]
+        class Server(uvicorn.Server):
+            def handle_exit(self, sig: int, frame: object) -> None:
+                # Before anything stops: this process's runs become `interrupted`, not stuck.
+                liveness.interrupt_running()
+                super().handle_exit(sig, frame)  # type: ignore[arg-type]
 
-    config = uvicorn.Config(build_server(host=host, port=port), host=host, port=port)
-    Server(config).run()
+        Server(uvicorn.Config(app, host=host, port=port)).run(sockets=[sock])
     return 0
 
 
@@ -276,24 +342,119 @@ def export(investigation_id: str, fmt: str, out: str | None) -> int:
     return 0
 
 
+@contextlib.contextmanager
+def quiet_adk() -> Iterator[None]:
+    """ADK's "[EXPERIMENTAL] ..." notices are not for journalists: off in Vicaran's commands.
+
+    `adk run` and `adk web` never pass here, so they print them as ADK does.
+    """
+    switch = "ADK_SUPPRESS_EXPERIMENTAL_FEATURE_WARNINGS"
+    before = os.environ.get(switch)
+    os.environ[switch] = "true"
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=r"\[EXPERIMENTAL\]", category=UserWarning)
+            yield
+    finally:
+        if before is None:
+            os.environ.pop(switch, None)
+        else:
+            os.environ[switch] = before
+
+
+class _Counted(logging.Handler):
+    """Keeps log records out of the terminal, counting Vicaran's own warnings and any error."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.levelno >= logging.ERROR or record.name.startswith("vicaran_agent"):
+            self.count += 1
+
+
+class _ToStderr(logging.Handler):
+    """Writes to whatever sys.stderr is when a record comes (a live display redirects it)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            print(self.format(record), file=sys.stderr, flush=True)
+        except (OSError, ValueError):
+            self.handleError(record)
+
+
+@contextlib.contextmanager
+def log_output(verbose: bool) -> Iterator[_Counted | None]:
+    """Warnings and errors with their details (verbose), or kept out of the way and counted."""
+    root = logging.getLogger()
+    handler: logging.Handler
+    if verbose:
+        handler = _ToStderr(logging.WARNING)
+        handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    else:
+        handler = _Counted()
+    root.addHandler(handler)
+    try:
+        yield handler if isinstance(handler, _Counted) else None
+    finally:
+        root.removeHandler(handler)
+
+
+def one_sentence(error: BaseException, language: str) -> str:
+    """A configuration or model error as people read it, without its dump."""
+    import httpx
+    from google.genai import errors as genai_errors
+    from pydantic import ValidationError
+
+    from .config import ModelPluginError
+    from .llm import ModelCallError, describe_model_error
+
+    if isinstance(error, (ModelPluginError, ModelCallError)):
+        return str(error)
+    if isinstance(error, ValidationError):
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']).upper() or 'a setting'}: {e['msg']}"
+            for e in error.errors()[:3]
+        )
+        return f"A setting is not valid ({problems}): correct it in .env or the environment."
+    if isinstance(error, (genai_errors.APIError, httpx.TransportError, TimeoutError)):
+        return describe_model_error(error, "")[0]
+    detail = " ".join(f"{type(error).__name__}: {error}".split())[:200]
+    return message("cli_error", language, error=detail)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    if args.command == "serve":
-        return serve(args.host, args.port)
-    if args.command == "outbox":
-        return outbox(args.action)
-    if args.command == "export":
-        return export(args.investigation_id, args.fmt, args.out)
+    with quiet_adk():
+        if args.command == "serve":
+            return serve(args.host, args.port)
+        if args.command == "outbox":
+            return outbox(args.action)
+        if args.command == "export":
+            return export(args.investigation_id, args.fmt, args.out)
+        return run_investigation(args)
+
+
+def run_investigation(args: argparse.Namespace) -> int:
     if args.id:
         args.id = str(args.id)
     if not args.brief.strip():
         print("Give a brief: what should Vicaran investigate?", file=sys.stderr)
         return 1
-    try:
-        return asyncio.run(investigate(args, input))
-    except (KeyboardInterrupt, asyncio.CancelledError):
-        print("\nStopped: the investigation is marked interrupted.", file=sys.stderr)
-        return 130
+    language = detect_language(args.brief)
+    with log_output(args.verbose) as hidden:
+        try:
+            count = (lambda: hidden.count) if hidden is not None else (lambda: 0)
+            return asyncio.run(investigate(args, input, count))
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            print("\n" + message("cli_interrupted", language), file=sys.stderr)
+            return 130
+        except Exception as error:  # noqa: BLE001 - a configuration or model error: one sentence
+            if args.verbose:
+                traceback.print_exc()
+            print(one_sentence(error, language), file=sys.stderr)
+            return 1
 
 
 if __name__ == "__main__":

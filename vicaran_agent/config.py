@@ -214,9 +214,43 @@ def get_settings() -> Settings:
     return settings
 
 
+class ModelPluginError(ImportError):
+    """A module named in VICARAN_MODEL_PLUGINS could not be imported; `str()` says what to do."""
+
+    def __init__(self, module: str, error: BaseException) -> None:
+        missing = isinstance(error, ModuleNotFoundError) and (
+            error.name is None or module == error.name or module.startswith(error.name + ".")
+        )
+        if missing:
+            what = "which is not installed"
+        else:
+            reason = " ".join(f"{type(error).__name__}: {error}".split())[:200]
+            what = f"which failed to import ({reason})"
+        super().__init__(
+            f"VICARAN_MODEL_PLUGINS names the module '{module}', {what}: correct the name, "
+            "install the module, or remove it from the setting (in .env)."
+        )
+        self.module = module
+
+
 def load_model_plugins(settings: Settings | None = None) -> None:
-    """Import the modules named in VICARAN_MODEL_PLUGINS so their model classes register."""
+    """Import the modules named in VICARAN_MODEL_PLUGINS so their model classes register.
+
+    Raises ModelPluginError, with the module's own error as its cause, when one cannot be imported.
+    """
     settings = settings or get_settings()
     for module in settings.vicaran_model_plugins.split(","):
         if module.strip():
-            importlib.import_module(module.strip())
+            try:
+                importlib.import_module(module.strip())
+            except Exception as error:
+                raise ModelPluginError(module.strip(), error) from error
+
+
+def model_plugins_problem(settings: Settings | None = None) -> str | None:
+    """The sentence to show when VICARAN_MODEL_PLUGINS cannot be loaded, else None."""
+    try:
+        load_model_plugins(settings)
+    except ModelPluginError as error:
+        return str(error)
+    return None

@@ -511,6 +511,66 @@ _MESSAGES: dict[str, tuple[str, str]] = {
         "❌ A investigação parou por um erro inesperado: {error}. Tudo o que foi salvo até "
         "aqui foi mantido; comece uma nova investigação para tentar de novo.",
     ),
+    # `vicaran investigate` in the terminal
+    "reading_url": ("📄 Reading {url} ...", "📄 Lendo {url} ..."),
+    "step_planning": ("Planning", "Planejando"),
+    "step_sources": ("Finding and reading sources", "Buscando e lendo fontes"),
+    "step_claims": ("Extracting claims", "Extraindo alegações"),
+    "step_checks": ("Checking claims", "Checando alegações"),
+    "step_report": ("Writing the report", "Escrevendo o relatório"),
+    "status_completed": ("Completed", "Concluída"),
+    "status_partial": ("Partial", "Incompleta"),
+    "status_failed": ("Failed", "Falhou"),
+    "progress_sources": ("sources read {read}/{total}", "fontes lidas {read}/{total}"),
+    "progress_claims": ("claims checked {done}/{total}", "alegações checadas {done}/{total}"),
+    "cli_approve": (
+        "Approve this plan? Type APPROVED, or write what to change: ",
+        "Aprovar este plano? Digite APROVADO ou escreva o que mudar: ",
+    ),
+    "cli_needs_yes": (
+        "The plan needs your approval: run again with --yes to approve it without being asked.",
+        "O plano precisa da sua aprovação: rode de novo com --yes para aprová-lo sem pergunta.",
+    ),
+    "cli_not_started": ("The investigation did not start.", "A investigação não começou."),
+    "cli_report_written": ("Report written to {path}", "Relatório salvo em {path}"),
+    "cli_dashboard": (
+        "Open it in the dashboard (`make run` or `vicaran serve`):",
+        "Abra no painel (`make run` ou `vicaran serve`):",
+    ),
+    "cli_details": (
+        "Some steps ran into problems: run again with --verbose to see the details.",
+        "Algumas etapas tiveram problemas: rode de novo com --verbose para ver os detalhes.",
+    ),
+    "cli_error": (
+        "Vicaran stopped because of an unexpected error ({error}): run again with --verbose "
+        "for the details.",
+        "O Vicaran parou por um erro inesperado ({error}): rode de novo com --verbose para ver "
+        "os detalhes.",
+    ),
+    "cli_interrupted": (
+        "Stopped: the investigation is marked interrupted.",
+        "Parada: a investigação foi marcada como interrompida.",
+    ),
+    "cli_waiting_one": (
+        "Waiting up to {seconds} s for the callback API to take 1 record...",
+        "Aguardando até {seconds} s a API de callback receber 1 registro...",
+    ),
+    "cli_waiting_many": (
+        "Waiting up to {seconds} s for the callback API to take {count} records...",
+        "Aguardando até {seconds} s a API de callback receber {count} registros...",
+    ),
+    "cli_left_one": (
+        "1 record still waits for the callback API: `vicaran outbox flush` sends it.",
+        "1 registro ainda aguarda a API de callback: `vicaran outbox flush` o envia.",
+    ),
+    "cli_left_many": (
+        "{count} records still wait for the callback API: `vicaran outbox flush` sends them.",
+        "{count} registros ainda aguardam a API de callback: `vicaran outbox flush` os envia.",
+    ),
+    "cli_delivered": (
+        "Every record reached the callback API.",
+        "Todos os registros chegaram à API de callback.",
+    ),
 }
 
 _VERDICT_LABELS = {

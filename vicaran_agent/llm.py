@@ -198,8 +198,13 @@ class ConfigHintModel(BaseLlm):
         )
 
 
-def resolvable_model(model: str) -> str | BaseLlm:
-    """`model` when ADK can resolve it, else a stand-in that explains the configuration error."""
+def resolvable_model(model: str, problem: str | None = None) -> str | BaseLlm:
+    """`model` when ADK can resolve it, else a stand-in that explains the configuration error.
+
+    A known configuration `problem` (a model plugin that did not load) is the explanation.
+    """
+    if problem:
+        return ConfigHintModel(model=model, hint=problem)
     try:
         LLMRegistry.resolve(model)
     except (ValueError, ImportError):
