@@ -400,4 +400,4 @@ async def test_live_search_fallback_adds_resolved_sources(harness):
     assert item.display_url == article  # the final URL, not the redirect ...
     assert item.url == normalize_url(article)  # ... and its normalized identity
     assert "grounding-api-redirect" not in item.url
-    assert "live search added 1 source(s)" in verdict.stop_reason
+    assert verdict.stop_reason.endswith("; live search added 1 source")

@@ -205,7 +205,11 @@ def test_markdown_export_has_the_report_and_the_evidence(repo: Repository) -> No
     report_end = text.index("## Evidence")
     assert "The mayor **signed** it [1], see [2]." in text[:report_end]
     appendix = text[report_end:]
-    for heading in ("C1 · ✅ VERIFIED", "C2 · ⚠️ PARTIALLY TRUE", "C5 · ❓ UNVERIFIED"):
+    for heading in (
+        "Claim 1 · ✅ VERIFIED",
+        "Claim 2 · ⚠️ PARTIALLY TRUE",
+        "Claim 5 · ❓ UNVERIFIED",
+    ):
         assert f"### {heading}" in appendix
     assert "**Claim (from the brief):** Claim 5 about the dam contract." in appendix
     assert appendix.count("**Checked on:** 2024-04-03") == 4
@@ -243,7 +247,7 @@ def test_html_export_is_standalone_escaped_and_its_citations_resolve(repo: Repos
     assert f'<a href="{EVIDENCE_DISPLAY}" rel="noopener noreferrer">' in html
     assert html.count(f"<code>{sha256(EVIDENCE_TEXT)}</code>") == 5
     assert f"<code>{sha256(SOURCE_TEXT)}</code>" in html
-    assert 'id="claim-C1"><h3>C1 · ✅ VERIFIED</h3>' in html
+    assert 'id="claim-C1"><h3>Claim 1 · ✅ VERIFIED</h3>' in html
     snapshot = f"http://127.0.0.1:8000/api/investigations/{iid}/snapshots/{sha256(SOURCE_TEXT)}"
     assert f'<a href="{snapshot}">' in html
     assert "Set aside: off-topic (relevance 12%): About a football match." in html

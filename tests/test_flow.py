@@ -130,13 +130,13 @@ async def test_report_citations_resolve_to_saved_sources(env):
     saved_urls = {s["display_url"]: s for s in state[keys.SOURCE_RECORDS] if s["source_id"]}
     numbers = {int(n) for n in re.findall(r"\[(\d+)\]", report.split("## Sources")[0])}
     assert numbers
-    listed = re.findall(r"^\[(\d+)\] .* - (\S+)$", report.split("## Sources")[1], re.M)
+    listed = re.findall(r"^- \[(\d+)\] .* — <(\S+)>", report.split("## Sources")[1], re.M)
     assert {int(n) for n, _ in listed} == numbers
     assert all(url in saved_urls for _, url in listed)
     assert any(url.startswith("https://www.") for _, url in listed)  # not rewritten
     # the invented citation was dropped and said so in the report; one such item is not `partial`
     notes = report.split("## Notes")[1]
-    assert "citation(s) pointing to no saved source were removed" in notes
+    assert "1 citation pointing to no saved source was removed" in notes
     assert state[keys.INVESTIGATION_STATUS] == "completed", state[keys.PARTIAL_REASON]
     for verdict in state[keys.VERDICT_RECORDS]:
         cited = {int(n) for n in re.findall(r"\[(\d+)\]", verdict["explanation"])}

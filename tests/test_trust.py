@@ -79,7 +79,7 @@ async def test_an_off_topic_page_is_set_aside_and_counted_in_the_report(env):
     # the journalist is told, as it happens and in the report
     assert any("set aside (off-topic)" in t and "City marathon" in t for t in texts)
     report = texts[-1]
-    assert "1 source(s) set aside as off-topic" in state[keys.DISCOVERED_SOURCES]
+    assert "↪️ 1 source set aside as off-topic (" in state[keys.DISCOVERED_SOURCES]
     assert "Set aside as off-topic" in report.split("## Notes")[1]
     assert "6 sources read, " in report and ", 1 set aside as off-topic (see Notes)." in report
     assert off["display_url"] not in report.split("## Notes")[0]  # never cited
@@ -164,7 +164,7 @@ async def test_a_report_still_failing_after_the_rewrite_loses_its_unsupported_se
     report = texts[-1]
     assert "mercury" not in report.split("## Notes")[0]
     notes = report.split("## Notes")[1]
-    assert "Removed from the report, not supported by its source(s)" in notes
+    assert "Removed from the report, not supported by the sources it cites" in notes
     quality = state[keys.REPORT_QUALITY]
     assert (quality["unsupported"], quality["removed"], quality["rewrites"]) == (1, 1, 1)
     assert "1 unsupported, 1 removed; rewritten once" in report

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from .i18n import ENGLISH, message
 from .schemas import Evidence, VerdictLabel
 
 Direction = Literal["supports", "refutes"]
@@ -20,8 +21,11 @@ _NEEDS: dict[VerdictLabel, tuple[Direction, ...]] = {
 }
 
 
-def sufficient(evidence: list[Evidence], direction: Direction) -> tuple[bool, str]:
-    """Whether `evidence` sufficiently establishes `direction`, and why (or why not).
+def sufficient(
+    evidence: list[Evidence], direction: Direction, language: str = ENGLISH
+) -> tuple[bool, str]:
+    """Whether `evidence` sufficiently establishes `direction`, and why (or why not), in
+    `language`.
 
     Sufficient: one high-reliability independent item on point, or two independent neutral
     items from different publishers that agree with no equal-or-higher independent item
@@ -32,7 +36,7 @@ def sufficient(evidence: list[Evidence], direction: Direction) -> tuple[bool, st
     on_point = [e for e in evidence if e.stance == direction]
     high = [e for e in on_point if e.reliability == "high"]
     if high:
-        return True, f"high-reliability evidence ({high[0].publisher or high[0].url})"
+        return True, message("rule_high", language, publisher=high[0].publisher or high[0].url)
     neutral_publishers = {e.publisher or e.url for e in on_point if e.reliability == "neutral"}
     against = [
         e
@@ -40,25 +44,28 @@ def sufficient(evidence: list[Evidence], direction: Direction) -> tuple[bool, st
         if e.stance == _OPPOSITE[direction] and e.reliability in ("neutral", "high")
     ]
     if len(neutral_publishers) >= 2 and not against:
-        return True, f"{len(neutral_publishers)} independent neutral sources agree"
+        return True, message("rule_neutral_agree", language, count=len(neutral_publishers))
     if len(neutral_publishers) >= 2:
-        return False, "neutral sources agree but an equal or more reliable source contradicts them"
+        return False, message("rule_contradicted", language)
     if on_point:
-        return False, "only one independent neutral or low-reliability source on point"
-    return False, "no independent evidence on point"
+        return False, message("rule_one_source", language)
+    return False, message("rule_no_evidence", language)
 
 
 def is_sufficient(evidence: list[Evidence]) -> bool:
     return any(sufficient(evidence, d)[0] for d in ("supports", "refutes"))
 
 
-def enforce_verdict(verdict: VerdictLabel, evidence: list[Evidence]) -> tuple[VerdictLabel, str]:
-    """The verdict the evidence allows: anything but `unverified` needs sufficient evidence."""
+def enforce_verdict(
+    verdict: VerdictLabel, evidence: list[Evidence], language: str = ENGLISH
+) -> tuple[VerdictLabel, str]:
+    """The verdict the evidence allows: anything but `unverified` needs sufficient evidence
+    (and why not, in `language`)."""
     if verdict == "unverified":
         return verdict, ""
     reasons = []
     for direction in _NEEDS[verdict]:
-        ok, reason = sufficient(evidence, direction)
+        ok, reason = sufficient(evidence, direction, language)
         if ok:
             return verdict, ""
         reasons.append(reason)

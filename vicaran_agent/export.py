@@ -1,9 +1,9 @@
 """Exports of one investigation: Markdown, a standalone HTML page, JSON and ClaimReview.
 
 Every export works from the investigation dict that `Repository.get_investigation` returns (and,
-for JSON, the snapshots its records rest on). The protocol marker that ends the report is never
-exported. `[N]` in the report cites the N-th entry of `investigation["sources"]`; `[N]` in a
-fact-check's explanation cites that check's N-th evidence item.
+for JSON, the snapshots its records rest on). No protocol marker is ever exported. `[N]` in the
+report cites the N-th entry of `investigation["sources"]`; `[N]` in a fact-check's explanation
+cites that check's N-th evidence item.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from urllib.parse import quote, urlsplit
 
 from .config import Settings, get_settings
 from .i18n import verdict_label
+from .sanitize import strip_markers
 from .server.markdown import render_markdown
 
 COMPLETE_MARKER = "[INVESTIGATION_COMPLETE]"
@@ -87,13 +88,18 @@ def filename(investigation_id: str, fmt: str) -> str:
 
 
 def report_markdown(summary: str | None) -> str:
-    """The report's Markdown without the protocol marker."""
-    return (summary or "").replace(COMPLETE_MARKER, "").strip()
+    """The report's Markdown without any protocol marker."""
+    return strip_markers(summary or "").strip()
 
 
 def snapshot_path(investigation_id: str, sha256: str) -> str:
     """The server path of a snapshot (the read API's)."""
     return f"/api/investigations/{quote(investigation_id, safe='')}/snapshots/{sha256}"
+
+
+def snapshot_url(investigation_id: str, sha256: str, public_url: str) -> str:
+    """The absolute address of a snapshot, where `vicaran serve` is reachable."""
+    return public_url.rstrip("/") + snapshot_path(investigation_id, sha256)
 
 
 def is_sha256(value: Any) -> bool:
@@ -188,8 +194,9 @@ def _claims_by_id(investigation: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {claim["id"]: claim for claim in investigation.get("claims") or []}
 
 
-def _check_heading(check: dict[str, Any], language: str) -> str:
-    return f"{check.get('claim_key') or ''} · {_verdict(check.get('verdict', ''), language)}"
+def _check_heading(number: int, check: dict[str, Any], language: str) -> str:
+    """`Claim 2 · ✅ VERIFIED`: the claim's place in the list (its key is internal)."""
+    return f"Claim {number} · {_verdict(check.get('verdict', ''), language)}"
 
 
 # --- Markdown --------------------------------------------------------------------------------
@@ -213,10 +220,10 @@ def _evidence_md(investigation: dict[str, Any]) -> str:
     if not checks:
         return "## Evidence\n\nNo claim has been checked."
     lines.append("In each explanation, [N] cites evidence item N of that claim.")
-    for check in checks:
+    for number, check in enumerate(checks, 1):
         claim = claims.get(check.get("claim_id"), {})
         origin = " (from the brief)" if claim.get("origin") == "brief" else ""
-        lines.append(f"### {_check_heading(check, language)}")
+        lines.append(f"### {_check_heading(number, check, language)}")
         lines.append(f"**Claim{origin}:** {_one_line(check.get('claim_text'))}")
         facts = [f"**Checked on:** {check['as_of']}"] if check.get("as_of") else []
         if (confidence := _percent(check.get("confidence"))) is not None:
@@ -302,12 +309,16 @@ blockquote { margin: 6px 0; padding: 4px 12px; border-left: 4px solid #1d4ed8;
 """
 
 
-def saved_links(investigation: dict[str, Any]) -> set[str]:
-    """The addresses of the investigation's saved sources (normalized and as found): the only
-    ones a report may link."""
+def saved_links(investigation: dict[str, Any], public_url: str | None = None) -> set[str]:
+    """The only addresses a report may link: the investigation's saved sources (normalized and
+    as found) and their snapshots (under `public_url`, default the configured one)."""
+    base = get_settings().vicaran_public_url if public_url is None else public_url
+    iid = str(investigation.get("id") or "")
     links: set[str] = set()
     for source in investigation.get("sources") or []:
         links.update(u for u in (source.get("url"), source.get("display_url")) if u)
+        if base and iid and is_sha256(sha := source.get("content_sha256")):
+            links.add(snapshot_url(iid, sha, base))
     return links
 
 
@@ -326,7 +337,7 @@ def to_html(investigation: dict[str, Any], *, public_url: str = "") -> str:
     lang = language if _LANGUAGE.fullmatch(language) else "en"
     report = report_markdown(investigation.get("summary"))
     body = (
-        render_markdown(report, allowed_links=saved_links(investigation))
+        render_markdown(report, allowed_links=saved_links(investigation, public_url))
         if report
         else f"<h1>{escape(title)}</h1><p><em>No report has been written yet.</em></p>"
     )
@@ -374,7 +385,7 @@ def _evidence_html(investigation: dict[str, Any], base: str, iid: str) -> str:
         '<section id="evidence"><h2>Evidence</h2>'
         '<p class="muted">In each explanation, [N] cites evidence item N of that claim.</p>'
     ]
-    for check in checks:
+    for number, check in enumerate(checks, 1):
         claim = claims.get(check.get("claim_id"), {})
         origin = " (from the brief)" if claim.get("origin") == "brief" else ""
         facts = [f"Checked on {escape(check['as_of'])}"] if check.get("as_of") else []
@@ -390,7 +401,7 @@ def _evidence_html(investigation: dict[str, Any], base: str, iid: str) -> str:
         )
         key = escape(str(check.get("claim_key") or ""))
         parts.append(
-            f'<article id="claim-{key}"><h3>{escape(_check_heading(check, language))}</h3>'
+            f'<article id="claim-{key}"><h3>{escape(_check_heading(number, check, language))}</h3>'
             f"<p><strong>Claim{origin}:</strong> {escape(_one_line(check.get('claim_text')))}</p>"
             + (f'<p class="meta">{" · ".join(facts)}</p>' if facts else "")
             + f"<p>{escape(_one_line(check.get('explanation')))}</p>{evidence}</article>"

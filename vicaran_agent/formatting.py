@@ -56,6 +56,14 @@ def user_sources_digest(sources: list[Source], language: str) -> str:
     return data_block("USER_SOURCES", "\n".join(lines))
 
 
+_MARKDOWN_SPECIAL = frozenset("\\`*_[]<>#|")
+
+
+def markdown_text(text: str, limit: int = 160) -> str:
+    """`one_line(text)` with Markdown's inline syntax escaped: shown as written, never as markup."""
+    return "".join("\\" + c if c in _MARKDOWN_SPECIAL else c for c in one_line(text, limit))
+
+
 def one_line(text: str, limit: int = 160) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"

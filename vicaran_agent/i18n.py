@@ -140,7 +140,10 @@ def is_portuguese(code: str) -> bool:
     return code.lower().startswith("pt")
 
 
-_MESSAGES: dict[str, tuple[str, str]] = {
+# A message, or (one, other): the forms of a counted message, chosen by its `count` value.
+_Text = str | tuple[str, str]
+
+_MESSAGES: dict[str, tuple[_Text, _Text]] = {
     # key: (English, Brazilian Portuguese)
     "started": (
         "[INVESTIGATION_STARTED]\n\nStarting the investigation. You'll see progress updates "
@@ -284,8 +287,14 @@ _MESSAGES: dict[str, tuple[str, str]] = {
         "⚠️ [PROGRESS] Problema na busca na web: {reason}",
     ),
     "found": (
-        "✅ [PROGRESS] Found {count} relevant sources. Analyzing credibility...",
-        "✅ [PROGRESS] Encontrei {count} fontes relevantes. Analisando a credibilidade...",
+        (
+            "✅ [PROGRESS] Found {count} relevant source. Analyzing credibility...",
+            "✅ [PROGRESS] Found {count} relevant sources. Analyzing credibility...",
+        ),
+        (
+            "✅ [PROGRESS] Encontrei {count} fonte relevante. Analisando a credibilidade...",
+            "✅ [PROGRESS] Encontrei {count} fontes relevantes. Analisando a credibilidade...",
+        ),
     ),
     "analyzing_source": (
         '📄 **Analyzing source {i}/{n}:** {title}\n   {stars} {label} | {domain}\n   💡 Key finding: "{finding}"',
@@ -297,35 +306,106 @@ _MESSAGES: dict[str, tuple[str, str]] = {
         "⚠️ **A fonte {i}/{n} não pôde ser lida:** {url}\n   {reason}",
     ),
     "sources_done": (
-        "📊 [PROGRESS] Source analysis complete: {total} sources\n"
-        "• {high} high-credibility sources (⭐⭐⭐⭐⭐)\n"
-        "• {medium} medium-credibility sources (⭐⭐⭐)\n"
-        "• {low} low-credibility sources (⭐⭐)\n\nAll sources saved to your dashboard.",
-        "📊 [PROGRESS] Análise das fontes concluída: {total} fontes\n"
-        "• {high} fontes de alta credibilidade (⭐⭐⭐⭐⭐)\n"
-        "• {medium} fontes de credibilidade média (⭐⭐⭐)\n"
-        "• {low} fontes de baixa credibilidade (⭐⭐)\n\nTodas as fontes foram salvas no painel.",
+        "📊 [PROGRESS] Source analysis complete: {total}\n• {high} (⭐⭐⭐⭐⭐)\n"
+        "• {medium} (⭐⭐⭐)\n• {low} (⭐⭐)\n\nAll sources saved to your dashboard.",
+        "📊 [PROGRESS] Análise das fontes concluída: {total}\n• {high} (⭐⭐⭐⭐⭐)\n"
+        "• {medium} (⭐⭐⭐)\n• {low} (⭐⭐)\n\nTodas as fontes foram salvas no painel.",
+    ),
+    "n_sources": (("{count} source", "{count} sources"), ("{count} fonte", "{count} fontes")),
+    "n_high": (
+        ("{count} high-credibility source", "{count} high-credibility sources"),
+        ("{count} fonte de alta credibilidade", "{count} fontes de alta credibilidade"),
+    ),
+    "n_medium": (
+        ("{count} medium-credibility source", "{count} medium-credibility sources"),
+        ("{count} fonte de credibilidade média", "{count} fontes de credibilidade média"),
+    ),
+    "n_low": (
+        ("{count} low-credibility source", "{count} low-credibility sources"),
+        ("{count} fonte de baixa credibilidade", "{count} fontes de baixa credibilidade"),
     ),
     "source_off_topic": (
         "↪️ **Source {i}/{n} set aside (off-topic):** {title} | {domain}\n   {reason}",
         "↪️ **Fonte {i}/{n} deixada de lado (fora do tema):** {title} | {domain}\n   {reason}",
     ),
     "sources_set_aside": (
-        "↪️ {count} source(s) set aside as off-topic (saved, not used for claims, bias or the timeline).",
-        "↪️ {count} fonte(s) fora do tema deixada(s) de lado (salvas, mas fora das alegações, "
-        "do viés e da linha do tempo).",
+        (
+            "↪️ {count} source set aside as off-topic (saved, not used for claims, bias or the "
+            "timeline).",
+            "↪️ {count} sources set aside as off-topic (saved, not used for claims, bias or the "
+            "timeline).",
+        ),
+        (
+            "↪️ {count} fonte fora do tema deixada de lado (salva, mas fora das alegações, do "
+            "viés e da linha do tempo).",
+            "↪️ {count} fontes fora do tema deixadas de lado (salvas, mas fora das alegações, do "
+            "viés e da linha do tempo).",
+        ),
+    ),
+    "set_aside_note": (
+        "Set aside as off-topic{relevance}: {title} ({link}){why}",
+        "Deixada de lado por estar fora do tema{relevance}: {title} ({link}){why}",
+    ),
+    "relevance": (" (relevance {pct}%)", " (relevância {pct}%)"),
+    "user_sources_unreadable": (
+        ("Your source could not be read: {urls}", "Your sources could not be read: {urls}"),
+        ("Sua fonte não pôde ser lida: {urls}", "Suas fontes não puderam ser lidas: {urls}"),
+    ),
+    "source_crashed": (
+        "A source could not be processed: {error}",
+        "Uma fonte não pôde ser processada: {error}",
+    ),
+    "search_plan_failed": (
+        "Search planning failed, searched the brief instead: {error}",
+        "O planejamento das buscas falhou; busquei pelo próprio briefing: {error}",
+    ),
+    "no_sources_issue": (
+        "No sources could be found or read.",
+        "Nenhuma fonte pôde ser encontrada ou lida.",
+    ),
+    "search_empty": (
+        "The web search returned no results.",
+        "A busca na web não trouxe resultados.",
     ),
     "no_sources": (
         "[NO_SOURCES_FOUND] No sources could be found or read for this investigation. {reason}",
         "[NO_SOURCES_FOUND] Nenhuma fonte pôde ser encontrada ou lida nesta investigação. {reason}",
     ),
     "extracting": (
-        "📋 [PROGRESS] Extracting claims from {count} sources...",
-        "📋 [PROGRESS] Extraindo alegações de {count} fontes...",
+        (
+            "📋 [PROGRESS] Extracting claims from {count} source...",
+            "📋 [PROGRESS] Extracting claims from {count} sources...",
+        ),
+        (
+            "📋 [PROGRESS] Extraindo alegações de {count} fonte...",
+            "📋 [PROGRESS] Extraindo alegações de {count} fontes...",
+        ),
     ),
     "claims_done": (
-        "✅ [PROGRESS] Extracted {count} verifiable claims. Top claims by importance:",
-        "✅ [PROGRESS] Extraí {count} alegações verificáveis. Principais por importância:",
+        (
+            "✅ [PROGRESS] Extracted {count} verifiable claim:",
+            "✅ [PROGRESS] Extracted {count} verifiable claims. Top claims by importance:",
+        ),
+        (
+            "✅ [PROGRESS] Extraí {count} alegação verificável:",
+            "✅ [PROGRESS] Extraí {count} alegações verificáveis. Principais por importância:",
+        ),
+    ),
+    "claims_failed_some": (
+        "Claim extraction failed for some sources: {error}",
+        "A extração de alegações falhou em algumas fontes: {error}",
+    ),
+    "claims_no_source": (
+        "No claims could be extracted because no source was read.",
+        "Nenhuma alegação pôde ser extraída porque nenhuma fonte foi lida.",
+    ),
+    "claims_none_note": (
+        "The sources contain no checkable claims: {reason}",
+        "As fontes não contêm alegações verificáveis: {reason}",
+    ),
+    "brief_claims_failed": (
+        "The brief's own claims could not be extracted: {error}",
+        "As alegações do próprio briefing não puderam ser extraídas: {error}",
     ),
     "claims_saved": ("All claims saved for verification.", "Todas as alegações foram salvas."),
     "no_claims_no_sources": (
@@ -356,11 +436,54 @@ _MESSAGES: dict[str, tuple[str, str]] = {
         "(Vicaran: downgraded from {verdict} - {reason}.)",
         "(Vicaran: rebaixado de {verdict} - {reason}.)",
     ),
+    # why the evidence rule allows a verdict or not (evidence.py)
+    "rule_high": (
+        "high-reliability evidence ({publisher})",
+        "evidência de alta confiabilidade ({publisher})",
+    ),
+    "rule_neutral_agree": (
+        "{count} independent neutral sources agree",
+        "{count} fontes neutras independentes concordam",
+    ),
+    "rule_contradicted": (
+        "neutral sources agree but an equal or more reliable source contradicts them",
+        "fontes neutras concordam, mas uma fonte igual ou mais confiável as contradiz",
+    ),
+    "rule_one_source": (
+        "only one independent neutral or low-reliability source on point",
+        "só uma fonte independente, neutra ou de baixa confiabilidade, trata do ponto",
+    ),
+    "rule_no_evidence": (
+        "no independent evidence on point",
+        "nenhuma evidência independente trata do ponto",
+    ),
+    "rule_uncited": (
+        "the explanation cites no evidence that was found",
+        "a explicação não cita nenhuma evidência encontrada",
+    ),
+    "claim_unchecked": (
+        'The claim "{claim}" could not be checked: {error}',
+        'A alegação "{claim}" não pôde ser verificada: {error}',
+    ),
+    "unchecked": ("Could not be checked.", "Não pôde ser verificada."),
+    "claim_crashed": (
+        "A claim could not be checked: {error}",
+        "Uma alegação não pôde ser verificada: {error}",
+    ),
+    "gather_timeout": (
+        "{what} did not answer within {seconds} s",
+        "{what} não respondeu em {seconds} s",
+    ),
+    "gather_failed": ("{what} failed: {error}", "{what} falhou: {error}"),
     "conflict": (
         "Note: high-reliability sources conflict: {supports} support the claim, {refutes} contradict it.",
         "Atenção: fontes de alta confiabilidade divergem: {supports} confirmam a alegação, {refutes} a contradizem.",
     ),
     "factcheck_skipped": ("ℹ️ [PROGRESS] {note}", "ℹ️ [PROGRESS] {note}"),
+    "factcheck_off": (
+        "Fact-check databases skipped: set FACTCHECK_API_KEY in .env to search them.",
+        "Bases de checagem não consultadas: defina FACTCHECK_API_KEY no .env para usá-las.",
+    ),
     "no_claims_to_verify": (
         "[NO_CLAIMS_TO_VERIFY] There are no claims to verify.",
         "[NO_CLAIMS_TO_VERIFY] Não há alegações para verificar.",
@@ -375,16 +498,46 @@ _MESSAGES: dict[str, tuple[str, str]] = {
         "**Pontuação geral: {score}/10** (viés {label})",
     ),
     "coverage": (
-        "Coverage breakdown ({rated} rated sources):",
-        "Distribuição da cobertura ({rated} fontes avaliadas):",
+        (
+            "Coverage breakdown ({count} rated source):",
+            "Coverage breakdown ({count} rated sources):",
+        ),
+        (
+            "Distribuição da cobertura ({count} fonte avaliada):",
+            "Distribuição da cobertura ({count} fontes avaliadas):",
+        ),
     ),
     "coverage_unrated": (
-        "• Not rated: {count} sources (left out of the shares)",
-        "• Não avaliadas: {count} fontes (fora das porcentagens)",
+        (
+            "• Not rated: {count} source (left out of the shares)",
+            "• Not rated: {count} sources (left out of the shares)",
+        ),
+        (
+            "• Não avaliada: {count} fonte (fora das porcentagens)",
+            "• Não avaliadas: {count} fontes (fora das porcentagens)",
+        ),
     ),
     "coverage_line": (
-        "• {stance}: {count} sources ({pct}%)",
-        "• {stance}: {count} fontes ({pct}%)",
+        ("• {stance}: {count} source ({pct}%)", "• {stance}: {count} sources ({pct}%)"),
+        ("• {stance}: {count} fonte ({pct}%)", "• {stance}: {count} fontes ({pct}%)"),
+    ),
+    "bias_failed_some": (
+        "Bias analysis failed for some sources: {error}",
+        "A análise de viés falhou em algumas fontes: {error}",
+    ),
+    "bias_none_issue": (
+        "Bias analysis rated none of the sources",
+        "A análise de viés não avaliou nenhuma fonte",
+    ),
+    "bias_unrated": (
+        (
+            "{count} source could not be rated for bias",
+            "{count} sources could not be rated for bias",
+        ),
+        (
+            "{count} fonte não pôde ser avaliada quanto ao viés",
+            "{count} fontes não puderam ser avaliadas quanto ao viés",
+        ),
     ),
     "recommendation": ("💡 Recommendation: {text}", "💡 Recomendação: {text}"),
     "timeline_header": (
@@ -415,6 +568,14 @@ _MESSAGES: dict[str, tuple[str, str]] = {
         "📅 [PROGRESS] Constructing timeline from sources...",
         "📅 [PROGRESS] Construindo a linha do tempo a partir das fontes...",
     ),
+    "timeline_quick": (
+        "[TIMELINE_SKIPPED] Quick Search mode - timeline construction disabled.",
+        "[TIMELINE_SKIPPED] Modo Busca Rápida: a linha do tempo não é construída.",
+    ),
+    "timeline_failed_some": (
+        "Timeline construction failed for some sources: {error}",
+        "A construção da linha do tempo falhou em algumas fontes: {error}",
+    ),
     "timeline_empty": (
         "[TIMELINE_SKIPPED] No dated events were found in the sources.",
         "[TIMELINE_SKIPPED] Nenhum evento datado foi encontrado nas fontes.",
@@ -428,14 +589,58 @@ _MESSAGES: dict[str, tuple[str, str]] = {
         "📝 [PROGRESS] Escrevendo o relatório com citações...",
     ),
     "report_checking": (
-        "🔎 [PROGRESS] Checking the report: {count} cited sentences against their sources, "
-        "and its quality...",
-        "🔎 [PROGRESS] Conferindo o relatório: {count} frases com citação contra as fontes, "
-        "e a qualidade...",
+        (
+            "🔎 [PROGRESS] Checking the report: {count} cited sentence against its sources, "
+            "and its quality...",
+            "🔎 [PROGRESS] Checking the report: {count} cited sentences against their sources, "
+            "and its quality...",
+        ),
+        (
+            "🔎 [PROGRESS] Conferindo o relatório: {count} frase com citação contra as fontes, "
+            "e a qualidade...",
+            "🔎 [PROGRESS] Conferindo o relatório: {count} frases com citação contra as fontes, "
+            "e a qualidade...",
+        ),
     ),
     "report_rewriting": (
-        "✍️ [PROGRESS] Rewriting the report once to fix {count} problem(s)...",
-        "✍️ [PROGRESS] Reescrevendo o relatório uma vez para corrigir {count} problema(s)...",
+        (
+            "✍️ [PROGRESS] Rewriting the report once to fix {count} problem...",
+            "✍️ [PROGRESS] Rewriting the report once to fix {count} problems...",
+        ),
+        (
+            "✍️ [PROGRESS] Reescrevendo o relatório uma vez para corrigir {count} problema...",
+            "✍️ [PROGRESS] Reescrevendo o relatório uma vez para corrigir {count} problemas...",
+        ),
+    ),
+    "report_no_model": (
+        "The report was assembled without the model: {error}",
+        "O relatório foi montado sem o modelo: {error}",
+    ),
+    "report_no_rewrite": (
+        "The report could not be rewritten to fix its problems: {error}",
+        "O relatório não pôde ser reescrito para corrigir seus problemas: {error}",
+    ),
+    "audit_failed": (
+        "The citation audit could not check some sentences: {error}",
+        "A auditoria de citações não conseguiu conferir algumas frases: {error}",
+    ),
+    "quality_failed": (
+        "The report's quality could not be scored: {error}",
+        "A qualidade do relatório não pôde ser avaliada: {error}",
+    ),
+    "sentence_removed": (
+        'Removed from the report, not supported by the sources it cites: "{text}"',
+        'Removida do relatório, sem respaldo nas fontes que cita: "{text}"',
+    ),
+    "citations_removed": (
+        (
+            "{count} citation pointing to no saved source was removed",
+            "{count} citations pointing to no saved source were removed",
+        ),
+        (
+            "{count} citação que não apontava para nenhuma fonte salva foi removida",
+            "{count} citações que não apontavam para nenhuma fonte salva foram removidas",
+        ),
     ),
     "report_questions": ("## Questions from the Plan", "## Perguntas do Plano"),
     "question_open": ("Open", "Em aberto"),
@@ -445,15 +650,26 @@ _MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "report_notes": ("## Notes", "## Observações"),
     "notes_more": ("…and {count} more.", "…e mais {count}."),
-    "sources_count": (
-        "{read} sources read, {cited} cited below.",
-        "{read} fontes lidas, {cited} citadas abaixo.",
+    "sources_read": (
+        ("{count} source read", "{count} sources read"),
+        ("{count} fonte lida", "{count} fontes lidas"),
     ),
-    "sources_count_aside": (
-        "{read} sources read, {cited} cited below, {aside} set aside as off-topic (see Notes).",
-        "{read} fontes lidas, {cited} citadas abaixo, {aside} deixada(s) de lado por estar(em) "
-        "fora do tema (veja Observações).",
+    "sources_cited": (
+        ("{count} cited below", "{count} cited below"),
+        ("{count} citada abaixo", "{count} citadas abaixo"),
     ),
+    "sources_aside": (
+        (
+            "{count} set aside as off-topic (see Notes)",
+            "{count} set aside as off-topic (see Notes)",
+        ),
+        (
+            "{count} deixada de lado por estar fora do tema (veja Observações)",
+            "{count} deixadas de lado por estarem fora do tema (veja Observações)",
+        ),
+    ),
+    "snapshot": ("snapshot", "cópia salva"),
+    "dashboard_link": ("Dashboard: <{url}>", "Painel: <{url}>"),  # a link in any Markdown
     "sources_all": (
         "Every source that was read:",
         "Todas as fontes lidas:",
@@ -461,20 +677,31 @@ _MESSAGES: dict[str, tuple[str, str]] = {
     "quality_footer": (
         "*Checked by Vicaran: quality {overall}/100 (factual accuracy {factual_accuracy}, "
         "citations {citation_correctness}, plan coverage {plan_coverage}, structure {structure}, "
-        "relevance {relevance}); {audited} cited sentences audited against their sources, "
-        "{unsupported} unsupported, {removed} removed; {rewrites}.*",
+        "relevance {relevance}); {audited}, {unsupported} unsupported, {removed}; {rewrites}.*",
         "*Conferido pelo Vicaran: qualidade {overall}/100 (exatidão {factual_accuracy}, "
         "citações {citation_correctness}, cobertura do plano {plan_coverage}, estrutura "
-        "{structure}, relevância {relevance}); {audited} frases com citação conferidas contra "
-        "as fontes, {unsupported} sem respaldo, {removed} removidas; {rewrites}.*",
+        "{structure}, relevância {relevance}); {audited}, {unsupported} sem respaldo, {removed}; "
+        "{rewrites}.*",
     ),
     "quality_footer_unscored": (
-        "*Checked by Vicaran: no quality score (the check could not run); {audited} cited "
-        "sentences audited against their sources, {unsupported} unsupported, {removed} removed; "
-        "{rewrites}.*",
-        "*Conferido pelo Vicaran: sem nota de qualidade (a checagem não rodou); {audited} frases "
-        "com citação conferidas contra as fontes, {unsupported} sem respaldo, {removed} "
-        "removidas; {rewrites}.*",
+        "*Checked by Vicaran: no quality score (the check could not run); {audited}, "
+        "{unsupported} unsupported, {removed}; {rewrites}.*",
+        "*Conferido pelo Vicaran: sem nota de qualidade (a checagem não rodou); {audited}, "
+        "{unsupported} sem respaldo, {removed}; {rewrites}.*",
+    ),
+    "audited": (
+        (
+            "{count} cited sentence audited against its sources",
+            "{count} cited sentences audited against their sources",
+        ),
+        (
+            "{count} frase com citação conferida contra as fontes",
+            "{count} frases com citação conferidas contra as fontes",
+        ),
+    ),
+    "removed": (
+        ("{count} removed", "{count} removed"),
+        ("{count} removida", "{count} removidas"),
     ),
     "no_rewrite": ("not rewritten", "sem reescrita"),
     "one_rewrite": ("rewritten once", "reescrito uma vez"),
@@ -595,6 +822,11 @@ _WORDS = {
     "Moderate": "moderado",
     "High": "alto",
     "Very High": "muito alto",
+    # what gathers a claim's evidence
+    "web search": "busca na web",
+    "outlet search": "busca nos veículos",
+    "page reading": "leitura das páginas",
+    "live search": "busca ao vivo",
 }
 
 
@@ -604,9 +836,12 @@ def word(text: str, language: str) -> str:
 
 
 def message(key: str, language: str, **values: object) -> str:
-    """A fixed message in the journalist's language."""
+    """A fixed message in the journalist's language; a counted one agrees with `count`."""
     english, portuguese = _MESSAGES[key]
-    return (portuguese if is_portuguese(language) else english).format(**values)
+    text = portuguese if is_portuguese(language) else english
+    if isinstance(text, tuple):
+        text = text[0 if values["count"] == 1 else 1]
+    return text.format(**values)
 
 
 def verdict_label(verdict: str, language: str) -> tuple[str, str]:

@@ -392,7 +392,11 @@ class ScriptedModel(BaseLlm):
             "key_claims": claims,
             "published_date": published.group(1) if published else None,
             "relevance": round(min(1.0, len(shared) / 4), 2),
-            "relevance_reason": f"Shares {len(shared)} key words with the brief.",
+            "relevance_reason": (
+                f"Tem {len(shared)} palavras-chave em comum com o briefing."
+                if _is_portuguese(instruction)
+                else f"Shares {len(shared)} key words with the brief."
+            ),
         }
 
     def _BriefClaims(self, instruction: str, prompt: str) -> dict[str, Any]:
@@ -467,11 +471,18 @@ class ScriptedModel(BaseLlm):
             citations = "[99]"
         elif "bad-citations" in self.flags:
             citations += "[99]"
-        explanation = (
-            f"The evidence {citations} bears on the claim directly."
-            if citations
-            else "No evidence found addresses the claim."
-        )
+        if _is_portuguese(instruction):
+            explanation = (
+                f"As evidências {citations} tratam diretamente da alegação."
+                if citations
+                else "Nenhuma evidência encontrada trata da alegação."
+            )
+        else:
+            explanation = (
+                f"The evidence {citations} bears on the claim directly."
+                if citations
+                else "No evidence found addresses the claim."
+            )
         angles = ["official records", "court documents", "statement", "data", "report"]
         fresh = [f"{claim[:200]} {a}" for a in angles if f"{claim[:200]} {a}" not in tried]
         return {
@@ -493,12 +504,19 @@ class ScriptedModel(BaseLlm):
             else:
                 stance, score = "neutral", 2.0
             sources.append({"number": number, "stance": stance, "bias_score": score})
-        return {"sources": sources, "recommendation": "Add independent expert perspectives."}
+        recommendation = (
+            "Ouça especialistas independentes."
+            if _is_portuguese(instruction)
+            else "Add independent expert perspectives."
+        )
+        return {"sources": sources, "recommendation": recommendation}
 
     def _TimelineDraft(self, instruction: str, prompt: str) -> dict[str, Any]:
         events = []
         for number, body in _entries(_block(prompt, "SOURCES"), "S"):
-            for sentence in _sentences(body):
+            # what the pages say (their summary and key claims), not the entry's metadata
+            content = re.findall(r"^(?:Summary|Key claim): (.*)$", body, re.M)
+            for sentence in _sentences("\n".join(content)):
                 for day in re.findall(r"\b(\d{4}-\d{2}-\d{2})\b", sentence):
                     events.append({"date": day, "text": sentence, "source_numbers": [number]})
         return {"events": events}
@@ -518,7 +536,7 @@ class ScriptedModel(BaseLlm):
             else f"This investigation reviewed {len(numbers)} sources."
         )
         if "bad-citations" in self.flags:
-            summary += " An unsupported aside [42]."
+            summary += " Um comentário sem fonte [42]." if pt else " An unsupported aside [42]."
         if "stubborn-report" in self.flags and numbers:
             summary += f" Acme dumped nine hundred tons of mercury into the harbour [{numbers[0]}]."
         questions = re.findall(r"^Q(\d+)\. ", _block(prompt, "QUESTIONS"), re.M)

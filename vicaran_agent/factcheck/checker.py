@@ -11,7 +11,7 @@ from ..citations import resolve_citations
 from ..config import Settings
 from ..evidence import enforce_verdict, is_sufficient
 from ..formatting import one_line
-from ..i18n import message
+from ..i18n import message, verdict_label, word
 from ..llm import ModelCallError, ModelClient
 from ..runtime import InvestigationRuntime
 from ..sanitize import clean
@@ -112,7 +112,7 @@ class ClaimChecker:
                 later = await self._judge()
                 if later is not None:
                     assessment, evidence = later, self.pool.evidence(later)
-                stop += f"; live search added {added} source(s)"
+                stop += f"; live search added {added} source{'s' if added != 1 else ''}"
         return self._verdict(assessment, evidence, iterations, stop)
 
     # --- gathering -----------------------------------------------------------------------
@@ -238,12 +238,17 @@ class ClaimChecker:
     async def _timed(self, what: str, work: Awaitable[T]) -> T | None:
         """Run one gatherer within its own time budget; a failure yields nothing, recorded."""
         seconds = self.shared.settings.vicaran_gather_timeout_seconds
+        language = self.shared.language
+        name = word(what, language)
         try:
             return await asyncio.wait_for(work, timeout=seconds)
         except TimeoutError:
-            self.notes.append(f"{what} did not answer within {seconds:g} s")
+            self.notes.append(
+                message("gather_timeout", language, what=name, seconds=f"{seconds:g}")
+            )
         except Exception as error:  # noqa: BLE001 - one gatherer must never sink the claim
-            self.notes.append(f"{what} failed: {type(error).__name__}: {error}")
+            detail = f"{type(error).__name__}: {error}"
+            self.notes.append(message("gather_failed", language, what=name, error=detail))
         return None
 
     # --- judging ---------------------------------------------------------------------------
@@ -257,7 +262,10 @@ class ClaimChecker:
                 schema=ClaimAssessment,
             )
         except ModelCallError as error:
-            self.issues.append(f"Claim {self.claim.key} could not be checked: {error}")
+            claim = one_line(self.claim.claim_text, 120)
+            self.issues.append(
+                message("claim_unchecked", self.shared.language, claim=claim, error=error)
+            )
             return None
 
     def _failed(self, iterations: int) -> Verdict:
@@ -266,7 +274,9 @@ class ClaimChecker:
             claim_text=self.claim.claim_text,
             verdict="unverified",
             confidence=0.0,
-            explanation=self.issues[-1] if self.issues else "Could not be checked.",
+            explanation=self.issues[-1]
+            if self.issues
+            else message("unchecked", self.shared.language),
             queries=self.queries,
             iterations=iterations,
             stop_reason="model error",
@@ -280,14 +290,14 @@ class ClaimChecker:
         explanation, cited, _ = resolve_citations(
             clean(assessment.explanation).strip(), range(1, len(evidence) + 1)
         )
-        label, why = enforce_verdict(assessment.verdict, evidence)
+        language = self.shared.language
+        label, why = enforce_verdict(assessment.verdict, evidence, language)
         confidence = min(1.0, max(0.0, assessment.confidence))
         if label != "unverified" and not cited:
-            label, why = "unverified", "the explanation cites no evidence that was found"
+            label, why = "unverified", message("rule_uncited", language)
         if label != assessment.verdict:
-            explanation += " " + message(
-                "downgraded", self.shared.language, verdict=assessment.verdict, reason=why
-            )
+            stated = verdict_label(assessment.verdict, language)[1]
+            explanation += " " + message("downgraded", language, verdict=stated, reason=why)
             confidence = min(confidence, 0.5)
         supports = [
             i

@@ -148,15 +148,20 @@ class Stage:
             actions=EventActions(state_delta=state_delta or {}),
         )
 
-    def finish(self, markdown: str, records: dict[str, Any] | None = None) -> Event:
-        """The stage's last event: its markdown under `output_key`, its records, its issues."""
+    def finish(
+        self, markdown: str, records: dict[str, Any] | None = None, *, shown: str | None = None
+    ) -> Event:
+        """The stage's last event: its markdown under `output_key`, its records, its issues.
+
+        `shown`: the message's text when it is not the recorded markdown itself.
+        """
         delta = {
             self.agent.output_key: markdown,
             issues_key(self.agent.name): list(self.issues),
             notes_key(self.agent.name): list(self.notes),
         }
         delta.update(records or {})
-        return self.event(markdown, delta)
+        return self.event(markdown if shown is None else shown, delta)
 
 
 async def stream_concurrently(

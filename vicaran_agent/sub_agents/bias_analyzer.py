@@ -75,7 +75,7 @@ class BiasAnalyzerAgent(StageAgent):
             BIAS_ANALYZER_INSTRUCTION, numbered, sources_block, BiasJudgement
         )
         for error in errors:
-            stage.issue(f"Bias analysis failed for some sources: {error}")
+            stage.issue(stage.msg("bias_failed_some", error=error))
         if not judgements:
             reason = errors[0] if errors else ""
             yield stage.finish(stage.msg("bias_failed", reason=reason), {keys.BIAS_RECORD: None})
@@ -86,11 +86,11 @@ class BiasAnalyzerAgent(StageAgent):
         )
         bias = assess(judgement, numbered, per_source=stage.config.bias_level == "per_source")
         if bias is None:
-            stage.issue("Bias analysis rated none of the sources")
+            stage.issue(stage.msg("bias_none_issue"))
             yield stage.finish(stage.msg("bias_none_rated"), {keys.BIAS_RECORD: None})
             return
         if bias.unrated:
-            stage.note(f"{bias.unrated} source(s) could not be rated for bias")
+            stage.note(stage.msg("bias_unrated", count=bias.unrated))
         yield stage.finish(
             self._markdown(stage, bias, numbered), {keys.BIAS_RECORD: bias.model_dump(mode="json")}
         )
@@ -105,7 +105,7 @@ class BiasAnalyzerAgent(StageAgent):
             "",
             stage.msg("bias_overall", score=score, label=word(score_label(score), language)),
             "",
-            stage.msg("coverage", rated=len(numbered) - bias.unrated),
+            stage.msg("coverage", count=len(numbered) - bias.unrated),
         ]
         for stance in STANCES:
             lines.append(

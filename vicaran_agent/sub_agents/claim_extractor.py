@@ -112,9 +112,9 @@ class ClaimExtractorAgent(StageAgent):
             self._brief_claims(stage),
         )
         for error in errors:
-            stage.issue(f"Claim extraction failed for some sources: {error}")
+            stage.issue(stage.msg("claims_failed_some", error=error))
         if not numbered and not (brief and brief.claims):
-            stage.issue("No claims could be extracted because no source was read.")
+            stage.issue(stage.msg("claims_no_source"))
             yield stage.finish(stage.msg("no_claims_no_sources"), {keys.CLAIM_RECORDS: []})
             return
         if numbered and not drafts and not (brief and brief.claims):
@@ -130,7 +130,7 @@ class ClaimExtractorAgent(StageAgent):
         if not claims:
             why = draft.no_claims_reason.strip() or stage.msg("no_claims_default")
             # A finding, not a failure: the stage did its work and found nothing to check.
-            stage.note(f"The sources contain no checkable claims: {why}")
+            stage.note(stage.msg("claims_none_note", reason=why))
             yield stage.finish(stage.msg("no_claims", reason=why), records)
             return
         titles = {s.url: s.title or s.domain for _, s in numbered}
@@ -154,7 +154,7 @@ class ClaimExtractorAgent(StageAgent):
                 BRIEF_CLAIMS_INSTRUCTION, data_block("BRIEF", stage.config.brief), BriefClaims
             )
         except ModelCallError as error:
-            stage.issue(f"The brief's own claims could not be extracted: {error}")
+            stage.issue(stage.msg("brief_claims_failed", error=error))
             return None
 
 

@@ -33,8 +33,7 @@ class FactCheckerAgent(StageAgent):
         settings, config = stage.settings, stage.config
         factcheck = FactCheckApi(settings)
         if not settings.factcheck_api_key.strip():
-            note = "Fact-check databases skipped: set FACTCHECK_API_KEY in .env to search them."
-            yield stage.event(stage.msg("factcheck_skipped", note=note))
+            yield stage.event(stage.msg("factcheck_skipped", note=stage.msg("factcheck_off")))
         live = (
             LiveSearch(self.model, settings)
             if settings.vicaran_live_search_fallback and supports_live_search(self.model)
@@ -82,7 +81,7 @@ class FactCheckerAgent(StageAgent):
             if text is not None:
                 yield stage.event(text)
             elif isinstance(result, Exception):
-                stage.issue(f"A claim could not be checked: {result}")
+                stage.issue(stage.msg("claim_crashed", error=result))
             else:
                 verdicts[result.claim_key] = result
         ordered = [verdicts[c.key] for c in claims if c.key in verdicts]
@@ -99,6 +98,6 @@ class FactCheckerAgent(StageAgent):
             emoji, label = verdict_label(v.verdict, stage.language)
             lines.append(f'{i}. {emoji} **{label}** - "{v.claim_text}"')
             lines.append(f"   - {one_line(v.explanation, 300)}")
-            lines.append(f"   - {confidence}: {v.confidence:.2f}")
+            lines.append(f"   - {confidence}: {round(v.confidence * 100)}%")
         lines += ["", stage.msg("facts_done")]
         return "\n".join(lines)

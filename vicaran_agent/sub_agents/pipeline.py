@@ -34,7 +34,7 @@ from .bias_analyzer import BiasAnalyzerAgent
 from .claim_extractor import ClaimExtractorAgent
 from .fact_checker import FactCheckerAgent
 from .source_finder import SourceFinderAgent
-from .summary_writer import SummaryWriterAgent
+from .summary_writer import COMPLETE, SummaryWriterAgent
 from .timeline_builder import TimelineBuilderAgent
 
 logger = logging.getLogger(__name__)
@@ -69,14 +69,20 @@ class InvestigationPipeline(SequentialAgent):
             language = (ctx.session.state.get(keys.INVESTIGATION_CONFIG) or {}).get(
                 "language", "en"
             )
+            # The run's last message: the dashboard link, then the marker that ends every run.
+            url = get_settings().investigation_url(investigation_id)
+            text = "\n\n".join(
+                [
+                    message("failed", language, error=detail),
+                    message("dashboard_link", language, url=url),
+                    COMPLETE,
+                ]
+            )
             yield Event(
                 author=self.name,
                 invocation_id=ctx.invocation_id,
                 branch=ctx.branch,
-                content=types.Content(
-                    role="model",
-                    parts=[types.Part(text=message("failed", language, error=detail))],
-                ),
+                content=types.Content(role="model", parts=[types.Part(text=text)]),
                 actions=EventActions(state_delta={keys.INVESTIGATION_STATUS: "failed"}),
             )
 

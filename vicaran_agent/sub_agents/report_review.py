@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from ..factcheck.pool import best_passage
 from ..formatting import data_block, one_line
+from ..i18n import ENGLISH, message
 from ..llm import ModelCallError, ModelClient
 from ..report_check import Sentence, cited_sentences, code_problems
 from ..runtime import TextStore
@@ -88,6 +89,7 @@ class ReportReviewer:
         verdicts: list[Verdict],
         questions: list[str],
         texts: TextStore | None,
+        language: str = ENGLISH,
     ) -> None:
         self.model = model
         self.audit_instruction = audit_instruction
@@ -97,6 +99,7 @@ class ReportReviewer:
         self.verdicts = verdicts
         self.questions = questions
         self.texts = texts
+        self.language = language  # of what could not be checked (the report lists it)
 
     def cited(self, draft: ReportDraft) -> list[Sentence]:
         """The draft's sentences that cite a saved source (what the audit reads)."""
@@ -136,9 +139,7 @@ class ReportReviewer:
         )
         for batch, result in zip(batches, results, strict=True):
             if isinstance(result, ModelCallError):
-                review.failures.append(
-                    f"The citation audit could not check some sentences: {result}"
-                )
+                review.failures.append(message("audit_failed", self.language, error=result))
                 continue
             if isinstance(result, BaseException):
                 raise result
@@ -172,4 +173,4 @@ class ReportReviewer:
                 instruction=self.quality_instruction, prompt=prompt, schema=QualityReview
             )
         except ModelCallError as error:
-            review.failures.append(f"The report's quality could not be scored: {error}")
+            review.failures.append(message("quality_failed", self.language, error=error))

@@ -11,6 +11,7 @@ from google.adk.events import Event
 from .. import state_keys as keys
 from ..callbacks.persistence import repository
 from ..formatting import data_block, one_line
+from ..i18n import message
 from ..llm import ModelCallError
 from ..prompts.source_finder import SOURCE_DIGEST_INSTRUCTION, SOURCE_FINDER_INSTRUCTION
 from ..runtime import runtime_for
@@ -64,7 +65,11 @@ class SourceFinderAgent(StageAgent):
             yield stage.event(self._progress_line(stage, done, total, source))
         if any(not s.is_reachable for s in user_sources):
             unreadable = [s.link for s in user_sources if not s.is_reachable]
-            stage.note(f"Your source(s) could not be read: {', '.join(unreadable)}")
+            stage.note(
+                stage.msg(
+                    "user_sources_unreadable", count=len(unreadable), urls=", ".join(unreadable)
+                )
+            )
 
         analyzer = SourceAnalyzer(
             stage.model,
@@ -93,7 +98,7 @@ class SourceFinderAgent(StageAgent):
                 hits, read, stage.settings.vicaran_concurrency
             ):
                 if isinstance(result, Exception):
-                    stage.note(f"A source could not be processed: {result}")
+                    stage.note(stage.msg("source_crashed", error=result))
                     continue
                 hit, source = result
                 found[hit.url] = source
@@ -106,22 +111,22 @@ class SourceFinderAgent(StageAgent):
         sources = user_sources + [found[h.url] for h in hits if h.url in found]
         set_aside = [s for s in sources if s.is_reachable and not s.relevant]
         for source in set_aside:
-            stage.note(set_aside_note(source))
+            stage.note(set_aside_note(source, stage.language))
         readable = [s for s in sources if s.usable]
         records = {keys.SOURCE_RECORDS: [s.model_dump(mode="json") for s in sources]}
         if not readable:
-            reason = "; ".join(stage.issues + stage.notes) or "The web search returned no results."
-            stage.issue("No sources could be found or read.")
+            reason = "; ".join(stage.issues + stage.notes) or stage.msg("search_empty")
+            stage.issue(stage.msg("no_sources_issue"))
             yield stage.finish(stage.msg("no_sources", reason=one_line(reason, 400)), records)
             return
         high = sum(s.credibility_score >= 4 for s in readable)
         low = sum(s.credibility_score <= 2 for s in readable)
         summary = stage.msg(
             "sources_done",
-            total=len(readable),
-            high=high,
-            medium=len(readable) - high - low,
-            low=low,
+            total=stage.msg("n_sources", count=len(readable)),
+            high=stage.msg("n_high", count=high),
+            medium=stage.msg("n_medium", count=len(readable) - high - low),
+            low=stage.msg("n_low", count=low),
         )
         if set_aside:
             summary += "\n" + stage.msg("sources_set_aside", count=len(set_aside))
@@ -155,7 +160,7 @@ class SourceFinderAgent(StageAgent):
                 SearchPlan,
             )
         except ModelCallError as error:
-            stage.issue(f"Search planning failed, searched the brief instead: {error}")
+            stage.issue(stage.msg("search_plan_failed", error=error))
             return fallback
         queries: list[str] = []
         for query in plan.queries:
@@ -192,8 +197,19 @@ class SourceFinderAgent(StageAgent):
         )
 
 
-def set_aside_note(source: Source) -> str:
+def set_aside_note(source: Source, language: str) -> str:
     """The report's line for a source read but set aside as off-topic."""
     why = f": {one_line(source.relevance_reason, 200)}" if source.relevance_reason else ""
-    score = f" (relevance {source.relevance:.2f})" if source.relevance is not None else ""
-    return f"Set aside as off-topic{score}: {one_line(source.title, 100)} ({source.link}){why}"
+    relevance = (
+        message("relevance", language, pct=round(source.relevance * 100))
+        if source.relevance is not None
+        else ""
+    )
+    return message(
+        "set_aside_note",
+        language,
+        relevance=relevance,
+        title=one_line(source.title, 100),
+        link=source.link,
+        why=why,
+    )

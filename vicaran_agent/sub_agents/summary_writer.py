@@ -17,7 +17,8 @@ from google.adk.events import Event
 
 from .. import state_keys as keys
 from ..citations import resolve_citations
-from ..formatting import data_block, one_line
+from ..export import is_sha256, snapshot_url
+from ..formatting import data_block, markdown_text, one_line
 from ..i18n import verdict_label, word
 from ..llm import ModelCallError, ModelClient, current_tally
 from ..plan import plan_questions
@@ -107,7 +108,7 @@ class SummaryWriterAgent(StageAgent):
                     await stage.ask(SUMMARY_WRITER_INSTRUCTION, records, ReportDraft), links
                 )
             except ModelCallError as error:
-                stage.issue(f"The report was assembled without the model: {error}")
+                stage.issue(stage.msg("report_no_model", error=error))
                 draft = None
             if draft is not None:
                 reviewer = await self._reviewer(stage, numbered, citable, verdicts, questions)
@@ -127,13 +128,18 @@ class SummaryWriterAgent(StageAgent):
                 draft, quality = self._settle(stage, draft, review, problems, rewrites)
             body = self._body(stage, draft, numbered, citable, verdicts, questions)
         report, status, reason = self._close(stage, body, quality, numbered, verdicts)
+        # The chat's last message links the dashboard page; the saved report is the report alone.
+        link = stage.msg(
+            "dashboard_link", url=stage.settings.investigation_url(config.investigation_id)
+        )
         yield stage.finish(
-            report,
+            f"{report}\n\n{COMPLETE}",
             {
                 keys.INVESTIGATION_STATUS: status,
                 keys.PARTIAL_REASON: reason or None,
                 keys.REPORT_QUALITY: quality.model_dump(mode="json") if quality else None,
             },
+            shown=f"{report}\n\n{link}\n\n{COMPLETE}",
         )
 
     @staticmethod
@@ -156,6 +162,7 @@ class SummaryWriterAgent(StageAgent):
             verdicts=verdicts,
             questions=questions,
             texts=runtime.texts if runtime else None,
+            language=stage.language,
         )
 
     @staticmethod
@@ -173,7 +180,7 @@ class SummaryWriterAgent(StageAgent):
         try:
             return await stage.ask(SUMMARY_WRITER_INSTRUCTION, prompt, ReportDraft)
         except ModelCallError as error:
-            stage.issue(f"The report could not be rewritten to fix its problems: {error}")
+            stage.issue(stage.msg("report_no_rewrite", error=error))
             return None
 
     @staticmethod
@@ -185,10 +192,7 @@ class SummaryWriterAgent(StageAgent):
             stage.issue(failure)
         unsupported = review.unsupported
         for sentence in unsupported:
-            stage.note(
-                "Removed from the report, not supported by its source(s): "
-                f'"{one_line(sentence.text, 160)}"'
-            )
+            stage.note(stage.msg("sentence_removed", text=one_line(sentence.text, 160)))
         quality = ReportQuality(
             scores=review.scores,
             overall=review.overall,
@@ -217,7 +221,7 @@ class SummaryWriterAgent(StageAgent):
         body = self._assemble(stage, draft, verdicts, questions).replace(COMPLETE, "").strip()
         body, cited, removed = resolve_citations(body, citable)
         if removed:
-            stage.note(f"{len(set(removed))} citation(s) pointing to no saved source were removed")
+            stage.note(stage.msg("citations_removed", count=len(set(removed))))
         return body + "\n\n" + self._sources_section(stage, numbered, cited, degraded)
 
     @classmethod
@@ -229,7 +233,7 @@ class SummaryWriterAgent(StageAgent):
         numbered: list[tuple[int, Source]],
         verdicts: list[Verdict],
     ) -> tuple[str, str, str]:
-        """(the final message, the status, its reason): notes, footer and notice added."""
+        """(the report, the status, its reason): notes, footer and notice added."""
         notes = item_notes(stage.state, stage.notes)
         if notes:
             body += "\n\n" + cls._notes_section(stage, notes)
@@ -251,7 +255,7 @@ class SummaryWriterAgent(StageAgent):
             body += "\n\n" + stage.msg("partial_notice", reason=reason)
         else:
             status = "completed"
-        return f"{body}\n\n{COMPLETE}", status, reason
+        return body, status, reason
 
     # --- the Markdown -------------------------------------------------------------------------
 
@@ -300,7 +304,7 @@ class SummaryWriterAgent(StageAgent):
                 stage.msg("bias_overall", score=score, label=word(score_label(score), language)),
             ]
             if draft.bias_assessment.strip():
-                lines.append(draft.bias_assessment.strip())
+                lines += ["", draft.bias_assessment.strip()]
         if draft.timeline.strip() and stage.records(keys.TIMELINE_RECORDS, TimelineEvent):
             lines += ["", stage.msg("report_timeline"), draft.timeline.strip()]
         recommendations = [r.strip() for r in draft.recommendations if r.strip()]
@@ -309,29 +313,48 @@ class SummaryWriterAgent(StageAgent):
             lines += [f"- {r}" for r in recommendations]
         return "\n".join(lines)
 
-    @staticmethod
+    @classmethod
     def _sources_section(
-        stage: Stage, numbered: list[tuple[int, Source]], cited: list[int], degraded: bool
+        cls, stage: Stage, numbered: list[tuple[int, Source]], cited: list[int], degraded: bool
     ) -> str:
-        """The cited sources (a degraded report: every source that was read), linked as found."""
+        """The cited sources (a degraded report: every source that was read) as a Markdown
+        list, in citation-number order, each linked as found and to its snapshot."""
         by_number = dict(numbered)
         sources = stage.records(keys.SOURCE_RECORDS, Source)
         read = [(n, s) for n, s in enumerate(sources, 1) if s.is_reachable]
         aside = sum(not s.relevant for _, s in read)
-        count = stage.msg(
-            "sources_count_aside" if aside else "sources_count",
-            read=len(read),
-            cited=len(cited),
-            aside=aside,
-        )
-        lines = [stage.msg("sources_heading"), count]
+        counts = [
+            stage.msg("sources_read", count=len(read)),
+            stage.msg("sources_cited", count=len(cited)),
+        ]
+        if aside:
+            counts.append(stage.msg("sources_aside", count=aside))
+        intro = ", ".join(counts) + "."
         if degraded:
-            lines.append(stage.msg("sources_all"))
+            intro += " " + stage.msg("sources_all")
             listed = read
         else:
-            listed = [(n, by_number[n]) for n in cited]
-        lines += [f"[{n}] {s.title or s.domain} - {s.domain} - {s.link}" for n, s in listed]
-        return "\n".join(lines)
+            listed = [(n, by_number[n]) for n in sorted(cited)]
+        parts = [stage.msg("sources_heading"), intro]
+        if listed:
+            parts.append("\n".join(cls._source_entry(stage, n, s) for n, s in listed))
+        return "\n\n".join(parts)
+
+    @staticmethod
+    def _source_entry(stage: Stage, number: int, source: Source) -> str:
+        """`- [N] **Title** — Publisher — <address as found> — [snapshot](…)`: one line."""
+        parts = [f"- [{number}] **{markdown_text(source.title or source.domain, 200)}**"]
+        parts.append(markdown_text(source.publisher or source.domain, 100))
+        link = source.link
+        autolink = link.startswith(("http://", "https://")) and not any(
+            c.isspace() or c in "<>" or not c.isprintable() for c in link
+        )
+        parts.append(f"<{link}>" if autolink else markdown_text(link, 300))
+        sha, iid = source.content_sha256, stage.config.investigation_id
+        if iid and is_sha256(sha):
+            url = snapshot_url(iid, sha, stage.settings.vicaran_public_url)
+            parts.append(f"[{stage.msg('snapshot')}]({url})")
+        return " — ".join(parts)
 
     @staticmethod
     def _notes_section(stage: Stage, notes: list[str]) -> str:
@@ -344,9 +367,9 @@ class SummaryWriterAgent(StageAgent):
     @staticmethod
     def _footer(stage: Stage, quality: ReportQuality) -> str:
         counts = {
-            "audited": quality.audited,
+            "audited": stage.msg("audited", count=quality.audited),
             "unsupported": quality.unsupported,
-            "removed": quality.removed,
+            "removed": stage.msg("removed", count=quality.removed),
             "rewrites": stage.msg("one_rewrite" if quality.rewrites else "no_rewrite"),
         }
         if quality.overall is None:

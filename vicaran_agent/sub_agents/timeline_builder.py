@@ -15,8 +15,6 @@ from ..sanitize import clean
 from ..schemas import Claim, DatePrecision, Source, TimelineDraft, TimelineEvent
 from ._stage import Stage, StageAgent
 
-QUICK_MODE_SKIP = "[TIMELINE_SKIPPED] Quick Search mode - timeline construction disabled."
-
 _ISO = re.compile(r"^(\d{4})(?:-(\d{2}))?(?:-(\d{2}))?$")
 
 
@@ -65,7 +63,7 @@ class TimelineBuilderAgent(StageAgent):
 
     async def run_stage(self, stage: Stage) -> AsyncGenerator[Event, None]:
         if stage.config.skip_timeline:
-            yield stage.finish(QUICK_MODE_SKIP, {keys.TIMELINE_RECORDS: []})
+            yield stage.finish(stage.msg("timeline_quick"), {keys.TIMELINE_RECORDS: []})
             return
         numbered = stage.usable_sources()
         if not numbered:
@@ -80,7 +78,7 @@ class TimelineBuilderAgent(StageAgent):
             TimelineDraft,
         )
         for error in errors:
-            stage.issue(f"Timeline construction failed for some sources: {error}")
+            stage.issue(stage.msg("timeline_failed_some", error=error))
         if not drafts:
             reason = errors[0] if errors else ""
             yield stage.finish(

@@ -1,0 +1,314 @@
+"""What people read: the report's Markdown, its exports, the journalist's language and plurals.
+
+Whole runs with the scripted model: the Sources list renders as a list, exports carry no protocol
+marker, a Portuguese run writes no English sentence, confidence is a percent, claim keys stay
+internal, and the last message links the investigation's dashboard page.
+"""
+
+from __future__ import annotations
+
+import re
+from html import escape
+
+import pytest
+from markdown_it import MarkdownIt
+
+from tests.support.conversation import Conversation
+from vicaran_agent import export
+from vicaran_agent import state_keys as keys
+from vicaran_agent.config import get_settings
+from vicaran_agent.formatting import markdown_text
+from vicaran_agent.i18n import ENGLISH, PORTUGUESE, message
+from vicaran_agent.sanitize import MARKERS, strip_markers
+from vicaran_agent.server.markdown import render_markdown
+from vicaran_agent.storage import get_repository
+
+BRIEF = (
+    "Investigate whether Acme Chemicals polluted Riverton's drinking water and what the EPA "
+    "found. https://rivertondaily.com/news/acme-health-complaints"
+)
+BRIEF_PT = (
+    "Investigue se a Prefeitura de Maceió assinou o contrato da merenda escolar sem licitação."
+)
+QUICK_PT = "Busca rápida. " + BRIEF_PT
+COMPLETE = "[INVESTIGATION_COMPLETE]"
+
+
+async def investigate(brief: str) -> tuple[list[str], dict, dict]:
+    """(every chat message of the plan and the run, the session state, the saved record)."""
+    conversation = Conversation()
+    texts = conversation.texts(await conversation.send(brief))
+    texts += conversation.texts(await conversation.send("APPROVED"))
+    state = await conversation.state()
+    record = get_repository(get_settings().database_url).get_investigation(
+        state[keys.INVESTIGATION_ID]
+    )
+    return texts, state, record or {}
+
+
+def section(html: str, heading: str) -> str:
+    """The HTML between `<h2>heading</h2>` and the next `<h2>` (or the end)."""
+    start = html.index(f"<h2>{heading}</h2>") + len(f"<h2>{heading}</h2>")
+    end = html.find("<h2>", start)
+    return html[start : end if end >= 0 else len(html)]
+
+
+# --- the Sources list ---------------------------------------------------------------------------
+
+
+async def test_sources_render_as_a_list_with_title_publisher_link_and_snapshot(env):
+    env.set(VICARAN_PUBLIC_URL="https://vicaran.example.org/")
+    texts, state, record = await investigate(BRIEF)
+    report = texts[-1]
+    body, listed = report.split("## Sources")
+    cited = sorted({int(n) for n in re.findall(r"\[(\d+)\]", body)})
+    assert len(cited) >= 3
+    sources = state[keys.SOURCE_RECORDS]
+    iid = state[keys.INVESTIGATION_ID]
+    for html in (
+        MarkdownIt("commonmark").render(report),  # how a chat UI renders Markdown
+        render_markdown(report, allowed_links=export.saved_links(record)),  # the dashboard
+    ):
+        items = re.findall(r"<li>(.*?)</li>", section(html, "Sources"), re.S)
+        assert len(items) == len(cited), items
+        for item, number in zip(items, cited, strict=True):
+            source = sources[number - 1]
+            assert item.startswith(f"[{number}]") or f">[{number}]<" in item
+            assert source["title"].replace("'", "&#x27;") in item.replace("&#39;", "&#x27;")
+            assert source["domain"] in item
+            assert f'href="{source["display_url"]}"' in item
+            snapshot = (
+                f"https://vicaran.example.org/api/investigations/{iid}/snapshots/"
+                f"{source['content_sha256']}"
+            )
+            assert f'href="{snapshot}"' in item, item
+    # the cited numbers are listed in order, one per line
+    lines = [line for line in listed.splitlines() if line.startswith("- ")]
+    assert [int(re.match(r"- \[(\d+)\]", line).group(1)) for line in lines[: len(cited)]] == cited
+
+
+def test_a_page_title_in_the_sources_list_is_shown_as_written_never_as_markup():
+    title = "Mayor *denies* [2] <b>claims</b> `x` # _all_ | of it \\"
+    assert MarkdownIt("commonmark").renderInline(markdown_text(title)) == escape(title, False)
+    html = render_markdown(markdown_text(title))  # the dashboard's renderer
+    assert "<em>" not in html and "<code>" not in html and "&lt;b&gt;claims" in html
+
+
+async def test_the_dashboard_renders_the_snapshot_links_of_the_report_and_no_others(env):
+    texts, state, record = await investigate(BRIEF)
+    html = render_markdown(texts[-1], allowed_links=export.saved_links(record))
+    iid = state[keys.INVESTIGATION_ID]
+    base = get_settings().vicaran_public_url.rstrip("/")
+    links = re.findall(r'href="([^"]+/snapshots/[^"]+)"', html)
+    assert links and all(link.startswith(f"{base}/api/investigations/{iid}/") for link in links)
+    forged = f"{base}/api/investigations/other-id/snapshots/{'a' * 64}"
+    assert "<a" not in render_markdown(forged, allowed_links=export.saved_links(record))
+
+
+# --- exports ------------------------------------------------------------------------------------
+
+
+def marker_in(text: str) -> list[str]:
+    return [m for m in MARKERS if f"[{m}]" in text]
+
+
+async def test_exports_of_a_finished_run_carry_no_marker(env):
+    _, _, record = await investigate(QUICK_PT)
+    assert record["summary"]
+    for fmt in ("md", "html", "json"):
+        assert marker_in(export.render(fmt, record, {})) == [], fmt
+
+
+@pytest.mark.parametrize("fmt", ["md", "html", "json"])
+def test_exports_drop_every_marker_a_stored_summary_carries(fmt):
+    summary = (
+        "# Title\n\n[PROGRESS] Done.\n\n[TIMELINE_SKIPPED] Skipped.\n\n"
+        "[ PLAN_APPROVAL_REQUIRED ]\n\n[INVESTIGATION_COMPLETE]"
+    )
+    text = export.render(fmt, {"id": "x", "title": "Title", "summary": summary}, {})
+    assert marker_in(text) == [] and "PLAN_APPROVAL_REQUIRED" not in text
+    assert "Skipped." in text
+
+
+# --- the journalist's language ------------------------------------------------------------------
+
+# Common English words that are not Portuguese words.
+ENGLISH_WORDS = frozenset(
+    [
+        *("the", "of", "and", "was", "were", "removed", "could", "not", "from", "with"),
+        *("only", "been", "has", "have", "is", "are", "this", "that", "which", "mode"),
+        *("sources", "source", "claim", "claims", "disabled", "skipped", "found", "failed"),
+        *("downgraded", "citation", "citations", "pointing", "saved", "written", "evidence"),
+        *("neutral", "reliability", "independent", "point", "agree", "analysis"),
+    ]
+)
+_QUOTED = re.compile(r'"[^"\n]*"|“[^”\n]*”')
+_URL = re.compile(r"https?://\S+")
+
+
+def english_words(text: str, verbatim: list[str]) -> list[str]:
+    """The English words in `text` outside URLs, quotes, markers and what is quoted verbatim
+    (source titles)."""
+    for quoted in sorted(verbatim, key=len, reverse=True):
+        text = text.replace(quoted, " ")
+    text = _QUOTED.sub(" ", _URL.sub(" ", strip_markers(text)))
+    return [w for w in re.findall(r"[a-zà-ÿ]+", text.lower()) if w in ENGLISH_WORDS]
+
+
+# The model provider's diagnostic (llm.describe_model_error) is quoted as it is.
+PROVIDER_ERROR = "The model provider had an error (503)."
+
+
+@pytest.mark.parametrize(
+    ("brief", "flags"),
+    [
+        (QUICK_PT, "bad-citations"),  # quick: the timeline is skipped; a citation is removed
+        (BRIEF_PT, "bad-citations"),  # detailed: the timeline and per-source bias
+        (BRIEF_PT, "error-ClaimAssessment"),  # claims that could not be checked: partial
+    ],
+)
+async def test_a_portuguese_run_writes_no_english_sentence(env, brief, flags):
+    env.set(VICARAN_PRO_MODEL=f"scripted/{flags}", FACTCHECK_API_KEY="")
+    texts, state, _ = await investigate(brief)
+    assert state[keys.INVESTIGATION_CONFIG]["language"] == PORTUGUESE
+    verbatim = [s["title"] for s in state[keys.SOURCE_RECORDS] if s["title"]] + [PROVIDER_ERROR]
+    found = {text[:80]: words for text in texts if (words := english_words(text, verbatim))}
+    assert found == {}
+    assert texts[-1].rstrip().endswith(COMPLETE)
+
+
+async def test_a_portuguese_report_notes_removed_citations_and_downgrades_in_portuguese(env):
+    env.set(VICARAN_PRO_MODEL="scripted/bad-citations")
+    texts, state, _ = await investigate(QUICK_PT)
+    report = texts[-1]
+    assert "1 citação que não apontava para nenhuma fonte salva foi removida" in report
+    assert "[TIMELINE_SKIPPED] Modo Busca Rápida" in "\n".join(texts)
+    downgraded = [v for v in state[keys.VERDICT_RECORDS] if "rebaixado" in v["explanation"]]
+    assert downgraded
+    for verdict in downgraded:
+        assert "rebaixado de VERIFICADO" in verdict["explanation"]
+        assert "verified" not in verdict["explanation"]
+
+
+# --- plurals ------------------------------------------------------------------------------------
+
+PLURALS = [
+    ("found", {}, "Found 1 relevant source.", "Found 2 relevant sources."),
+    ("extracting", {}, "from 1 source...", "from 2 sources..."),
+    ("claims_done", {}, "Extracted 1 verifiable claim:", "Extracted 2 verifiable claims."),
+    ("sources_set_aside", {}, "1 source set aside", "2 sources set aside"),
+    ("coverage", {}, "(1 rated source)", "(2 rated sources)"),
+    ("coverage_line", {"stance": "Neutral", "pct": 50}, ": 1 source (", ": 2 sources ("),
+    ("coverage_unrated", {}, "1 source (", "2 sources ("),
+    ("report_checking", {}, "1 cited sentence against", "2 cited sentences against"),
+    ("report_rewriting", {}, "fix 1 problem...", "fix 2 problems..."),
+    ("citations_removed", {}, "1 citation pointing to no saved source was", "2 citations"),
+    ("bias_unrated", {}, "1 source could not be rated", "2 sources could not be rated"),
+    ("sources_read", {}, "1 source read", "2 sources read"),
+]
+PLURALS_PT = [
+    ("found", {}, "Encontrei 1 fonte relevante.", "Encontrei 2 fontes relevantes."),
+    ("extracting", {}, "de 1 fonte...", "de 2 fontes..."),
+    ("claims_done", {}, "Extraí 1 alegação verificável", "Extraí 2 alegações verificáveis"),
+    ("sources_set_aside", {}, "1 fonte fora do tema deixada", "2 fontes fora do tema deixadas"),
+    ("coverage", {}, "(1 fonte avaliada)", "(2 fontes avaliadas)"),
+    ("coverage_line", {"stance": "Neutra", "pct": 50}, ": 1 fonte (", ": 2 fontes ("),
+    ("coverage_unrated", {}, "Não avaliada: 1 fonte (", "Não avaliadas: 2 fontes ("),
+    ("report_checking", {}, "1 frase com citação", "2 frases com citação"),
+    ("report_rewriting", {}, "corrigir 1 problema...", "corrigir 2 problemas..."),
+    ("citations_removed", {}, "1 citação que não apontava", "2 citações que não apontavam"),
+    ("bias_unrated", {}, "1 fonte não pôde ser avaliada", "2 fontes não puderam ser avaliadas"),
+    ("sources_read", {}, "1 fonte lida", "2 fontes lidas"),
+]
+
+
+@pytest.mark.parametrize(
+    ("language", "key", "values", "one", "two"),
+    [(ENGLISH, *case) for case in PLURALS] + [(PORTUGUESE, *case) for case in PLURALS_PT],
+)
+def test_counted_messages_agree_with_their_count(language, key, values, one, two):
+    assert one in message(key, language, count=1, **values)
+    assert two in message(key, language, count=2, **values)
+    for count in (1, 2):
+        assert "(s)" not in message(key, language, count=count, **values)
+
+
+async def test_no_message_of_a_run_says_a_count_in_the_wrong_number(env):
+    env.set(VICARAN_PRO_MODEL="scripted/bad-citations")
+    for brief in (BRIEF, BRIEF_PT):
+        texts, _, _ = await investigate(brief)
+        text = "\n".join(t for t in texts if "[PLAN_APPROVAL_REQUIRED]" not in t)  # the run's
+        assert "(s)" not in text
+        assert (
+            re.findall(r"\b1 (?:\w+ )?(?:sources|fontes|claims|alegações|citations)\b", text) == []
+        )
+
+
+# --- confidence and claim keys ------------------------------------------------------------------
+
+_CONFIDENCE = re.compile(r"(?:Confidence|Confiança)\**:?\**:? *(\S+)")
+
+
+@pytest.mark.parametrize("brief", [BRIEF, BRIEF_PT])
+async def test_confidence_is_shown_as_a_percent_only(env, brief):
+    texts, state, _ = await investigate(brief)
+    shown = [value for text in texts for value in _CONFIDENCE.findall(text)]
+    assert len(shown) >= 2 * len(state[keys.VERDICT_RECORDS])  # as checked, and in the summary
+    assert all(re.fullmatch(r"\d{1,3}%", value) for value in shown), shown
+
+
+_KEY = re.compile(r"\bC\d+\b")
+
+
+@pytest.mark.parametrize("brief", [BRIEF, BRIEF_PT])
+async def test_claim_keys_are_never_shown_to_people(env, brief):
+    env.set(VICARAN_PRO_MODEL="scripted/error-ClaimAssessment")
+    texts, state, record = await investigate(brief)
+    assert state[keys.INVESTIGATION_STATUS] == "partial"
+    assert [t for t in texts if _KEY.search(_URL.sub(" ", t))] == []
+    assert not _KEY.search(state[keys.PARTIAL_REASON])
+    markdown = export.render("md", record)
+    assert not _KEY.search(_URL.sub(" ", markdown))
+    page = re.sub(r"<[^>]+>", " ", export.render("html", record))
+    assert not _KEY.search(page)
+
+
+# --- the dashboard link -------------------------------------------------------------------------
+
+
+def dashboard_line(texts: list[str]) -> str:
+    lines = [line for line in texts[-1].strip().splitlines() if line.strip()]
+    assert lines[-1] == COMPLETE
+    return lines[-2]
+
+
+@pytest.mark.parametrize(("brief", "label"), [(BRIEF, "Dashboard"), (BRIEF_PT, "Painel")])
+async def test_the_last_message_links_the_investigations_dashboard_page(env, brief, label):
+    texts, state, _ = await investigate(brief)
+    url = get_settings().investigation_url(state[keys.INVESTIGATION_ID])
+    assert dashboard_line(texts) == f"{label}: <{url}>"
+    assert f'<a href="{url}">{url}</a>' in MarkdownIt("commonmark").render(texts[-1])
+
+
+async def test_a_failed_run_links_the_dashboard_page_too(env):
+    env.services.tavily.fail(500)
+    env.services.jina.fail(None, 500)
+    texts, state, record = await investigate(BRIEF)
+    assert state[keys.INVESTIGATION_STATUS] == "failed"
+    url = get_settings().investigation_url(state[keys.INVESTIGATION_ID])
+    assert dashboard_line(texts) == f"Dashboard: <{url}>"
+    assert url not in export.render("md", record)  # the exported report is the report alone
+
+
+async def test_a_crashed_run_ends_with_the_dashboard_link_and_the_marker(env):
+    from vicaran_agent.sub_agents.claim_extractor import ClaimExtractorAgent
+
+    async def explode(self, stage):
+        raise RuntimeError("disk on fire")
+        yield  # pragma: no cover
+
+    env.monkeypatch.setattr(ClaimExtractorAgent, "run_stage", explode)
+    texts, state, _ = await investigate(BRIEF_PT)
+    assert "disk on fire" in texts[-1]
+    url = get_settings().investigation_url(state[keys.INVESTIGATION_ID])
+    assert dashboard_line(texts) == f"Painel: <{url}>"
