@@ -228,3 +228,33 @@ def test_serve_listens_on_the_socket_it_checked_even_with_a_bad_model_plugin(env
         process.terminate()
         rest = process.communicate(timeout=30)[0]
     assert "EXPERIMENTAL" not in first + rest  # ADK's notices are not for `make run` users
+
+
+def test_an_invalid_setting_is_one_sentence_for_every_command_and_in_the_agent(env):
+    bad = {"VICARAN_TODAY": "26/11/2026"}
+    for argv in (vicaran("outbox", "status"), investigate(), vicaran("serve", "--port", "0")):
+        done = piped(argv, **bad)
+        assert done.returncode == 2, done
+        lines = [line for line in done.stdout.splitlines() if line.strip()]  # stderr joined in
+        assert len(lines) == 1 and "Traceback" not in done.stdout, done.stdout
+        assert "VICARAN_TODAY" in lines[0] and "YYYY-MM-DD" in lines[0]
+    # ADK imports the agent module itself (adk web / api_server): it loads, and answers the fix
+    probe = (
+        "import asyncio\n"
+        "from google.adk.runners import InMemoryRunner\n"
+        "from google.genai import types\n"
+        "from vicaran_agent import agent\n"
+        "async def main():\n"
+        "    runner = InMemoryRunner(app=agent.app)\n"
+        "    s = await runner.session_service.create_session(app_name=agent.app.name, user_id='u')\n"
+        "    msg = types.Content(role='user', parts=[types.Part(text='Investigate Acme.')])\n"
+        "    async for e in runner.run_async(user_id='u', session_id=s.id, new_message=msg):\n"
+        "        print(''.join(p.text or '' for p in (e.content.parts if e.content else [])))\n"
+        "asyncio.run(main())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], env=variables(**bad), capture_output=True, text=True,
+        timeout=120, cwd=ROOT,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "VICARAN_TODAY" in done.stdout and "YYYY-MM-DD" in done.stdout

@@ -9,6 +9,7 @@ from google.adk.apps import App
 from google.adk.utils.instructions_utils import inject_session_state
 from google.adk.utils.model_name_utils import is_gemini_model
 from google.genai import types
+from pydantic import ValidationError
 
 from . import state_keys as keys
 from .callbacks.orchestrator import (
@@ -19,9 +20,9 @@ from .callbacks.orchestrator import (
     initialize_investigation_state,
     user_sources_from_events,
 )
-from .config import Settings, get_settings, model_plugins_problem
+from .config import Settings, get_settings, model_plugins_problem, settings_problem
 from .formatting import user_sources_digest
-from .llm import ORCHESTRATOR_OUTPUT_TOKENS, output_cap, resolvable_model
+from .llm import ORCHESTRATOR_OUTPUT_TOKENS, ConfigHintModel, output_cap, resolvable_model
 from .prompts._common import dated
 from .prompts.orchestrator import CLARIFY_INSTRUCTION, ORCHESTRATOR_INSTRUCTION
 from .sub_agents.pipeline import build_pipeline
@@ -85,5 +86,19 @@ def build_app(settings: Settings | None = None) -> App:
     return App(name=APP_NAME, root_agent=build_root_agent(settings), context_cache_config=cache)
 
 
-app = build_app()
+def importable_app() -> App:
+    """The app; with settings that do not validate, one whose every answer says what to fix.
+
+    ADK imports this module to find the agent: a typo in .env must not be a traceback there.
+    """
+    try:
+        return build_app()
+    except ValidationError as error:
+        hint = ConfigHintModel(model="unconfigured", hint=settings_problem(error))
+        return App(
+            name=APP_NAME, root_agent=LlmAgent(name="investigation_orchestrator", model=hint)
+        )
+
+
+app = importable_app()
 root_agent = app.root_agent

@@ -407,17 +407,13 @@ def one_sentence(error: BaseException, language: str) -> str:
     from google.genai import errors as genai_errors
     from pydantic import ValidationError
 
-    from .config import ModelPluginError
+    from .config import ModelPluginError, settings_problem
     from .llm import ModelCallError, describe_model_error
 
     if isinstance(error, (ModelPluginError, ModelCallError)):
         return str(error)
     if isinstance(error, ValidationError):
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']).upper() or 'a setting'}: {e['msg']}"
-            for e in error.errors()[:3]
-        )
-        return f"A setting is not valid ({problems}): correct it in .env or the environment."
+        return settings_problem(error)
     if isinstance(error, (genai_errors.APIError, httpx.TransportError, TimeoutError)):
         return describe_model_error(error, "")[0]
     detail = " ".join(f"{type(error).__name__}: {error}".split())[:200]
@@ -426,6 +422,15 @@ def one_sentence(error: BaseException, language: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    from pydantic import ValidationError
+
+    from .config import get_settings, settings_problem
+
+    try:
+        get_settings()
+    except ValidationError as error:  # every command needs valid settings: say which is wrong
+        print(settings_problem(error), file=sys.stderr)
+        return 2
     with quiet_adk():
         if args.command == "serve":
             return serve(args.host, args.port)

@@ -9,7 +9,7 @@ from functools import lru_cache
 from pathlib import Path
 from urllib.parse import quote
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -212,6 +212,15 @@ def get_settings() -> Settings:
     if settings.google_api_key and not os.environ.get("GOOGLE_API_KEY"):
         os.environ["GOOGLE_API_KEY"] = settings.google_api_key
     return settings
+
+
+def settings_problem(error: ValidationError) -> str:
+    """Settings that do not validate, as one sentence naming each variable and what is wrong."""
+    problems = "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']).upper() or 'a setting'}: {e['msg']}"
+        for e in error.errors()[:3]
+    )
+    return f"A setting is not valid ({problems}): correct it in .env or the environment."
 
 
 class ModelPluginError(ImportError):
