@@ -212,14 +212,18 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
         "Based on your brief, here's my investigation plan:",
         "Com base no seu briefing, este é o meu plano de investigação:",
     ),
-    "plan_intro_one": (
-        "Based on your brief and the source you provided, here's my investigation plan:",
-        "Com base no seu briefing e na fonte que você enviou, este é o meu plano de investigação:",
-    ),
-    "plan_intro_many": (
-        "Based on your brief and the {count} sources you provided, here's my investigation plan:",
-        "Com base no seu briefing e nas {count} fontes que você enviou, este é o meu plano de "
-        "investigação:",
+    "plan_intro": (
+        (
+            "Based on your brief and the source you provided, here's my investigation plan:",
+            "Based on your brief and the {count} sources you provided, here's my investigation "
+            "plan:",
+        ),
+        (
+            "Com base no seu briefing e na fonte que você enviou, este é o meu plano de "
+            "investigação:",
+            "Com base no seu briefing e nas {count} fontes que você enviou, este é o meu plano "
+            "de investigação:",
+        ),
     ),
     "plan_topic": ("**Investigation Topic:** {topic}", "**Tema da Investigação:** {topic}"),
     "plan_questions": ("**What I'll Investigate:**", "**O que vou investigar:**"),

@@ -131,9 +131,7 @@ def render_plan(reply: str, facts: PlanFacts) -> str:
     gather = [one_line(clean(g), 200) for g in plan_gather(reply)]
     gather = [g for g in gather if g] or message("plan_default_gather", lang).split("\n")
     count = len(facts.sources)
-    intro = (
-        "plan_intro_none" if not count else "plan_intro_one" if count == 1 else "plan_intro_many"
-    )
+    intro = "plan_intro" if count else "plan_intro_none"
     parts = [
         message("plan_heading", lang),
         message(intro, lang, count=count),
