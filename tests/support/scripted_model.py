@@ -331,7 +331,8 @@ class ScriptedModel(BaseLlm):
     def _plan(brief: str, sources: list[dict[str, Any]], instruction: str) -> str:
         pt = _is_portuguese(instruction)
         quick = '"mode": "quick"' in instruction or "'mode': 'quick'" in instruction
-        topic = re.sub(r"https?://\S+|Investigation ID:\s*\S+", "", brief).strip().split("\n")[0]
+        lines = re.sub(r"https?://\S+|Investigation ID:\s*\S+", "", brief).strip().split("\n")
+        topic = next((t for t in lines if t.strip() and not t.startswith("Mode:")), "")
         lines = []
         for s in sources:
             if s.get("readable"):
