@@ -1107,3 +1107,16 @@ def test_pathological_input_renders_in_time_proportional_to_its_size() -> None:
         taken = _seconds(text)
         # A backtracking renderer takes seconds to minutes here; a linear one, a small multiple.
         assert taken <= 40 * baseline + 0.05, (name, taken, baseline)
+
+
+async def test_an_interrupted_run_has_its_own_label(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    iid = start(repo)
+    assert repo.mark_interrupted([iid], "the server stopped") == [iid]
+    page = (await client.get("/investigations")).text
+    assert '<span class="badge status-interrupted">Interrupted</span>' in page
+    detail = (await client.get(f"/investigations/{iid}")).text
+    assert "Interrupted" in detail
+    script = (await client.get("/dashboard-static/dashboard.js")).text
+    assert 'interrupted: "Interrupted"' in script

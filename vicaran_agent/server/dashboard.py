@@ -69,6 +69,7 @@ STATUS_LABELS = {
     "completed": "Completed",
     "partial": "Partial",
     "failed": "Failed",
+    "interrupted": "Interrupted",
 }
 VERDICT_LABELS = {
     "verified": "Verified",

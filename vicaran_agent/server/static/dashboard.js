@@ -11,7 +11,7 @@
   const RUNNING = new Set(["planning", "in_progress"]);
   const STATUS = {
     planning: "Planning", in_progress: "In progress", completed: "Completed",
-    partial: "Partial", failed: "Failed",
+    partial: "Partial", failed: "Failed", interrupted: "Interrupted",
   };
   const VERDICT = {
     verified: "Verified", partially_true: "Partially true", misleading: "Misleading",
