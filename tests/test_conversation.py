@@ -219,3 +219,13 @@ def test_links_do_not_make_an_english_brief_portuguese():
 
     brief = "Did Acme pollute Riverton? See https://a.com/as/os and https://b.com.br/a/o/da/do"
     assert detect_language(brief) == "en"
+
+
+async def test_no_search_key_and_nothing_else_says_claims_would_stay_unverified(env):
+    env.set(TAVILY_API_KEY="", FACTCHECK_API_KEY="", VICARAN_LIVE_SEARCH_FALLBACK="false")
+    conversation = Conversation()
+    plan = conversation.texts(await conversation.send("Investigate Acme Chemicals in Riverton."))[
+        -1
+    ]
+    assert "TAVILY_API_KEY" in plan and "unverified" in plan
+    assert plan.rstrip().endswith(MARKER)

@@ -267,8 +267,14 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
         "Web search: off (no TAVILY_API_KEY in .env). This run will use {instead} instead.",
         "Busca na web: desligada (sem TAVILY_API_KEY no .env). Esta execução vai usar {instead}.",
     ),
+    "plan_no_search_nothing": (
+        "Web search: off (no TAVILY_API_KEY in .env), and no other evidence is available: every "
+        "claim would stay unverified. Add links to your brief or set the key.",
+        "Busca na web: desligada (sem TAVILY_API_KEY no .env), e não há outra evidência "
+        "disponível: toda alegação ficaria não verificada. Inclua links no briefing ou defina "
+        "a chave.",
+    ),
     "plan_no_search_yours": ("your sources", "as suas fontes"),
-    "plan_no_search_none": ("only what the model knows", "apenas o que o modelo sabe"),
     "plan_no_search_live": (
         "Google Search through the model to check claims",
         "a Busca do Google pelo modelo para checar as alegações",

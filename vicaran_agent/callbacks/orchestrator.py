@@ -543,10 +543,11 @@ def not_used(messages: list[str], sources: list[Source], language: str) -> list[
             settings.vicaran_pro_model
         ):
             instead.append(message("plan_no_search_live", language))
-        said = message("plan_and", language).join(instead) or message(
-            "plan_no_search_none", language
-        )
-        lines.append(message("plan_no_search", language, instead=said))
+        said = message("plan_and", language).join(instead)
+        if said:
+            lines.append(message("plan_no_search", language, instead=said))
+        else:
+            lines.append(message("plan_no_search_nothing", language))
     model = settings.vicaran_pro_model
     if model != settings.vicaran_fast_model and (problem := credentials_problem(model, settings)):
         lines.append(message("plan_model_problem", language, model=model, problem=problem))
