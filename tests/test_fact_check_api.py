@@ -403,7 +403,7 @@ async def test_hang_fails_within_the_timeout_budget(fake: FakeFactCheckTools) ->
     outcome = await api(settings).search(["merenda"])  # returns at all: the hang was cut
     assert outcome.reviews == []
     assert outcome.failures == [
-        "Fact Check Tools search timed out after 0.3 s (still failing after 1 retries): try "
+        "Fact Check Tools search timed out after 0.3 s (still failing after 1 retry): try "
         "again later or raise VICARAN_SEARCH_TIMEOUT_SECONDS"
     ]
     assert fake.count() == 2
@@ -543,7 +543,7 @@ async def test_non_envelope_5xx_is_retried() -> None:
     with _Fixed(Response.text(502, "Bad Gateway")) as server:
         outcome = await api(settings_for(server, vicaran_max_retries=1)).search(["q"])
     assert outcome.failures == [
-        "Fact Check Tools server error (HTTP 502) (still failing after 1 retries): try again later"
+        "Fact Check Tools server error (HTTP 502) (still failing after 1 retry): try again later"
     ]
     assert server.count() == 2
 

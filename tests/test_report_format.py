@@ -7,6 +7,8 @@ internal, and the last message links the investigation's dashboard page.
 
 from __future__ import annotations
 
+import copy
+import pickle
 import re
 from html import escape
 
@@ -14,14 +16,17 @@ import pytest
 from markdown_it import MarkdownIt
 
 from tests.support.conversation import Conversation
+from tests.support.corpus import MACEIO
 from vicaran_agent import export
 from vicaran_agent import state_keys as keys
 from vicaran_agent.config import get_settings
 from vicaran_agent.formatting import markdown_text
-from vicaran_agent.i18n import ENGLISH, PORTUGUESE, message
+from vicaran_agent.i18n import ENGLISH, PORTUGUESE, Phrase, message
+from vicaran_agent.llm import ModelCallError, describe_model_error
 from vicaran_agent.sanitize import MARKERS, strip_markers
 from vicaran_agent.server.markdown import render_markdown
 from vicaran_agent.storage import get_repository
+from vicaran_agent.tools.web_search import KEY_MISSING
 
 BRIEF = (
     "Investigate whether Acme Chemicals polluted Riverton's drinking water and what the EPA "
@@ -140,6 +145,11 @@ ENGLISH_WORDS = frozenset(
         *("sources", "source", "claim", "claims", "disabled", "skipped", "found", "failed"),
         *("downgraded", "citation", "citations", "pointing", "saved", "written", "evidence"),
         *("neutral", "reliability", "independent", "point", "agree", "analysis"),
+        # the guidance of tool and model failures
+        *("error", "rejected", "refused", "answered", "again", "try", "later", "retries"),
+        *("summarised", "read", "set", "get", "valid", "your", "restart", "does", "exist"),
+        *("available", "reach", "limiting", "provider", "time", "answer", "without", "off"),
+        *("did", "rate", "rephrase", "unexpectedly", "needs", "enabled", "citing", "any"),
     ]
 )
 _QUOTED = re.compile(r'"[^"\n]*"|“[^”\n]*”')
@@ -155,10 +165,6 @@ def english_words(text: str, verbatim: list[str]) -> list[str]:
     return [w for w in re.findall(r"[a-zà-ÿ]+", text.lower()) if w in ENGLISH_WORDS]
 
 
-# The model provider's diagnostic (llm.describe_model_error) is quoted as it is.
-PROVIDER_ERROR = "The model provider had an error (503)."
-
-
 @pytest.mark.parametrize(
     ("brief", "flags"),
     [
@@ -171,10 +177,70 @@ async def test_a_portuguese_run_writes_no_english_sentence(env, brief, flags):
     env.set(VICARAN_PRO_MODEL=f"scripted/{flags}", FACTCHECK_API_KEY="")
     texts, state, _ = await investigate(brief)
     assert state[keys.INVESTIGATION_CONFIG]["language"] == PORTUGUESE
-    verbatim = [s["title"] for s in state[keys.SOURCE_RECORDS] if s["title"]] + [PROVIDER_ERROR]
+    verbatim = [s["title"] for s in state[keys.SOURCE_RECORDS] if s["title"]]
     found = {text[:80]: words for text in texts if (words := english_words(text, verbatim))}
     assert found == {}
     assert texts[-1].rstrip().endswith(COMPLETE)
+
+
+# Failures of every service a run uses. The upstream services' own words (the `message=` of a
+# fake) are technical details Vicaran quotes as they are: here they hold no English word.
+FAILURES = {
+    "no keys": {"TAVILY_API_KEY": "", "FACTCHECK_API_KEY": "", "PRO": "error-ClaimAssessment"},
+    "services fail": {
+        "tavily": (400, "official records"),  # one query of three is rejected
+        "factcheck": 403,
+        "FAST": "error-SourceDigest",  # pages read but not summarised
+        "PRO": "error-BiasJudgement+error-TimelineDraft",
+    },
+    "keys rejected": {"tavily": (401, None), "PRO": "bad-key", "LIVE": "true"},
+    "live search": {
+        "TAVILY_API_KEY": "",
+        "LIVE": "true",
+        "factcheck": 400,
+        "PRO": "error-ReportDraft",
+    },
+}
+
+
+@pytest.mark.parametrize("failures", FAILURES.values(), ids=FAILURES.keys())
+async def test_a_portuguese_run_with_failing_services_writes_no_english_sentence(env, failures):
+    """What failed and what to do is said in Portuguese; quoted details may stay as they are.
+
+    Exempt: source titles, and why a page could not be read (the reader's technical reason,
+    quoted after a Portuguese frame).
+    """
+    env.set(
+        VICARAN_FAST_MODEL=f"scripted/{failures.get('FAST', 'default')}",
+        VICARAN_PRO_MODEL=f"scripted/{failures['PRO']}",
+        VICARAN_LIVE_SEARCH_FALLBACK=failures.get("LIVE", "false"),
+        **{k: v for k, v in failures.items() if k.endswith("_KEY")},
+    )
+    if "tavily" in failures:
+        status, query = failures["tavily"]
+        env.services.tavily.fail(status, query=query, message="QUERY_INVALID")
+    if "factcheck" in failures:
+        env.services.factcheck.fail(failures["factcheck"], message="POLICY_DENIED")
+    env.services.jina.fail(MACEIO[1].url, "captcha")
+    texts, state, _ = await investigate(f"{BRIEF_PT} {MACEIO[0].url} {MACEIO[1].url}")
+    assert state[keys.INVESTIGATION_CONFIG]["language"] == PORTUGUESE
+    sources = state[keys.SOURCE_RECORDS]
+    verbatim = [s["title"] for s in sources if s["title"]]
+    verbatim += [s["unreachable_reason"] for s in sources if s["unreachable_reason"]]
+    found = {text[:80]: words for text in texts if (words := english_words(text, verbatim))}
+    assert found == {}
+    assert texts[-1].rstrip().endswith(COMPLETE)
+
+
+@pytest.mark.parametrize(
+    "model", ["scripted/bad-key", "gemini-3.5-flash"], ids=["key rejected", "no key"]
+)
+async def test_a_portuguese_brief_hears_about_a_model_problem_in_portuguese(env, model):
+    env.set(VICARAN_FAST_MODEL=model)
+    conversation = Conversation()
+    (reply,) = conversation.texts(await conversation.send(BRIEF_PT))
+    assert "GOOGLE_API_KEY" in reply
+    assert english_words(reply, []) == []
 
 
 async def test_a_portuguese_report_notes_removed_citations_and_downgrades_in_portuguese(env):
@@ -312,3 +378,19 @@ async def test_a_crashed_run_ends_with_the_dashboard_link_and_the_marker(env):
     assert "disk on fire" in texts[-1]
     url = get_settings().investigation_url(state[keys.INVESTIGATION_ID])
     assert dashboard_line(texts) == f"Painel: <{url}>"
+
+
+def test_a_tool_problem_reads_english_to_the_model_and_the_journalists_language_to_people():
+    problem = KEY_MISSING
+    assert problem.startswith("Web search is off: set TAVILY_API_KEY")  # the model's words
+    said = message("search_failed", PORTUGUESE, reason=problem)
+    assert "A busca na web está desligada: defina TAVILY_API_KEY" in said
+    error = ModelCallError(describe_model_error(TimeoutError(), "m")[0])
+    assert str(error) == "The model did not answer in time."
+    assert message("claim_unchecked", PORTUGUESE, claim="x", error=error).endswith(
+        "O modelo não respondeu a tempo."
+    )
+    for copied in (copy.deepcopy(problem), pickle.loads(pickle.dumps(problem))):
+        assert isinstance(copied, Phrase) and copied.said_in(PORTUGUESE) == problem.said_in(
+            PORTUGUESE
+        )

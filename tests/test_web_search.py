@@ -210,7 +210,7 @@ async def test_429_that_never_clears_is_reported(fake: FakeTavily) -> None:
     fake.fail(429, retry_after=0)
     outcome = await search(settings_for(fake, vicaran_max_retries=1)).search_many(["q"])
     assert outcome.failures == [
-        "Tavily rate limit hit (429) (still failing after 1 retries): wait a minute, "
+        "Tavily rate limit hit (429) (still failing after 1 retry): wait a minute, "
         "or lower VICARAN_CONCURRENCY"
     ]
     assert fake.count() == 2
@@ -249,7 +249,7 @@ async def test_hang_fails_within_the_timeout_budget(fake: FakeTavily) -> None:
     elapsed = time.monotonic() - started
     assert outcome.hits == []
     assert outcome.failures == [
-        "Tavily search timed out after 0.3 s (still failing after 1 retries): try again "
+        "Tavily search timed out after 0.3 s (still failing after 1 retry): try again "
         "later or raise VICARAN_SEARCH_TIMEOUT_SECONDS"
     ]
     assert fake.count() == 2
@@ -291,7 +291,7 @@ async def test_unreachable_server_is_retried_and_reported() -> None:
     outcome = await search(settings).search_many(["q"])
     assert len(outcome.failures) == 1
     assert outcome.failures[0].startswith(f"Could not reach Tavily at {settings.tavily_base_url}")
-    assert "(still failing after 1 retries)" in outcome.failures[0]
+    assert "(still failing after 1 retry)" in outcome.failures[0]
 
 
 async def test_repeated_query_is_served_from_cache(fake: FakeTavily) -> None:

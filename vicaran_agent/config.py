@@ -12,6 +12,8 @@ from urllib.parse import quote
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from .i18n import Phrase
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -179,22 +181,15 @@ class Settings(BaseSettings):
         flag = self.google_genai_use_enterprise or self.google_genai_use_vertexai
         return flag.strip().lower() in _TRUE
 
-    def gemini_credentials_problem(self) -> str | None:
+    def gemini_credentials_problem(self) -> Phrase | None:
         """One sentence telling the journalist what to set, or None when Gemini can be reached."""
         if self.uses_vertex:
             if self.google_cloud_project and self.google_cloud_location:
                 return None
-            return (
-                "Vicaran is set to use Vertex AI but GOOGLE_CLOUD_PROJECT and "
-                "GOOGLE_CLOUD_LOCATION are not both set: add them to your .env file and restart."
-            )
+            return Phrase("gemini_vertex_incomplete")
         if self.google_api_key or self.gemini_api_key:
             return None
-        return (
-            "Vicaran needs a Gemini API key: set GOOGLE_API_KEY in your .env file "
-            "(get one at https://aistudio.google.com/apikey) and restart, or use Vertex AI "
-            "with GOOGLE_GENAI_USE_ENTERPRISE=1, GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION."
-        )
+        return Phrase("gemini_no_key")
 
 
 def _split(value: str) -> list[str]:

@@ -810,6 +810,294 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
     ),
 }
 
+# --- what failed in a tool or a model call, and what to do -------------------------------------
+# Tools and the model client return these as `Phrase`s: English for the model and the logs,
+# said again in the journalist's language wherever a stage shows them (`localized`).
+_PROBLEMS: dict[str, tuple[_Text, _Text]] = {
+    "model_key_rejected": (
+        "The Gemini API rejected the credentials: set a valid GOOGLE_API_KEY in your .env "
+        "file (or fix the Vertex AI settings) and restart.",
+        "A API do Gemini recusou as credenciais: defina uma GOOGLE_API_KEY válida no arquivo "
+        ".env (ou corrija as configurações do Vertex AI) e reinicie.",
+    ),
+    "model_missing": (
+        "The model '{model}' does not exist for this account: set VICARAN_FAST_MODEL / "
+        "VICARAN_PRO_MODEL to an available model.",
+        "O modelo '{model}' não existe para esta conta: defina VICARAN_FAST_MODEL / "
+        "VICARAN_PRO_MODEL com um modelo disponível.",
+    ),
+    "model_rate_limited": (
+        "The model provider is rate limiting Vicaran (429); try again shortly.",
+        "O provedor do modelo está limitando as chamadas do Vicaran (429); tente de novo em "
+        "instantes.",
+    ),
+    "model_provider_error": (
+        "The model provider had an error ({code}).",
+        "O provedor do modelo teve um erro ({code}).",
+    ),
+    "model_failed_code": (
+        "The model call failed ({code}): {detail}",
+        "A chamada ao modelo falhou ({code}): {detail}",
+    ),
+    "model_timeout": ("The model did not answer in time.", "O modelo não respondeu a tempo."),
+    "model_unreachable": (
+        "Could not reach the model provider ({error}).",
+        "Não foi possível alcançar o provedor do modelo ({error}).",
+    ),
+    "model_unknown": (
+        "The model '{model}' is not known to Vicaran: check VICARAN_FAST_MODEL / "
+        "VICARAN_PRO_MODEL (provider models like ollama_chat/... need `pip install -e .[local]`).",
+        "O Vicaran não conhece o modelo '{model}': confira VICARAN_FAST_MODEL / "
+        "VICARAN_PRO_MODEL (modelos de provedores como ollama_chat/... precisam de "
+        "`pip install -e .[local]`).",
+    ),
+    "model_no_key": (
+        "The model client is missing its API key: set GOOGLE_API_KEY.",
+        "Falta a chave de API do cliente do modelo: defina GOOGLE_API_KEY.",
+    ),
+    "model_failed": (
+        "The model call failed: {error}: {detail}",
+        "A chamada ao modelo falhou: {error}: {detail}",
+    ),
+    "model_bad_format": (
+        "The model's answer did not match the expected format ({error}).",
+        "A resposta do modelo não veio no formato esperado ({error}).",
+    ),
+    "model_cut_off": (
+        "The model's answer was cut off at its output limit ({cap} tokens) twice; raise "
+        "VICARAN_MAX_OUTPUT_TOKENS or use a stronger model.",
+        "A resposta do modelo foi cortada no limite de saída ({cap} tokens) duas vezes; "
+        "aumente VICARAN_MAX_OUTPUT_TOKENS ou use um modelo mais capaz.",
+    ),
+    "gemini_no_key": (
+        "Vicaran needs a Gemini API key: set GOOGLE_API_KEY in your .env file (get one at "
+        "https://aistudio.google.com/apikey) and restart, or use Vertex AI with "
+        "GOOGLE_GENAI_USE_ENTERPRISE=1, GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION.",
+        "O Vicaran precisa de uma chave de API do Gemini: defina GOOGLE_API_KEY no arquivo .env "
+        "(crie uma em https://aistudio.google.com/apikey) e reinicie, ou use o Vertex AI com "
+        "GOOGLE_GENAI_USE_ENTERPRISE=1, GOOGLE_CLOUD_PROJECT e GOOGLE_CLOUD_LOCATION.",
+    ),
+    "gemini_vertex_incomplete": (
+        "Vicaran is set to use Vertex AI but GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION "
+        "are not both set: add them to your .env file and restart.",
+        "O Vicaran está configurado para usar o Vertex AI, mas GOOGLE_CLOUD_PROJECT e "
+        "GOOGLE_CLOUD_LOCATION não estão ambos definidos: inclua-os no arquivo .env e reinicie.",
+    ),
+    # a retried failure: what happened, then what to do
+    "failure_advice": ("{what}: {advice}", "{what}: {advice}"),
+    "failure_retried": (
+        (
+            "{what} (still failing after {count} retry): {advice}",
+            "{what} (still failing after {count} retries): {advice}",
+        ),
+        (
+            "{what} (ainda falhando após {count} nova tentativa): {advice}",
+            "{what} (ainda falhando após {count} novas tentativas): {advice}",
+        ),
+    ),
+    "advice_try_later": ("try again later", "tente de novo mais tarde"),
+    "advice_timeout": (
+        "try again later or raise VICARAN_SEARCH_TIMEOUT_SECONDS",
+        "tente de novo mais tarde ou aumente VICARAN_SEARCH_TIMEOUT_SECONDS",
+    ),
+    "search_timed_out": (
+        "{service} search timed out after {seconds} s",
+        "A busca no {service} não respondeu em {seconds} s",
+    ),
+    "server_error": (
+        "{service} server error (HTTP {status})",
+        "{service}: erro no servidor (HTTP {status})",
+    ),
+    "unreachable": (
+        "Could not reach {service} at {url} ({error})",
+        "Não foi possível alcançar {service} em {url} ({error})",
+    ),
+    "advice_network": (
+        "check the network connection or {setting}",
+        "confira a conexão de rede ou {setting}",
+    ),
+    "not_json": (
+        "{service} search failed: the answer was not a JSON object",
+        "A busca no {service} falhou: a resposta não era um objeto JSON",
+    ),
+    "answered_http": (
+        "{service} answered HTTP {status}: check {setting} ({url})",
+        "{service} respondeu HTTP {status}: confira {setting} ({url})",
+    ),
+    # Tavily (web search)
+    "search_key_missing": (
+        "Web search is off: set TAVILY_API_KEY in .env (get a key at https://app.tavily.com)",
+        "A busca na web está desligada: defina TAVILY_API_KEY no .env (crie uma chave em "
+        "https://app.tavily.com)",
+    ),
+    "tavily_rate_limited": (
+        "Tavily rate limit hit (429)",
+        "Limite de uso do Tavily atingido (429)",
+    ),
+    "advice_rate_limited": (
+        "wait a minute, or lower VICARAN_CONCURRENCY",
+        "espere um minuto ou diminua VICARAN_CONCURRENCY",
+    ),
+    "tavily_key_rejected": (
+        "Tavily rejected the API key (401): set a valid TAVILY_API_KEY in .env "
+        "(keys at https://app.tavily.com)",
+        "O Tavily recusou a chave de API (401): defina uma TAVILY_API_KEY válida no .env "
+        "(chaves em https://app.tavily.com)",
+    ),
+    "tavily_bad_query": (
+        'Tavily rejected the search "{query}" (400: {detail}): rephrase the query or check the '
+        "search options",
+        'O Tavily recusou a busca "{query}" (400: {detail}): reformule a busca ou confira as '
+        "opções de busca",
+    ),
+    "tavily_unexpected": (
+        "Tavily search failed unexpectedly ({error}: {detail}): try again later",
+        "A busca no Tavily falhou de forma inesperada ({error}: {detail}): tente de novo mais "
+        "tarde",
+    ),
+    "tavily_credits": (
+        "Tavily credit limit of your plan reached (432): upgrade the plan or wait for the "
+        "monthly reset at https://app.tavily.com",
+        "O limite de créditos do seu plano no Tavily foi atingido (432): mude de plano ou "
+        "espere a renovação mensal em https://app.tavily.com",
+    ),
+    "tavily_payg": (
+        "Tavily pay-as-you-go limit reached (433): raise the limit at https://app.tavily.com",
+        "O limite pré-pago do Tavily foi atingido (433): aumente o limite em "
+        "https://app.tavily.com",
+    ),
+    "tavily_forbidden": (
+        "Tavily refused the request (403 forbidden: {detail}): check that your TAVILY_API_KEY "
+        "and plan allow it at https://app.tavily.com",
+        "O Tavily recusou o pedido (403 forbidden: {detail}): confira se a sua TAVILY_API_KEY "
+        "e o seu plano permitem isso em https://app.tavily.com",
+    ),
+    # Google Fact Check Tools
+    "factcheck_key_missing": (
+        "Fact-check databases skipped: set FACTCHECK_API_KEY in .env to search Google Fact "
+        "Check Tools",
+        "Bases de checagem não consultadas: defina FACTCHECK_API_KEY no .env para buscar no "
+        "Google Fact Check Tools",
+    ),
+    "factcheck_key_invalid": (
+        "Fact Check Tools rejected the API key (400): set a valid FACTCHECK_API_KEY in .env "
+        "(keys at {url})",
+        "O Fact Check Tools recusou a chave de API (400): defina uma FACTCHECK_API_KEY válida "
+        "no .env (chaves em {url})",
+    ),
+    "factcheck_unexpected": (
+        "Fact Check Tools search failed unexpectedly ({error}): check FACTCHECK_BASE_URL, or "
+        "try again later",
+        "A busca no Fact Check Tools falhou de forma inesperada ({error}): confira "
+        "FACTCHECK_BASE_URL ou tente de novo mais tarde",
+    ),
+    "factcheck_not_json": (
+        "Fact Check Tools answered with something other than JSON: check FACTCHECK_BASE_URL "
+        "({url})",
+        "O Fact Check Tools respondeu algo que não é JSON: confira FACTCHECK_BASE_URL ({url})",
+    ),
+    "factcheck_rate_limited": (
+        "Fact Check Tools quota or rate limit hit (429)",
+        "Cota ou limite de uso do Fact Check Tools atingido (429)",
+    ),
+    "advice_factcheck_quota": (
+        "wait a minute, lower VICARAN_CONCURRENCY, or check the API quota of the "
+        "FACTCHECK_API_KEY project in the Google Cloud console",
+        "espere um minuto, diminua VICARAN_CONCURRENCY ou confira a cota da API do projeto da "
+        "FACTCHECK_API_KEY no console do Google Cloud",
+    ),
+    "factcheck_disabled": (
+        "Fact Check Tools API is disabled for the Google Cloud project of FACTCHECK_API_KEY "
+        "({status}): enable it at {url}, wait a few minutes and try again",
+        "A API do Fact Check Tools está desativada no projeto do Google Cloud da "
+        "FACTCHECK_API_KEY ({status}): ative-a em {url}, espere alguns minutos e tente de novo",
+    ),
+    "factcheck_key_restricted": (
+        "Fact Check Tools refused the API key ({status} {reason}): allow the Fact Check Tools "
+        "API in the key's restrictions, or set another FACTCHECK_API_KEY in .env ({url})",
+        "O Fact Check Tools recusou a chave de API ({status} {reason}): libere a API do Fact "
+        "Check Tools nas restrições da chave ou defina outra FACTCHECK_API_KEY no .env ({url})",
+    ),
+    "factcheck_no_key_sent": (
+        "Fact Check Tools did not receive the API key ({status}): set a valid FACTCHECK_API_KEY "
+        "in .env",
+        "O Fact Check Tools não recebeu a chave de API ({status}): defina uma FACTCHECK_API_KEY "
+        "válida no .env",
+    ),
+    "factcheck_bad_query": (
+        'Fact Check Tools rejected the search "{query}" ({detail}): rephrase the query',
+        'O Fact Check Tools recusou a busca "{query}" ({detail}): reformule a busca',
+    ),
+    "factcheck_refused": (
+        "Fact Check Tools refused the request ({detail}): check FACTCHECK_API_KEY and that the "
+        "Fact Check Tools API is enabled for its project ({url})",
+        "O Fact Check Tools recusou o pedido ({detail}): confira a FACTCHECK_API_KEY e se a API "
+        "do Fact Check Tools está ativada no projeto dela ({url})",
+    ),
+    # live Google Search through the model
+    "live_problem": ("Live Google Search: {problem}", "Busca do Google ao vivo: {problem}"),
+    "live_unexpected": (
+        "Live Google Search: unexpected error ({error}).",
+        "Busca do Google ao vivo: erro inesperado ({error}).",
+    ),
+    "live_no_answer": (
+        "Live Google Search: the model returned no answer ({detail}).",
+        "Busca do Google ao vivo: o modelo não deu resposta ({detail}).",
+    ),
+    "live_uncited": (
+        "Live Google Search: the model answered without citing any web sources.",
+        "Busca do Google ao vivo: o modelo respondeu sem citar nenhuma fonte da web.",
+    ),
+    "live_dropped": (
+        "Live Google Search: dropped the source '{name}' ({reason}).",
+        "Busca do Google ao vivo: a fonte '{name}' foi descartada ({reason}).",
+    ),
+    # reading and digesting a page
+    "page_unreadable": ("{url} could not be read: {reason}", "{url} não pôde ser lida: {reason}"),
+    "page_not_summarised": (
+        "{url} was read but not summarised: {error}",
+        "{url} foi lida, mas não resumida: {error}",
+    ),
+    "page_too_slow": (
+        "reading and summarising took longer than {seconds} s",
+        "a leitura e o resumo levaram mais de {seconds} s",
+    ),
+}
+_MESSAGES.update(_PROBLEMS)
+
+
+class Phrase(str):
+    """A fixed message in English that can be said again in the journalist's language.
+
+    Tools and the model client return it where a `str` is expected (the model and the logs read
+    the English); whoever shows it to people words it with `localized`.
+    """
+
+    key: str
+    values: dict[str, object]
+
+    def __new__(cls, key: str, **values: object) -> Phrase:
+        phrase = super().__new__(cls, message(key, ENGLISH, **values))
+        phrase.key, phrase.values = key, values
+        return phrase
+
+    def __reduce__(self) -> tuple[object, ...]:  # copies and pickles keep the key
+        return (_phrase, (self.key, self.values))
+
+    def said_in(self, language: str) -> str:
+        return message(self.key, language, **self.values)
+
+
+def _phrase(key: str, values: dict[str, object]) -> Phrase:
+    return Phrase(key, **values)
+
+
+def localized(value: object, language: str) -> object:
+    """`value` in `language` when it can say itself in it (a Phrase, a model error), else as is."""
+    said = getattr(value, "said_in", None)
+    return said(language) if callable(said) else value
+
+
 _VERDICT_LABELS = {
     "verified": (("✅", "VERIFIED"), ("✅", "VERIFICADO")),
     "partially_true": (("⚠️", "PARTIALLY TRUE"), ("⚠️", "PARCIALMENTE VERDADEIRO")),
@@ -851,7 +1139,7 @@ def message(key: str, language: str, **values: object) -> str:
     text = portuguese if is_portuguese(language) else english
     if isinstance(text, tuple):
         text = text[0 if values["count"] == 1 else 1]
-    return text.format(**values)
+    return text.format(**{name: localized(value, language) for name, value in values.items()})
 
 
 def verdict_label(verdict: str, language: str) -> tuple[str, str]:

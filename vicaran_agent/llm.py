@@ -27,6 +27,7 @@ from google.genai import types
 from pydantic import BaseModel, ValidationError
 
 from .config import Settings, get_settings
+from .i18n import Phrase, localized
 from .prompts._common import dated
 from .tools.retry import backoff_delay
 
@@ -97,7 +98,7 @@ def _count(error: ModelCallError | None) -> None:
         tally.ok += 1
     else:
         tally.failed += 1
-        tally.last_error = str(error)
+        tally.last_error = error.message
 
 
 def output_cap(settings: Settings, sized: int) -> int:
@@ -110,14 +111,22 @@ class _Truncated(Exception):
 
 
 class ModelCallError(Exception):
-    """A model call that failed for good; `str(error)` is one sentence for the journalist."""
+    """A model call that failed for good; `message` is one sentence for the journalist.
+
+    `str(error)` is that sentence in English; `said_in(language)` (and `i18n.message`, given
+    the error as a value) words it in the journalist's language.
+    """
 
     def __init__(self, message: str, *, permanent: bool = False) -> None:
         super().__init__(message)
+        self.message = message
         self.permanent = permanent
 
+    def said_in(self, language: str) -> str:
+        return str(localized(self.message, language))
 
-def credentials_problem(model: str, settings: Settings | None = None) -> str | None:
+
+def credentials_problem(model: str, settings: Settings | None = None) -> Phrase | None:
     """The configuration hint when `model` is a Gemini model and no credentials are set."""
     settings = settings or get_settings()
     if not is_gemini_model(model):
@@ -125,46 +134,34 @@ def credentials_problem(model: str, settings: Settings | None = None) -> str | N
     return settings.gemini_credentials_problem()
 
 
-def describe_model_error(error: BaseException, model: str) -> tuple[str, bool]:
-    """(one-sentence explanation, transient?) for an exception raised by a model call."""
+def describe_model_error(error: BaseException, model: str) -> tuple[Phrase, bool]:
+    """(one-sentence explanation, transient?) for an exception raised by a model call.
+
+    The explanation is English as a `str`; `localized` words it in the journalist's language.
+    """
     if isinstance(error, genai_errors.APIError):
         text = f"{error.status or ''} {error.message or ''}".strip()
         if error.code in (400, 401, 403) and re.search(
             r"API[_ ]KEY|api key|PERMISSION", text, re.I
         ):
-            return (
-                "The Gemini API rejected the credentials: set a valid GOOGLE_API_KEY in your .env "
-                "file (or fix the Vertex AI settings) and restart.",
-                False,
-            )
+            return Phrase("model_key_rejected"), False
         if error.code == 404:
-            return (
-                f"The model '{model}' does not exist for this account: set VICARAN_FAST_MODEL / "
-                "VICARAN_PRO_MODEL to an available model.",
-                False,
-            )
+            return Phrase("model_missing", model=model), False
         if error.code == 429:
-            return "The model provider is rate limiting Vicaran (429); try again shortly.", True
+            return Phrase("model_rate_limited"), True
         if error.code >= 500:
-            return f"The model provider had an error ({error.code}).", True
-        return f"The model call failed ({error.code}): {text[:200]}", False
+            return Phrase("model_provider_error", code=error.code), True
+        return Phrase("model_failed_code", code=error.code, detail=text[:200]), False
     if isinstance(error, (asyncio.TimeoutError, TimeoutError)):
-        return "The model did not answer in time.", True
+        return Phrase("model_timeout"), True
     if isinstance(error, httpx.TransportError):
-        return f"Could not reach the model provider ({type(error).__name__}).", True
+        return Phrase("model_unreachable", error=type(error).__name__), True
     if isinstance(error, ValueError) and "not found" in str(error).lower():
-        return (
-            f"The model '{model}' is not known to Vicaran: check VICARAN_FAST_MODEL / "
-            "VICARAN_PRO_MODEL (provider models like ollama_chat/... need `pip install -e .[local]`).",
-            False,
-        )
+        return Phrase("model_unknown", model=model), False
     if isinstance(error, ValueError) and "api key" in str(error).lower():
-        return (
-            get_settings().gemini_credentials_problem()
-            or "The model client is missing its API key: set GOOGLE_API_KEY.",
-            False,
-        )
-    return f"The model call failed: {type(error).__name__}: {str(error)[:200]}", False
+        return get_settings().gemini_credentials_problem() or Phrase("model_no_key"), False
+    detail = str(error)[:200]
+    return Phrase("model_failed", error=type(error).__name__, detail=detail), False
 
 
 _LLMS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, BaseLlm]] = (
@@ -256,7 +253,7 @@ class ModelClient:
                 )
                 return schema.model_validate_json(_FENCE.sub("", text).strip() or "{}")
             except (ValidationError, json.JSONDecodeError) as error:
-                last_problem = f"The model's answer did not match the expected format ({error.__class__.__name__})."
+                last_problem = Phrase("model_bad_format", error=error.__class__.__name__)
             except ModelCallError:
                 raise
             except Exception as error:
@@ -279,10 +276,7 @@ class ModelClient:
         try:
             return await self._call(instruction, prompt + SHORTER, schema, temperature, cap)
         except _Truncated:
-            raise ModelCallError(
-                f"The model's answer was cut off at its output limit ({cap} tokens) twice; "
-                "raise VICARAN_MAX_OUTPUT_TOKENS or use a stronger model."
-            ) from None
+            raise ModelCallError(Phrase("model_cut_off", cap=cap)) from None
 
     async def _call(
         self, instruction: str, prompt: str, schema: type[BaseModel], temperature: float, cap: int

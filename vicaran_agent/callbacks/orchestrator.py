@@ -349,7 +349,7 @@ async def before_orchestrator_model(
     """Answers in code what code can decide; the model is called for everything else."""
     settings = get_settings()
     if problem := credentials_problem(settings.vicaran_fast_model, settings):
-        return text_response(problem)
+        return text_response(problem.said_in(_language(callback_context)))
     state = callback_context.state
     if not state.get(keys.INVESTIGATION_CONFIG):
         return None
@@ -554,11 +554,18 @@ def not_used(messages: list[str], sources: list[Source], language: str) -> list[
     return list(dict.fromkeys(lines))
 
 
+def _language(callback_context: CallbackContext) -> str:
+    """The investigation's language; before there is one, the language of the message."""
+    config = callback_context.state.get(keys.INVESTIGATION_CONFIG) or {}
+    return config.get("language") or detect_language(user_text(callback_context.user_content))
+
+
 def explain_model_error(
     callback_context: CallbackContext, llm_request: LlmRequest, error: Exception
 ) -> LlmResponse:
     """A failed orchestrator model call becomes one clear sentence, never a stack trace."""
-    response = text_response(describe_model_error(error, llm_request.model or "")[0])
+    problem = describe_model_error(error, llm_request.model or "")[0]
+    response = text_response(problem.said_in(_language(callback_context)))
     response.custom_metadata = {MODEL_FAILED: True}
     return response
 

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from .. import state_keys as keys
 from ..config import Settings, get_settings
-from ..i18n import message
+from ..i18n import localized, message
 from ..llm import ModelCallError, ModelClient
 from ..schemas import InvestigationConfig, Source
 
@@ -92,11 +92,13 @@ class Stage:
 
     def issue(self, text: str) -> None:
         """The stage could not do all of its work (the investigation will be `partial`)."""
+        text = str(localized(text, self.language))
         if text not in self.issues:
             self.issues.append(text)
 
     def note(self, text: str) -> None:
         """A per-item problem, listed in the report; it does not make the run `partial`."""
+        text = str(localized(text, self.language))
         if text not in self.notes:
             self.notes.append(text)
 

@@ -14,6 +14,7 @@ from google.adk.utils.instructions_utils import inject_session_state
 from .. import state_keys as keys
 from ..config import Settings, get_settings
 from ..formatting import data_block
+from ..i18n import ENGLISH, Phrase, message
 from ..llm import ModelCallError, ModelClient
 from ..prompts.source_finder import SOURCE_DIGEST_INSTRUCTION
 from ..runtime import PageCache, TextStore
@@ -35,7 +36,7 @@ def now_iso() -> str:
 @dataclass
 class Analysis:
     source: Source
-    problem: str | None = None  # one line when something failed
+    problem: Phrase | None = None  # one line when something failed
     timed_out: bool = False  # the read timed out: worth one more try later
 
 
@@ -84,13 +85,14 @@ class SourceAnalyzer:
                 unreachable_reason=clean(reason, [url, base["url"]]),
                 published_at=published_date(published_hint),
             )
-            return Analysis(source, f"{url} could not be read: {reason}", page.timed_out)
+            problem = Phrase("page_unreadable", url=url, reason=reason)
+            return Analysis(source, problem, page.timed_out)
         prompt = data_block(
             "PAGE",
             f"Title: {page.title or title_hint}\nURL: {url}\n"
             f"Published: {page.published_at or published_hint or 'unknown'}\n\n{page.text}",
         )
-        problem = None
+        problem: Phrase | None = None
         relevance: float | None = None
         reason = ""
         try:
@@ -103,7 +105,7 @@ class SourceAnalyzer:
             reason = " ".join(digest.relevance_reason.split())[:300]
         except ModelCallError as error:
             title, summary, claims, published = page.title, clip_text(page.text, 480), [], None
-            problem = f"{url} was read but not summarised: {error}"
+            problem = Phrase("page_not_summarised", url=url, error=error.message)
         # The user's own sources are never set aside: the journalist chose them.
         relevant = (
             is_user_provided
@@ -164,6 +166,7 @@ async def analyze_source(url: str, tool_context: ToolContext) -> dict[str, Any]:
         ModelClient(settings.vicaran_fast_model, settings), instruction, texts=kept
     )
     seconds = settings.vicaran_user_source_timeout_seconds
+    language = (tool_context.state.get(keys.INVESTIGATION_CONFIG) or {}).get("language", ENGLISH)
     try:
         analysis = await asyncio.wait_for(
             analyzer.analyze(url, origin="user_url", is_user_provided=True), timeout=seconds
@@ -173,7 +176,7 @@ async def analyze_source(url: str, tool_context: ToolContext) -> dict[str, Any]:
         source = Source(
             **source_base(url, origin="user_url", is_user_provided=True),
             is_reachable=False,
-            unreachable_reason=f"reading and summarising took longer than {seconds:g} s",
+            unreachable_reason=message("page_too_slow", language, seconds=f"{seconds:g}"),
         )
     finally:
         await analyzer.aclose()

@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 
 from ..config import Settings
+from ..i18n import Phrase
 from .content import published_date
 from .http import LoopBound, async_client
 from .ratelimit import limiter
@@ -35,13 +36,8 @@ USER_AGENT = "Vicaran/0.1 (investigation assistant for journalists)"
 KEY_SETTINGS_URL = "https://console.cloud.google.com/apis/credentials"
 ENABLE_API_URL = "https://console.cloud.google.com/apis/library/factchecktools.googleapis.com"
 
-KEY_MISSING = (
-    "Fact-check databases skipped: set FACTCHECK_API_KEY in .env to search Google Fact Check Tools"
-)
-KEY_INVALID = (
-    "Fact Check Tools rejected the API key (400): set a valid FACTCHECK_API_KEY in .env "
-    f"(keys at {KEY_SETTINGS_URL})"
-)
+KEY_MISSING = Phrase("factcheck_key_missing")
+KEY_INVALID = Phrase("factcheck_key_invalid", url=KEY_SETTINGS_URL)
 
 
 # --- ratings ---------------------------------------------------------------------------------
@@ -357,10 +353,7 @@ class FactCheckApi:
                 await asyncio.sleep(delay)
             except Exception as exc:  # a malformed answer must not sink the search (logged)
                 logger.warning("Fact Check Tools search failed", exc_info=True)
-                return (
-                    f"Fact Check Tools search failed unexpectedly ({type(exc).__name__}): "
-                    "check FACTCHECK_BASE_URL, or try again later"
-                )
+                return Phrase("factcheck_unexpected", error=type(exc).__name__)
 
     async def _attempt(
         self, http: httpx.AsyncClient, query: str, params: dict[str, str]
@@ -381,15 +374,19 @@ class FactCheckApi:
                 )
         except (TimeoutError, httpx.TimeoutException) as exc:
             raise TransientError(
-                f"Fact Check Tools search timed out after {timeout:g} s",
-                "try again later or raise VICARAN_SEARCH_TIMEOUT_SECONDS",
+                Phrase("search_timed_out", service="Fact Check Tools", seconds=f"{timeout:g}"),
+                Phrase("advice_timeout"),
             ) from exc
         except httpx.TransportError as exc:
             # The message may carry the request URL, and with it the key: name the type only.
             raise TransientError(
-                f"Could not reach Fact Check Tools at {self.settings.factcheck_base_url} "
-                f"({type(exc).__name__})",
-                "check the network connection or FACTCHECK_BASE_URL",
+                Phrase(
+                    "unreachable",
+                    service="Fact Check Tools",
+                    url=self.settings.factcheck_base_url,
+                    error=type(exc).__name__,
+                ),
+                Phrase("advice_network", setting="FACTCHECK_BASE_URL"),
             ) from exc
         if response.status_code != 200:
             raise self._error(response, query)
@@ -397,11 +394,10 @@ class FactCheckApi:
             body = response.json()
         except (ValueError, UnicodeDecodeError) as exc:
             raise PermanentError(
-                "Fact Check Tools answered with something other than JSON: check "
-                f"FACTCHECK_BASE_URL ({self.settings.factcheck_base_url})"
+                Phrase("factcheck_not_json", url=self.settings.factcheck_base_url)
             ) from exc
         if not isinstance(body, dict):
-            raise PermanentError("Fact Check Tools search failed: the answer was not a JSON object")
+            raise PermanentError(Phrase("not_json", service="Fact Check Tools"))
         return body
 
     def _error(self, response: httpx.Response, query: str) -> Exception:
@@ -410,52 +406,48 @@ class FactCheckApi:
         name, message, reasons, metadata = _envelope(response)
         if status == 429:
             return TransientError(
-                "Fact Check Tools quota or rate limit hit (429)",
-                "wait a minute, lower VICARAN_CONCURRENCY, or check the API quota of the "
-                "FACTCHECK_API_KEY project in the Google Cloud console",
+                Phrase("factcheck_rate_limited"),
+                Phrase("advice_factcheck_quota"),
                 parse_retry_after(response.headers.get("retry-after")),
             )
         if status >= 500:
             return TransientError(
-                f"Fact Check Tools server error (HTTP {status})",
-                "try again later",
+                Phrase("server_error", service="Fact Check Tools", status=status),
+                Phrase("advice_try_later"),
                 parse_retry_after(response.headers.get("retry-after")),
             )
         if "SERVICE_DISABLED" in reasons:
             where = metadata.get("activationUrl") or ENABLE_API_URL
-            return PermanentError(
-                f"Fact Check Tools API is disabled for the Google Cloud project of "
-                f"FACTCHECK_API_KEY ({status}): enable it at {where}, wait a few minutes and "
-                "try again"
-            )
+            return PermanentError(Phrase("factcheck_disabled", status=status, url=where))
         if "API_KEY_INVALID" in reasons or "api key not valid" in message.lower():
             return PermanentError(KEY_INVALID)
         key_reason = next((r for r in reasons if r.startswith("API_KEY_")), None)
         if key_reason:
             return PermanentError(
-                f"Fact Check Tools refused the API key ({status} {key_reason}): allow the Fact "
-                "Check Tools API in the key's restrictions, or set another FACTCHECK_API_KEY "
-                f"in .env ({KEY_SETTINGS_URL})"
+                Phrase(
+                    "factcheck_key_restricted",
+                    status=status,
+                    reason=key_reason,
+                    url=KEY_SETTINGS_URL,
+                )
             )
         if "missing a valid api key" in message.lower():
-            return PermanentError(
-                f"Fact Check Tools did not receive the API key ({status}): set a valid "
-                "FACTCHECK_API_KEY in .env"
-            )
+            return PermanentError(Phrase("factcheck_no_key_sent", status=status))
         detail = f"{status} {name}: {_short(message)}" if name or message else str(status)
         if status == 400:
             return PermanentError(
-                f'Fact Check Tools rejected the search "{_short(query, 60)}" ({detail}): '
-                "rephrase the query"
+                Phrase("factcheck_bad_query", query=_short(query, 60), detail=detail)
             )
         if status in (401, 403):
-            return PermanentError(
-                f"Fact Check Tools refused the request ({detail}): check FACTCHECK_API_KEY "
-                f"and that the Fact Check Tools API is enabled for its project ({ENABLE_API_URL})"
-            )
+            return PermanentError(Phrase("factcheck_refused", detail=detail, url=ENABLE_API_URL))
         return PermanentError(
-            f"Fact Check Tools answered HTTP {status}: check FACTCHECK_BASE_URL "
-            f"({self.settings.factcheck_base_url})"
+            Phrase(
+                "answered_http",
+                service="Fact Check Tools",
+                status=status,
+                setting="FACTCHECK_BASE_URL",
+                url=self.settings.factcheck_base_url,
+            )
         )
 
     # --- helpers ---------------------------------------------------------------------------

@@ -28,7 +28,7 @@ from google.genai import types
 
 from ..config import Settings, get_settings
 from ..formatting import data_block
-from ..i18n import PORTUGUESE, is_portuguese, language_name
+from ..i18n import PORTUGUESE, Phrase, is_portuguese, language_name
 from ..llm import credentials_problem, describe_model_error, shared_llm
 from ..prompts._common import dated
 from .http import pinned_client
@@ -41,7 +41,6 @@ logger = logging.getLogger(__name__)
 SNIPPET_LIMIT = 600
 GROUNDING_REDIRECT_HOST = "vertexaisearch.cloud.google.com"
 GROUNDING_REDIRECT_PATH = "/grounding-api-redirect/"
-_PREFIX = "Live Google Search"
 
 INSTRUCTION = """\
 You help a journalist check one claim. Use Google Search to find reliable reporting, official
@@ -132,12 +131,12 @@ class LiveSearch:
             logger.warning("live search with %s failed unexpectedly", self.model, exc_info=True)
             return LiveSearchOutcome(
                 answer="",
-                failures=[f"{_PREFIX}: unexpected error ({type(error).__name__}: {error})."],
+                failures=[Phrase("live_unexpected", error=f"{type(error).__name__}: {error}")],
             )
 
     async def _search(self, claim_text: str, language: str) -> LiveSearchOutcome:
         if problem := credentials_problem(self.model, self.settings):
-            return LiveSearchOutcome(answer="", failures=[f"{_PREFIX}: {problem}"])
+            return LiveSearchOutcome(answer="", failures=[Phrase("live_problem", problem=problem)])
         try:
             response = await asyncio.wait_for(
                 self._ask(build_request(self.model, claim_text, language, self.settings.today)),
@@ -146,19 +145,17 @@ class LiveSearch:
         except Exception as error:  # noqa: BLE001 - every model failure becomes one line
             message, _transient = describe_model_error(error, self.model)
             logger.warning("live search with %s failed: %r", self.model, error)
-            return LiveSearchOutcome(answer="", failures=[f"{_PREFIX}: {message}"])
+            return LiveSearchOutcome(answer="", failures=[Phrase("live_problem", problem=message)])
 
         answer = _answer_text(response)
         outcome = LiveSearchOutcome(answer=answer)
         if not answer and response.error_code:
             detail = f"{response.error_code}: {response.error_message or 'no text'}"
-            outcome.failures.append(f"{_PREFIX}: the model returned no answer ({detail}).")
+            outcome.failures.append(Phrase("live_no_answer", detail=detail))
         chunks = _chunks(response.grounding_metadata, answer)
         if not chunks:
             if answer:
-                outcome.failures.append(
-                    f"{_PREFIX}: the model answered without citing any web sources."
-                )
+                outcome.failures.append(Phrase("live_uncited"))
             return outcome
         outcome.sources, failures = await self._resolve_sources(chunks)
         outcome.failures.extend(failures)
@@ -196,7 +193,7 @@ class LiveSearch:
             final = finals[chunk.uri]
             if isinstance(final, _Unresolved):
                 name = chunk.title or "untitled"
-                failures.append(f"{_PREFIX}: dropped the source '{name}' ({final}).")
+                failures.append(Phrase("live_dropped", name=name, reason=str(final)))
                 continue
             key = normalize_url(final)
             segments = merged.setdefault(key, (final, chunk.title, []))[2]

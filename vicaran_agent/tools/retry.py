@@ -6,6 +6,8 @@ import random
 import time
 from email.utils import parsedate_to_datetime
 
+from ..i18n import Phrase
+
 
 def parse_retry_after(value: str | None) -> float | None:
     """Seconds to wait from a Retry-After header (delta-seconds or HTTP-date), or None."""
@@ -42,9 +44,10 @@ class TransientError(Exception):
         self.advice = advice
         self.retry_after = retry_after
 
-    def final_message(self, retries: int) -> str:
-        tried = f" (still failing after {retries} retries)" if retries else ""
-        return f"{self.what}{tried}: {self.advice}"
+    def final_message(self, retries: int) -> Phrase:
+        if retries:
+            return Phrase("failure_retried", what=self.what, count=retries, advice=self.advice)
+        return Phrase("failure_advice", what=self.what, advice=self.advice)
 
 
 class PermanentError(Exception):

@@ -25,6 +25,7 @@ from tavily.errors import ForbiddenError
 from tavily.errors import TimeoutError as TavilyTimeoutError
 
 from ..config import Settings
+from ..i18n import Phrase
 from .content import published_date
 from .http import LoopBound, async_client
 from .ratelimit import limiter
@@ -40,7 +41,7 @@ BACKOFF_MAX_SECONDS = 8.0
 CACHE_SIZE = 256
 USER_AGENT = "Vicaran/0.1 (investigation assistant for journalists)"
 
-KEY_MISSING = "Web search is off: set TAVILY_API_KEY in .env (get a key at https://app.tavily.com)"
+KEY_MISSING = Phrase("search_key_missing")
 
 
 @dataclass(frozen=True)
@@ -244,25 +245,18 @@ class WebSearch:
                 body = await client.search(query, timeout=timeout, **options)
         except (TavilyTimeoutError, TimeoutError, httpx.TimeoutException) as exc:
             raise TransientError(
-                f"Tavily search timed out after {timeout:g} s",
-                "try again later or raise VICARAN_SEARCH_TIMEOUT_SECONDS",
+                Phrase("search_timed_out", service="Tavily", seconds=f"{timeout:g}"),
+                Phrase("advice_timeout"),
             ) from exc
         except UsageLimitExceededError as exc:
             raise TransientError(
-                "Tavily rate limit hit (429)",
-                "wait a minute, or lower VICARAN_CONCURRENCY",
-                seen.retry_after,
+                Phrase("tavily_rate_limited"), Phrase("advice_rate_limited"), seen.retry_after
             ) from exc
         except InvalidAPIKeyError as exc:
-            raise PermanentError(
-                "Tavily rejected the API key (401): set a valid TAVILY_API_KEY in .env "
-                "(keys at https://app.tavily.com)",
-                fatal=True,
-            ) from exc
+            raise PermanentError(Phrase("tavily_key_rejected"), fatal=True) from exc
         except BadRequestError as exc:
             raise PermanentError(
-                f'Tavily rejected the search "{_short(query)}" (400: {_detail(exc)}): '
-                "rephrase the query or check the search options"
+                Phrase("tavily_bad_query", query=_short(query), detail=_detail(exc))
             ) from exc
         except ForbiddenError as exc:
             raise PermanentError(_forbidden_message(seen.status, exc), fatal=True) from exc
@@ -270,27 +264,37 @@ class WebSearch:
             status = exc.response.status_code
             if status >= 500:
                 raise TransientError(
-                    f"Tavily server error (HTTP {status})", "try again later"
+                    Phrase("server_error", service="Tavily", status=status),
+                    Phrase("advice_try_later"),
                 ) from exc
             raise PermanentError(
-                f"Tavily answered HTTP {status}: check TAVILY_BASE_URL "
-                f"({self.settings.tavily_base_url})"
+                Phrase(
+                    "answered_http",
+                    service="Tavily",
+                    status=status,
+                    setting="TAVILY_BASE_URL",
+                    url=self.settings.tavily_base_url,
+                )
             ) from exc
         except httpx.TransportError as exc:
             raise TransientError(
-                f"Could not reach Tavily at {self.settings.tavily_base_url} ({type(exc).__name__})",
-                "check the network connection or TAVILY_BASE_URL",
+                Phrase(
+                    "unreachable",
+                    service="Tavily",
+                    url=self.settings.tavily_base_url,
+                    error=type(exc).__name__,
+                ),
+                Phrase("advice_network", setting="TAVILY_BASE_URL"),
             ) from exc
         except Exception as exc:  # the SDK and JSON decoding can fail in odd ways
             logger.warning("Tavily search failed", exc_info=True)
             raise PermanentError(
-                f"Tavily search failed unexpectedly ({type(exc).__name__}: {_short(str(exc))}): "
-                "try again later"
+                Phrase("tavily_unexpected", error=type(exc).__name__, detail=_short(str(exc)))
             ) from exc
         finally:
             _ATTEMPT.reset(token)
         if not isinstance(body, dict):
-            raise PermanentError("Tavily search failed: the answer was not a JSON object")
+            raise PermanentError(Phrase("not_json", service="Tavily"))
         return body
 
     # --- helpers ---------------------------------------------------------------------------
@@ -348,18 +352,12 @@ def _hits(body: dict[str, Any], query: str) -> list[SearchHit]:
     return hits
 
 
-def _forbidden_message(status: int | None, exc: Exception) -> str:
+def _forbidden_message(status: int | None, exc: Exception) -> Phrase:
     if status == 432:
-        return (
-            "Tavily credit limit of your plan reached (432): upgrade the plan or wait for the "
-            "monthly reset at https://app.tavily.com"
-        )
+        return Phrase("tavily_credits")
     if status == 433:
-        return "Tavily pay-as-you-go limit reached (433): raise the limit at https://app.tavily.com"
-    return (
-        f"Tavily refused the request (403 forbidden: {_detail(exc)}): check that your "
-        "TAVILY_API_KEY and plan allow it at https://app.tavily.com"
-    )
+        return Phrase("tavily_payg")
+    return Phrase("tavily_forbidden", detail=_detail(exc))
 
 
 def _detail(exc: Exception) -> str:
