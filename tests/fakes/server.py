@@ -31,7 +31,7 @@ class RecordedRequest:
     body: bytes
     json: Any  # parsed JSON body, or None
     started: float  # time.monotonic()
-    ended: float | None = None
+    ended: float | None = None  # when the answer was ready to go out (before its first byte)
     status: int | None = None
     bytes_sent: int = 0
 
@@ -165,8 +165,15 @@ class FakeServer:
     # --- helpers for subclasses ------------------------------------------------------------
 
     def wait(self, seconds: float) -> bool:
-        """Sleep up to `seconds`; returns True early when the server is stopping."""
-        return self._stopping.wait(seconds) if seconds > 0 else self._stopping.is_set()
+        """Sleep `seconds` - never less, by the monotonic clock; True early when stopping.
+
+        `Event.wait` may wake a hair before its timeout, so the deadline is checked again.
+        """
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            if self._stopping.wait(left):
+                return True
+        return self._stopping.is_set()
 
     def handle(self, request: RecordedRequest) -> Response:
         raise NotImplementedError
@@ -182,7 +189,8 @@ class FakeServer:
     def _leave(self, request: RecordedRequest) -> None:
         with self._lock:
             self._active -= 1
-            request.ended = time.monotonic()
+            if request.ended is None:  # a hang, or the server stopping
+                request.ended = time.monotonic()
 
 
 def _make_handler(fake: FakeServer) -> type[BaseHTTPRequestHandler]:
@@ -224,6 +232,8 @@ def _make_handler(fake: FakeServer) -> type[BaseHTTPRequestHandler]:
                     fake.wait(HANG_SECONDS)
                     self.close_connection = True
                     return
+                # stamped before the first byte goes out: a client that has the answer sees it
+                request.ended = time.monotonic()
                 self._send(request, response)
             finally:
                 fake._leave(request)
