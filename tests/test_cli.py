@@ -140,3 +140,17 @@ async def test_a_portuguese_investigation_is_told_in_portuguese(env, capsys):
     assert lines[-2].startswith("Abra no painel")
     assert lines[-3].startswith("Concluída · fontes lidas ")
     assert "Open it in the dashboard" not in printed and "sources read" not in printed
+
+
+def test_a_model_error_that_stops_the_command_is_said_in_the_briefs_language():
+    from google.genai import errors as genai_errors
+
+    from vicaran_agent.i18n import Phrase
+    from vicaran_agent.llm import ModelCallError
+
+    failed = ModelCallError(Phrase("model_provider_error", code=503))
+    assert cli.one_sentence(failed, "en") == "The model provider had an error (503)."
+    assert "503" in cli.one_sentence(failed, "pt-BR")
+    assert "The model provider" not in cli.one_sentence(failed, "pt-BR")
+    raw = genai_errors.ServerError(503, {"error": {"status": "UNAVAILABLE", "message": "x"}})
+    assert "The model provider" not in cli.one_sentence(raw, "pt-BR")

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import state_keys as keys
-from .i18n import detect_language, message
+from .i18n import detect_language, localized, message
 
 if TYPE_CHECKING:
     from .terminal import Screen
@@ -410,12 +410,14 @@ def one_sentence(error: BaseException, language: str) -> str:
     from .config import ModelPluginError, settings_problem
     from .llm import ModelCallError, describe_model_error
 
-    if isinstance(error, (ModelPluginError, ModelCallError)):
+    if isinstance(error, ModelPluginError):
         return str(error)
+    if isinstance(error, ModelCallError):
+        return error.said_in(language)
     if isinstance(error, ValidationError):
         return settings_problem(error)
     if isinstance(error, (genai_errors.APIError, httpx.TransportError, TimeoutError)):
-        return describe_model_error(error, "")[0]
+        return str(localized(describe_model_error(error, "")[0], language))
     detail = " ".join(f"{type(error).__name__}: {error}".split())[:200]
     return message("cli_error", language, error=detail)
 
