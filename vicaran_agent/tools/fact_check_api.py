@@ -378,15 +378,9 @@ class FactCheckApi:
                 Phrase("advice_timeout"),
             ) from exc
         except httpx.TransportError as exc:
-            # The message may carry the request URL, and with it the key: name the type only.
-            raise TransientError(
-                Phrase(
-                    "unreachable",
-                    service="Fact Check Tools",
-                    url=self.settings.factcheck_base_url,
-                    error=type(exc).__name__,
-                ),
-                Phrase("advice_network", setting="FACTCHECK_BASE_URL"),
+            url = self.settings.factcheck_base_url
+            raise TransientError.unreachable(
+                "Fact Check Tools", url, "FACTCHECK_BASE_URL", exc
             ) from exc
         if response.status_code != 200:
             raise self._error(response, query)

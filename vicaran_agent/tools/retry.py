@@ -44,6 +44,13 @@ class TransientError(Exception):
         self.advice = advice
         self.retry_after = retry_after
 
+    @classmethod
+    def unreachable(cls, service: str, url: str, setting: str, error: Exception) -> TransientError:
+        """A service that did not answer. Only the error's type is named: its text may carry the
+        request URL, and with it a key."""
+        what = Phrase("unreachable", service=service, url=url, error=type(error).__name__)
+        return cls(what, Phrase("advice_network", setting=setting))
+
     def final_message(self, retries: int) -> Phrase:
         if retries:
             return Phrase("failure_retried", what=self.what, count=retries, advice=self.advice)

@@ -277,15 +277,8 @@ class WebSearch:
                 )
             ) from exc
         except httpx.TransportError as exc:
-            raise TransientError(
-                Phrase(
-                    "unreachable",
-                    service="Tavily",
-                    url=self.settings.tavily_base_url,
-                    error=type(exc).__name__,
-                ),
-                Phrase("advice_network", setting="TAVILY_BASE_URL"),
-            ) from exc
+            url = self.settings.tavily_base_url
+            raise TransientError.unreachable("Tavily", url, "TAVILY_BASE_URL", exc) from exc
         except Exception as exc:  # the SDK and JSON decoding can fail in odd ways
             logger.warning("Tavily search failed", exc_info=True)
             raise PermanentError(
