@@ -159,12 +159,18 @@ def relevance_text(source: dict[str, Any]) -> str:
     return f"Relevance {score}" if score else ""
 
 
-def _source_facts(source: dict[str, Any]) -> list[str]:
+def _dates(item: dict[str, Any]) -> list[str]:
+    """When a source or evidence item was published and when Vicaran read it."""
     facts = []
-    if source.get("published_at"):
-        facts.append(f"Published {source['published_at']}")
-    if source.get("retrieved_at"):
-        facts.append(f"Retrieved {source['retrieved_at']}")
+    if item.get("published_at"):
+        facts.append(f"Published {item['published_at']}")
+    if item.get("retrieved_at"):
+        facts.append(f"Retrieved {item['retrieved_at']}")
+    return facts
+
+
+def _source_facts(source: dict[str, Any]) -> list[str]:
+    facts = _dates(source)
     if source.get("is_user_provided"):
         facts.append("Provided by you")
     if source.get("is_reachable") is False:
@@ -173,11 +179,7 @@ def _source_facts(source: dict[str, Any]) -> list[str]:
 
 
 def _evidence_facts(item: dict[str, Any]) -> list[str]:
-    facts = []
-    if item.get("published_at"):
-        facts.append(f"Published {item['published_at']}")
-    if item.get("retrieved_at"):
-        facts.append(f"Retrieved {item['retrieved_at']}")
+    facts = _dates(item)
     if item.get("rating"):
         facts.append(f"Rated: {item['rating']}")
     return facts

@@ -434,15 +434,8 @@ class FactCheckApi:
             )
         if status in (401, 403):
             return PermanentError(Phrase("factcheck_refused", detail=detail, url=ENABLE_API_URL))
-        return PermanentError(
-            Phrase(
-                "answered_http",
-                service="Fact Check Tools",
-                status=status,
-                setting="FACTCHECK_BASE_URL",
-                url=self.settings.factcheck_base_url,
-            )
-        )
+        url = self.settings.factcheck_base_url
+        return PermanentError.answered_http("Fact Check Tools", status, "FACTCHECK_BASE_URL", url)
 
     # --- helpers ---------------------------------------------------------------------------
 

@@ -64,3 +64,10 @@ class PermanentError(Exception):
         super().__init__(message)
         self.message = message
         self.fatal = fatal
+
+    @classmethod
+    def answered_http(cls, service: str, status: int, setting: str, url: str) -> PermanentError:
+        """A status the service's contract does not explain: most likely the wrong address."""
+        return cls(
+            Phrase("answered_http", service=service, status=status, setting=setting, url=url)
+        )

@@ -267,15 +267,8 @@ class WebSearch:
                     Phrase("server_error", service="Tavily", status=status),
                     Phrase("advice_try_later"),
                 ) from exc
-            raise PermanentError(
-                Phrase(
-                    "answered_http",
-                    service="Tavily",
-                    status=status,
-                    setting="TAVILY_BASE_URL",
-                    url=self.settings.tavily_base_url,
-                )
-            ) from exc
+            url = self.settings.tavily_base_url
+            raise PermanentError.answered_http("Tavily", status, "TAVILY_BASE_URL", url) from exc
         except httpx.TransportError as exc:
             url = self.settings.tavily_base_url
             raise TransientError.unreachable("Tavily", url, "TAVILY_BASE_URL", exc) from exc
