@@ -15,8 +15,8 @@ from typing import Any
 
 import httpx
 import pytest
-from fastapi import FastAPI
 
+from tests.support.store import dashboard_client, fresh_repository
 from vicaran_agent.config import get_settings
 from vicaran_agent.schemas import (
     BiasAssessment,
@@ -32,9 +32,9 @@ from vicaran_agent.schemas import (
 from vicaran_agent.server import dashboard
 from vicaran_agent.server.access import cookie_value
 from vicaran_agent.server.app import build_server
-from vicaran_agent.server.dashboard import COOKIE_NAME, dashboard_router
+from vicaran_agent.server.dashboard import COOKIE_NAME
 from vicaran_agent.server.markdown import render_markdown
-from vicaran_agent.storage import Repository, get_repository
+from vicaran_agent.storage import Repository
 
 XSS = "<script>alert(1)</script>"
 ESCAPED_XSS = "&lt;script&gt;alert(1)&lt;/script&gt;"
@@ -264,22 +264,13 @@ def trust_investigation(repo: Repository, language: str = "en") -> tuple[str, li
 
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Repository]:
-    url = f"sqlite:///{tmp_path / 'vicaran.db'}"
-    monkeypatch.setenv("VICARAN_DATABASE_URL", url)
-    monkeypatch.delenv("VICARAN_DASHBOARD_TOKEN", raising=False)
-    get_settings.cache_clear()
-    repository = get_repository(url)
-    yield repository
-    repository.close()
-    get_settings.cache_clear()
+    with fresh_repository(tmp_path, monkeypatch) as repository:
+        yield repository
 
 
 @pytest.fixture
 async def client(repo: Repository) -> AsyncIterator[httpx.AsyncClient]:
-    app = FastAPI()
-    app.include_router(dashboard_router())
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
+    async with dashboard_client() as http:
         yield http
 
 

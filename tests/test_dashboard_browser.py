@@ -20,11 +20,12 @@ import pytest
 import uvicorn
 from fastapi import FastAPI, Request, Response
 
+from tests.support.store import fresh_repository
 from tests.test_dashboard import SUMMARY, XSS, add_findings, source, start
 from vicaran_agent.config import get_settings
 from vicaran_agent.server.access import AccessMiddleware
 from vicaran_agent.server.dashboard import dashboard_router
-from vicaran_agent.storage import Repository, get_repository
+from vicaran_agent.storage import Repository
 
 if TYPE_CHECKING:
     from selenium.webdriver.remote.webdriver import WebDriver
@@ -78,14 +79,8 @@ class LiveServer:
 
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Repository]:
-    url = f"sqlite:///{tmp_path / 'vicaran.db'}"
-    monkeypatch.setenv("VICARAN_DATABASE_URL", url)
-    monkeypatch.delenv("VICARAN_DASHBOARD_TOKEN", raising=False)
-    get_settings.cache_clear()
-    repository = get_repository(url)
-    yield repository
-    repository.close()
-    get_settings.cache_clear()
+    with fresh_repository(tmp_path, monkeypatch) as repository:
+        yield repository
 
 
 @pytest.fixture

@@ -13,8 +13,8 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
-from fastapi import FastAPI
 
+from tests.support.store import dashboard_client, fresh_repository
 from tests.test_dashboard import (
     DISPLAY_1,
     ESCAPED_XSS,
@@ -33,8 +33,7 @@ from tests.test_dashboard import (
 )
 from vicaran_agent import cli, export
 from vicaran_agent.config import get_settings
-from vicaran_agent.server.dashboard import dashboard_router
-from vicaran_agent.storage import Repository, get_repository
+from vicaran_agent.storage import Repository
 
 MARKER = "[INVESTIGATION_COMPLETE]"
 LABELS = {
@@ -52,28 +51,14 @@ FORMATS = [
 
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Repository]:
-    url = f"sqlite:///{tmp_path / 'vicaran.db'}"
-    monkeypatch.setenv("VICARAN_DATABASE_URL", url)
-    for name in (
-        "VICARAN_DASHBOARD_TOKEN",
-        "VICARAN_PUBLISHER_NAME",
-        "VICARAN_PUBLISHER_URL",
-        "VICARAN_PUBLIC_URL",
-    ):
-        monkeypatch.delenv(name, raising=False)
-    get_settings.cache_clear()
-    repository = get_repository(url)
-    yield repository
-    repository.close()
-    get_settings.cache_clear()
+    unset = ("VICARAN_PUBLISHER_NAME", "VICARAN_PUBLISHER_URL", "VICARAN_PUBLIC_URL")
+    with fresh_repository(tmp_path, monkeypatch, *unset) as repository:
+        yield repository
 
 
 @pytest.fixture
 async def client(repo: Repository) -> AsyncIterator[httpx.AsyncClient]:
-    app = FastAPI()
-    app.include_router(dashboard_router())
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
+    async with dashboard_client() as http:
         yield http
 
 
