@@ -229,3 +229,22 @@ async def test_no_search_key_and_nothing_else_says_claims_would_stay_unverified(
     ]
     assert "TAVILY_API_KEY" in plan and "unverified" in plan
     assert plan.rstrip().endswith(MARKER)
+
+
+async def test_a_brief_that_names_no_one_but_gives_a_link_gets_the_plan(env):
+    conversation = Conversation()
+    events = await conversation.send(f"look into this story {USER.url}")
+    plan = conversation.texts(events)[-1]
+    assert plan.rstrip().endswith(MARKER)
+    assert not questions_in(plan)
+
+
+async def test_approved_after_the_run_is_never_taken_for_a_question_on_topic(env):
+    """ "Approved" in the brief makes the word on-topic; the approval is still not a question."""
+    conversation = Conversation()
+    await conversation.send("Quick Search. Who approved the Riverton dam contract in 2024?")
+    await conversation.send("APPROVED")
+    events = await conversation.send("approved")
+    reply = conversation.texts(events)[-1]
+    assert "new session" in reply.lower(), reply
+    assert not transfers(events)
