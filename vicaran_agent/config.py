@@ -97,6 +97,15 @@ class Settings(BaseSettings):
     vicaran_check_outlets: str = ""
     vicaran_live_search_fallback: bool = True
 
+    # The journalist's documents (parsed locally; passages reach only the configured model).
+    vicaran_document_max_bytes: int = Field(default=50_000_000, gt=0)
+    vicaran_document_max_pages: int = Field(default=2000, gt=0)
+    vicaran_ocr_languages: str = "por+eng"  # Tesseract languages for pages without a text layer
+    vicaran_document_passages_per_claim: int = Field(default=6, ge=0)
+    vicaran_reference_depth: int = Field(default=2, ge=0)
+    vicaran_reference_token_budget: int = Field(default=50_000, ge=0)
+    vicaran_reference_convergence: int = Field(default=3, ge=1)  # same document back this often
+
     # Trust: time, relevance, the report check and how exports name the publisher.
     vicaran_today: str = Field(
         default="", description="YYYY-MM-DD Vicaran treats as today (reproducible runs)."

@@ -13,7 +13,9 @@ Reliability = Literal["high", "neutral", "low"]
 EvidenceStance = Literal["supports", "refutes", "context"]
 CoverageStance = Literal["supportive", "neutral", "critical"]
 DatePrecision = Literal["day", "month", "year"]
-EvidenceOrigin = Literal["source", "web", "page", "factcheck_api", "live_search", "late_source"]
+EvidenceOrigin = Literal[
+    "source", "web", "page", "factcheck_api", "live_search", "late_source", "document"
+]
 ClaimOrigin = Literal["brief", "source"]
 QUOTE_MAX_CHARS = 300
 
@@ -38,6 +40,7 @@ class InvestigationConfig(BaseModel):
     title: str
     brief: str
     language: str = "en"
+    collections: list[str] = Field(default_factory=list)  # the journalist's documents
 
     @classmethod
     def for_mode(
@@ -84,6 +87,8 @@ class Source(BaseModel):
     unreachable_reason: str | None = None
     origin: Origin = "web"
     source_id: str | None = None
+    document_id: str | None = None  # origin "document": the document in its collection
+    page: int | None = None  # 1-based
 
     @property
     def link(self) -> str:
@@ -140,6 +145,8 @@ class Evidence(BaseModel):
     independent: bool = True
     independence_note: str = ""  # why it is not independent
     stance_note: str = ""  # why the model's stance was not counted
+    document_id: str | None = None  # origin "document": the passage's document
+    page: int | None = None  # 1-based page of the passage
 
     @property
     def link(self) -> str:

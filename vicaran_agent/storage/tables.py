@@ -111,6 +111,8 @@ class SourceRow(Base):
     relevant: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
     relevance: Mapped[float | None] = mapped_column(Float, nullable=True)
     relevance_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    document_id: Mapped[str | None] = mapped_column(ID, nullable=True)
+    page: Mapped[int | None] = mapped_column(Integer, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
@@ -159,6 +161,8 @@ class EvidenceRow(Base):
     independent: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
     independence_note: Mapped[str | None] = mapped_column(Text, nullable=True)
     stance_note: Mapped[str | None] = mapped_column(Text, nullable=True)
+    document_id: Mapped[str | None] = mapped_column(ID, nullable=True)
+    page: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
 class FactCheckRow(Base):
