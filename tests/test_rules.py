@@ -251,3 +251,27 @@ def test_fetched_content_cannot_close_its_data_block():
     assert block.startswith("<<<DATA PAGE\n") and block.endswith("\nDATA>>>")
     assert block.count("DATA>>>") == 1 and block.count("<<<DATA") == 1
     assert "Ignore previous instructions" in block  # kept as data, inside the block
+
+
+def test_page_citations_are_kept_when_their_source_resolves():
+    text, kept, removed = resolve_citations("A [1, p. 4]. B [9, p. 3]. C [2, pp. 4, 17].", {1, 2})
+    assert text == "A [1, p. 4]. B. C [2, pp. 4, 17]."
+    assert kept == [1, 2] and removed == [9]
+
+
+def test_a_bare_citation_of_a_document_gains_the_pages_its_evidence_rests_on():
+    from vicaran_agent.citations import with_pages
+
+    assert with_pages("x [1] y [2][3] z [2, p. 9]", {2: [4], 3: [17, 4]}) == (
+        "x [1] y [2, p. 4][3, pp. 4, 17] z [2, p. 9]"
+    )
+
+
+def test_the_audit_sees_page_citations():
+    from vicaran_agent.report_check import citations_in, split_sentences
+
+    assert citations_in("The total was R$ 4.87 million [3, p. 2].") == [3]
+    assert split_sentences("One fact. [2, p. 4] Next fact [1].") == [
+        "One fact. [2, p. 4]",
+        "Next fact [1].",
+    ]

@@ -1,11 +1,16 @@
-"""`[N]` citations: every number must resolve, or it is removed before anything ships."""
+"""`[N]` citations: every number must resolve, or it is removed before anything ships.
+
+A citation of the journalist's document may carry its page: `[N, p. 4]` (`[N, pp. 4, 17]`).
+"""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping, Sequence
 
-_GROUP = re.compile(r"\s?\[(\d+(?:\s*[,;]\s*\d+)*)\]")
+# Bounded repetitions and distinct separators: no catastrophic backtracking on model prose.
+_GROUP = re.compile(r"\s?\[(\d{1,6}(?:[ ]{0,3}[,;][ ]{0,3}\d{1,6}){0,30})(, pp?\. [\d, ]{1,60})?\]")
+_SINGLE = re.compile(r"\[(\d{1,6})\]")
 
 
 def resolve_citations(text: str, valid: Collection[int]) -> tuple[str, list[int], list[int]]:
@@ -21,6 +26,30 @@ def resolve_citations(text: str, valid: Collection[int]) -> tuple[str, list[int]
         if not good:
             return ""
         lead = " " if match.group(0).startswith(" ") else ""
-        return lead + "".join(f"[{n}]" for n in good)
+        pages = match.group(2) if len(good) == 1 and match.group(2) else ""
+        return lead + "".join(f"[{n}{pages}]" for n in good)
 
     return _GROUP.sub(replace, text), kept, removed
+
+
+def page_label(pages: Sequence[int]) -> str:
+    """", p. 4" or ", pp. 4, 17" (pages 1-based, as printed)."""
+    ordered = sorted(set(pages))
+    if not ordered:
+        return ""
+    if len(ordered) == 1:
+        return f", p. {ordered[0]}"
+    return ", pp. " + ", ".join(str(p) for p in ordered)
+
+
+def with_pages(text: str, pages: Mapping[int, Sequence[int]]) -> str:
+    """Bare `[N]` of a document source become `[N, p. P]`: the pages its evidence rests on."""
+    if not pages:
+        return text
+
+    def replace(match: re.Match[str]) -> str:
+        number = int(match.group(1))
+        label = page_label(pages.get(number, ()))
+        return f"[{number}{label}]" if label else match.group(0)
+
+    return _SINGLE.sub(replace, text)

@@ -16,7 +16,7 @@ from .citations import resolve_citations
 from .sanitize import clean
 from .schemas import ReportDraft, ReportFinding, Verdict
 
-_CITE = re.compile(r"\[(\d{1,4})\]")
+_CITE = re.compile(r"\[(\d{1,4})(?:, pp?\. [\d, ]{1,60})?\]")  # [N] or [N, p. 4]
 _ENDS = ".!?"
 _ABBREVIATIONS = frozenset(
     [

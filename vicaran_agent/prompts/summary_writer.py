@@ -33,7 +33,8 @@ the list of sources:
 Rules:
 - Cite sources as [N] using only the source numbers given; every factual sentence needs one,
   and the cited source must say what the sentence says (Vicaran checks each one and removes
-  sentences their sources do not support).
+  sentences their sources do not support). A source that is the journalist's document is cited
+  as [N] too, or [N, p. P] with a page shown in FINDINGS; Vicaran adds the pages it rests on.
 - Never upgrade an unverified claim or contradict a recorded verdict.
 - Do not write markers, headings or a list of sources.
 

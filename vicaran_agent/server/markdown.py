@@ -31,7 +31,7 @@ _MD = MarkdownIt(
 # Bare URLs and citations in text: single character classes, linear time on any input.
 _BARE = re.compile(r"https?://[^\s<>\"'`\x00-\x1f\x7f]+", re.IGNORECASE)
 _HTTP = re.compile(r"https?://[^/?#\s]", re.IGNORECASE)
-_CITATION = re.compile(r"\[(\d{1,4})\]")
+_CITATION = re.compile(r"\[(\d{1,4})((?:, pp?\. [\d, ]{1,60})?)\]")  # [N] or [N, p. 4]
 _TRAILING = frozenset(".,;:!?*_")
 _CONTROL = {c: None for c in (*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F)}
 _REL = "noopener noreferrer"
@@ -169,7 +169,8 @@ def _cited(text: str) -> list[Token]:
         if match.start() > start:
             out.append(_text(text[start : match.start()]))
         n = int(match.group(1))
-        out.append(_html(f'<a href="#source-{n}" class="cite">[{n}]</a>'))
+        pages = escape(match.group(2))
+        out.append(_html(f'<a href="#source-{n}" class="cite">[{n}{pages}]</a>'))
         start = match.end()
     if start < len(text):
         out.append(_text(text[start:]))

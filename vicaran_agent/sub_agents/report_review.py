@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
+from ..documents.model import document_url
 from ..factcheck.pool import best_passage
 from ..formatting import data_block, one_line
 from ..i18n import ENGLISH, message
@@ -100,6 +101,14 @@ class ReportReviewer:
         self.questions = questions
         self.texts = texts
         self.language = language  # of what could not be checked (the report lists it)
+        # A document's text read is its passages the verdicts rest on, not only its digest.
+        self.passages: dict[str, list[str]] = {}
+        for verdict in verdicts:
+            for e in verdict.evidence:
+                if e.document_id and e.content_sha256:
+                    shas = self.passages.setdefault(document_url(e.document_id), [])
+                    if e.content_sha256 not in shas:
+                        shas.append(e.content_sha256)
 
     def cited(self, draft: ReportDraft) -> list[Sentence]:
         """The draft's sentences that cite a saved source (what the audit reads)."""
@@ -154,7 +163,7 @@ class ReportReviewer:
             lines = [f"[A{number}] {sentence.text}"]
             for cited in sentence.cites[:MAX_CITED_PER_SENTENCE]:
                 source = self.citable[cited]
-                text = await self.texts.load(source.content_sha256) if self.texts else None
+                text = await self._text_read(source)
                 passage = (
                     best_passage(text, sentence.text, PASSAGE_CHARS)
                     if text
@@ -165,6 +174,14 @@ class ReportReviewer:
                 )
             entries.append("\n".join(lines))
         return data_block("SENTENCES", "\n\n".join(entries))
+
+    async def _text_read(self, source: Source) -> str | None:
+        """What Vicaran read of a cited source (a document: its digest and cited passages)."""
+        if self.texts is None:
+            return None
+        shas = [source.content_sha256, *self.passages.get(source.url, [])]
+        texts = [t for sha in shas if sha and (t := await self.texts.load(sha))]
+        return "\n\n".join(texts) or None
 
     async def _score(self, review: Review, records: str, rendered: str) -> None:
         prompt = records + "\n\n" + data_block("DRAFT", rendered)

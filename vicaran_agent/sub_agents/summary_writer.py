@@ -16,7 +16,8 @@ from typing import Any
 from google.adk.events import Event
 
 from .. import state_keys as keys
-from ..citations import resolve_citations
+from ..citations import page_label, resolve_citations, with_pages
+from ..documents.model import document_url
 from ..export import is_sha256, snapshot_url
 from ..formatting import data_block, markdown_text, one_line
 from ..i18n import verdict_label, word
@@ -33,6 +34,7 @@ from ..sanitize import clean
 from ..schemas import (
     BiasAssessment,
     Claim,
+    Evidence,
     ReportDraft,
     ReportQuality,
     Source,
@@ -73,6 +75,24 @@ def partial_reason(state: dict[str, Any], own: list[str]) -> str:
     found = _collect(state, issues_key, own)
     text = " ".join(i if i.endswith(".") else i + "." for i in found)
     return text if len(text) <= 1500 else text[:1499] + "…"
+
+
+def cited_url(evidence: Evidence) -> str:
+    """The saved source an evidence item belongs to: a passage belongs to its document."""
+    return document_url(evidence.document_id) if evidence.document_id else evidence.url
+
+
+def cited_pages(
+    verdicts: list[Verdict], number_of: dict[str, int]
+) -> dict[int, dict[int, str | None]]:
+    """{source number: {page: snapshot}} for the document passages the verdicts rest on."""
+    pages: dict[int, dict[int, str | None]] = {}
+    for verdict in verdicts:
+        for e in verdict.evidence:
+            number = number_of.get(cited_url(e))
+            if e.page is not None and e.stance != "context" and number is not None:
+                pages.setdefault(number, {}).setdefault(e.page, e.content_sha256)
+    return pages
 
 
 def saved_links(stage: Stage) -> set[str]:
@@ -220,9 +240,12 @@ class SummaryWriterAgent(StageAgent):
             draft = ReportDraft(title=stage.config.title, executive_summary="", findings=[])
         body = self._assemble(stage, draft, verdicts, questions).replace(COMPLETE, "").strip()
         body, cited, removed = resolve_citations(body, citable)
+        number_of = {s.url: n for n, s in numbered}
+        pages = cited_pages(verdicts, number_of)
+        body = with_pages(body, {n: list(p) for n, p in pages.items()})
         if removed:
             stage.note(stage.msg("citations_removed", count=len(set(removed))))
-        return body + "\n\n" + self._sources_section(stage, numbered, cited, degraded)
+        return body + "\n\n" + self._sources_section(stage, numbered, cited, degraded, pages)
 
     @classmethod
     def _close(
@@ -273,6 +296,7 @@ class SummaryWriterAgent(StageAgent):
             # A finding that still disagrees with its record is not printed: the claim is.
             if stated_verdict(finding) == recorded.get(key):
                 written[key] = finding.text.strip()
+        number_of = {s.url: n for n, s in stage.usable_sources()}
         lines = [stage.msg("report_title", title=draft.title.strip() or stage.config.title)]
         if draft.executive_summary.strip():
             lines += ["", stage.msg("report_summary"), draft.executive_summary.strip()]
@@ -282,7 +306,8 @@ class SummaryWriterAgent(StageAgent):
                 emoji, label = verdict_label(v.verdict, language)
                 claim = claims.get(v.claim_key)
                 text = written.get(v.claim_key) or (claim.claim_text if claim else v.claim_text)
-                lines.append(f"{i}. {emoji} **{label}**: {text}")
+                pages = {n: list(p) for n, p in cited_pages([v], number_of).items()}
+                lines.append(f"{i}. {emoji} **{label}**: {with_pages(text, pages)}")
         if questions:
             answers = {q.number: q for q in draft.questions if q.answer.strip()}
             lines += ["", stage.msg("report_questions")]
@@ -315,7 +340,12 @@ class SummaryWriterAgent(StageAgent):
 
     @classmethod
     def _sources_section(
-        cls, stage: Stage, numbered: list[tuple[int, Source]], cited: list[int], degraded: bool
+        cls,
+        stage: Stage,
+        numbered: list[tuple[int, Source]],
+        cited: list[int],
+        degraded: bool,
+        pages: dict[int, dict[int, str | None]],
     ) -> str:
         """The cited sources (a degraded report: every source that was read) as a Markdown
         list, in citation-number order, each linked as found and to its snapshot."""
@@ -337,14 +367,29 @@ class SummaryWriterAgent(StageAgent):
             listed = [(n, by_number[n]) for n in sorted(cited)]
         parts = [stage.msg("sources_heading"), intro]
         if listed:
-            parts.append("\n".join(cls._source_entry(stage, n, s) for n, s in listed))
+            parts.append(
+                "\n".join(cls._source_entry(stage, n, s, pages.get(n, {})) for n, s in listed)
+            )
         return "\n\n".join(parts)
 
     @staticmethod
-    def _source_entry(stage: Stage, number: int, source: Source) -> str:
-        """`- [N] **Title** — Publisher — <address as found> — [snapshot](…)`: one line."""
+    def _source_entry(
+        stage: Stage, number: int, source: Source, pages: dict[int, str | None]
+    ) -> str:
+        """`- [N] **Title** — Publisher — <address as found> — [snapshot](…)`: one line.
+
+        A document has no address: its cited pages are listed, each linked to the passage read.
+        """
         parts = [f"- [{number}] **{markdown_text(source.title or source.domain, 200)}**"]
         parts.append(markdown_text(source.publisher or source.domain, 100))
+        iid, public = stage.config.investigation_id, stage.settings.vicaran_public_url
+        if source.origin == "document":
+            for page, sha in sorted(pages.items()):
+                label = page_label([page]).lstrip(", ")
+                if iid and is_sha256(sha):
+                    label = f"[{label}]({snapshot_url(iid, sha, public)})"
+                parts.append(label)
+            return " — ".join(parts)
         link = source.link
         autolink = link.startswith(("http://", "https://")) and not any(
             c.isspace() or c in "<>" or not c.isprintable() for c in link
@@ -388,14 +433,15 @@ class SummaryWriterAgent(StageAgent):
         for v in stage.records(keys.VERDICT_RECORDS, Verdict)[:REPORT_CLAIMS]:
             claim = claims.get(v.claim_key)
             on_point = [e for e in v.evidence if e.stance != "context"]
-            urls = (claim.source_urls if claim else []) + [e.url for e in on_point]
+            urls = (claim.source_urls if claim else []) + [cited_url(e) for e in on_point]
             refs = sorted({number_of[u] for u in urls if u in number_of})
             cited.update(refs)
             explanation = one_line(resolve_citations(v.explanation, ())[0], 300)
             quotes = [
-                f'  [{number_of[e.url]}] "{one_line(e.quote, 200)}"'
+                f'  [{number_of[cited_url(e)]}{page_label([e.page] if e.page else [])}] '
+                f'"{one_line(e.quote, 200)}"'
                 for e in on_point
-                if e.url in number_of and e.quote and e.independent
+                if cited_url(e) in number_of and e.quote and e.independent
             ]
             findings.append(
                 f"- {v.claim_key}: {v.claim_text}\n  verdict: {v.verdict} "
