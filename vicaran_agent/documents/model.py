@@ -81,6 +81,9 @@ class DocumentInfo:
     passages: int = 0
     path: str = ""
     added_at: str = ""
+    # Normalized names (title, metadata title, first heading, file name; see documents.synonyms).
+    synonyms: tuple[str, ...] = ()
+    ocr_pages: tuple[int, ...] = ()
 
     @property
     def url(self) -> str:
