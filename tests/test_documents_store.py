@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
+from vicaran_agent.documents import store as store_module
 from vicaran_agent.documents.model import PageText, ParsedDocument, UnreadablePage
 from vicaran_agent.documents.query import fts5_match, query_terms
 from vicaran_agent.documents.store import DocumentStore, get_document_store
@@ -354,3 +355,19 @@ def test_a_new_store_object_reads_what_another_wrote(database_url: str) -> None:
     assert [h.file_name for h in DocumentStore(database_url).search("persisted", ["c"])] == [
         "a.txt"
     ]
+
+
+def test_a_word_in_most_passages_is_not_searched_beside_rarer_words(
+    store: DocumentStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(store_module, "_COMMON_TERM_ROWS", 1)  # as in a collection of 100,000
+    for n in range(6):
+        store.add(parsed(f"{n}.txt", f"Maceió merenda report number {n}."), "c")
+    store.add(parsed("contract.txt", "Maceió contrato 002/2024 of the merenda."), "c")
+
+    assert [h.file_name for h in store.search("maceio contrato", ["c"])] == ["contract.txt"]
+    assert len(store.search("Maceió merenda", ["c"], limit=50)) == 7  # alone, it is searched
+    scoped = store.search(
+        "maceio contrato", ["c"], document_ids=[store.documents("c")[0].document_id]
+    )
+    assert len(scoped) == 1  # within one document every word counts

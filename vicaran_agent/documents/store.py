@@ -31,10 +31,12 @@ from .model import (
 )
 from .passages import split_passages
 from .query import fts5_match, query_terms, tsquery
-from .synonyms import synonyms
+from .synonyms import fold, synonyms
 
 RELIABILITIES: tuple[str, ...] = get_args(DocumentReliability)
 MAX_COLLECTION_CHARS = 255
+MAX_HITS = 200
+_COMMON_TERM_ROWS = 2000  # below this, no term is worth dropping: counting passages costs more
 
 _SQLITE_INDEX = (
     "CREATE VIRTUAL TABLE IF NOT EXISTS passages_fts USING fts5(text, content='passages', "
@@ -46,6 +48,7 @@ _SQLITE_INDEX = (
     "CREATE TRIGGER IF NOT EXISTS passages_fts_update AFTER UPDATE OF text ON passages BEGIN "
     "INSERT INTO passages_fts(passages_fts, rowid, text) VALUES ('delete', old.id, old.text); "
     "INSERT INTO passages_fts(rowid, text) VALUES (new.id, new.text); END",
+    "CREATE VIRTUAL TABLE IF NOT EXISTS passages_fts_vocab USING fts5vocab(passages_fts, 'row')",
 )
 _POSTGRES_INDEX = (
     "CREATE INDEX IF NOT EXISTS ix_passages_text_fts ON passages "
@@ -242,20 +245,26 @@ class DocumentStore:
         repository = self._repository
         postgres = repository.dialect == "postgresql"
         scope = "AND p.document_id IN :document_ids" if document_ids is not None else ""
+        if document_ids is not None and not postgres:
+            # A document's passages have consecutive ids: FTS5 reads only that range.
+            scope += " AND passages_fts.rowid BETWEEN :low AND :high"
         sql = (_POSTGRES_SEARCH if postgres else _SQLITE_SEARCH).format(scope=scope)
-        params: dict[str, Any] = {
-            "match": tsquery(terms) if postgres else fts5_match(terms),
-            "collections": list(collections),
-            "limit": limit,
-        }
+        params: dict[str, Any] = {"collections": list(collections), "limit": min(limit, MAX_HITS)}
         statement = text(sql).bindparams(bindparam("collections", expanding=True))
         if document_ids is not None:
             statement = statement.bindparams(bindparam("document_ids", expanding=True))
             params["document_ids"] = list(document_ids)
-        if not params["match"]:
-            return []
 
         def op(session: Session) -> list[PassageHit]:
+            if postgres:
+                params["match"] = tsquery(terms)
+            elif document_ids is not None:
+                params["match"] = fts5_match(terms)
+                params["low"], params["high"] = _id_range(session, document_ids)
+            else:
+                params["match"] = fts5_match(_discriminating(session, terms))
+            if not params["match"]:
+                return []
             return [_hit(row) for row in session.execute(statement, params)]
 
         return repository.read(op)
@@ -347,6 +356,40 @@ def _create_index(session: Session, dialect: str) -> None:
     elif dialect == "postgresql":
         for statement in _POSTGRES_INDEX:
             session.execute(text(statement))
+
+
+def _discriminating(session: Session, terms: list[str]) -> list[str]:
+    """The terms without those in more than half of all passages (unless no other term is left).
+
+    FTS5's BM25 gives such a term an IDF of about zero, so it changes no ranking, but matching it
+    means scoring most of the index: a collection about Maceió has "maceio" in every passage.
+    """
+    folded = {term: fold(term) for term in terms}
+    counts = dict(
+        session.execute(
+            text("SELECT term, doc FROM passages_fts_vocab WHERE term IN :terms").bindparams(
+                bindparam("terms", expanding=True)
+            ),
+            {"terms": sorted(set(folded.values()))},
+        ).all()
+    )
+    common = max(counts.values(), default=0)
+    if common < _COMMON_TERM_ROWS:
+        return terms
+    total = session.execute(select(func.count()).select_from(PassageRow)).scalar_one()
+    kept = [term for term in terms if counts.get(folded[term], 0) * 2 <= total]
+    if kept:
+        return kept
+    return [min(terms, key=lambda term: counts.get(folded[term], 0))]
+
+
+def _id_range(session: Session, document_ids: Sequence[str]) -> tuple[int, int]:
+    low, high = session.execute(
+        select(func.min(PassageRow.id), func.max(PassageRow.id)).where(
+            PassageRow.document_id.in_(list(document_ids))
+        )
+    ).one()
+    return (low or 0, high or 0)
 
 
 def _collection_name(name: str) -> str:
