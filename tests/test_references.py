@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 import pytest
 
+from vicaran_agent.documents.model import DocumentInfo
 from vicaran_agent.documents.names import fold
 from vicaran_agent.documents.references import detect_references, references_from_model
+from vicaran_agent.documents.registry import DocumentRegistry
 
 
 def _targets(text: str) -> list[tuple[str, str]]:
@@ -144,3 +149,94 @@ def test_fold_drops_accents_case_numbering_words_and_reads_annex_numerals():
 @pytest.mark.parametrize("text", ["", "   ", "sem referências aqui"])
 def test_text_without_references(text):
     assert detect_references(text) == []
+
+
+# --- the document registry -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Doc(DocumentInfo):
+    """A document as the store may describe it, with synonyms."""
+
+    synonyms: tuple[str, ...] = ()
+
+
+def doc(document_id: str, file_name: str, title: str = "", **fields: object) -> _Doc:
+    values: dict[str, Any] = {
+        "collection": "caso",
+        "kind": "pdf",
+        "page_count": 1,
+        "language": "pt-BR",
+        "sha256": document_id,
+        "title": title or file_name.rsplit(".", 1)[0],
+        **fields,
+    }
+    return _Doc(document_id=document_id, file_name=file_name, **values)
+
+
+def test_exact_beats_fuzzy_beats_substring():
+    exact = doc("e", "contrato-002-2024.pdf", "Prestação de serviços de limpeza")
+    mention = doc("s", "relatorio.pdf", "Relatório sobre o Contrato nº 002/2024 e aditivos")
+    registry = DocumentRegistry([mention, exact])
+    found = registry.resolve("Contrato 002/2024")
+    assert (found.document, found.how, found.matched, found.score) == (
+        exact,
+        "exact",
+        "file name",
+        1.0,
+    )
+
+    similar = doc("f", "rag.pdf", "Relatório Anual da Gestão 2023")
+    longer = doc(
+        "l", "resumo.pdf", "Relatório Anual de Gestão 2023 - Resumo para o conselho fiscal"
+    )
+    found = DocumentRegistry([longer, similar]).resolve("Relatorio Anual de Gestao 2023")
+    assert (found.document, found.how) == (similar, "fuzzy")
+    assert 0.7 <= found.score < 1
+
+    found = DocumentRegistry([longer]).resolve("Relatório Anual de Gestão 2023")
+    assert (found.document, found.how) == (longer, "substring")
+
+
+def test_titles_headings_synonyms_and_numerals_all_name_a_document():
+    law = doc(
+        "law", "l14133.pdf", "Lei nº 14.133, de 1º de abril de 2021", first_heading="LICITAÇÕES"
+    )
+    annex = doc("annex", "scan-0042.pdf", "scan-0042", metadata_title="Annex II")
+    limpeza = doc("c", "c.pdf", "Termo", synonyms=("Contrato de Limpeza Urbana",))
+    registry = DocumentRegistry([law, annex, limpeza])
+    assert registry.resolve("Licitações").document == law
+    assert registry.resolve("Annex 2").document == annex
+    assert registry.resolve("contrato de limpeza urbana").matched == "synonym"
+
+
+def test_a_near_miss_on_a_number_is_not_a_match():
+    registry = DocumentRegistry([doc("c2", "contrato-002-2024.pdf", "Contrato nº 002/2024")])
+    assert registry.resolve("Contrato 003/2024") is None
+    assert registry.resolve("Contrato 002/2023") is None
+    assert registry.resolve("Anexo") is None
+
+
+def test_a_document_never_resolves_to_itself():
+    contract = doc("c2", "contrato-002-2024.pdf", "Contrato nº 002/2024")
+    copy = doc("c2b", "contrato 002 2024 (copia).pdf", "Cópia do Contrato nº 002/2024")
+    registry = DocumentRegistry([contract, copy])
+    assert registry.resolve("Contrato 002/2024").document == contract
+    assert registry.resolve("Contrato 002/2024", context=contract).document == copy
+    assert DocumentRegistry([contract]).resolve("Contrato 002/2024", context=contract) is None
+
+
+def test_an_annex_resolves_to_the_one_of_the_referring_contract():
+    ours = doc("a1", "anexo-ii.pdf", "Anexo II - Planilha de custos do Contrato 002/2024")
+    theirs = doc("a2", "anexo-ii.pdf", "Anexo II - Cronograma do Contrato 005/2023")
+    contract = doc("c2", "contrato-002-2024.pdf", "Contrato nº 002/2024")
+    other = doc("c5", "contrato-005-2023.pdf", "Contrato nº 005/2023")
+    registry = DocumentRegistry([theirs, ours, contract, other])
+    assert registry.resolve("Anexo II", context=contract).document == ours
+    assert registry.resolve("Anexo II", context=other).document == theirs
+    # an annex titled only "Anexo II" (another contract's) does not win on its exact title
+    bare = doc("a3", "anexo-ii.pdf", "Anexo II", path="/outro/anexo-ii.pdf")
+    planilha = doc("a4", "planilha.pdf", "Anexo II - Planilha de custos do Contrato 002/2024")
+    registry = DocumentRegistry([bare, planilha, contract])
+    assert registry.resolve("Anexo II", context=contract).document == planilha
+    assert registry.resolve("Anexo II").document == bare
