@@ -750,6 +750,97 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
     ),
     # `vicaran investigate` in the terminal
     "reading_url": ("📄 Reading {url} ...", "📄 Lendo {url} ..."),
+    # reference following (seed 004): one line per followed reference, one per limit
+    "ref_followed": (
+        "↪ {origin} cites “{text}” → {target} ({how}): {passages} (depth {depth})",
+        "↪ {origin} cita “{text}” → {target} ({how}): {passages} (profundidade {depth})",
+    ),
+    "ref_searched": (
+        "↪ {origin} cites “{text}” → search in the collection: {passages} (depth {depth})",
+        "↪ {origin} cita “{text}” → busca na coleção: {passages} (profundidade {depth})",
+    ),
+    "ref_page": (
+        "↪ {origin} cites {url} → page read: {title} (depth {depth})",
+        "↪ {origin} cita {url} → página lida: {title} (profundidade {depth})",
+    ),
+    "ref_page_failed": (
+        "↪ {origin} cites {url} → could not be read: {reason} (depth {depth})",
+        "↪ {origin} cita {url} → não foi possível ler: {reason} (profundidade {depth})",
+    ),
+    "ref_failed": (
+        "⚠️ Following “{text}” failed: {error}",
+        "⚠️ Não foi possível seguir “{text}”: {error}",
+    ),
+    "ref_passages": (("{count} passage", "{count} passages"), ("{count} trecho", "{count} trechos")),
+    "ref_how_exact": ("exact {field} match", "correspondência exata do {field}"),
+    "ref_how_fuzzy": ("similar {field}, {pct}%", "{field} semelhante, {pct}%"),
+    "ref_how_substring": ("partial {field} match", "correspondência parcial do {field}"),
+    "ref_field_title": ("title", "título"),
+    "ref_field_file": ("file name", "nome do arquivo"),
+    "ref_field_synonym": ("synonym", "sinônimo"),
+    "ref_same_document": ("same document", "mesmo documento"),
+    "ref_origin_model": ("The fact-checker's reading", "A leitura do checador"),
+    "ref_limit_depth": (
+        (
+            "⏹ Depth limit ({limit}) reached: {count} reference not followed ({examples}).",
+            "⏹ Depth limit ({limit}) reached: {count} references not followed ({examples}).",
+        ),
+        (
+            "⏹ Limite de profundidade ({limit}) atingido: {count} referência não seguida "
+            "({examples}).",
+            "⏹ Limite de profundidade ({limit}) atingido: {count} referências não seguidas "
+            "({examples}).",
+        ),
+    ),
+    "ref_limit_visited": (
+        (
+            "⏹ Already read, not followed again: {count} reference ({examples}).",
+            "⏹ Already read, not followed again: {count} references ({examples}).",
+        ),
+        (
+            "⏹ Já lido, não seguido de novo: {count} referência ({examples}).",
+            "⏹ Já lido, não seguido de novo: {count} referências ({examples}).",
+        ),
+    ),
+    "ref_limit_budget": (
+        (
+            "⏹ Reading budget for this claim spent ({limit} tokens): {count} reference not "
+            "followed ({examples}).",
+            "⏹ Reading budget for this claim spent ({limit} tokens): {count} references not "
+            "followed ({examples}).",
+        ),
+        (
+            "⏹ Orçamento de leitura desta alegação esgotado ({limit} tokens): {count} referência "
+            "não seguida ({examples}).",
+            "⏹ Orçamento de leitura desta alegação esgotado ({limit} tokens): {count} "
+            "referências não seguidas ({examples}).",
+        ),
+    ),
+    "ref_limit_convergence": (
+        (
+            "⏹ {document} came back {times} times: stopped following references ({count} not "
+            "followed: {examples}).",
+            "⏹ {document} came back {times} times: stopped following references ({count} not "
+            "followed: {examples}).",
+        ),
+        (
+            "⏹ {document} voltou {times} vezes: parei de seguir referências ({count} não "
+            "seguida: {examples}).",
+            "⏹ {document} voltou {times} vezes: parei de seguir referências ({count} não "
+            "seguidas: {examples}).",
+        ),
+    ),
+    "ref_limit_candidates": (
+        "⏹ {found} references found at depth {depth}: the first {limit} were considered.",
+        "⏹ {found} referências encontradas na profundidade {depth}: as {limit} primeiras foram "
+        "consideradas.",
+    ),
+    "ref_gate_failed": (
+        "⚠️ Choosing which references to follow failed ({error}); only references that name a "
+        "document exactly were followed.",
+        "⚠️ A escolha das referências a seguir falhou ({error}); só foram seguidas as "
+        "referências que nomeiam um documento exatamente.",
+    ),
     "step_planning": ("Planning", "Planejando"),
     "step_sources": ("Finding and reading sources", "Buscando e lendo fontes"),
     "step_claims": ("Extracting claims", "Extraindo alegações"),

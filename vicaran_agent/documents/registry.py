@@ -117,11 +117,12 @@ class DocumentRegistry:
         return self._by_id.get(document_id)
 
     def names_itself(self, target: str, document: DocumentInfo) -> bool:
-        """Whether `target` is one of `document`'s own names (a contract citing its own number)."""
+        """Whether `target` is `document`'s own name, or how its name begins (a contract that
+        cites its own number; not a report about that contract)."""
         folded = fold(target)
         names = self._names.get(document.document_id) or _names(document)
         return bool(folded) and any(
-            n.folded == folded or _substring_score(folded, n.folded) for n in names
+            n.folded == folded or n.folded.startswith(folded + " ") for n in names
         )
 
     def resolve(self, target: str, context: DocumentInfo | None = None) -> Resolution | None:
