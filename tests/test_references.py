@@ -553,3 +553,41 @@ async def test_a_cited_address_is_read_once_with_the_page_reader(follower):
         "↪ relatorio.pdf p. 1 cites https://x.example/edital-antigo → could not be read: "
         "HTTP 404 (depth 1)"
     )
+
+
+async def test_a_section_is_read_in_its_own_document_and_a_self_citation_is_not_a_lead(follower):
+    store = MemoryStore()
+    report = store.add("relatorio.pdf", "Relatório", "A coleta de lixo: ver “Contrato de Coleta”.")
+    contract = store.add(
+        "contrato-002-2024.pdf",
+        "Contrato nº 002/2024",
+        "Este Contrato nº 002/2024 rege a coleta; o preço segue a Cláusula 5.",
+        "Cláusula 5 - Valor mensal: 1.200.000,00 reais.",
+        metadata_title="Contrato de Coleta",
+    )
+    result = await follower(store).follow(CLAIM, [store.page(report, 1)])
+    assert [(f.hit.document_id, f.hit.page, f.depth) for f in result.passages] == [
+        (contract.document_id, 1, 1),
+        (contract.document_id, 2, 2),
+    ]
+    assert result.log[1] == (
+        "↪ contrato-002-2024.pdf p. 1 cites “Cláusula 5” → contrato-002-2024.pdf "
+        "(same document): 1 passage (depth 2)"
+    )
+    assert len(result.log) == 2  # the contract naming itself led nowhere
+    assert not any(method == "search" for method, _, _ in store.calls)
+
+
+async def test_a_store_that_fails_never_fails_the_claim(follower):
+    class BrokenStore(MemoryStore):
+        def documents(self, collection=None):
+            raise RuntimeError("database is locked")
+
+        def search(self, query, collections, *, document_ids=None, limit=8):
+            raise RuntimeError("database is locked")
+
+    store = BrokenStore()
+    report = store.add("relatorio.pdf", "Relatório", "A coleta de lixo: ver Portaria nº 5/2024.")
+    result = await follower(store).follow("Portaria 5/2024 coleta", [store.page(report, 1)])
+    assert result.passages == []
+    assert result.log == ["⚠️ Following “Portaria 5/2024” failed: database is locked"]

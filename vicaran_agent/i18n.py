@@ -771,7 +771,10 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
         "⚠️ Following “{text}” failed: {error}",
         "⚠️ Não foi possível seguir “{text}”: {error}",
     ),
-    "ref_passages": (("{count} passage", "{count} passages"), ("{count} trecho", "{count} trechos")),
+    "ref_passages": (
+        ("{count} passage", "{count} passages"),
+        ("{count} trecho", "{count} trechos"),
+    ),
     "ref_how_exact": ("exact {field} match", "correspondência exata do {field}"),
     "ref_how_fuzzy": ("similar {field}, {pct}%", "{field} semelhante, {pct}%"),
     "ref_how_substring": ("partial {field} match", "correspondência parcial do {field}"),

@@ -212,7 +212,13 @@ class ReferenceFollower:
     ) -> FollowResult:
         """Follow what `passages` (and the model's listed references) cite, for `claim`."""
         run = _Run(claim)
-        registry = await self.registry()
+        try:
+            registry = await self.registry()
+        except (
+            Exception
+        ):  # the store failing leaves documents unresolved, never the claim unchecked
+            logger.warning("listing the documents to resolve references failed", exc_info=True)
+            registry = DocumentRegistry([])
         for url in seen_urls:
             run.visited.add(("url", normalize_url(url)))
         sources: list[_Source] = []
