@@ -1065,6 +1065,103 @@ _PROBLEMS: dict[str, tuple[_Text, _Text]] = {
 }
 _MESSAGES.update(_PROBLEMS)
 
+# Reading the journalist's documents (documents/parse.py and documents/ocr.py)
+_DOCUMENT_PROBLEMS: dict[str, tuple[_Text, _Text]] = {
+    "document_unsupported": (
+        "{name}: Vicaran cannot read this kind of file; it reads PDF, Word (DOCX), HTML, "
+        "Markdown and plain-text files.",
+        "{name}: o Vicaran não lê este tipo de arquivo; ele lê arquivos PDF, Word (DOCX), HTML, "
+        "Markdown e texto simples.",
+    ),
+    "document_unreadable_file": (
+        "{name} could not be opened ({error}): check the path and the file's permissions.",
+        "Não foi possível abrir {name} ({error}): confira o caminho e as permissões do arquivo.",
+    ),
+    "document_empty": (
+        "{name} is empty: there is nothing in it to read.",
+        "{name} está vazio: não há nada nele para ler.",
+    ),
+    "document_too_large": (
+        "{name} is {size}, over the limit of {limit}: split it into smaller files or raise "
+        "VICARAN_DOCUMENT_MAX_BYTES.",
+        "{name} tem {size}, acima do limite de {limit}: divida-o em arquivos menores ou aumente "
+        "VICARAN_DOCUMENT_MAX_BYTES.",
+    ),
+    "document_too_many_pages": (
+        (
+            "{name} has more than {count} page, the limit: split it into smaller files or raise "
+            "VICARAN_DOCUMENT_MAX_PAGES.",
+            "{name} has more than {count} pages, the limit: split it into smaller files or raise "
+            "VICARAN_DOCUMENT_MAX_PAGES.",
+        ),
+        (
+            "{name} tem mais de {count} página, o limite: divida-o em arquivos menores ou aumente "
+            "VICARAN_DOCUMENT_MAX_PAGES.",
+            "{name} tem mais de {count} páginas, o limite: divida-o em arquivos menores ou "
+            "aumente VICARAN_DOCUMENT_MAX_PAGES.",
+        ),
+    ),
+    "document_encrypted": (
+        "{name} is protected by a password: open it, save a copy without the password and add "
+        "that copy.",
+        "{name} está protegido por senha: abra-o, salve uma cópia sem a senha e adicione essa "
+        "cópia.",
+    ),
+    "document_corrupt": (
+        "{name} is damaged or incomplete and cannot be read as {kind}: get a fresh copy of the "
+        "file (a download may have been cut short).",
+        "{name} está danificado ou incompleto e não pode ser lido como {kind}: obtenha uma nova "
+        "cópia do arquivo (um download pode ter sido interrompido).",
+    ),
+    "document_unpacks_too_large": (
+        "{name} would unpack to more than {limit}, far beyond an ordinary Word document: it was "
+        "not opened.",
+        "{name} ocuparia mais de {limit} ao ser descompactado, muito além de um documento Word "
+        "comum: ele não foi aberto.",
+    ),
+    "document_not_text": (
+        "{name} does not look like text (its bytes match no text encoding): if it is a PDF or a "
+        "Word file, give it the right extension.",
+        "{name} não parece ser texto (seus bytes não correspondem a nenhuma codificação de "
+        "texto): se for um PDF ou um arquivo Word, dê a ele a extensão correta.",
+    ),
+    "page_damaged": (
+        "page {page} is damaged and could not be read",
+        "a página {page} está danificada e não pôde ser lida",
+    ),
+    "page_ocr_missing": (
+        "page {page} is a scanned image and OCR is not installed: install tesseract-ocr "
+        "(Debian: apt-get install tesseract-ocr tesseract-ocr-por)",
+        "a página {page} é uma imagem digitalizada e o OCR não está instalado: instale o "
+        "tesseract-ocr (Debian: apt-get install tesseract-ocr tesseract-ocr-por)",
+    ),
+    "page_ocr_no_languages": (
+        "page {page} is a scanned image and OCR has no language data: install "
+        "tesseract-ocr-por (and tesseract-ocr-eng)",
+        "a página {page} é uma imagem digitalizada e o OCR não tem dados de idioma: instale "
+        "tesseract-ocr-por (e tesseract-ocr-eng)",
+    ),
+    "page_ocr_failed": (
+        "page {page} is a scanned image and OCR failed on it ({detail})",
+        "a página {page} é uma imagem digitalizada e o OCR falhou nela ({detail})",
+    ),
+    "page_ocr_timeout": (
+        "page {page} is a scanned image and OCR took longer than {seconds} s on it",
+        "a página {page} é uma imagem digitalizada e o OCR levou mais de {seconds} s nela",
+    ),
+    "page_ocr_budget": (
+        "page {page} is a scanned image and was not read: OCR of this file already took "
+        "{seconds} s, the limit",
+        "a página {page} é uma imagem digitalizada e não foi lida: o OCR deste arquivo já levou "
+        "{seconds} s, o limite",
+    ),
+    "page_ocr_no_text": (
+        "page {page} is an image in which OCR found no text",
+        "a página {page} é uma imagem na qual o OCR não encontrou texto",
+    ),
+}
+_MESSAGES.update(_DOCUMENT_PROBLEMS)
+
 
 class Phrase(str):
     """A fixed message in English that can be said again in the journalist's language.
