@@ -221,7 +221,55 @@ def parser() -> argparse.ArgumentParser:
         help="Markdown report, standalone HTML, every record as JSON, or ClaimReview JSON-LD",
     )
     export.add_argument("--out", help="write to this file instead of standard output")
+    add_docs_parser(commands)
     return main
+
+
+def add_docs_parser(commands: argparse._SubParsersAction) -> None:
+    """`vicaran docs add | list | remove | search`."""
+    docs = commands.add_parser("docs", help="the journalist's document collections")
+    actions = docs.add_subparsers(dest="docs_command", required=True)
+    add = actions.add_parser(
+        "add", help="parse and index files (folders recursively) into a collection"
+    )
+    add.add_argument("paths", nargs="+", metavar="PATH", help="a file or a folder")
+    add.add_argument("--collection", required=True, metavar="NAME")
+    add.add_argument(
+        "--reliability",
+        choices=["high", "neutral", "low"],
+        help="how far the collection's documents are trusted (default: neutral, or as it was)",
+    )
+    listing = actions.add_parser("list", help="the documents of every collection, or of one")
+    listing.add_argument("--collection", metavar="NAME")
+    remove = actions.add_parser(
+        "remove", help="remove documents (by file name or id), or the whole collection"
+    )
+    remove.add_argument("documents", nargs="*", metavar="DOCUMENT")
+    remove.add_argument("--collection", required=True, metavar="NAME")
+    search = actions.add_parser("search", help="the passages that best match a query")
+    search.add_argument("query")
+    search.add_argument(
+        "--collection", required=True, action="append", metavar="NAME", help="repeat for more"
+    )
+    search.add_argument("--limit", type=_limit, default=8, metavar="N", help="1-200 (default 8)")
+
+
+def _limit(value: str) -> int:
+    if not value.isdigit() or not 1 <= int(value) <= 200:
+        raise argparse.ArgumentTypeError("give a number from 1 to 200")
+    return int(value)
+
+
+def docs(args: argparse.Namespace) -> int:
+    from .documents import commands as documents
+
+    if args.docs_command == "add":
+        return documents.add(args.paths, args.collection, args.reliability)
+    if args.docs_command == "list":
+        return documents.list_documents(args.collection)
+    if args.docs_command == "remove":
+        return documents.remove(args.collection, args.documents)
+    return documents.search(args.query, args.collection, args.limit)
 
 
 class PortError(OSError):
@@ -440,6 +488,8 @@ def main(argv: list[str] | None = None) -> int:
             return outbox(args.action)
         if args.command == "export":
             return export(args.investigation_id, args.fmt, args.out)
+        if args.command == "docs":
+            return docs(args)
         return run_investigation(args)
 
 

@@ -750,6 +750,100 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
     ),
     # `vicaran investigate` in the terminal
     "reading_url": ("📄 Reading {url} ...", "📄 Lendo {url} ..."),
+    # reference following (seed 004): one line per followed reference, one per limit
+    "ref_followed": (
+        "↪ {origin} cites “{text}” → {target} ({how}): {passages} (depth {depth})",
+        "↪ {origin} cita “{text}” → {target} ({how}): {passages} (profundidade {depth})",
+    ),
+    "ref_searched": (
+        "↪ {origin} cites “{text}” → search in the collection: {passages} (depth {depth})",
+        "↪ {origin} cita “{text}” → busca na coleção: {passages} (profundidade {depth})",
+    ),
+    "ref_page": (
+        "↪ {origin} cites {url} → page read: {title} (depth {depth})",
+        "↪ {origin} cita {url} → página lida: {title} (profundidade {depth})",
+    ),
+    "ref_page_failed": (
+        "↪ {origin} cites {url} → could not be read: {reason} (depth {depth})",
+        "↪ {origin} cita {url} → não foi possível ler: {reason} (profundidade {depth})",
+    ),
+    "ref_failed": (
+        "⚠️ Following “{text}” failed: {error}",
+        "⚠️ Não foi possível seguir “{text}”: {error}",
+    ),
+    "ref_passages": (
+        ("{count} passage", "{count} passages"),
+        ("{count} trecho", "{count} trechos"),
+    ),
+    "ref_how_exact": ("exact {field} match", "correspondência exata do {field}"),
+    "ref_how_fuzzy": ("similar {field}, {pct}%", "{field} semelhante, {pct}%"),
+    "ref_how_substring": ("partial {field} match", "correspondência parcial do {field}"),
+    "ref_field_title": ("title", "título"),
+    "ref_field_file": ("file name", "nome do arquivo"),
+    "ref_field_synonym": ("synonym", "sinônimo"),
+    "ref_same_document": ("same document", "mesmo documento"),
+    "ref_origin_model": ("The fact-checker's reading", "A leitura do checador"),
+    "ref_limit_depth": (
+        (
+            "⏹ Depth limit ({limit}) reached: {count} reference not followed ({examples}).",
+            "⏹ Depth limit ({limit}) reached: {count} references not followed ({examples}).",
+        ),
+        (
+            "⏹ Limite de profundidade ({limit}) atingido: {count} referência não seguida "
+            "({examples}).",
+            "⏹ Limite de profundidade ({limit}) atingido: {count} referências não seguidas "
+            "({examples}).",
+        ),
+    ),
+    "ref_limit_visited": (
+        (
+            "⏹ Already read, not followed again: {count} reference ({examples}).",
+            "⏹ Already read, not followed again: {count} references ({examples}).",
+        ),
+        (
+            "⏹ Já lido, não seguido de novo: {count} referência ({examples}).",
+            "⏹ Já lido, não seguido de novo: {count} referências ({examples}).",
+        ),
+    ),
+    "ref_limit_budget": (
+        (
+            "⏹ Reading budget for this claim spent ({limit} tokens): {count} reference not "
+            "followed ({examples}).",
+            "⏹ Reading budget for this claim spent ({limit} tokens): {count} references not "
+            "followed ({examples}).",
+        ),
+        (
+            "⏹ Orçamento de leitura desta alegação esgotado ({limit} tokens): {count} referência "
+            "não seguida ({examples}).",
+            "⏹ Orçamento de leitura desta alegação esgotado ({limit} tokens): {count} "
+            "referências não seguidas ({examples}).",
+        ),
+    ),
+    "ref_limit_convergence": (
+        (
+            "⏹ {document} came back {times} times: stopped following references ({count} not "
+            "followed: {examples}).",
+            "⏹ {document} came back {times} times: stopped following references ({count} not "
+            "followed: {examples}).",
+        ),
+        (
+            "⏹ {document} voltou {times} vezes: parei de seguir referências ({count} não "
+            "seguida: {examples}).",
+            "⏹ {document} voltou {times} vezes: parei de seguir referências ({count} não "
+            "seguidas: {examples}).",
+        ),
+    ),
+    "ref_limit_candidates": (
+        "⏹ {found} references found at depth {depth}: the first {limit} were considered.",
+        "⏹ {found} referências encontradas na profundidade {depth}: as {limit} primeiras foram "
+        "consideradas.",
+    ),
+    "ref_gate_failed": (
+        "⚠️ Choosing which references to follow failed ({error}); only references that name a "
+        "document exactly were followed.",
+        "⚠️ A escolha das referências a seguir falhou ({error}); só foram seguidas as "
+        "referências que nomeiam um documento exatamente.",
+    ),
     "step_planning": ("Planning", "Planejando"),
     "step_sources": ("Finding and reading sources", "Buscando e lendo fontes"),
     "step_claims": ("Extracting claims", "Extraindo alegações"),
@@ -1064,6 +1158,103 @@ _PROBLEMS: dict[str, tuple[_Text, _Text]] = {
     ),
 }
 _MESSAGES.update(_PROBLEMS)
+
+# Reading the journalist's documents (documents/parse.py and documents/ocr.py)
+_DOCUMENT_PROBLEMS: dict[str, tuple[_Text, _Text]] = {
+    "document_unsupported": (
+        "{name}: Vicaran cannot read this kind of file; it reads PDF, Word (DOCX), HTML, "
+        "Markdown and plain-text files.",
+        "{name}: o Vicaran não lê este tipo de arquivo; ele lê arquivos PDF, Word (DOCX), HTML, "
+        "Markdown e texto simples.",
+    ),
+    "document_unreadable_file": (
+        "{name} could not be opened ({error}): check the path and the file's permissions.",
+        "Não foi possível abrir {name} ({error}): confira o caminho e as permissões do arquivo.",
+    ),
+    "document_empty": (
+        "{name} is empty: there is nothing in it to read.",
+        "{name} está vazio: não há nada nele para ler.",
+    ),
+    "document_too_large": (
+        "{name} is {size}, over the limit of {limit}: split it into smaller files or raise "
+        "VICARAN_DOCUMENT_MAX_BYTES.",
+        "{name} tem {size}, acima do limite de {limit}: divida-o em arquivos menores ou aumente "
+        "VICARAN_DOCUMENT_MAX_BYTES.",
+    ),
+    "document_too_many_pages": (
+        (
+            "{name} has more than {count} page, the limit: split it into smaller files or raise "
+            "VICARAN_DOCUMENT_MAX_PAGES.",
+            "{name} has more than {count} pages, the limit: split it into smaller files or raise "
+            "VICARAN_DOCUMENT_MAX_PAGES.",
+        ),
+        (
+            "{name} tem mais de {count} página, o limite: divida-o em arquivos menores ou aumente "
+            "VICARAN_DOCUMENT_MAX_PAGES.",
+            "{name} tem mais de {count} páginas, o limite: divida-o em arquivos menores ou "
+            "aumente VICARAN_DOCUMENT_MAX_PAGES.",
+        ),
+    ),
+    "document_encrypted": (
+        "{name} is protected by a password: open it, save a copy without the password and add "
+        "that copy.",
+        "{name} está protegido por senha: abra-o, salve uma cópia sem a senha e adicione essa "
+        "cópia.",
+    ),
+    "document_corrupt": (
+        "{name} is damaged or incomplete and cannot be read as {kind}: get a fresh copy of the "
+        "file (a download may have been cut short).",
+        "{name} está danificado ou incompleto e não pode ser lido como {kind}: obtenha uma nova "
+        "cópia do arquivo (um download pode ter sido interrompido).",
+    ),
+    "document_unpacks_too_large": (
+        "{name} would unpack to more than {limit}, far beyond an ordinary Word document: it was "
+        "not opened.",
+        "{name} ocuparia mais de {limit} ao ser descompactado, muito além de um documento Word "
+        "comum: ele não foi aberto.",
+    ),
+    "document_not_text": (
+        "{name} does not look like text (its bytes match no text encoding): if it is a PDF or a "
+        "Word file, give it the right extension.",
+        "{name} não parece ser texto (seus bytes não correspondem a nenhuma codificação de "
+        "texto): se for um PDF ou um arquivo Word, dê a ele a extensão correta.",
+    ),
+    "page_damaged": (
+        "page {page} is damaged and could not be read",
+        "a página {page} está danificada e não pôde ser lida",
+    ),
+    "page_ocr_missing": (
+        "page {page} is a scanned image and OCR is not installed: install tesseract-ocr "
+        "(Debian: apt-get install tesseract-ocr tesseract-ocr-por)",
+        "a página {page} é uma imagem digitalizada e o OCR não está instalado: instale o "
+        "tesseract-ocr (Debian: apt-get install tesseract-ocr tesseract-ocr-por)",
+    ),
+    "page_ocr_no_languages": (
+        "page {page} is a scanned image and OCR has no language data: install "
+        "tesseract-ocr-por (and tesseract-ocr-eng)",
+        "a página {page} é uma imagem digitalizada e o OCR não tem dados de idioma: instale "
+        "tesseract-ocr-por (e tesseract-ocr-eng)",
+    ),
+    "page_ocr_failed": (
+        "page {page} is a scanned image and OCR failed on it ({detail})",
+        "a página {page} é uma imagem digitalizada e o OCR falhou nela ({detail})",
+    ),
+    "page_ocr_timeout": (
+        "page {page} is a scanned image and OCR took longer than {seconds} s on it",
+        "a página {page} é uma imagem digitalizada e o OCR levou mais de {seconds} s nela",
+    ),
+    "page_ocr_budget": (
+        "page {page} is a scanned image and was not read: OCR of this file already took "
+        "{seconds} s, the limit",
+        "a página {page} é uma imagem digitalizada e não foi lida: o OCR deste arquivo já levou "
+        "{seconds} s, o limite",
+    ),
+    "page_ocr_no_text": (
+        "page {page} is an image in which OCR found no text",
+        "a página {page} é uma imagem na qual o OCR não encontrou texto",
+    ),
+}
+_MESSAGES.update(_DOCUMENT_PROBLEMS)
 
 
 class Phrase(str):

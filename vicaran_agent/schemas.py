@@ -372,6 +372,18 @@ class CitationAudit(_ModelOutput):
     sentences: list[SentenceCheck]
 
 
+class ReferenceChoice(_ModelOutput):
+    number: int = Field(description="The reference's [R#] number.")
+    follow: bool = Field(description="True when what it points to may settle or explain the claim.")
+    reason: str = Field(default="", description="One short sentence: why (or why not).")
+
+
+class ReferenceGate(_ModelOutput):
+    """Which references found in what was read for one claim are worth following."""
+
+    references: list[ReferenceChoice] = Field(default_factory=list)
+
+
 class QualityReview(_ModelOutput):
     """Scores of a report against the records it was written from, 0 to 100 each."""
 

@@ -588,6 +588,26 @@ class ScriptedModel(BaseLlm):
             )
         return {"sentences": checks}
 
+    def _ReferenceGate(self, instruction: str, prompt: str) -> dict[str, Any]:
+        # follows what resolves to a document, or shares words with the claim
+        claim_match = re.search(r"^CLAIM: (.*)$", prompt, re.M)
+        claim_words = _words(claim_match.group(1) if claim_match else "")
+        choices = []
+        for number, body in _entries(_block(prompt, "REFERENCES"), "R"):
+            target = body.strip().split("\n", 1)[0]
+            resolved = "\nMatches: " in body
+            shared = claim_words & _words(target)
+            choices.append(
+                {
+                    "number": number,
+                    "follow": resolved or bool(shared),
+                    "reason": "It names a document in the collection."
+                    if resolved
+                    else ("It shares words with the claim." if shared else "Unrelated."),
+                }
+            )
+        return {"references": choices}
+
     def _QualityReview(self, instruction: str, prompt: str) -> dict[str, Any]:
         score = 50 if "low-quality" in self.flags else 85
         return {

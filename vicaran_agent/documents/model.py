@@ -13,6 +13,11 @@ DOCUMENT_SCHEME = "doc"
 class DocumentError(Exception):
     """A file that cannot be taken in; the message says which file, why, and what to do."""
 
+    def said_in(self, language: str) -> str:
+        """The message in `language` when it was made from an i18n Phrase (else as it is)."""
+        said = getattr(self.args[0] if self.args else None, "said_in", None)
+        return said(language) if callable(said) else str(self)
+
 
 @dataclass(frozen=True)
 class PageText:
@@ -81,6 +86,9 @@ class DocumentInfo:
     passages: int = 0
     path: str = ""
     added_at: str = ""
+    # Normalized names (title, metadata title, first heading, file name; see documents.synonyms).
+    synonyms: tuple[str, ...] = ()
+    ocr_pages: tuple[int, ...] = ()
 
     @property
     def url(self) -> str:

@@ -1,40 +1,130 @@
-"""Files into pages of text, locally: PDF, DOCX, HTML, Markdown and plain text."""
+"""Files into pages of text, locally: PDF, DOCX, HTML, Markdown and plain text.
+
+Every file is untrusted: its size and page count are checked before it is read, a page's text
+is capped, a DOCX's unpacked size is checked before it is unzipped, OCR runs with timeouts, and
+everything else is linear-time library code. Nothing is sent anywhere.
+"""
 
 from __future__ import annotations
 
 import hashlib
+import io
+import logging
+import math
+import re
+import threading
+import zipfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+import charset_normalizer
+import lxml.html
+import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
+from lxml import etree
+from markdown_it import MarkdownIt
 
 from ..config import Settings, get_settings
-from .model import DocumentError, DocumentKind, PageText, ParsedDocument
+from ..i18n import Phrase, detect_language
+from ..tools.content import read_html
+from . import ocr
+from .model import DocumentError, DocumentKind, PageText, ParsedDocument, UnreadablePage
+
+if TYPE_CHECKING:
+    from docx.document import Document as DocxDocument
+    from PIL.Image import Image
+
+logger = logging.getLogger(__name__)
 
 SUFFIXES: dict[str, DocumentKind] = {
     ".pdf": "pdf",
     ".docx": "docx",
     ".html": "html",
     ".htm": "html",
+    ".xhtml": "html",
     ".md": "markdown",
     ".markdown": "markdown",
     ".txt": "text",
     ".text": "text",
 }
+MIME_TYPES: dict[str, DocumentKind] = {
+    "application/pdf": "pdf",
+    "application/x-pdf": "pdf",
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
+    "text/html": "html",
+    "application/xhtml+xml": "html",
+    "text/markdown": "markdown",
+    "text/x-markdown": "markdown",
+    "text/plain": "text",
+}
+_KIND_NAMES: dict[DocumentKind, str] = {
+    "pdf": "PDF",
+    "docx": "DOCX",
+    "html": "HTML",
+    "markdown": "Markdown",
+    "text": "text",
+}
+
+MAX_PAGE_CHARS = 200_000  # a dense printed page holds ~5,000; more is not a page of text
+SCAN_TEXT_CHARS = 200  # a page with less text than this and a page-sized image is a scan
+_SCAN_IMAGE_SHARE = 0.5  # ... when one image covers this share of the page
+_MAX_IMAGES_LOOKED_AT = 64
+MAX_RENDER_PIXELS = 40_000_000  # a page drawn for OCR (A4 at 300 dpi is 8.7 million)
+MAX_UNPACKED_BYTES = 100_000_000  # a DOCX's members, unzipped
+MAX_ZIP_MEMBERS = 10_000
+MAX_TITLE_CHARS = 300
+_HEADING_LINE_CHARS = 150  # a first line longer than this is not a heading
+_HEADING_SCAN_CHARS = 100_000  # a Markdown file's first heading is looked for this far
+_LANGUAGE_SAMPLE_CHARS = 20_000
+
+# PDFium is not thread-safe: calls into it from different threads take turns.
+_PDFIUM_LOCK = threading.RLock()
+
+# Control characters out of extracted text (PDFium marks a hyphen at a line end with \x02).
+_CONTROLS = dict.fromkeys([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F, 0xFFFE])
+_JUNK_TITLES = frozenset({"untitled", "sem título", "sem titulo", "title", "document", "documento"})
+_JUNK_TITLE_SUFFIXES = (".doc", ".docx", ".pdf", ".odt", ".rtf", ".txt", ".xls", ".xlsx", ".tmp")
+_JUNK_TITLE_PREFIXES = ("microsoft word - ", "microsoft powerpoint - ", "microsoft excel - ")
+_WESTERN = frozenset({"cp1252", "latin_1", "iso8859_15"})
+_COHERENCE_TIE = 0.02
+_CHARSET = re.compile(rb"""charset\s{0,8}=\s{0,8}["']?([A-Za-z0-9_:.-]{1,40})""", re.IGNORECASE)
 
 
 def kind_of(file_name: str, mime: str | None = None) -> DocumentKind | None:
-    """The kind of a file by its name (else its MIME type); None when Vicaran cannot read it."""
-    return SUFFIXES.get(Path(file_name).suffix.lower())
+    """The kind of a file by its name, else its MIME type; None when Vicaran cannot read it."""
+    kind = SUFFIXES.get(Path(file_name).suffix.lower())
+    if kind is None and mime:
+        kind = MIME_TYPES.get(mime.split(";", 1)[0].strip().lower())
+    return kind
+
+
+def sniff(data: bytes) -> DocumentKind | None:
+    """The kind of a nameless attachment from its first bytes (PDF and DOCX say what they are)."""
+    if b"%PDF-" in data[:1024]:
+        return "pdf"
+    if data.startswith(b"PK\x03\x04") and b"word/" in data[:65_536]:
+        return "docx"
+    return None
 
 
 def parse_file(path: Path, settings: Settings | None = None) -> ParsedDocument:
     """Read and parse one file; DocumentError says why it cannot be taken in."""
     settings = settings or get_settings()
+    path = Path(path)
+    if kind_of(path.name) is None:
+        raise DocumentError(Phrase("document_unsupported", name=path.name))
+    limit = settings.vicaran_document_max_bytes
     try:
-        size = path.stat().st_size
-        if size > settings.vicaran_document_max_bytes:
-            raise DocumentError(f"{path.name}: too large ({size} bytes)")
-        data = path.read_bytes()
+        with path.open("rb") as file:
+            data = file.read(limit + 1)  # never more than the limit, whatever stat says
     except OSError as error:
-        raise DocumentError(f"{path.name}: cannot be read ({error.strerror or error})") from None
+        detail = error.strerror or type(error).__name__
+        raise DocumentError(
+            Phrase("document_unreadable_file", name=path.name, error=detail)
+        ) from None
     parsed = parse_bytes(data, path.name, settings=settings)
     parsed.path = str(path)
     return parsed
@@ -45,16 +135,456 @@ def parse_bytes(
 ) -> ParsedDocument:
     """Parse a file's bytes (an attachment or a file read from disk)."""
     settings = settings or get_settings()
-    kind = kind_of(file_name, mime)
+    name = Path(file_name).name or file_name or "attachment"
+    kind = kind_of(file_name, mime) or sniff(data)
     if kind is None:
-        raise DocumentError(f"{file_name}: not a kind of file Vicaran reads")
-    text = data.decode("utf-8", errors="replace")
+        raise DocumentError(Phrase("document_unsupported", name=name))
+    limit = settings.vicaran_document_max_bytes
+    if len(data) > limit:
+        raise DocumentError(
+            Phrase(
+                "document_too_large",
+                name=name,
+                size=_size(len(data), up=True),
+                limit=_size(limit, up=False),
+            )
+        )
+    if not data or (len(data) < 4096 and not data.strip()):
+        raise DocumentError(Phrase("document_empty", name=name))
+    content = _READERS[kind](data, name, settings)
+    stem = Path(name).stem or name
+    sample = "\n".join(page.text for page in islice(content.pages, 20))
     return ParsedDocument(
-        file_name=file_name,
+        file_name=name,
         kind=kind,
         sha256=hashlib.sha256(data).hexdigest(),
         size_bytes=len(data),
-        title=Path(file_name).stem,
-        page_count=1,
-        pages=[PageText(1, text)] if text.strip() else [],
+        title=content.metadata_title or content.first_heading or stem,
+        page_count=content.page_count,
+        pages=content.pages,
+        unreadable=content.unreadable,
+        language=detect_language(sample[:_LANGUAGE_SAMPLE_CHARS]),
+        metadata_title=content.metadata_title,
+        first_heading=content.first_heading,
+        ocr_pages=content.ocr_pages,
     )
+
+
+@dataclass
+class _Content:
+    """What a reader found in a file."""
+
+    page_count: int
+    pages: list[PageText] = field(default_factory=list)
+    unreadable: list[UnreadablePage] = field(default_factory=list)
+    metadata_title: str = ""
+    first_heading: str = ""
+    ocr_pages: list[int] = field(default_factory=list)
+
+
+# --- PDF ---------------------------------------------------------------------------------------
+
+
+def _read_pdf(data: bytes, name: str, settings: Settings) -> _Content:
+    with _PDFIUM_LOCK:
+        pdf = _open_pdf(data, name)
+    try:
+        with _PDFIUM_LOCK:
+            count = len(pdf)
+            title = _pdf_title(pdf)
+        if count == 0:
+            raise DocumentError(Phrase("document_corrupt", name=name, kind="PDF"))
+        _check_pages(count, name, settings)
+        content = _Content(count, metadata_title=title)
+        reader = ocr.PageReader(settings.vicaran_ocr_languages)
+        for number in range(1, count + 1):
+            _read_pdf_page(pdf, number, reader, content)
+    finally:
+        with _PDFIUM_LOCK:
+            pdf.close()
+    content.first_heading = _first_line(content.pages[0].text) if content.pages else ""
+    return content
+
+
+def _open_pdf(data: bytes, name: str) -> pdfium.PdfDocument:
+    try:
+        return pdfium.PdfDocument(data)
+    except pdfium.PdfiumError as error:
+        if getattr(error, "err_code", None) == pdfium_c.FPDF_ERR_PASSWORD:
+            raise DocumentError(Phrase("document_encrypted", name=name)) from None
+        logger.debug("PDFium could not open %s: %s", name, error)
+        raise DocumentError(Phrase("document_corrupt", name=name, kind="PDF")) from None
+
+
+def _pdf_title(pdf: pdfium.PdfDocument) -> str:
+    try:
+        return _clean_title(pdf.get_metadata_dict().get("Title", ""))
+    except (pdfium.PdfiumError, ValueError):
+        logger.debug("a PDF's metadata could not be read", exc_info=True)
+        return ""
+
+
+def _read_pdf_page(
+    pdf: pdfium.PdfDocument, number: int, reader: ocr.PageReader, content: _Content
+) -> None:
+    """One page's text into `content`; a scanned page goes through OCR."""
+    with _PDFIUM_LOCK:
+        try:
+            page = pdf[number - 1]
+        except pdfium.PdfiumError:
+            content.unreadable.append(UnreadablePage(number, Phrase("page_damaged", page=number)))
+            return
+        try:
+            text = _pdf_text(page)
+            scanned = _looks_scanned(page, text)
+        except pdfium.PdfiumError:
+            page.close()
+            content.unreadable.append(UnreadablePage(number, Phrase("page_damaged", page=number)))
+            return
+    try:
+        if scanned:
+            try:
+                text = _tidy(reader.read(number, lambda: _render(page, number))) or text
+                content.ocr_pages.append(number)
+            except ocr.PageNotRead as why:
+                content.unreadable.append(UnreadablePage(number, why.reason))
+    finally:
+        with _PDFIUM_LOCK:
+            page.close()
+    if text.strip():
+        content.pages.append(PageText(number, text))
+
+
+def _pdf_text(page: pdfium.PdfPage) -> str:
+    textpage = page.get_textpage()
+    try:
+        count = min(textpage.count_chars(), MAX_PAGE_CHARS)
+        return _tidy(textpage.get_text_range(0, count)) if count > 0 else ""
+    finally:
+        textpage.close()
+
+
+def _looks_scanned(page: pdfium.PdfPage, text: str) -> bool:
+    """No text layer but something drawn, or little text over a page-sized image."""
+    if len(text) >= SCAN_TEXT_CHARS:
+        return False
+    if not text.strip():
+        return pdfium_c.FPDFPage_CountObjects(page.raw) > 0
+    width, height = page.get_size()
+    area = max(width * height, 1.0)
+    images = page.get_objects(filter=(pdfium_c.FPDF_PAGEOBJ_IMAGE,), max_depth=2)
+    for image in islice(images, _MAX_IMAGES_LOOKED_AT):
+        left, bottom, right, top = image.get_bounds()
+        if (right - left) * (top - bottom) >= _SCAN_IMAGE_SHARE * area:
+            return True
+    return False
+
+
+def _render(page: pdfium.PdfPage, number: int) -> Image:
+    """The page drawn in greyscale for OCR, at DPI unless that would be too many pixels."""
+    width, height = page.get_size()
+    scale = ocr.DPI / 72
+    pixels = max(width * height, 1.0) * scale * scale
+    if pixels > MAX_RENDER_PIXELS:
+        scale *= math.sqrt(MAX_RENDER_PIXELS / pixels)
+    with _PDFIUM_LOCK:
+        try:
+            return page.render(scale=scale, grayscale=True, may_draw_forms=True).to_pil()
+        except pdfium.PdfiumError:
+            raise ocr.PageNotRead(Phrase("page_damaged", page=number)) from None
+
+
+# --- DOCX --------------------------------------------------------------------------------------
+
+_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_PARAGRAPH, _TABLE, _ROW, _CELL = f"{_W}p", f"{_W}tbl", f"{_W}tr", f"{_W}tc"
+_TEXT, _TAB, _BREAK, _CR = f"{_W}t", f"{_W}tab", f"{_W}br", f"{_W}cr"
+_TAB_STOPS = f"{_W}tabs"
+_CONTENT_CONTROL, _CONTROL_CONTENT = f"{_W}sdt", f"{_W}sdtContent"
+_PAGE_BREAK_BEFORE, _STYLE, _VAL, _TYPE = (
+    f"{_W}pageBreakBefore",
+    f"{_W}pStyle",
+    f"{_W}val",
+    f"{_W}type",
+)
+_RENDERED_BREAK = f"{_W}lastRenderedPageBreak"
+# Word stores a text box twice: for today's readers (mc:Choice) and old ones (mc:Fallback).
+_FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
+
+
+class _PageBreak:
+    """A hard page break (`<w:br w:type="page"/>` or `pageBreakBefore`) in a DOCX's text."""
+
+
+_BREAK_MARK = _PageBreak()
+
+
+def _read_docx(data: bytes, name: str, settings: Settings) -> _Content:
+    """Paragraphs and tables in order, split into pages (see `_docx_content`)."""
+    _check_zip(data, name)
+    from docx import Document  # imported here: python-docx costs ~0.1 s to import
+
+    try:
+        document = Document(io.BytesIO(data))
+        return _docx_content(document, name, settings)
+    except DocumentError:
+        raise
+    except Exception as error:  # python-docx and lxml fail in many ways on damaged packages
+        logger.debug("python-docx could not read %s", name, exc_info=True)
+        raise DocumentError(Phrase("document_corrupt", name=name, kind="DOCX")) from error
+
+
+def _check_zip(data: bytes, name: str) -> None:
+    """Refuse a package that would unpack to far more than a document (a zip bomb)."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as package:
+            members = package.infolist()
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError):
+        raise DocumentError(Phrase("document_corrupt", name=name, kind="DOCX")) from None
+    # zipfile stops reading a member at its declared size, so the declared sizes bound the work
+    if (
+        len(members) > MAX_ZIP_MEMBERS
+        or sum(member.file_size for member in members) > MAX_UNPACKED_BYTES
+    ):
+        limit = _size(MAX_UNPACKED_BYTES, up=False)
+        raise DocumentError(Phrase("document_unpacks_too_large", name=name, limit=limit))
+
+
+def _docx_content(document: DocxDocument, name: str, settings: Settings) -> _Content:
+    """A DOCX has no pages of its own. Word records where its pages began when it last saved the
+    file (`w:lastRenderedPageBreak`): when those marks are there they number the pages as the
+    journalist saw them; otherwise hard page breaks do; with neither, the text is one page."""
+    styles = {style.style_id: (style.name or "") for style in document.styles}
+    body = document.element.body
+    for fallback in list(body.iter(_FALLBACK)):
+        fallback.getparent().remove(fallback)
+    rendered = next(body.iter(_RENDERED_BREAK), None) is not None
+    pages: list[list[str]] = [[]]
+    first_heading = ""
+    for block in _docx_blocks(body, rendered):
+        if block is _BREAK_MARK:
+            pages.append([])
+            _check_pages(len(pages), name, settings)  # stops at the first page past the limit
+        elif isinstance(block, tuple):
+            line, style_id = block
+            pages[-1].append(line)
+            if not first_heading and line.strip() and _is_heading(styles.get(style_id, "")):
+                first_heading = _clean_title(line)
+    content = _Content(len(pages), first_heading=first_heading)
+    content.metadata_title = _clean_title(document.core_properties.title or "")
+    for number, lines in enumerate(pages, start=1):
+        text = "\n".join(lines).strip()
+        if text:
+            content.pages.append(PageText(number, text))
+    return content
+
+
+def _is_heading(style_name: str) -> bool:
+    name = style_name.lower()
+    return name.startswith("heading") or name == "title"
+
+
+def _docx_blocks(
+    container: etree._Element, rendered: bool
+) -> Iterator[tuple[str, str] | _PageBreak]:
+    """(line, style id) per paragraph and per table row, and page breaks, in document order.
+
+    `rendered`: the page breaks are Word's rendered ones, else the hard ones.
+    """
+    for child in container:
+        tag = child.tag
+        if tag == _PARAGRAPH:
+            yield from _docx_paragraph(child, rendered)
+        elif tag == _TABLE:
+            for row in child.iterchildren(_ROW):
+                cells = (_plain_text(cell) for cell in row.iterchildren(_CELL))
+                yield " | ".join(cells), ""
+        elif tag == _CONTENT_CONTROL:
+            for inner in child.iterchildren(_CONTROL_CONTENT):
+                yield from _docx_blocks(inner, rendered)
+
+
+def _docx_paragraph(
+    paragraph: etree._Element, rendered: bool
+) -> Iterator[tuple[str, str] | _PageBreak]:
+    style = paragraph.find(f"{_W}pPr/{_STYLE}")
+    style_id = style.get(_VAL, "") if style is not None else ""
+    if not rendered and paragraph.find(f"{_W}pPr/{_PAGE_BREAK_BEFORE}") is not None:
+        yield _BREAK_MARK
+    pieces: list[str] = []
+    elements = paragraph.iter(_TEXT, _TAB, _BREAK, _CR, _RENDERED_BREAK)
+    for element in elements:
+        tag = element.tag
+        if tag == _TEXT:
+            pieces.append(element.text or "")
+        elif tag == _TAB:
+            if element.getparent().tag != _TAB_STOPS:  # a tab stop's definition is no tab
+                pieces.append("\t")
+        elif (tag == _RENDERED_BREAK) if rendered else (element.get(_TYPE) == "page"):
+            yield "".join(pieces), style_id
+            yield _BREAK_MARK
+            pieces = []
+        elif tag != _RENDERED_BREAK:
+            pieces.append("\n")
+    yield "".join(pieces), style_id
+
+
+def _plain_text(cell: etree._Element) -> str:
+    """A table cell's text on one line (nested tables included)."""
+    texts = (element.text or "" for element in cell.iter(_TEXT))
+    return " ".join("".join(texts).split())
+
+
+# --- HTML, Markdown, plain text ----------------------------------------------------------------
+
+
+def _read_html(data: bytes, name: str, settings: Settings) -> _Content:
+    html = _decode(data, name, declared=True)
+    page = read_html(html)
+    title, heading = _html_title_and_heading(html)
+    content = _Content(1, metadata_title=title or _clean_title(page.title), first_heading=heading)
+    if page.text:
+        content.pages.append(PageText(1, page.text))
+    return content
+
+
+def _html_title_and_heading(html: str) -> tuple[str, str]:
+    """The <title> and the first <h1> (else <h2>) of a page; "" for what it lacks."""
+    try:
+        parser = lxml.html.HTMLParser(encoding="utf-8")
+        root = lxml.html.document_fromstring(html.encode("utf-8", "replace"), parser=parser)
+        found = root.xpath("(//title)[1] | (//h1)[1] | (//h2)[1]")
+    except Exception:  # lxml failing on hostile input: no title, the text was read already
+        logger.debug("lxml could not find the title of an HTML file", exc_info=True)
+        return "", ""
+    texts = {element.tag: _clean_title(element.text_content()) for element in found}
+    return texts.get("title", ""), texts.get("h1") or texts.get("h2", "")
+
+
+def _read_markdown(data: bytes, name: str, settings: Settings) -> _Content:
+    text = _decode(data, name)
+    content = _Content(1, first_heading=_markdown_heading(text[:_HEADING_SCAN_CHARS]))
+    if text.strip():
+        content.pages.append(PageText(1, text))
+    return content
+
+
+def _markdown_heading(text: str) -> str:
+    """The first level-1 heading (`# Title`), else the first heading of any level."""
+    tokens = MarkdownIt("commonmark").parse(text)
+    headings = [
+        (token.tag, tokens[at + 1].content)
+        for at, token in enumerate(tokens[:-1])
+        if token.type == "heading_open"
+    ]
+    for tag, heading in headings:
+        if tag == "h1":
+            return _clean_title(heading)
+    return _clean_title(headings[0][1]) if headings else ""
+
+
+def _read_text(data: bytes, name: str, settings: Settings) -> _Content:
+    """Plain text: one page, or a page per form feed (pdftotext and printers mark pages so)."""
+    pieces = _decode(data, name).split("\f")
+    if pieces and not pieces[-1].strip():
+        pieces.pop()  # a file that ends with a form feed has no page after it
+    _check_pages(len(pieces), name, settings)
+    content = _Content(max(len(pieces), 1))
+    for number, piece in enumerate(pieces, start=1):
+        if piece.strip():
+            content.pages.append(PageText(number, piece))
+    if content.pages and content.pages[0].number == 1:
+        content.first_heading = _first_line(content.pages[0].text)
+    return content
+
+
+def _decode(data: bytes, name: str, *, declared: bool = False) -> str:
+    """Bytes to text: a BOM, else UTF-8, else (HTML) the declared charset, else detection."""
+    for bom, encoding in (
+        (b"\xef\xbb\xbf", "utf-8"),
+        (b"\xff\xfe", "utf-16-le"),
+        (b"\xfe\xff", "utf-16-be"),
+    ):
+        if data.startswith(bom):
+            return _text(data[len(bom) :].decode(encoding, "replace"))
+    try:
+        return _text(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        pass
+    if declared and (match := _CHARSET.search(data[:4096])):
+        try:
+            return _text(data.decode(match.group(1).decode("ascii"), "replace"))
+        except LookupError:
+            pass
+    matches = charset_normalizer.from_bytes(data)
+    best = matches.best()
+    if best is None:
+        raise DocumentError(Phrase("document_not_text", name=name))
+    # Short Latin-script texts fit several code pages equally well; Windows-1252 (a superset of
+    # Latin-1) is what Portuguese and English files in a legacy encoding almost always are.
+    for match in matches:
+        if (
+            match.chaos <= best.chaos
+            and match.coherence >= best.coherence - _COHERENCE_TIE
+            and _WESTERN.intersection(match.could_be_from_charset)
+        ):
+            best = match
+            break
+    return _text(str(best))
+
+
+def _text(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\x00", "")
+
+
+# --- shared ------------------------------------------------------------------------------------
+
+
+def _check_pages(count: int, name: str, settings: Settings) -> None:
+    limit = settings.vicaran_document_max_pages
+    if count > limit:
+        raise DocumentError(Phrase("document_too_many_pages", name=name, count=limit))
+
+
+def _tidy(text: str) -> str:
+    """Extracted text with Unix line ends, hyphenated line ends joined and controls removed."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x02\n", "")
+    return text.translate(_CONTROLS).strip()
+
+
+def _first_line(text: str) -> str:
+    """A page's first line when it reads like a heading (short, with letters)."""
+    line = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    if len(line) > _HEADING_LINE_CHARS or not any(ch.isalpha() for ch in line):
+        return ""
+    return _clean_title(line)
+
+
+def _clean_title(title: str) -> str:
+    """A title on one line; "" for the placeholders office software writes ("Untitled", a file)."""
+    title = " ".join(title.split())[:MAX_TITLE_CHARS]
+    lowered = title.lower()
+    for prefix in _JUNK_TITLE_PREFIXES:
+        if lowered.startswith(prefix):
+            title, lowered = title[len(prefix) :].strip(), lowered[len(prefix) :].strip()
+    if lowered in _JUNK_TITLES or lowered.endswith(_JUNK_TITLE_SUFFIXES):
+        return ""
+    return title
+
+
+def _size(count: int, *, up: bool) -> str:
+    """A byte count for people, rounded up (a size) or down (a limit) so the two compare right."""
+    if count < 1_000:
+        return f"{count} bytes"
+    unit, name = (1_000_000, "MB") if count >= 1_000_000 else (1_000, "KB")
+    value = math.ceil(count / unit) if up else count // unit
+    return f"{value} {name}"
+
+
+_READERS: dict[DocumentKind, Callable[[bytes, str, Settings], _Content]] = {
+    "pdf": _read_pdf,
+    "docx": _read_docx,
+    "html": _read_html,
+    "markdown": _read_markdown,
+    "text": _read_text,
+}

@@ -151,6 +151,19 @@ class Repository:
         with self._lock, Session(self._engine) as session, session.begin():
             return operation(session)
 
+    def write(self, operation: Callable[[Session], T]) -> T:
+        """`_write` for other stores that keep their tables in this database (documents)."""
+        return self._write(operation)
+
+    def read(self, operation: Callable[[Session], T]) -> T:
+        """`_read` for other stores that keep their tables in this database (documents)."""
+        return self._read(operation)
+
+    @property
+    def dialect(self) -> str:
+        """The database's SQLAlchemy dialect name ("sqlite", "postgresql", ...)."""
+        return self._engine.dialect.name
+
     @staticmethod
     def _require(session: Session, investigation_id: str) -> InvestigationRow:
         row = session.get(InvestigationRow, investigation_id)

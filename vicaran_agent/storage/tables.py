@@ -13,6 +13,7 @@ from sqlalchemy import (
     DateTime,
     Float,
     ForeignKey,
+    Index,
     Integer,
     LargeBinary,
     String,
@@ -279,3 +280,57 @@ class IdempotencyRow(Base):
     status_code: Mapped[int] = mapped_column(Integer)
     response: Mapped[dict[str, Any]] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class CollectionRow(Base):
+    """A named set of the journalist's documents, with how far its documents are trusted."""
+
+    __tablename__ = "collections"
+
+    name: Mapped[str] = mapped_column(String(255), primary_key=True)
+    reliability: Mapped[str] = mapped_column(String(16), default="neutral")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class DocumentRow(Base):
+    """One file of a collection; `file_key` (its path, else its name) is unique per collection."""
+
+    __tablename__ = "documents"
+    __table_args__ = (UniqueConstraint("collection", "file_key"),)
+
+    id: Mapped[str] = mapped_column(ID, primary_key=True, default=new_id)
+    collection: Mapped[str] = mapped_column(String(255), _fk("collections.name"), index=True)
+    file_key: Mapped[str] = mapped_column(Text)
+    file_name: Mapped[str] = mapped_column(Text)
+    path: Mapped[str] = mapped_column(Text, default="")
+    sha256: Mapped[str] = mapped_column(String(64), index=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    title: Mapped[str] = mapped_column(Text, default="")
+    metadata_title: Mapped[str] = mapped_column(Text, default="")
+    first_heading: Mapped[str] = mapped_column(Text, default="")
+    synonyms: Mapped[list[str]] = mapped_column(JSON, default=list)
+    language: Mapped[str] = mapped_column(String(16), default="en")
+    page_count: Mapped[int] = mapped_column(Integer, default=0)
+    unreadable: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
+    ocr_pages: Mapped[list[int]] = mapped_column(JSON, default=list)
+    size: Mapped[int] = mapped_column(Integer, default=0)
+    added_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class PassageRow(Base):
+    """About 1,000 characters of one page of a document (full-text indexed, see documents.store)."""
+
+    __tablename__ = "passages"
+    # AUTOINCREMENT on SQLite: a passage id (cited in doc:// URLs) is never reused after a removal.
+    __table_args__ = (
+        Index("ix_passages_document_ordinal", "document_id", "ordinal"),
+        {"sqlite_autoincrement": True},
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    document_id: Mapped[str] = mapped_column(ID, _fk("documents.id"))
+    ordinal: Mapped[int] = mapped_column(Integer)
+    page: Mapped[int] = mapped_column(Integer)  # 1-based
+    start: Mapped[int] = mapped_column(Integer)
+    end: Mapped[int] = mapped_column(Integer)
+    text: Mapped[str] = mapped_column(Text)

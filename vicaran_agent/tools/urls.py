@@ -241,7 +241,12 @@ def _trim(candidate: str) -> str:
 
 def extract_urls(text: str, limit: int = 10) -> list[str]:
     """http(s) URLs in free text, as written, deduplicated by `normalize_url`, in order."""
-    found: list[str] = []
+    return [url for _, url in find_urls(text, limit)]
+
+
+def find_urls(text: str, limit: int = 10) -> list[tuple[int, str]]:
+    """(offset, URL) of the http(s) URLs in free text, as `extract_urls` finds them."""
+    found: list[tuple[int, str]] = []
     seen: set[str] = set()
     if limit <= 0 or not text:
         return found
@@ -251,7 +256,7 @@ def extract_urls(text: str, limit: int = 10) -> list[str]:
         if not host_of(url) or key in seen:
             continue
         seen.add(key)
-        found.append(url)
+        found.append((match.start(), url))
         if len(found) >= limit:
             break
     return found
