@@ -33,7 +33,7 @@ def resolve_citations(text: str, valid: Collection[int]) -> tuple[str, list[int]
 
 
 def page_label(pages: Sequence[int]) -> str:
-    """", p. 4" or ", pp. 4, 17" (pages 1-based, as printed)."""
+    """ ", p. 4" or ", pp. 4, 17" (pages 1-based, as printed)."""
     ordered = sorted(set(pages))
     if not ordered:
         return ""

@@ -21,6 +21,8 @@ def data_block(label: str, body: str) -> str:
 def source_entry(number: int, source: Source, prefix: str = "S") -> str:
     """One numbered source for a prompt."""
     meta = f"{source.domain}, credibility {source.credibility_score}/5"
+    if source.origin == "document":
+        meta = "the journalist's document, " + meta
     if source.published_at:
         meta += f", published {source.published_at}"
     lines = [f"[{prefix}{number}] {source.title or source.url} ({meta})", f"URL: {source.url}"]

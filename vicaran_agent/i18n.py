@@ -1316,6 +1316,7 @@ _WORDS = {
     "outlet search": "busca nos veículos",
     "page reading": "leitura das páginas",
     "live search": "busca ao vivo",
+    "documents": "documentos",
 }
 
 

@@ -304,6 +304,12 @@ class ClaimAssessment(_ModelOutput):
     refined_queries: list[str] = Field(
         default_factory=list, description="Better search queries if evidence is thin."
     )
+    references: list[str] = Field(
+        default_factory=list,
+        description="References the evidence items make that could settle the claim and are "
+        "not in the evidence yet (another document, an annex, a contract, a law, a URL), "
+        "exactly as written.",
+    )
 
 
 class SourceLean(_ModelOutput):

@@ -27,6 +27,9 @@ Behaviour flags ride in the model name, joined by `+`, e.g. `scripted/eager-tran
 - `forgets-marker`: the orchestrator writes its plan as plain prose, with no headings and no
   `[PLAN_APPROVAL_REQUIRED]` (as small local models do).
 - `chatty-questions`: asked to clarify a vague brief, the orchestrator asks five questions.
+
+The fact checker counts an item that states one of the claim's figures as on point, and lists
+as `references` what a document passage names in "(see ...)" while the claim stays undecided.
 """
 
 from __future__ import annotations
@@ -117,10 +120,14 @@ def _brief_words(instruction: str) -> set[str]:
     return _words(brief) - _GENERIC
 
 
-def _quote_from(body: str, claim_words: set[str]) -> str:
-    """The evidence sentence that shares the most words with the claim, verbatim."""
+def _quote_from(body: str, claim_words: set[str], figures: set[str] = frozenset()) -> str:
+    """The evidence sentence that states the claim's figure or shares the most words with it."""
     text = body.split("\n", 2)[-1]  # after the title and URL lines
     pieces = [p for chunk in text.split(" … ") for p in _sentences(chunk)] or [text]
+    for figure in figures:
+        if stated := next((p for p in pieces if figure in p), ""):
+            at = stated.index(figure)
+            return stated[max(0, at + len(figure) - 280) : at + len(figure)]
     best = max(pieces, key=lambda p: len(claim_words & _words(p)))
     return best[:280]
 
@@ -442,9 +449,15 @@ class ScriptedModel(BaseLlm):
             r"^- (.*)$", prompt.split("QUERIES ALREADY TRIED:", 1)[-1].split("<<<DATA", 1)[0], re.M
         )
         claim_words = _words(claim)
-        stances, mapped = [], None
+        # A claim's figures ("R$ 4.870.000,00") settle it even where few words match (annexes).
+        figures = set(re.findall(r"\d[\d.,]{3,14}\d", claim))
+        stances, mapped, references = [], None, []
         for number, body in _entries(_block(prompt, "EVIDENCE"), "E"):
             overlap = len(claim_words & _words(body)) / max(1, len(claim_words))
+            if figures & set(re.findall(r"\d[\d.,]{3,14}\d", body)):
+                overlap = 1.0
+            if "the journalist's document" in body.split("\n", 1)[0]:
+                references += re.findall(r"\(see ([^()\n]{3,80})\)", body)
             review = re.search(r'rated it "[^"]*" \(= (\w+)\)', body)
             denial = re.search(r"\b(false|denies|denied|not true|falso|desmente)\b", body, re.I)
             stance = "context"
@@ -453,7 +466,7 @@ class ScriptedModel(BaseLlm):
                 stance = "refutes" if review.group(1) in ("false", "misleading") else "supports"
             elif overlap >= 0.5:
                 stance = "refutes" if denial else "supports"
-            quote = "" if stance == "context" else _quote_from(body, claim_words)
+            quote = "" if stance == "context" else _quote_from(body, claim_words, figures)
             if quote and "misquotes" in self.flags:
                 quote = "Officials confirmed every word of the claim in a sworn statement."
             stances.append({"number": number, "stance": stance, "quote": quote})
@@ -493,6 +506,7 @@ class ScriptedModel(BaseLlm):
             "explanation": explanation,
             # a careful checker asks for more whenever the evidence is thin
             "refined_queries": fresh[:1] if len(cited) < 2 else [],
+            "references": references if not cited else [],
         }
 
     def _BiasJudgement(self, instruction: str, prompt: str) -> dict[str, Any]:

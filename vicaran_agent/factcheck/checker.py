@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -21,6 +21,7 @@ from ..tools.fact_check_api import FactCheckApi
 from ..tools.live_search import LiveSearch
 from ..tools.urls import domain_matches, normalize_url
 from ..tools.web_search import SearchHit
+from .documents import DocumentEvidence
 from .pool import Candidate, EvidencePool, OwnSources, related_sources
 
 T = TypeVar("T")
@@ -44,6 +45,7 @@ class CheckSettings:
     factcheck: FactCheckApi
     outlets: list[str]
     live: LiveSearch | None = None
+    documents: DocumentEvidence | None = None
 
 
 @dataclass
@@ -60,14 +62,23 @@ class ClaimChecker:
     queries: list[str] = field(default_factory=list)
     issues: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    reasoning: list[str] = field(default_factory=list)  # saved with the verdict
+    emit: Callable[[str], None] | None = None  # a progress line for the journalist
     _late_seen: set[str] = field(default_factory=set)
     _unread: list[SearchHit] = field(default_factory=list)  # found, not yet read
     _own: OwnSources = field(default_factory=OwnSources.none)
+    _listed: list[str] = field(default_factory=list)  # references the model named
 
     async def run(self) -> Verdict:
         shared = self.shared
         own = [s for s in shared.sources if s.url in self.claim.source_urls]
-        others = [s for s in shared.sources if s.url not in self.claim.source_urls]
+        # A document is searched passage by passage (below), not as its digest.
+        others = [
+            s
+            for s in shared.sources
+            if s.url not in self.claim.source_urls
+            and (s.origin != "document" or shared.documents is None)
+        ]
         related = related_sources(self.claim.claim_text, others, RELATED_SOURCES)
         texts = await asyncio.gather(
             *(shared.runtime.texts.load(s.content_sha256) for s in own + related)
@@ -103,7 +114,8 @@ class ClaimChecker:
             queries = [one_line(clean(q), 400) for q in assessment.refined_queries]
             queries = [q for q in queries if q]
             queries = [q for q in queries if q not in self.queries][:MAX_QUERIES]
-            if not queries:
+            self._listed = [one_line(clean(r), 200) for r in assessment.references][:MAX_QUERIES]
+            if not queries and not (self._listed and shared.documents):
                 stop = "no new queries to try"
                 break
         if not is_sufficient(evidence) and shared.live is not None:
@@ -118,14 +130,21 @@ class ClaimChecker:
     # --- gathering -----------------------------------------------------------------------
 
     async def _gather(self, queries: list[str]) -> None:
-        """Fact-check databases, a general search and an outlet search, concurrently."""
+        """Fact-check databases, a general search, an outlet search and the journalist's
+        documents, concurrently."""
+        shared = self.shared
+        documents = (
+            self._timed("documents", self._documents(queries))
+            if shared.documents is not None
+            else asyncio.sleep(0)
+        )
         if not queries:
+            await documents
             return
         self.queries += queries
-        shared = self.shared
         language = shared.language
         search = shared.runtime.search
-        reviews, general, outlets = await asyncio.gather(
+        reviews, general, outlets, _ = await asyncio.gather(
             self._timed("Fact Check Tools", shared.factcheck.search(queries, language=language)),
             self._timed("web search", search.search_many(queries, max_results=RESULTS_PER_SEARCH)),
             self._timed(
@@ -134,6 +153,7 @@ class ClaimChecker:
                     queries, max_results=RESULTS_PER_SEARCH, include_domains=shared.outlets
                 ),
             ),
+            documents,
         )
         if reviews is not None:
             self.notes.extend(reviews.failures)
@@ -172,6 +192,41 @@ class ClaimChecker:
                 candidate.sha = texts.put(candidate.text) if candidate.text else None
                 if self.pool.add(candidate):
                     self._unread.append(hit)
+
+    async def _documents(self, queries: list[str]) -> None:
+        """The best passages for the queries, then the references they (and the model) cite."""
+        documents = self.shared.documents
+        assert documents is not None
+        texts = self.shared.runtime.texts
+        read = []
+        for query, hit in await documents.search(queries) if queries else []:
+            candidate = Candidate.from_passage(hit, documents.reliability_of(hit), query)
+            candidate.sha, candidate.retrieved_at = texts.put(hit.text), now_iso()
+            if self.pool.add(candidate):
+                read.append(hit)
+        listed, self._listed = self._listed, []
+        if not read and not listed:
+            return
+        followed = await documents.follower.follow(
+            self.claim.claim_text, read, listed, seen_urls=[c.url for c in self.pool.items]
+        )
+        for line in followed.log:
+            self.reasoning.append(line)
+            if self.emit is not None:
+                self.emit(line)
+        for passage in followed.passages:
+            hit = passage.hit
+            query = f"{passage.origin} → {passage.reference.label}"
+            candidate = Candidate.from_passage(hit, documents.reliability_of(hit), query)
+            candidate.sha, candidate.retrieved_at = texts.put(hit.text), now_iso()
+            self.pool.add(candidate)
+        for page in followed.pages:
+            candidate = Candidate.from_url(
+                page.url, page.title, "", "page", published_at=page.published_at
+            )
+            candidate.read(page.text, texts.put(page.text), self.claim.claim_text, now_iso())
+            candidate.query = f"{page.origin} → {page.reference.label}"
+            self.pool.add(candidate)
 
     async def _read_pages(self, hits: list[SearchHit]) -> None:
         """Read the most promising new pages (each URL once per investigation)."""

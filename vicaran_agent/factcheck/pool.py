@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..documents.model import PassageHit
 from ..formatting import data_block, one_line
 from ..sanitize import clean
 from ..schemas import ClaimAssessment, Evidence, EvidenceOrigin, Reliability, Source
@@ -43,6 +44,8 @@ class Candidate:
     sha: str | None = None
     independent: bool = True
     independence_note: str = ""
+    document_id: str | None = None  # a passage of the journalist's documents
+    page: int | None = None
     _shingles: set[str] | None = field(default=None, repr=False)
 
     @property
@@ -99,6 +102,23 @@ class Candidate:
             retrieved_at=source.retrieved_at,
             text=text or "",
             sha=source.content_sha256 if text else None,
+        )
+
+    @classmethod
+    def from_passage(cls, hit: PassageHit, reliability: Reliability, query: str) -> Candidate:
+        """A passage of the journalist's documents: its own text is what Vicaran read."""
+        return cls(
+            url=hit.url,
+            display_url=hit.url,
+            title=hit.title or hit.file_name,
+            publisher=hit.file_name,
+            reliability=reliability,
+            snippet=one_line(hit.text, SNIPPET_CHARS * 2),
+            origin="document",
+            query=query,
+            text=hit.text,
+            document_id=hit.document_id,
+            page=hit.page,
         )
 
     @classmethod
@@ -223,6 +243,8 @@ class EvidencePool:
                 tags.append(f'fact-check rating: "{c.rating}"')
             if c.outlet:
                 tags.append(f"outlet search: {c.outlet}")
+            if c.page is not None:
+                tags.insert(0, f"the journalist's document, page {c.page}")
             if not c.independent:
                 tags.append(f"NOT INDEPENDENT: {c.independence_note}")
             flag = " [NEW]" if c.new else ""
@@ -278,6 +300,8 @@ class EvidencePool:
                     independent=c.independent,
                     independence_note=c.independence_note,
                     stance_note=note,
+                    document_id=c.document_id,
+                    page=c.page,
                 )
             )
         return result

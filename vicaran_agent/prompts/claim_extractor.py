@@ -22,7 +22,9 @@ The sources come numbered `[S1]`, `[S2]`, ... with their summary and key claims.
 6. Write 1 to 3 `queries` per claim: self-contained web searches (names, places, dates spelled
    out, under 400 characters) that would find confirmation or contradiction - e.g. the official
    record, the other side's statement, an existing fact-check. Add one in English when the
-   story is international.
+   story is international. The queries also search the journalist's documents (sources marked
+   "the journalist's document"): when those are written in another language than the brief,
+   add one query in the documents' language, with the words they would use.
 
 Return JSON matching the schema: `claims`, each with `claim_text`, `importance`, `entities`,
 `source_numbers` (the numbers of the `[S#]` sources, e.g. [1, 4]) and `queries`. Use only source

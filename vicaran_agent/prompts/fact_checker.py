@@ -33,6 +33,13 @@ a copy of either: it shows what the claim says, it can never confirm or refute i
    narrower, other terms, names, dates, another language) that differ from the queries already
    tried; otherwise an empty list.
 
+Items tagged `the journalist's document, page N` are passages of documents the journalist
+gave (contracts, reports, filings): judge them like any item, quote their exact words, and cite
+them as [N] like the others (Vicaran adds the page). When an item refers to another document, an
+annex, a contract, a law or a URL that would settle the claim and is not among the items, list
+it in `references` exactly as written (e.g. "Anexo II", "Contrato nº 002/2024"); Vicaran reads
+what it can find of it before the next round.
+
 Items marked `[NEW]` arrived after the check started (a page that was slow to load); weigh them
 like the others. An item with a `fact-check rating` is an existing fact-check: when the claim it
 reviewed is the same as this claim, its rating is strong evidence.

@@ -9,6 +9,7 @@ from google.adk.events import Event
 from .. import state_keys as keys
 from ..citations import resolve_citations
 from ..factcheck.checker import CheckSettings, ClaimChecker
+from ..factcheck.documents import DocumentEvidence
 from ..factcheck.outlets import outlets_for
 from ..formatting import one_line
 from ..i18n import verdict_label
@@ -39,6 +40,7 @@ class FactCheckerAgent(StageAgent):
             if settings.vicaran_live_search_fallback and supports_live_search(self.model)
             else None
         )
+        runtime = runtime_for(config.investigation_id, settings)
         shared = CheckSettings(
             settings=settings,
             model=stage.model,
@@ -46,17 +48,24 @@ class FactCheckerAgent(StageAgent):
             language=config.language,
             cap=ITERATION_CAP[config.mode],
             sources=[s for _, s in stage.usable_sources()],
-            runtime=runtime_for(config.investigation_id, settings),
+            runtime=runtime,
             factcheck=factcheck,
             outlets=outlets_for(config.language, settings),
             live=live,
+            documents=await DocumentEvidence.open(
+                settings,
+                config.collections,
+                model=stage.model,
+                language=config.language,
+                read_url=runtime.pages.read,
+            ),
         )
         number = {c.key: i for i, c in enumerate(claims, 1)}
 
         async def check(claim: Claim, emit: Callable[[str], None]) -> Verdict:
             i = number[claim.key]
             emit(stage.msg("verifying", i=i, n=len(claims), claim=one_line(claim.claim_text, 120)))
-            checker = ClaimChecker(shared, claim)
+            checker = ClaimChecker(shared, claim, emit=emit)
             verdict = await checker.run()
             for issue in checker.issues:
                 stage.issue(issue)

@@ -438,7 +438,7 @@ class SummaryWriterAgent(StageAgent):
             cited.update(refs)
             explanation = one_line(resolve_citations(v.explanation, ())[0], 300)
             quotes = [
-                f'  [{number_of[cited_url(e)]}{page_label([e.page] if e.page else [])}] '
+                f"  [{number_of[cited_url(e)]}{page_label([e.page] if e.page else [])}] "
                 f'"{one_line(e.quote, 200)}"'
                 for e in on_point
                 if cited_url(e) in number_of and e.quote and e.independent

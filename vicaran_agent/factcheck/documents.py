@@ -1,0 +1,71 @@
+"""The journalist's documents as one more evidence gatherer: ranked passages, page by page."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..config import Settings
+from ..documents.follow import ReadUrl, ReferenceFollower
+from ..documents.model import DocumentInfo, PassageHit
+from ..documents.store import DocumentStore, get_document_store
+from ..llm import ModelClient
+from ..schemas import Reliability
+
+
+@dataclass
+class DocumentEvidence:
+    """The collections one fact_checker run searches, shared by every claim."""
+
+    store: DocumentStore
+    collections: list[str]
+    documents: list[DocumentInfo]
+    reliability: dict[str, Reliability]  # by collection
+    per_round: int
+    follower: ReferenceFollower  # one per run: the registry of documents is built once
+
+    @classmethod
+    async def open(
+        cls,
+        settings: Settings,
+        collections: Sequence[str],
+        *,
+        model: ModelClient,
+        language: str,
+        read_url: ReadUrl | None,
+    ) -> DocumentEvidence | None:
+        """The attached collections that hold documents; None when there is nothing to search."""
+        per_round = settings.vicaran_document_passages_per_claim
+        if not collections or not per_round:
+            return None
+        store = get_document_store(settings.database_url)
+        known = await asyncio.to_thread(store.collections)
+        names = [c for c in dict.fromkeys(collections) if c in known]
+        listed = await asyncio.gather(*(asyncio.to_thread(store.documents, c) for c in names))
+        documents = [d for docs in listed for d in docs]
+        if not documents:
+            return None
+        follower = ReferenceFollower(
+            store, names, model, language=language, read_url=read_url, settings=settings
+        )
+        return cls(store, names, documents, {c: known[c] for c in names}, per_round, follower)
+
+    def reliability_of(self, hit: PassageHit) -> Reliability:
+        return self.reliability.get(hit.collection, "neutral")
+
+    async def search(self, queries: Sequence[str]) -> list[tuple[str, PassageHit]]:
+        """(query, passage) for the best passages over every query, each passage once."""
+        found = await asyncio.gather(
+            *(
+                asyncio.to_thread(self.store.search, q, self.collections, limit=self.per_round)
+                for q in queries
+            )
+        )
+        best: dict[int, tuple[str, PassageHit]] = {}
+        for query, hits in zip(queries, found, strict=True):
+            for hit in hits:
+                if hit.passage_id not in best or hit.score > best[hit.passage_id][1].score:
+                    best[hit.passage_id] = (query, hit)
+        ranked = sorted(best.values(), key=lambda qh: -qh[1].score)
+        return ranked[: self.per_round]
