@@ -1,0 +1,211 @@
+"""Document evidence and the verdict's reasoning log through the records: the store, the read
+API, the callback API (both directions), the dashboard and the exports."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.store import fresh_repository
+from vicaran_agent.schemas import (
+    REASONING_LINE_MAX,
+    REASONING_LINES_MAX,
+    Claim,
+    Evidence,
+    InvestigationConfig,
+    Source,
+    Verdict,
+)
+from vicaran_agent.storage import Repository
+
+XSS = "<script>alert(1)</script>"
+ESCAPED_XSS = "&lt;script&gt;alert(1)&lt;/script&gt;"
+DOC_ID = "0f3a9c2e"
+PASSAGE = "Anexo II. Valor total do contrato: R$ 4.200.000,00, pago em 12 parcelas."
+DOCUMENT_TEXT = "Contrato 002/2024 entre a Prefeitura e a Construtora Rio Claro.\n" + PASSAGE
+REASONING = [
+    "Followed 'Contrato 002/2024' in Relatório de auditoria, p. 3 → Contrato 002/2024",
+    f"Followed 'Anexo II' in Contrato 002/2024, p. 9 → Anexo II {XSS}",
+]
+
+
+def sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def document_source(**changes: object) -> Source:
+    data: dict[str, object] = {
+        "url": f"doc://{DOC_ID}",
+        "title": "Contrato 002/2024",
+        "domain": "contrato-002-2024.pdf",
+        "publisher": "contrato-002-2024.pdf",
+        "credibility_score": 4,
+        "content_summary": "The contract for the Riverton bridge.",
+        "content_sha256": sha256(DOCUMENT_TEXT),
+        "origin": "document",
+        "document_id": DOC_ID,
+        "page": 1,
+    }
+    return Source.model_validate({**data, **changes})
+
+
+def document_evidence(**changes: object) -> Evidence:
+    data: dict[str, object] = {
+        "url": f"doc://{DOC_ID}/p4/17",
+        "title": "Contrato 002/2024",
+        "publisher": "contrato-002-2024.pdf",
+        "reliability": "high",
+        "stance": "refutes",
+        "snippet": PASSAGE,
+        "quote": "Valor total do contrato: R$ 4.200.000,00",
+        "query": "valor total contrato ponte",
+        "origin": "document",
+        "content_sha256": sha256(PASSAGE),
+        "document_id": DOC_ID,
+        "page": 4,
+    }
+    return Evidence.model_validate({**data, **changes})
+
+
+def web_evidence() -> Evidence:
+    return Evidence(
+        url="https://news.example/bridge",
+        title="Bridge cost $4M",
+        publisher="news.example",
+        reliability="neutral",
+        stance="supports",
+        snippet="The bridge cost $4M.",
+    )
+
+
+def document_investigation(
+    repo: Repository, *, source: Source | None = None, evidence: Evidence | None = None
+) -> str:
+    """An investigation with one document source, and a fact-check resting on a page of it."""
+    config = InvestigationConfig.for_mode(
+        "detailed",
+        investigation_id=str(uuid.uuid4()),
+        title="Riverton bridge",
+        brief="Collection: riverton. How much did the bridge cost?",
+        language="en",
+    )
+    repo.start_investigation(config)
+    iid = config.investigation_id
+    doc = source or document_source()
+    ids = repo.save_sources(iid, [doc], {sha256(DOCUMENT_TEXT): DOCUMENT_TEXT})
+    claim_ids = repo.save_claims(
+        iid,
+        [
+            Claim(
+                key="C1",
+                claim_text="The bridge cost $4M.",
+                importance=0.9,
+                source_ids=[ids[doc.url]],
+            )
+        ],
+    )
+    verdict = Verdict(
+        claim_key="C1",
+        claim_text="The bridge cost $4M.",
+        claim_id=claim_ids["C1"],
+        verdict="misleading",
+        confidence=0.8,
+        explanation="The contract's annex says R$ 4.2M [1]; the news said $4M [2].",
+        evidence=[evidence or document_evidence(), web_evidence()],
+        source_ids=[ids[doc.url]],
+        reasoning=list(REASONING),
+    )
+    repo.save_verdicts(iid, [verdict], {sha256(PASSAGE): PASSAGE})
+    return iid
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Repository]:
+    with fresh_repository(tmp_path, monkeypatch) as repository:
+        yield repository
+
+
+# --- the store and the read API -----------------------------------------------------------
+
+
+def test_document_fields_and_the_reasoning_log_survive_the_store(repo: Repository) -> None:
+    iid = document_investigation(repo)
+    saved = repo.get_investigation(iid)
+    assert saved is not None
+
+    (source,) = saved["sources"]
+    assert (source["origin"], source["document_id"], source["page"]) == ("document", DOC_ID, 1)
+    assert Source.model_validate(source) == document_source(
+        source_id=source["id"], display_url=f"doc://{DOC_ID}"
+    )
+
+    (check,) = saved["fact_checks"]
+    assert check["reasoning"] == REASONING
+    document, web = check["evidence"]
+    assert (document["origin"], document["document_id"], document["page"]) == (
+        "document",
+        DOC_ID,
+        4,
+    )
+    assert (web["origin"], web["document_id"], web["page"]) == ("web", None, None)
+    assert repo.get_snapshot(iid, document["content_sha256"]) == PASSAGE
+
+
+def test_a_verdict_saved_again_replaces_its_reasoning_log(repo: Repository) -> None:
+    iid = document_investigation(repo)
+    saved = repo.get_investigation(iid)
+    assert saved is not None
+    (check,) = saved["fact_checks"]
+    again = Verdict.model_validate({**check, "reasoning": ["Searched the collection once."]})
+    repo.save_verdicts(iid, [again])
+    (check,) = repo.get_investigation(iid)["fact_checks"]  # type: ignore[index]
+    assert check["reasoning"] == ["Searched the collection once."]
+
+
+def test_a_fact_check_without_a_reasoning_log_reads_as_an_empty_list(repo: Repository) -> None:
+    iid = document_investigation(repo)
+    with sqlite3.connect(repo.database_url.removeprefix("sqlite:///")) as db:
+        db.execute("UPDATE fact_checks SET reasoning = NULL")
+    (check,) = repo.get_investigation(iid)["fact_checks"]  # type: ignore[index]
+    assert check["reasoning"] == []
+
+
+def test_the_reasoning_log_is_bounded() -> None:
+    verdict = Verdict(
+        claim_key="C1",
+        claim_text="x",
+        verdict="unverified",
+        confidence=0,
+        explanation="",
+        reasoning=["  step\n one  ", "", *(f"line {n} " + "x" * 2_000 for n in range(500))],
+    )
+    assert verdict.reasoning[0] == "step one"  # one line, blank lines dropped
+    assert len(verdict.reasoning) == REASONING_LINES_MAX
+    assert all(len(line) <= REASONING_LINE_MAX for line in verdict.reasoning)
+
+
+def test_an_older_database_gains_the_document_and_reasoning_columns(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    Repository(f"sqlite:///{path}").close()
+    dropped = {"sources": ("document_id", "page"), "evidence": ("document_id", "page")}
+    dropped["fact_checks"] = ("reasoning",)
+    with sqlite3.connect(path) as db:
+        for table, columns in dropped.items():
+            for column in columns:
+                db.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+    repository = Repository(f"sqlite:///{path}")
+    try:
+        with sqlite3.connect(path) as db:
+            for table, columns in dropped.items():
+                have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+                assert set(columns) <= have, table
+        iid = document_investigation(repository)  # and the upgraded store takes the new fields
+        (check,) = repository.get_investigation(iid)["fact_checks"]  # type: ignore[index]
+        assert check["reasoning"] == REASONING and check["evidence"][0]["page"] == 4
+    finally:
+        repository.close()
