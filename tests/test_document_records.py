@@ -4,14 +4,19 @@ API, the callback API (both directions), the dashboard and the exports."""
 from __future__ import annotations
 
 import hashlib
+import json
 import sqlite3
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from tests.support.callback_server import CallbackServer
 from tests.support.store import fresh_repository
+from vicaran_agent.config import get_settings
+from vicaran_agent.delivery import Deliverer
 from vicaran_agent.schemas import (
     REASONING_LINE_MAX,
     REASONING_LINES_MAX,
@@ -22,6 +27,7 @@ from vicaran_agent.schemas import (
     Verdict,
 )
 from vicaran_agent.storage import Repository
+from vicaran_agent.storage.outbox import queue_for_callback
 
 XSS = "<script>alert(1)</script>"
 ESCAPED_XSS = "&lt;script&gt;alert(1)&lt;/script&gt;"
@@ -84,7 +90,11 @@ def web_evidence() -> Evidence:
 
 
 def document_investigation(
-    repo: Repository, *, source: Source | None = None, evidence: Evidence | None = None
+    repo: Repository,
+    *,
+    source: Source | None = None,
+    evidence: Evidence | None = None,
+    reasoning: list[str] = REASONING,
 ) -> str:
     """An investigation with one document source, and a fact-check resting on a page of it."""
     config = InvestigationConfig.for_mode(
@@ -118,7 +128,7 @@ def document_investigation(
         explanation="The contract's annex says R$ 4.2M [1]; the news said $4M [2].",
         evidence=[evidence or document_evidence(), web_evidence()],
         source_ids=[ids[doc.url]],
-        reasoning=list(REASONING),
+        reasoning=list(reasoning),
     )
     repo.save_verdicts(iid, [verdict], {sha256(PASSAGE): PASSAGE})
     return iid
@@ -209,3 +219,76 @@ def test_an_older_database_gains_the_document_and_reasoning_columns(tmp_path: Pa
         assert check["reasoning"] == REASONING and check["evidence"][0]["page"] == 4
     finally:
         repository.close()
+
+
+# --- the callback API: what Vicaran sends ---------------------------------------------------
+
+
+def queued(repo: Repository, kind: str) -> list[dict[str, Any]]:
+    with sqlite3.connect(repo.database_url.removeprefix("sqlite:///")) as db:
+        rows = db.execute("SELECT data FROM callback_outbox WHERE type = ? ORDER BY id", (kind,))
+        return [json.loads(data) for (data,) in rows]
+
+
+def test_queued_payloads_carry_the_document_fields_and_the_reasoning_log(
+    repo: Repository,
+) -> None:
+    with queue_for_callback():
+        document_investigation(repo)
+    (source,) = queued(repo, "SOURCE_FOUND")
+    assert (source["url"], source["origin"]) == (f"doc://{DOC_ID}", "document")
+    assert (source["document_id"], source["page"]) == (DOC_ID, 1)
+    (check,) = queued(repo, "FACT_CHECKED")
+    assert check["reasoning_log"] == REASONING
+    document, web = check["evidence"]
+    assert (document["origin"], document["document_id"], document["page"]) == (
+        "document",
+        DOC_ID,
+        4,
+    )
+    assert {"document_id", "page"}.isdisjoint(web)  # optional fields: absent when unknown
+
+
+def test_a_fact_check_without_reasoning_sends_no_reasoning_log(repo: Repository) -> None:
+    with queue_for_callback():
+        document_investigation(repo, reasoning=[])
+    (check,) = queued(repo, "FACT_CHECKED")
+    assert "reasoning_log" not in check and check["evidence"][0]["page"] == 4
+
+
+@pytest.mark.timeout(120)
+async def test_a_newsroom_running_vicaran_receives_and_keeps_the_document_fields(
+    repo: Repository, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = CallbackServer(tmp_path).start()
+    try:
+        monkeypatch.setenv("CALLBACK_API_URL", server.url)
+        monkeypatch.setenv("AGENT_SECRET", server.secret)
+        get_settings.cache_clear()
+        with queue_for_callback():
+            iid = document_investigation(repo)
+        await Deliverer(backoff_base=0.01).deliver_due(now_only=False)
+        summary = repo.outbox_summary()
+        assert summary["counts"]["failed"] == 0, summary["failed"]
+        assert summary["counts"]["pending"] == 0
+        remote = server.investigation(iid)
+    finally:
+        server.stop()
+    assert remote is not None
+    (source,) = remote["sources"]
+    assert (source["url"], source["origin"], source["document_id"], source["page"]) == (
+        f"doc://{DOC_ID}",
+        "document",
+        DOC_ID,
+        1,
+    )
+    (check,) = remote["fact_checks"]
+    assert check["reasoning"] == REASONING
+    document, web = check["evidence"]
+    assert (document["url"], document["origin"], document["document_id"], document["page"]) == (
+        f"doc://{DOC_ID}/p4/17",
+        "document",
+        DOC_ID,
+        4,
+    )
+    assert (web["origin"], web["page"]) == ("web", None)
