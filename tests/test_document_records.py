@@ -7,14 +7,16 @@ import hashlib
 import json
 import sqlite3
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from html import escape
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from tests.support.callback_server import CallbackServer
-from tests.support.store import fresh_repository
+from tests.support.store import dashboard_client, fresh_repository
 from vicaran_agent.config import get_settings
 from vicaran_agent.delivery import Deliverer
 from vicaran_agent.schemas import (
@@ -292,3 +294,84 @@ async def test_a_newsroom_running_vicaran_receives_and_keeps_the_document_fields
         4,
     )
     assert (web["origin"], web["page"]) == ("web", None)
+
+
+# --- the read API and the dashboard ----------------------------------------------------------
+
+
+@pytest.fixture
+async def client(repo: Repository) -> AsyncIterator[httpx.AsyncClient]:
+    async with dashboard_client() as http:
+        yield http
+
+
+def section(page: str, key: str) -> str:
+    """One panel of the dashboard page."""
+    start = page.index(f'<section class="panel" id="{key}"')
+    return page[start : page.index("</section>", start)]
+
+
+def snapshot_href(iid: str, text: str) -> str:
+    return f'href="/api/investigations/{iid}/snapshots/{sha256(text)}"'
+
+
+async def test_the_read_api_returns_the_document_fields_and_the_reasoning_log(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    iid = document_investigation(repo)
+    data = (await client.get(f"/api/investigations/{iid}")).json()
+    (source,) = data["sources"]
+    assert (source["origin"], source["document_id"], source["page"]) == ("document", DOC_ID, 1)
+    (check,) = data["fact_checks"]
+    assert check["reasoning"] == REASONING
+    assert [(e["document_id"], e["page"]) for e in check["evidence"]] == [(DOC_ID, 4), (None, None)]
+
+
+async def test_the_dashboard_shows_a_document_by_title_and_page_linking_its_passage(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    iid = document_investigation(repo)
+    page = (await client.get(f"/investigations/{iid}")).text
+    assert "doc://" not in page  # a document is never shown or linked as a web address
+
+    sources = section(page, "sources")
+    assert f"{snapshot_href(iid, DOCUMENT_TEXT)} " in sources
+    assert ">📄 Contrato 002/2024, p. 1</a>" in sources
+    assert "contrato-002-2024.pdf" in sources
+
+    evidence = section(page, "fact-checks").split('<ol class="evidence">')[1].split("</ol>")[0]
+    document, web = evidence.split("</li><li>")
+    assert f"{snapshot_href(iid, PASSAGE)} " in document
+    assert ">📄 Contrato 002/2024, p. 4</a>" in document
+    assert 'href="https://news.example/bridge"' in web and "📄" not in web
+    # The linked passage is served.
+    response = await client.get(f"/api/investigations/{iid}/snapshots/{sha256(PASSAGE)}")
+    assert response.text == PASSAGE
+
+
+async def test_the_fact_check_card_shows_the_reasoning_log_as_text(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    title = f"Anexo II {XSS}"
+    iid = document_investigation(
+        repo,
+        source=document_source(title=title),
+        evidence=document_evidence(title=title),
+    )
+    page = (await client.get(f"/investigations/{iid}")).text
+    assert XSS not in page
+    checks = section(page, "fact-checks")
+    assert f">📄 Anexo II {ESCAPED_XSS}, p. 4</a>" in checks
+    log = checks.split('<details class="reasoning">')[1].split("</details>")[0]
+    assert "<summary>How this verdict was reached: 2 steps</summary>" in log
+    lines = log.split('<ol class="reasoning-log">')[1].split("</ol>")[0]
+    assert lines == "".join(f"<li>{escape(line)}</li>" for line in REASONING)
+    assert ESCAPED_XSS in lines
+
+
+async def test_a_fact_check_without_reasoning_shows_no_log(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    iid = document_investigation(repo, reasoning=[])
+    page = (await client.get(f"/investigations/{iid}")).text
+    assert "reasoning" not in section(page, "fact-checks")

@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 from .config import Settings, get_settings
+from .documents.model import is_document_url
 from .i18n import verdict_label
 from .sanitize import strip_markers
 from .server.markdown import render_markdown
@@ -147,6 +148,29 @@ def independence(item: dict[str, Any]) -> str:
         return "Independent"
     note = _one_line(item.get("independence_note"))
     return f"Not independent: {note}" if note else "Not independent"
+
+
+def is_document(item: dict[str, Any]) -> bool:
+    """A source or evidence item read from one of the journalist's documents (no web address)."""
+    return item.get("origin") == "document" or is_document_url(str(item.get("url") or ""))
+
+
+def page_text(item: dict[str, Any]) -> str:
+    """`p. 4` (pages count from 1), or "" when the item names no page."""
+    page = item.get("page")
+    return f"p. {page}" if isinstance(page, int) and not isinstance(page, bool) and page > 0 else ""
+
+
+def document_label(item: dict[str, Any]) -> str:
+    """`📄 <title>, p. N`: how a document, or a passage of it, is named."""
+    title = _one_line(item.get("title")) or _one_line(item.get("publisher")) or "Document"
+    page = page_text(item)
+    return f"📄 {title}, {page}" if page else f"📄 {title}"
+
+
+def steps_text(count: int) -> str:
+    """`1 step`, `3 steps`: the length of a reasoning log."""
+    return "1 step" if count == 1 else f"{count} steps"
 
 
 def relevance_text(source: dict[str, Any]) -> str:
