@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sqlite3
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -17,6 +18,7 @@ import pytest
 
 from tests.support.callback_server import CallbackServer
 from tests.support.store import dashboard_client, fresh_repository
+from vicaran_agent import export
 from vicaran_agent.config import get_settings
 from vicaran_agent.delivery import Deliverer
 from vicaran_agent.schemas import (
@@ -375,3 +377,69 @@ async def test_a_fact_check_without_reasoning_shows_no_log(
     iid = document_investigation(repo, reasoning=[])
     page = (await client.get(f"/investigations/{iid}")).text
     assert "reasoning" not in section(page, "fact-checks")
+
+
+# --- exports ---------------------------------------------------------------------------------
+
+REPORT = "# Riverton bridge\n\nThe contract's annex puts the cost at R$ 4.2M [1].\n"
+
+
+def exported(repo: Repository, fmt: str, public_url: str = "") -> str:
+    iid = document_investigation(
+        repo, source=document_source(title=f"Contrato {XSS}"), evidence=document_evidence()
+    )
+    repo.finish_investigation(iid, "completed", summary=REPORT)
+    investigation = repo.get_investigation(iid)
+    assert investigation is not None
+    settings = get_settings().model_copy(update={"vicaran_public_url": public_url})
+    return export.render(fmt, investigation, repo.get_snapshots(iid), settings=settings)
+
+
+@pytest.mark.parametrize("public_url", ["", "https://vicaran.newsroom.example"])
+@pytest.mark.parametrize("fmt", ["md", "html", "claimreview"])
+def test_exports_never_show_a_document_as_a_web_address(
+    repo: Repository, fmt: str, public_url: str
+) -> None:
+    text = exported(repo, fmt, public_url)
+    assert "doc://" not in text and "doc:" not in text
+
+
+def test_the_markdown_export_names_documents_by_title_and_page(repo: Repository) -> None:
+    text = exported(repo, "md")
+    evidence, sources = text.split("## All sources read")
+    assert "1. **📄 Contrato 002/2024, p. 4** — contrato-002-2024.pdf" in evidence
+    assert f"   - Snapshot: `{sha256(PASSAGE)}`" in evidence
+    assert "\n".join(["How this verdict was reached:", "", *(f"- {r}" for r in REASONING)]) in (
+        evidence
+    )
+    assert f"1. **📄 Contrato {XSS}, p. 1** — contrato-002-2024.pdf\n" in sources
+
+
+def test_the_html_export_links_a_document_passage_to_its_snapshot(repo: Repository) -> None:
+    base = "https://vicaran.newsroom.example"
+    text = exported(repo, "html", base)
+    assert XSS not in text
+    passage = f"{base}/api/investigations/"
+    linked = re.findall(r'<a href="([^"]{1,300})"[^>]{0,100}>📄 Contrato 002/2024, p\. 4</a>', text)
+    assert len(linked) == 1 and linked[0].startswith(passage)
+    assert linked[0].endswith(f"/snapshots/{sha256(PASSAGE)}")
+    assert f"<strong>📄 Contrato {ESCAPED_XSS}, p. 1</strong>" in text
+    log = text.split('<ol class="reasoning">')[1].split("</ol>")[0]
+    assert log == "".join(f"<li>{escape(line)}</li>" for line in REASONING)
+
+
+def test_the_html_export_without_a_public_address_names_the_passage_unlinked(
+    repo: Repository,
+) -> None:
+    text = exported(repo, "html")
+    assert "<strong>📄 Contrato 002/2024, p. 4</strong>" in text
+
+
+def test_the_json_export_keeps_the_document_fields_and_the_reasoning_log(
+    repo: Repository,
+) -> None:
+    record = json.loads(exported(repo, "json"))
+    (check,) = record["investigation"]["fact_checks"]
+    assert check["reasoning"] == REASONING
+    assert (check["evidence"][0]["document_id"], check["evidence"][0]["page"]) == (DOC_ID, 4)
+    assert record["snapshots"][sha256(PASSAGE)] == PASSAGE

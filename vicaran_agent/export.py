@@ -3,7 +3,9 @@
 Every export works from the investigation dict that `Repository.get_investigation` returns (and,
 for JSON, the snapshots its records rest on). No protocol marker is ever exported. `[N]` in the
 report cites the N-th entry of `investigation["sources"]`; `[N]` in a fact-check's explanation
-cites that check's N-th evidence item.
+cites that check's N-th evidence item. A source or evidence item from the journalist's documents
+has no web address (its `doc://` url is an identity): it is named `📄 <title>, p. N` and linked,
+at most, to the snapshot of the passage Vicaran read; the JSON export keeps the records as stored.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from .server.markdown import render_markdown
 COMPLETE_MARKER = "[INVESTIGATION_COMPLETE]"
 JSON_FORMAT = "vicaran-investigation"
 JSON_VERSION = 1
+REASONING_HEADING = "How this verdict was reached"
 RATING_VALUES = {"verified": 5, "partially_true": 3, "misleading": 2, "false": 1}
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _LANGUAGE = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})?")
@@ -264,11 +267,26 @@ def _evidence_md(investigation: dict[str, Any]) -> str:
             if items
             else "_No evidence was found._"
         )
+        if reasoning := check.get("reasoning") or []:
+            steps = "\n".join(f"- {_one_line(line)}" for line in reasoning)
+            lines.append(f"{REASONING_HEADING}:\n\n{steps}")
     return "\n\n".join(lines)
 
 
+def _title(item: dict[str, Any]) -> str:
+    """A source's or evidence item's name: its title, else its address; a document's label."""
+    if is_document(item):
+        return document_label(item)
+    return _one_line(item.get("title")) or _link_of(item)
+
+
+def _web_link(item: dict[str, Any]) -> str:
+    """The address to show as a link: none for a document (its doc:// is an identity)."""
+    return "" if is_document(item) else _link_of(item)
+
+
 def _evidence_item_md(number: int, item: dict[str, Any]) -> str:
-    title = _one_line(item.get("title")) or _link_of(item)
+    title = _title(item)
     publisher = _one_line(item.get("publisher"))
     lines = [f"{number}. **{title}**" + (f" — {publisher}" if publisher else "")]
     tags = [
@@ -285,7 +303,7 @@ def _evidence_item_md(number: int, item: dict[str, Any]) -> str:
         lines.append("   - " + " · ".join(facts))
     if item.get("query"):
         lines.append(f"   - Found by: {_one_line(item['query'])}")
-    if link := _link_of(item):
+    if link := _web_link(item):
         lines.append(f"   - Link: {link}")
     if item.get("content_sha256"):
         lines.append(f"   - Snapshot: `{item['content_sha256']}`")
@@ -299,10 +317,10 @@ def _sources_md(investigation: dict[str, Any]) -> str:
     intro = _sources_intro(sources)
     entries = []
     for n, source in enumerate(sources, 1):
-        title = _one_line(source.get("title")) or _link_of(source)
+        title = _title(source)
         publisher = _one_line(source.get("publisher") or source.get("domain"))
         head = f"{n}. **{title}**" + (f" — {publisher}" if publisher else "")
-        lines = [head + (f" — {_link_of(source)}" if _link_of(source) else "")]
+        lines = [head + (f" — {link}" if (link := _web_link(source)) else "")]
         if relevance := relevance_text(source):
             lines.append(f"   - {relevance}")
         if facts := _source_facts(source):
@@ -392,13 +410,28 @@ def _a(url: str, text: str) -> str:
     return f'<a href="{href}" rel="noopener noreferrer">{escape(text)}</a>'
 
 
+def _snapshot_href(sha: Any, base: str, iid: str) -> str | None:
+    """The snapshot's absolute address, escaped, when the dashboard's public address is known."""
+    if base and iid and is_sha256(sha) and _href(base):
+        return escape(base + snapshot_path(iid, sha))
+    return None
+
+
 def _snapshot_html(sha: Any, base: str, iid: str) -> str:
     if not sha:
         return ""
     code = f"<code>{escape(str(sha))}</code>"
-    if base and iid and is_sha256(sha) and _href(base):
-        code = f'<a href="{escape(base + snapshot_path(iid, sha))}">{code}</a>'
+    if href := _snapshot_href(sha, base, iid):
+        code = f'<a href="{href}">{code}</a>'
     return f"<li>Snapshot: {code}</li>"
+
+
+def _document_html(item: dict[str, Any], base: str, iid: str) -> str:
+    """`📄 <title>, p. N`, linked to the passage's snapshot when it can be reached."""
+    label = escape(document_label(item))
+    if href := _snapshot_href(item.get("content_sha256"), base, iid):
+        return f'<a href="{href}" rel="noopener noreferrer">{label}</a>'
+    return label
 
 
 def _evidence_html(investigation: dict[str, Any], base: str, iid: str) -> str:
@@ -425,6 +458,11 @@ def _evidence_html(investigation: dict[str, Any], base: str, iid: str) -> str:
             if items
             else "<p><em>No evidence was found.</em></p>"
         )
+        if reasoning := check.get("reasoning") or []:
+            steps = "".join(f"<li>{escape(_one_line(line))}</li>" for line in reasoning)
+            evidence += (
+                f'<p class="meta">{REASONING_HEADING}:</p><ol class="reasoning">{steps}</ol>'
+            )
         key = escape(str(check.get("claim_key") or ""))
         parts.append(
             f'<article id="claim-{key}"><h3>{escape(_check_heading(number, check, language))}</h3>'
@@ -436,7 +474,7 @@ def _evidence_html(investigation: dict[str, Any], base: str, iid: str) -> str:
 
 
 def _evidence_item_html(item: dict[str, Any], base: str, iid: str) -> str:
-    title = _one_line(item.get("title")) or _link_of(item)
+    title = _title(item)
     publisher = _one_line(item.get("publisher"))
     independent = independence(item)
     details = [
@@ -451,14 +489,15 @@ def _evidence_item_html(item: dict[str, Any], base: str, iid: str) -> str:
         details.append(f"<li>{escape(' · '.join(facts))}</li>")
     if item.get("query"):
         details.append(f"<li>Found by: {escape(_one_line(item['query']))}</li>")
-    if link := _link_of(item):
+    if link := _web_link(item):
         details.append(f"<li>Link: {_a(link, link)}</li>")
     details.append(_snapshot_html(item.get("content_sha256"), base, iid))
     quote_html = (
         f"<blockquote>{escape(_one_line(item['quote']))}</blockquote>" if item.get("quote") else ""
     )
+    heading = _document_html(item, base, iid) if is_document(item) else _a(_link_of(item), title)
     return (
-        f"<li><strong>{_a(_link_of(item), title)}</strong>"
+        f"<li><strong>{heading}</strong>"
         + (f' <span class="muted">{escape(publisher)}</span>' if publisher else "")
         + f'{quote_html}<ul class="meta">{"".join(details)}</ul></li>'
     )
@@ -471,8 +510,8 @@ def _sources_html(investigation: dict[str, Any], base: str, iid: str) -> str:
     intro = _sources_intro(sources)
     entries = []
     for n, source in enumerate(sources, 1):
-        link = _link_of(source)
-        title = _one_line(source.get("title")) or link
+        link = _web_link(source)
+        title = _title(source)
         publisher = _one_line(source.get("publisher") or source.get("domain"))
         details = []
         if relevance := relevance_text(source):
@@ -548,7 +587,12 @@ def claim_reviews(
     settings = settings or get_settings()
     language = investigation.get("language") or "en"
     claims = _claims_by_id(investigation)
-    links = {source["id"]: _link_of(source) for source in investigation.get("sources") or []}
+    # A document is private and has no web address: never an appearance.
+    links = {
+        source["id"]: _link_of(source)
+        for source in investigation.get("sources") or []
+        if not is_document(source)
+    }
     page = settings.investigation_url(str(investigation.get("id") or ""))
     fallback = (investigation.get("completed_at") or investigation.get("updated_at") or "")[:10]
     author: dict[str, Any] = {"@type": "Organization", "name": settings.vicaran_publisher_name}

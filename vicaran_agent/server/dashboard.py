@@ -650,7 +650,7 @@ def _reasoning(lines: list[str]) -> str:
     steps = "".join(f"<li>{escape(str(line))}</li>" for line in lines)
     return (
         '<details class="reasoning">'
-        f"<summary>How this verdict was reached: {export.steps_text(len(lines))}</summary>"
+        f"<summary>{export.REASONING_HEADING}: {export.steps_text(len(lines))}</summary>"
         f'<ol class="reasoning-log">{steps}</ol></details>'
     )
 
