@@ -19,6 +19,7 @@ import pytest
 from tests.support.callback_server import CallbackServer
 from tests.support.store import dashboard_client, fresh_repository
 from vicaran_agent import export
+from vicaran_agent.callbacks.persistence import rested_on
 from vicaran_agent.config import get_settings
 from vicaran_agent.delivery import Deliverer
 from vicaran_agent.schemas import (
@@ -443,3 +444,24 @@ def test_the_json_export_keeps_the_document_fields_and_the_reasoning_log(
     assert check["reasoning"] == REASONING
     assert (check["evidence"][0]["document_id"], check["evidence"][0]["page"]) == (DOC_ID, 4)
     assert record["snapshots"][sha256(PASSAGE)] == PASSAGE
+
+
+# --- the verdict's sources -------------------------------------------------------------------
+
+
+def test_a_verdict_resting_on_a_passage_rests_on_its_document_source() -> None:
+    verdict = Verdict(
+        claim_key="C1",
+        claim_text="The bridge cost $4M.",
+        verdict="misleading",
+        confidence=0.8,
+        explanation="",
+        evidence=[
+            document_evidence(),
+            document_evidence(url=f"doc://{DOC_ID}/p9/30", page=9),
+            document_evidence(url="doc://other/p1/1", document_id="other", stance="context"),
+            web_evidence(),
+        ],
+    )
+    ids = {f"doc://{DOC_ID}": "S-doc", "doc://other": "S-other", web_evidence().url: "S-web"}
+    assert rested_on(verdict, ids) == ["S-doc", "S-web"]  # context is not what it rests on
