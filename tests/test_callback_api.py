@@ -1051,6 +1051,105 @@ async def test_malformed_provenance_fields_are_refused(client):
     assert "data.display_url" in response.json()["error"]
 
 
+# --- the optional fields of the documents work -----------------------------------------------
+
+DOCUMENT_SOURCE = {
+    "url": "doc://0f3a9c2e",
+    "title": "Contrato 002/2024",
+    "domain": "contrato.pdf",
+    "credibility_score": 4,
+    "is_user_provided": True,
+    "origin": "document",
+    "document_id": "0f3a9c2e",
+    "page": 1,
+}
+DOCUMENT_EVIDENCE = {
+    "url": "doc://0f3a9c2e/p4/17",
+    "title": "Contrato 002/2024",
+    "publisher": "contrato.pdf",
+    "reliability": "high",
+    "stance": "refutes",
+    "quote": "Valor total: R$ 4.200.000,00",
+    "origin": "document",
+    "document_id": "0f3a9c2e",
+    "page": 4,
+}
+
+
+async def test_document_sources_evidence_and_the_reasoning_log_are_stored(client, repo):
+    investigation_id = await started(client)
+    source_id = await add_source(client, investigation_id, **DOCUMENT_SOURCE)
+    claim_id = await add_claim(client, investigation_id, [source_id])
+    reasoning = ["Followed 'Anexo II' in Contrato 002/2024, p. 9 → Anexo II"]
+    data = {
+        **fact_check_data(claim_id, [source_id]),
+        "evidence": [DOCUMENT_EVIDENCE, fact_check_data(claim_id, [])["evidence"][0]],
+        "reasoning_log": reasoning,
+    }
+    response = await send(client, "FACT_CHECKED", investigation_id, data)
+    assert response.status_code == 200, response.text
+
+    saved = stored(repo, investigation_id)
+    (source,) = saved["sources"]
+    assert source["url"] == "doc://0f3a9c2e"  # a document's identity is kept as sent
+    assert (source["origin"], source["document_id"], source["page"]) == ("document", "0f3a9c2e", 1)
+    (check,) = saved["fact_checks"]
+    assert check["reasoning"] == reasoning
+    document, web = check["evidence"]
+    assert document["url"] == "doc://0f3a9c2e/p4/17"
+    assert (document["origin"], document["document_id"], document["page"]) == (
+        "document",
+        "0f3a9c2e",
+        4,
+    )
+    assert (web["origin"], web["document_id"], web["page"]) == ("web", None, None)
+
+
+async def test_without_the_documents_fields_nothing_changes(client, repo):
+    investigation_id = await started(client)
+    source_id = await add_source(client, investigation_id)
+    claim_id = await add_claim(client, investigation_id, [source_id])
+    data = fact_check_data(claim_id, [source_id])
+    assert (await send(client, "FACT_CHECKED", investigation_id, data)).status_code == 200
+    (check,) = stored(repo, investigation_id)["fact_checks"]
+    assert check["reasoning"] == []
+    assert (check["evidence"][0]["document_id"], check["evidence"][0]["page"]) == (None, None)
+
+
+DOCUMENT_REFUSALS: list[tuple[str, dict[str, Any], str]] = [
+    ("SOURCE_FOUND", {**DOCUMENT_SOURCE, "page": 0}, "data.page"),
+    ("SOURCE_FOUND", {**DOCUMENT_SOURCE, "page": -3}, "data.page"),
+    ("SOURCE_FOUND", {**DOCUMENT_SOURCE, "page": "4"}, "data.page"),
+    ("SOURCE_FOUND", {**DOCUMENT_SOURCE, "page": 4.0}, "data.page"),
+    ("SOURCE_FOUND", {**DOCUMENT_SOURCE, "document_id": "d" * 65}, "data.document_id"),
+    ("SOURCE_FOUND", {**DOCUMENT_SOURCE, "origin": "web"}, "doc://"),  # a document is one
+    ("SOURCE_FOUND", {**DOCUMENT_SOURCE, "url": "doc://"}, "data.url"),
+    ("SOURCE_FOUND", {**DOCUMENT_SOURCE, "url": "doc://a b"}, "data.url"),
+    ("SOURCE_FOUND", {**DOCUMENT_SOURCE, "origin": "documents"}, "data.origin"),
+    ("FACT_CHECKED", {"evidence": [{**DOCUMENT_EVIDENCE, "page": 0}]}, "data.evidence.0.page"),
+    ("FACT_CHECKED", {"evidence": [{**DOCUMENT_EVIDENCE, "page": "4"}]}, "data.evidence.0.page"),
+    ("FACT_CHECKED", {"evidence": [{**DOCUMENT_EVIDENCE, "origin": "page"}]}, "doc://"),
+    ("FACT_CHECKED", {"reasoning_log": "one line"}, "data.reasoning_log"),
+    ("FACT_CHECKED", {"reasoning_log": [7]}, "data.reasoning_log.0"),
+    ("FACT_CHECKED", {"reasoning_log": ["x" * 501]}, "data.reasoning_log.0"),
+    ("FACT_CHECKED", {"reasoning_log": ["x"] * 101}, "data.reasoning_log"),
+]
+
+
+@pytest.mark.parametrize(("type_", "changes", "named"), DOCUMENT_REFUSALS)
+async def test_malformed_documents_fields_are_refused(
+    client: httpx.AsyncClient, repo: Repository, type_: str, changes: dict[str, Any], named: str
+) -> None:
+    investigation_id = await started(client)
+    source_id = await add_source(client, investigation_id)
+    claim_id = await add_claim(client, investigation_id, [source_id])
+    base = DOCUMENT_SOURCE if type_ == "SOURCE_FOUND" else fact_check_data(claim_id, [source_id])
+    before = stored(repo, investigation_id)
+    message = failure(await send(client, type_, investigation_id, {**base, **changes}), 400)
+    assert message.startswith(f"invalid data for {type_}") and named in message
+    assert stored(repo, investigation_id) == before
+
+
 # --- strict validation: types, nesting, sizes --------------------------------------------------
 
 WRONG_TYPES: list[tuple[str, dict[str, Any], str]] = [

@@ -445,3 +445,61 @@ def test_token_page_is_styled(
         if e["level"] == "SEVERE" and not e["message"].startswith(page)
     ]
     assert errors == []  # nothing refused: no stylesheet behind the token, no CSP violation
+
+
+def _panel_view(driver: WebDriver, key: str) -> tuple[str, list[str | None]]:
+    """A panel's text (hidden parts included) and the addresses it links to."""
+    return driver.execute_script(
+        "const body = document.querySelector(`[data-body='${arguments[0]}']`);"
+        "return [body.textContent, [...body.querySelectorAll('a')]"
+        ".map((a) => a.getAttribute('href'))];",
+        key,
+    )
+
+
+def test_documents_and_the_reasoning_log_render_the_same_from_the_script(
+    repo: Repository, server: LiveServer, browser: WebDriver
+) -> None:
+    """The script's renderers mirror the server's: documents by title and page, no doc:// link,
+    the reasoning log folded and escaped."""
+    from selenium.webdriver.common.by import By
+
+    from tests.test_document_records import (
+        REASONING,
+        document_evidence,
+        document_investigation,
+        document_source,
+    )
+
+    title = f"Anexo II {IMG_XSS}"
+    iid = document_investigation(
+        repo, source=document_source(title=title), evidence=document_evidence(title=title)
+    )
+    _resize(browser, WIDE)
+    browser.get(f"{server.url}/investigations/{iid}#fact-checks")
+    _wait(browser, lambda d: d.execute_script("return document.documentElement.className"), "js")
+    keys = ("sources", "fact-checks")
+    served = {key: _panel_view(browser, key) for key in keys}
+    browser.execute_script(
+        "for (const b of document.querySelectorAll('[data-body]')) b.firstChild.dataset.served = 1;"
+    )
+    _wait(
+        browser,
+        lambda d: not d.find_elements(By.CSS_SELECTOR, "[data-body='fact-checks'] [data-served]"),
+        "the script to render the panels",
+    )
+    assert {key: _panel_view(browser, key) for key in keys} == served
+    text, links = served["fact-checks"]
+    assert f"📄 {title}, p. 4" in text
+    assert not [link for link in links if link and link.startswith("doc:")]
+
+    summary = browser.find_element(By.CSS_SELECTOR, "#fact-checks details.reasoning summary")
+    assert summary.text == "How this verdict was reached: 2 steps"
+    summary.click()
+    steps = browser.find_elements(By.CSS_SELECTOR, "#fact-checks .reasoning-log li")
+    assert [step.text for step in steps] == REASONING
+    assert browser.find_elements(By.CSS_SELECTOR, "main img, main script") == []
+    _no_alert(browser)
+    _screenshot(browser, "dashboard-documents.png")
+    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert errors == []

@@ -3,7 +3,9 @@
 Every export works from the investigation dict that `Repository.get_investigation` returns (and,
 for JSON, the snapshots its records rest on). No protocol marker is ever exported. `[N]` in the
 report cites the N-th entry of `investigation["sources"]`; `[N]` in a fact-check's explanation
-cites that check's N-th evidence item.
+cites that check's N-th evidence item. A source or evidence item from the journalist's documents
+has no web address (its `doc://` url is an identity): it is named `📄 <title>, p. N` and linked,
+at most, to the snapshot of the passage Vicaran read; the JSON export keeps the records as stored.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 from .config import Settings, get_settings
+from .documents.model import is_document_url
 from .i18n import verdict_label
 from .sanitize import strip_markers
 from .server.markdown import render_markdown
@@ -24,6 +27,7 @@ from .server.markdown import render_markdown
 COMPLETE_MARKER = "[INVESTIGATION_COMPLETE]"
 JSON_FORMAT = "vicaran-investigation"
 JSON_VERSION = 1
+REASONING_HEADING = "How this verdict was reached"
 RATING_VALUES = {"verified": 5, "partially_true": 3, "misleading": 2, "false": 1}
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _LANGUAGE = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})?")
@@ -149,6 +153,29 @@ def independence(item: dict[str, Any]) -> str:
     return f"Not independent: {note}" if note else "Not independent"
 
 
+def is_document(item: dict[str, Any]) -> bool:
+    """A source or evidence item read from one of the journalist's documents (no web address)."""
+    return item.get("origin") == "document" or is_document_url(str(item.get("url") or ""))
+
+
+def page_text(item: dict[str, Any]) -> str:
+    """`p. 4` (pages count from 1), or "" when the item names no page."""
+    page = item.get("page")
+    return f"p. {page}" if isinstance(page, int) and not isinstance(page, bool) and page > 0 else ""
+
+
+def document_label(item: dict[str, Any]) -> str:
+    """`📄 <title>, p. N`: how a document, or a passage of it, is named."""
+    title = _one_line(item.get("title")) or _one_line(item.get("publisher")) or "Document"
+    page = page_text(item)
+    return f"📄 {title}, {page}" if page else f"📄 {title}"
+
+
+def steps_text(count: int) -> str:
+    """`1 step`, `3 steps`: the length of a reasoning log."""
+    return "1 step" if count == 1 else f"{count} steps"
+
+
 def relevance_text(source: dict[str, Any]) -> str:
     """A source's relevance to the brief, or why it was set aside."""
     score = _percent(source.get("relevance"))
@@ -240,11 +267,26 @@ def _evidence_md(investigation: dict[str, Any]) -> str:
             if items
             else "_No evidence was found._"
         )
+        if reasoning := check.get("reasoning") or []:
+            steps = "\n".join(f"- {_one_line(line)}" for line in reasoning)
+            lines.append(f"{REASONING_HEADING}:\n\n{steps}")
     return "\n\n".join(lines)
 
 
+def _title(item: dict[str, Any]) -> str:
+    """A source's or evidence item's name: its title, else its address; a document's label."""
+    if is_document(item):
+        return document_label(item)
+    return _one_line(item.get("title")) or _link_of(item)
+
+
+def _web_link(item: dict[str, Any]) -> str:
+    """The address to show as a link: none for a document (its doc:// is an identity)."""
+    return "" if is_document(item) else _link_of(item)
+
+
 def _evidence_item_md(number: int, item: dict[str, Any]) -> str:
-    title = _one_line(item.get("title")) or _link_of(item)
+    title = _title(item)
     publisher = _one_line(item.get("publisher"))
     lines = [f"{number}. **{title}**" + (f" — {publisher}" if publisher else "")]
     tags = [
@@ -261,7 +303,7 @@ def _evidence_item_md(number: int, item: dict[str, Any]) -> str:
         lines.append("   - " + " · ".join(facts))
     if item.get("query"):
         lines.append(f"   - Found by: {_one_line(item['query'])}")
-    if link := _link_of(item):
+    if link := _web_link(item):
         lines.append(f"   - Link: {link}")
     if item.get("content_sha256"):
         lines.append(f"   - Snapshot: `{item['content_sha256']}`")
@@ -275,10 +317,10 @@ def _sources_md(investigation: dict[str, Any]) -> str:
     intro = _sources_intro(sources)
     entries = []
     for n, source in enumerate(sources, 1):
-        title = _one_line(source.get("title")) or _link_of(source)
+        title = _title(source)
         publisher = _one_line(source.get("publisher") or source.get("domain"))
         head = f"{n}. **{title}**" + (f" — {publisher}" if publisher else "")
-        lines = [head + (f" — {_link_of(source)}" if _link_of(source) else "")]
+        lines = [head + (f" — {link}" if (link := _web_link(source)) else "")]
         if relevance := relevance_text(source):
             lines.append(f"   - {relevance}")
         if facts := _source_facts(source):
@@ -368,13 +410,28 @@ def _a(url: str, text: str) -> str:
     return f'<a href="{href}" rel="noopener noreferrer">{escape(text)}</a>'
 
 
+def _snapshot_href(sha: Any, base: str, iid: str) -> str | None:
+    """The snapshot's absolute address, escaped, when the dashboard's public address is known."""
+    if base and iid and is_sha256(sha) and _href(base):
+        return escape(base + snapshot_path(iid, sha))
+    return None
+
+
 def _snapshot_html(sha: Any, base: str, iid: str) -> str:
     if not sha:
         return ""
     code = f"<code>{escape(str(sha))}</code>"
-    if base and iid and is_sha256(sha) and _href(base):
-        code = f'<a href="{escape(base + snapshot_path(iid, sha))}">{code}</a>'
+    if href := _snapshot_href(sha, base, iid):
+        code = f'<a href="{href}">{code}</a>'
     return f"<li>Snapshot: {code}</li>"
+
+
+def _document_html(item: dict[str, Any], base: str, iid: str) -> str:
+    """`📄 <title>, p. N`, linked to the passage's snapshot when it can be reached."""
+    label = escape(document_label(item))
+    if href := _snapshot_href(item.get("content_sha256"), base, iid):
+        return f'<a href="{href}" rel="noopener noreferrer">{label}</a>'
+    return label
 
 
 def _evidence_html(investigation: dict[str, Any], base: str, iid: str) -> str:
@@ -401,6 +458,11 @@ def _evidence_html(investigation: dict[str, Any], base: str, iid: str) -> str:
             if items
             else "<p><em>No evidence was found.</em></p>"
         )
+        if reasoning := check.get("reasoning") or []:
+            steps = "".join(f"<li>{escape(_one_line(line))}</li>" for line in reasoning)
+            evidence += (
+                f'<p class="meta">{REASONING_HEADING}:</p><ol class="reasoning">{steps}</ol>'
+            )
         key = escape(str(check.get("claim_key") or ""))
         parts.append(
             f'<article id="claim-{key}"><h3>{escape(_check_heading(number, check, language))}</h3>'
@@ -412,7 +474,7 @@ def _evidence_html(investigation: dict[str, Any], base: str, iid: str) -> str:
 
 
 def _evidence_item_html(item: dict[str, Any], base: str, iid: str) -> str:
-    title = _one_line(item.get("title")) or _link_of(item)
+    title = _title(item)
     publisher = _one_line(item.get("publisher"))
     independent = independence(item)
     details = [
@@ -427,14 +489,15 @@ def _evidence_item_html(item: dict[str, Any], base: str, iid: str) -> str:
         details.append(f"<li>{escape(' · '.join(facts))}</li>")
     if item.get("query"):
         details.append(f"<li>Found by: {escape(_one_line(item['query']))}</li>")
-    if link := _link_of(item):
+    if link := _web_link(item):
         details.append(f"<li>Link: {_a(link, link)}</li>")
     details.append(_snapshot_html(item.get("content_sha256"), base, iid))
     quote_html = (
         f"<blockquote>{escape(_one_line(item['quote']))}</blockquote>" if item.get("quote") else ""
     )
+    heading = _document_html(item, base, iid) if is_document(item) else _a(_link_of(item), title)
     return (
-        f"<li><strong>{_a(_link_of(item), title)}</strong>"
+        f"<li><strong>{heading}</strong>"
         + (f' <span class="muted">{escape(publisher)}</span>' if publisher else "")
         + f'{quote_html}<ul class="meta">{"".join(details)}</ul></li>'
     )
@@ -447,8 +510,8 @@ def _sources_html(investigation: dict[str, Any], base: str, iid: str) -> str:
     intro = _sources_intro(sources)
     entries = []
     for n, source in enumerate(sources, 1):
-        link = _link_of(source)
-        title = _one_line(source.get("title")) or link
+        link = _web_link(source)
+        title = _title(source)
         publisher = _one_line(source.get("publisher") or source.get("domain"))
         details = []
         if relevance := relevance_text(source):
@@ -524,7 +587,12 @@ def claim_reviews(
     settings = settings or get_settings()
     language = investigation.get("language") or "en"
     claims = _claims_by_id(investigation)
-    links = {source["id"]: _link_of(source) for source in investigation.get("sources") or []}
+    # A document is private and has no web address: never an appearance.
+    links = {
+        source["id"]: _link_of(source)
+        for source in investigation.get("sources") or []
+        if not is_document(source)
+    }
     page = settings.investigation_url(str(investigation.get("id") or ""))
     fallback = (investigation.get("completed_at") or investigation.get("updated_at") or "")[:10]
     author: dict[str, Any] = {"@type": "Organization", "name": settings.vicaran_publisher_name}

@@ -20,6 +20,8 @@ ClaimOrigin = Literal["brief", "source"]
 QUOTE_MAX_CHARS = 300
 
 SUMMARY_MAX_CHARS = 500
+REASONING_LINES_MAX = 100  # a verdict's reasoning log: references followed, search rounds
+REASONING_LINE_MAX = 500
 
 
 def _clip(text: str, limit: int) -> str:
@@ -168,6 +170,14 @@ class Verdict(BaseModel):
     source_ids: list[str] = Field(default_factory=list)
     as_of: str | None = None  # the date the check was made (YYYY-MM-DD)
     fact_check_id: str | None = None
+    # How the verdict was reached, one line per step: references followed, search rounds.
+    reasoning: list[str] = Field(default_factory=list)
+
+    @field_validator("reasoning")
+    @classmethod
+    def _cap_reasoning(cls, value: list[str]) -> list[str]:
+        lines = (_clip(line, REASONING_LINE_MAX) for line in value)
+        return [line for line in lines if line][:REASONING_LINES_MAX]
 
 
 class SourceBias(BaseModel):

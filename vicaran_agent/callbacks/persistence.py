@@ -12,6 +12,7 @@ from google.adk.agents.callback_context import CallbackContext
 from .. import delivery
 from .. import state_keys as keys
 from ..config import get_settings
+from ..documents.model import document_url
 from ..runtime import open_runtime
 from ..schemas import BiasAssessment, Claim, InvestigationConfig, Source, TimelineEvent, Verdict
 from ..storage import InvestigationTakenError, Repository, get_repository
@@ -103,8 +104,7 @@ async def save_verdicts(callback_context: CallbackContext) -> None:
     source_ids: dict[str, str] = callback_context.state.get(keys.SOURCE_ID_MAP) or {}
     for verdict in verdicts:
         verdict.claim_id = claim_ids.get(verdict.claim_key)
-        on_point = [e.url for e in verdict.evidence if e.stance != "context"]
-        verdict.source_ids = list(dict.fromkeys(source_ids[u] for u in on_point if u in source_ids))
+        verdict.source_ids = rested_on(verdict, source_ids)
     saved = [v for v in verdicts if v.claim_id]
     inv = _investigation_id(callback_context)
     texts = _texts(inv, [e.content_sha256 for v in saved for e in v.evidence])
@@ -119,6 +119,23 @@ async def save_verdicts(callback_context: CallbackContext) -> None:
     for verdict in verdicts:
         verdict.fact_check_id = ids.get(verdict.claim_key)
     callback_context.state[keys.VERDICT_RECORDS] = [v.model_dump(mode="json") for v in verdicts]
+
+
+def rested_on(verdict: Verdict, source_ids: dict[str, str]) -> list[str]:
+    """Ids of the saved sources the verdict's on-point evidence comes from, in order.
+
+    A passage of a document (`doc://<id>/p<page>/<passage>`) comes from the document's source.
+    """
+    found = []
+    for item in verdict.evidence:
+        if item.stance == "context":
+            continue
+        url = item.url
+        if url not in source_ids and item.document_id:
+            url = document_url(item.document_id)
+        if url in source_ids:
+            found.append(source_ids[url])
+    return list(dict.fromkeys(found))
 
 
 async def save_bias(callback_context: CallbackContext) -> None:

@@ -40,7 +40,10 @@ from pydantic import (
 )
 
 from ..config import Settings, get_settings
+from ..documents.model import is_document_url
 from ..schemas import (
+    REASONING_LINE_MAX,
+    REASONING_LINES_MAX,
     BiasAssessment,
     Claim,
     ClaimOrigin,
@@ -120,6 +123,9 @@ Domain = Annotated[str, StringConstraints(strip_whitespace=True, max_length=255)
 PublishedAt = Annotated[str, StringConstraints(strip_whitespace=True, max_length=64)]
 Sha256 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
 Short = Annotated[str, StringConstraints(strip_whitespace=True, max_length=32)]
+Page = Annotated[int, Field(ge=1, le=1_000_000)]  # 1-based, as printed readers count pages
+ReasoningLine = Annotated[str, StringConstraints(max_length=REASONING_LINE_MAX)]
+ReasoningLog = Annotated[list[ReasoningLine], Field(max_length=REASONING_LINES_MAX)]
 
 
 # --- request data, one model per type (extra fields are ignored for newer clients) ---------
@@ -138,6 +144,21 @@ def _http_url(value: str, *, normalize: bool) -> str:
     if len(url) > URL_MAX:
         raise ValueError(f"must be at most {URL_MAX} characters")
     return url
+
+
+def _record_url(value: str, *, normalize: bool) -> str:
+    """A document's `doc://` identity as sent, else an http(s) URL (see `_http_url`)."""
+    if not is_document_url(value):
+        return _http_url(value, normalize=normalize)
+    if value == "doc://" or any(c.isspace() or not c.isprintable() for c in value):
+        raise ValueError("must be doc://<document id>[/p<page>/<passage id>]")
+    return value
+
+
+def _document_origin(url: str, origin: str | None) -> None:
+    """A `doc://` address is a document's: its origin must say so."""
+    if is_document_url(url) and origin != "document":
+        raise ValueError('a doc:// url needs origin "document"')
 
 
 class StartedData(_Data):
@@ -163,11 +184,19 @@ class SourceData(_Data):
     content_sha256: Sha256 | None = None
     relevant: bool | None = None
     relevance_reason: Reason | None = None
+    # optional fields of the documents work
+    document_id: Id | None = None
+    page: Page | None = None
 
     @field_validator("url")
     @classmethod
     def _url(cls, value: str) -> str:
-        return _http_url(value, normalize=True)
+        return _record_url(value, normalize=True)
+
+    @model_validator(mode="after")
+    def _document(self) -> SourceData:
+        _document_origin(self.url, self.origin)
+        return self
 
     @field_validator("display_url")
     @classmethod
@@ -201,11 +230,18 @@ class EvidenceData(_Data):
     content_sha256: Sha256 | None = None
     origin: Short | None = None
     independent: bool | None = None
+    document_id: Id | None = None  # origin "document": the passage's document and page
+    page: Page | None = None
 
     @field_validator("url")
     @classmethod
     def _url(cls, value: str) -> str:
-        return _http_url(value, normalize=False)
+        return _record_url(value, normalize=False)
+
+    @model_validator(mode="after")
+    def _document(self) -> EvidenceData:
+        _document_origin(self.url, self.origin)
+        return self
 
 
 class FactCheckData(_Data):
@@ -216,6 +252,7 @@ class FactCheckData(_Data):
     evidence: Annotated[list[EvidenceData], Field(max_length=ITEMS_MAX)]
     source_ids: Ids
     as_of: PublishedAt | None = None
+    reasoning_log: ReasoningLog | None = None
 
 
 class PerSourceData(_Data):
@@ -546,6 +583,8 @@ class _Writer:
             content_sha256=data.content_sha256,
             relevant=data.relevant is not False,
             relevance_reason=data.relevance_reason,
+            document_id=data.document_id,
+            page=data.page,
         )
         ids = await self.call(self.repo.save_sources, self.id, [source])
         return {"success": True, "source_id": str(ids[source.url])}
@@ -580,7 +619,7 @@ class _Writer:
             explanation=data.explanation,
             evidence=[
                 {
-                    "url": normalize_url(item.url),
+                    "url": item.url if is_document_url(item.url) else normalize_url(item.url),
                     "display_url": item.url,
                     "title": item.title or "",
                     "publisher": item.publisher or domain_of(item.url),
@@ -594,11 +633,14 @@ class _Writer:
                     "content_sha256": item.content_sha256,
                     "origin": _evidence_origin(item.origin),
                     "independent": item.independent is not False,
+                    "document_id": item.document_id,
+                    "page": item.page,
                 }
                 for item in data.evidence
             ],
             source_ids=list(dict.fromkeys(data.source_ids)),
             as_of=data.as_of,
+            reasoning=data.reasoning_log or [],
         )
         ids = await self.call(self.repo.save_verdicts, self.id, [verdict])
         if claim["key"] not in ids:  # the store skips a verdict whose claim is not there

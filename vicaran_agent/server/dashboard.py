@@ -517,6 +517,29 @@ def _snapshot(investigation_id: str, sha256: Any) -> str:
     )
 
 
+def _document_link(investigation_id: str, item: dict[str, Any]) -> str:
+    """`📄 <title>, p. N`, linked to the passage Vicaran read when it was stored.
+
+    A document has no web address: its `doc://` identity is never shown or linked.
+    """
+    label = escape(export.document_label(item))
+    sha = item.get("content_sha256")
+    if not export.is_sha256(sha):
+        return label
+    href = escape(export.snapshot_path(investigation_id, sha))
+    return (
+        f'<a class="doc" href="{href}" target="_blank" rel="noopener noreferrer" '
+        f'title="The passage Vicaran read">{label}</a>'
+    )
+
+
+def _source_name(source: dict[str, Any]) -> str:
+    """How a source is named where it is not a card: its address, or a document's label."""
+    if export.is_document(source):
+        return export.document_label(source)
+    return source.get("display_url") or source["url"]
+
+
 def _day(iso: str) -> str:
     """The date part of an ISO timestamp, as a <time>."""
     return f'<time datetime="{escape(iso)}">{escape(iso[:10])}</time>'
@@ -528,13 +551,16 @@ def _sources(inv: dict[str, Any]) -> str:
     items = []
     for n, s in enumerate(inv["sources"], 1):
         link = s.get("display_url") or s["url"]
-        host = s["domain"] or host_of(link)
-        name = publisher_name(s.get("publisher"), host)
+        document = export.is_document(s)
+        host = "" if document else s["domain"] or host_of(link)
+        name = (s.get("publisher") or s["domain"]) if document else ""
+        name = name or publisher_name(s.get("publisher"), host)
         aside = s.get("relevant") is False
         meta = [_stars(s["credibility_score"])]
         if name:
             meta.append(f'<span class="publisher">{escape(name)}</span>')
-        meta.append(f'<span class="domain">{escape(host)}</span>')
+        if not document:
+            meta.append(f'<span class="domain">{escape(host)}</span>')
         if s.get("published_at"):
             meta.append(f"<span>Published {escape(s['published_at'])}</span>")
         if s.get("retrieved_at"):
@@ -550,11 +576,16 @@ def _sources(inv: dict[str, Any]) -> str:
             reason = s.get("unreachable_reason") or "no reason given"
             reach = f'<p class="reach reach-bad">Not reachable: {escape(reason)}</p>'
         summary = s.get("content_summary") or ""
+        heading = (
+            f"{_document_link(inv['id'], s)}</h3>"
+            if document
+            else f"{_link(link, s['title'] or link)}</h3>"
+            f"{_snapshot(inv['id'], s.get('content_sha256'))}"
+        )
         items.append(
             f'<li class="card source{" set-aside" if aside else ""}" id="source-{n}">'
             f'<div class="card-head"><span class="num">{n}</span><h3 class="card-title">'
-            f"{_link(link, s['title'] or link)}</h3>{_snapshot(inv['id'], s.get('content_sha256'))}"
-            f'</div><p class="meta">{"".join(meta)}</p>'
+            f'{heading}</div><p class="meta">{"".join(meta)}</p>'
             + (f'<p class="aside-note">{escape(relevance)}</p>' if aside else "")
             + (f'<p class="text">{escape(summary)}</p>' if summary else "")
             + f"{reach}</li>"
@@ -606,13 +637,27 @@ def _checks(inv: dict[str, Any], refs: Callable[[list[str]], str]) -> str:
             f"{_whole(confidence)}%</span>{checked}</p>"
             f'<p class="text">{escape(check["explanation"] or "")}</p>'
             + (evidence and f'<h4 class="sub">Evidence</h4><ol class="evidence">{evidence}</ol>')
+            + _reasoning(check.get("reasoning") or [])
             + f"{refs(check['source_ids'])}</li>"
         )
     return f'<ol class="cards">{"".join(items)}</ol>'
 
 
+def _reasoning(lines: list[str]) -> str:
+    """The verdict's reasoning log, folded: the references followed, the search rounds."""
+    if not lines:
+        return ""
+    steps = "".join(f"<li>{escape(str(line))}</li>" for line in lines)
+    return (
+        '<details class="reasoning">'
+        f"<summary>{export.REASONING_HEADING}: {export.steps_text(len(lines))}</summary>"
+        f'<ol class="reasoning-log">{steps}</ol></details>'
+    )
+
+
 def _evidence(item: dict[str, Any], investigation_id: str) -> str:
     link = item.get("display_url") or item["url"]
+    document = export.is_document(item)
     independent = item.get("independent") is not False
     tags = [
         f'<span class="tag stance-{_known(item["stance"])}">'
@@ -624,7 +669,14 @@ def _evidence(item: dict[str, Any], investigation_id: str) -> str:
     ]
     if item["rating"]:
         tags.append(f'<span class="tag">Rated: {escape(item["rating"])}</span>')
-    publisher = publisher_name(item["publisher"], host_of(link)) or host_of(link)
+    if document:
+        publisher = item["publisher"]
+        heading = _document_link(investigation_id, item)
+    else:
+        publisher = publisher_name(item["publisher"], host_of(link)) or host_of(link)
+        heading = _link(link, item["title"] or link) + _snapshot(
+            investigation_id, item.get("content_sha256")
+        )
     quote_ = item.get("quote") or ""
     snippet = item["snippet"]
     facts = []
@@ -633,8 +685,7 @@ def _evidence(item: dict[str, Any], investigation_id: str) -> str:
     if item.get("query"):
         facts.append(f"found by: {escape(item['query'])}")
     return (
-        f"<li>{_link(link, item['title'] or link)}"
-        + _snapshot(investigation_id, item.get("content_sha256"))
+        f"<li>{heading}"
         + (f' <span class="muted">{escape(publisher)}</span>' if publisher else "")
         + f'<span class="tags">{"".join(tags)}</span>'
         + (f'<blockquote class="quote">{escape(quote_)}</blockquote>' if quote_ else "")
@@ -702,7 +753,7 @@ def _bias(inv: dict[str, Any], numbers: dict[str, int]) -> str:
     if bias.get("recommendation"):
         html += f'<p class="recommendation">{escape(bias["recommendation"])}</p>'
     if inv["mode"] == "detailed" and bias.get("per_source"):
-        links = {s["id"]: s.get("display_url") or s["url"] for s in inv["sources"]}
+        links = {s["id"]: _source_name(s) for s in inv["sources"]}
         rows = "".join(
             "<tr><td>"
             + (

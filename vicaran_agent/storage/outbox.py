@@ -100,6 +100,8 @@ def payload(kind: str, row: Any) -> tuple[str | None, dict[str, Any]]:
                 content_sha256=row.content_sha256,
                 relevant=row.relevant,
                 relevance_reason=row.relevance_reason,
+                document_id=row.document_id,
+                page=row.page,
             ),
         }
     if isinstance(row, ClaimRow):
@@ -132,12 +134,14 @@ def payload(kind: str, row: Any) -> tuple[str | None, dict[str, Any]]:
                         content_sha256=e.content_sha256,
                         origin=e.origin,
                         independent=e.independent,
+                        document_id=e.document_id,
+                        page=e.page,
                     ),
                 }
                 for e in row.evidence
             ],
             "source_ids": [s.id for s in row.sources],
-            **_present(as_of=row.as_of),
+            **_present(as_of=row.as_of, reasoning_log=row.reasoning or None),
         }
     if isinstance(row, BiasRow):
         return row.id, {

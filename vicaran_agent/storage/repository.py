@@ -74,6 +74,8 @@ _SOURCE_FIELDS = (
     "relevant",
     "relevance",
     "relevance_reason",
+    "document_id",
+    "page",
 )
 _PER_SOURCE_FIELDS = ("source_id", "url", "bias_score", "stance", "indicators")
 
@@ -417,6 +419,7 @@ class Repository:
                 row.iterations = verdict.iterations
                 row.stop_reason = verdict.stop_reason
                 row.as_of = verdict.as_of
+                row.reasoning = list(verdict.reasoning)
                 row.evidence = [
                     EvidenceRow(id=new_id(), position=i, **item.model_dump())
                     for i, item in enumerate(verdict.evidence)
@@ -905,6 +908,8 @@ def _evidence_dict(item: EvidenceRow) -> dict[str, Any]:
         "independent": item.independent is not False,
         "independence_note": item.independence_note or "",
         "stance_note": item.stance_note or "",
+        "document_id": item.document_id,
+        "page": item.page,
     }
 
 
@@ -999,6 +1004,7 @@ def _investigation_dict(session: Session, investigation_id: str) -> dict[str, An
                 "as_of": check.as_of,
                 "evidence": [_evidence_dict(item) for item in check.evidence],
                 "source_ids": [source.id for source in check.sources],
+                "reasoning": list(check.reasoning or []),
             }
             for check in fact_checks
         ],

@@ -183,6 +183,7 @@ class FactCheckRow(Base):
     iterations: Mapped[int] = mapped_column(Integer, default=0)
     stop_reason: Mapped[str] = mapped_column(Text, default="")
     as_of: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    reasoning: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
 
     claim: Mapped[ClaimRow] = relationship()
     evidence: Mapped[list[EvidenceRow]] = relationship(

@@ -94,6 +94,32 @@
       target: "_blank", rel: "noopener noreferrer", title: "The text Vicaran read" }, "snapshot")];
   }
 
+  // A document has no web address (mirrors export.is_document, page_text, document_label).
+  const isDocument = (item) => item.origin === "document"
+    || String(item.url ?? "").startsWith("doc://");
+
+  function pageText(item) {
+    return Number.isInteger(item.page) && item.page > 0 ? `p. ${item.page}` : "";
+  }
+
+  function documentLabel(item) {
+    const title = oneLine(item.title) || oneLine(item.publisher) || "Document";
+    const page = pageText(item);
+    return page ? `📄 ${title}, ${page}` : `📄 ${title}`;
+  }
+
+  // `📄 <title>, p. N`, linked to the passage Vicaran read (mirrors _document_link).
+  function documentLink(item) {
+    const label = documentLabel(item);
+    const sha = String(item.content_sha256 ?? "");
+    if (!/^[0-9a-f]{64}$/.test(sha)) return document.createTextNode(label);
+    return el("a", { class: "doc", href: `${root.dataset.api}/snapshots/${sha}`, target: "_blank",
+      rel: "noopener noreferrer", title: "The passage Vicaran read" }, label);
+  }
+
+  // Mirrors _source_name in dashboard.py.
+  const sourceName = (s) => (isDocument(s) ? documentLabel(s) : s.display_url || s.url);
+
   function day(iso) {
     return el("time", { datetime: iso }, String(iso).slice(0, 10));
   }
@@ -244,12 +270,13 @@
     if (!inv.sources.length) return empty("No sources yet.");
     const list = el("ol", { class: "cards" }, inv.sources.map((s, i) => {
       const url = s.display_url || s.url;
-      const host = s.domain || hostOf(url);
-      const name = publisherName(s.publisher, host);
+      const doc = isDocument(s);
+      const host = doc ? "" : s.domain || hostOf(url);
+      const name = (doc ? s.publisher || s.domain : "") || publisherName(s.publisher, host);
       const aside = s.relevant === false;
       const meta = [stars(s.credibility_score)];
       if (name) meta.push(el("span", { class: "publisher" }, name));
-      meta.push(el("span", { class: "domain" }, host));
+      if (!doc) meta.push(el("span", { class: "domain" }, host));
       if (s.published_at) meta.push(el("span", {}, `Published ${s.published_at}`));
       if (s.retrieved_at) meta.push(el("span", {}, "Retrieved ", day(s.retrieved_at)));
       if (s.is_user_provided) meta.push(el("span", { class: "tag" }, "Provided by you"));
@@ -261,7 +288,8 @@
           `Not reachable: ${s.unreachable_reason || "no reason given"}`);
       return el("li", { class: aside ? "card source set-aside" : "card source", id: `source-${i + 1}` },
         el("div", { class: "card-head" }, el("span", { class: "num" }, String(i + 1)),
-          el("h3", { class: "card-title" }, link(url, s.title || url)), snapshot(s.content_sha256)),
+          el("h3", { class: "card-title" }, doc ? documentLink(s) : link(url, s.title || url)),
+          doc ? null : snapshot(s.content_sha256)),
         el("p", { class: "meta" }, meta),
         aside ? el("p", { class: "aside-note" }, relevance) : null,
         s.content_summary ? el("p", { class: "text" }, s.content_summary) : null,
@@ -295,11 +323,15 @@
 
   function evidence(item) {
     const url = item.display_url || item.url;
-    const publisher = publisherName(item.publisher, hostOf(url)) || hostOf(url);
+    const doc = isDocument(item);
+    const publisher = doc ? item.publisher
+      : publisherName(item.publisher, hostOf(url)) || hostOf(url);
     const facts = [];
     if (item.published_at) facts.push(`Published ${item.published_at}`);
     if (item.query) facts.push(`found by: ${item.query}`);
-    return el("li", {}, link(url, item.title || url), snapshot(item.content_sha256),
+    const heading = doc ? [documentLink(item)]
+      : [link(url, item.title || url), snapshot(item.content_sha256)];
+    return el("li", {}, ...heading,
       publisher ? [" ", el("span", { class: "muted" }, publisher)] : null,
       el("span", { class: "tags" },
         el("span", { class: `tag stance-${known(item.stance)}` }, cap(item.stance)),
@@ -312,6 +344,15 @@
       item.stance_note ? el("p", { class: "note" }, sentence(item.stance_note)) : null,
       item.snippet && !item.quote ? el("p", { class: "snippet" }, item.snippet) : null,
       facts.length ? el("p", { class: "evidence-meta" }, facts.join(" · ")) : null);
+  }
+
+  // The verdict's reasoning log, folded (mirrors _reasoning in dashboard.py).
+  function reasoning(lines) {
+    if (!lines || !lines.length) return null;
+    const steps = lines.length === 1 ? "1 step" : `${lines.length} steps`;
+    return el("details", { class: "reasoning" },
+      el("summary", {}, `How this verdict was reached: ${steps}`),
+      el("ol", { class: "reasoning-log" }, lines.map((line) => el("li", {}, String(line)))));
   }
 
   function checks(inv, ctx) {
@@ -327,6 +368,7 @@
         el("p", { class: "text" }, c.explanation || ""),
         c.evidence.length ? [el("h4", { class: "sub" }, "Evidence"),
           el("ol", { class: "evidence" }, c.evidence.map(evidence))] : null,
+        reasoning(c.reasoning),
         refs(c.source_ids, ctx));
     }));
   }
@@ -359,7 +401,7 @@
       el("figure", { class: "coverage" }, el("figcaption", {}, `Coverage balance${over}`), rows)));
     if (b.recommendation) out.append(el("p", { class: "recommendation" }, b.recommendation));
     if (inv.mode === "detailed" && (b.per_source || []).length) {
-      const urls = new Map(inv.sources.map((s) => [s.id, s.display_url || s.url]));
+      const urls = new Map(inv.sources.map((s) => [s.id, sourceName(s)]));
       const body = b.per_source.map((row) => {
         const n = ctx.numbers.get(row.source_id);
         const score10 = pct(row.bias_score, 10) / 10;
