@@ -104,6 +104,7 @@ async def test_a_claim_is_decided_from_the_annex_two_references_away_with_its_pa
     to_c = next(i for i, line in enumerate(checker.reasoning) if b in line and c in line)
     assert to_b < to_c
     assert [line for line in lines if line in checker.reasoning] == checker.reasoning
+    assert verdict.reasoning == checker.reasoning  # saved with the verdict
 
 
 async def test_without_following_the_annex_is_never_read(docs):

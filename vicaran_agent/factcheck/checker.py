@@ -336,6 +336,7 @@ class ClaimChecker:
             iterations=iterations,
             stop_reason="model error",
             as_of=self.shared.settings.today.isoformat(),
+            reasoning=self.reasoning,
         )
 
     def _verdict(
@@ -383,6 +384,7 @@ class ClaimChecker:
             iterations=iterations,
             stop_reason=stop,
             as_of=self.shared.settings.today.isoformat(),
+            reasoning=self.reasoning,
         )
 
 
