@@ -2,14 +2,25 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
 
+import httpx
 import pytest
 from google.genai import types
 
+from tests.support import documents as documents_support
 from tests.support import scripted_model
 from tests.support.conversation import Conversation
 from tests.support.documents import FakeDocumentStore
+from tests.test_e2e_api_server import APP, ROOT, free_port
 from vicaran_agent import state_keys as keys
 from vicaran_agent.briefing import choose_collections
 from vicaran_agent.callbacks.orchestrator import read_first_message
@@ -133,3 +144,204 @@ async def test_the_plan_lists_documents_with_pages_language_and_unreadable_pages
     (call,) = scripted_model.calls_for("orchestrator")
     assert "<<<DATA DOCUMENTS\n- Audit Report (audit-report.pdf; 4 pages" in call["instruction"]
     assert "The audit found" not in call["instruction"] + call["prompt"]
+
+
+# --- files attached in the chat -------------------------------------------------------------
+
+
+def orchestrator_requests() -> str:
+    """Everything the orchestrator's model was sent: instructions and conversation."""
+    return "\n".join(
+        c["instruction"] + c["prompt"] for c in scripted_model.calls_for("orchestrator")
+    )
+
+
+async def test_an_attachment_lands_in_the_collection_as_an_artifact_and_never_in_the_model(store):
+    conversation = Conversation()
+    memo = text_file("epa-memo.md", MEMO, "text/markdown")
+    events = await conversation.send(BRIEF, [memo])
+    plan = plan_of(conversation, events)
+
+    state = await conversation.state()
+    own = intake.investigation_collection(state[keys.INVESTIGATION_ID])
+    (document,) = store.documents(own)
+    assert document.file_name == "epa-memo.md" and store.collections()[own] == "neutral"
+    assert state[keys.INVESTIGATION_CONFIG]["collections"] == [own]
+    # saved as an ADK artifact of the session, bytes as sent
+    artifact = await conversation.runner.artifact_service.load_artifact(
+        app_name=conversation.app.name,
+        user_id="journalist",
+        session_id=conversation.session_id,
+        filename="epa-memo.md",
+    )
+    assert artifact is not None and artifact.inline_data.data == MEMO.encode()
+    # the model was told a file is attached, by name; it never got the bytes or the text
+    assert all(c["files"] == [] for c in scripted_model.CALLS)
+    sent = orchestrator_requests()
+    assert "[Attached file: epa-memo.md" in sent
+    assert "41 parts per billion" not in sent and "inspectors found lead" not in sent
+    # the plan lists it with its pages
+    documents = plan.split("**Your documents:**")[1]
+    assert "(epa-memo.md) - 1 page" in documents
+    assert plan.rstrip().endswith(MARKER)
+
+
+async def test_an_attachment_without_a_name_gets_one_from_its_type(store):
+    conversation = Conversation()
+    blob = types.Blob(data=MEMO.encode(), mime_type="text/markdown")  # no display_name
+    await conversation.send(BRIEF, [types.Part(inline_data=blob)])
+    state = await conversation.state()
+    own = intake.investigation_collection(state[keys.INVESTIGATION_ID])
+    name = f"attachment-{hashlib.sha256(MEMO.encode()).hexdigest()[:8]}.md"
+    assert [d.file_name for d in store.documents(own)] == [name]
+
+
+async def test_an_unreadable_attachment_is_listed_as_not_used_with_the_reason(store):
+    conversation = Conversation()
+    scan = types.Part(
+        inline_data=types.Blob(data=b"\x89PNG\r\n", mime_type="image/png", display_name="scan.png")
+    )
+    events = await conversation.send(BRIEF, [scan, text_file("notes.txt", MEMO)])
+    plan = plan_of(conversation, events)
+    not_used = plan.split("**Not used in this investigation:**")[1]
+    line = next(x for x in not_used.splitlines() if "scan.png" in x)
+    assert "could not be read" in line and "not a kind of file Vicaran reads" in line
+    assert "(notes.txt) - 1 page" in plan.split("**Your documents:**")[1]
+    state = await conversation.state()
+    assert [d.file_name for d in store.documents()] == ["notes.txt"]
+    assert all(c["files"] == [] for c in scripted_model.CALLS)
+    records = state[keys.INVESTIGATION_DOCUMENTS]["attachments"]
+    assert [(r["file_name"], r["status"]) for r in records] == [
+        ("scan.png", "unreadable"),
+        ("notes.txt", "added"),
+    ]
+
+
+async def test_an_attachment_on_a_later_planning_turn_updates_the_plan(store):
+    conversation = Conversation()
+    first = plan_of(conversation, await conversation.send(BRIEF))
+    assert "**Your documents:**" not in first
+    events = await conversation.send("", [text_file("epa-memo.md", MEMO, "text/markdown")])
+    plan = plan_of(conversation, events)
+    assert "(epa-memo.md) - 1 page" in plan.split("**Your documents:**")[1]
+    assert plan.rstrip().endswith(MARKER)
+    run = await conversation.send("APPROVED")
+    assert conversation.texts(run)[0].startswith("[INVESTIGATION_STARTED]")
+
+
+async def test_files_sent_before_the_brief_wait_for_it(store):
+    conversation = Conversation()
+    events = await conversation.send("", [text_file("epa-memo.md", MEMO, "text/markdown")])
+    reply = conversation.texts(events)[-1]
+    assert "epa-memo.md" in reply and "what to investigate" in reply
+    plan = plan_of(conversation, await conversation.send(BRIEF))
+    assert "(epa-memo.md) - 1 page" in plan.split("**Your documents:**")[1]
+    state = await conversation.state()
+    own = intake.investigation_collection(state[keys.INVESTIGATION_ID])
+    assert state[keys.INVESTIGATION_CONFIG]["collections"] == [own]
+
+
+async def test_an_attachment_after_approval_is_answered_not_dropped(store):
+    conversation = Conversation()
+    await conversation.send("Quick Search. " + BRIEF)
+    await conversation.send("APPROVED")
+    events = await conversation.send("", [text_file("late.txt", MEMO)])
+    reply = conversation.texts(events)[-1]
+    assert "late.txt was not added" in reply and "new session" in reply
+    assert not [d for d in store.documents() if d.file_name == "late.txt"]
+
+
+# --- through `adk api_server` -----------------------------------------------------------------
+
+
+@pytest.fixture
+def documents_server(env, tmp_path: Path) -> Iterator[tuple[str, FakeDocumentStore]]:
+    """`adk api_server` in a subprocess, its document store a JSON file this test reads too."""
+    store_file = tmp_path / "documents.json"
+    port = free_port()
+    variables = {
+        **os.environ,
+        "VICARAN_MODEL_PLUGINS": "tests.support.scripted_model,tests.support.documents",
+        documents_support.ENV: str(store_file),
+        "PYTHONPATH": str(ROOT),
+    }
+    log = (tmp_path / "api_server.log").open("w")
+    process = subprocess.Popen(
+        [
+            sys.executable, "-m", "google.adk.cli", "api_server",
+            "--host", "127.0.0.1", "--port", str(port),
+            "--session_service_uri", "memory://",
+            "--artifact_service_uri", "memory://",
+            APP,
+        ],
+        cwd=ROOT,
+        env=variables,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"api_server exited: {(tmp_path / 'api_server.log').read_text()}")
+            try:
+                if httpx.get(f"{base}/list-apps", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail("api_server did not start in 90 s")
+            time.sleep(0.3)
+        yield base, FakeDocumentStore(store_file)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        log.close()
+
+
+@pytest.mark.e2e
+@pytest.mark.timeout(240)
+def test_an_attachment_sent_to_run_sse_lands_in_the_collection(documents_server):
+    base, store = documents_server
+    session = httpx.post(f"{base}/apps/{APP}/users/newsroom/sessions", json={}).json()
+    # what the dev UI sends: the text, then one inlineData part per file (base64, displayName)
+    body = {
+        "appName": APP,
+        "userId": "newsroom",
+        "sessionId": session["id"],
+        "newMessage": {
+            "role": "user",
+            "parts": [
+                {"text": BRIEF},
+                {
+                    "inlineData": {
+                        "displayName": "epa-memo.md",
+                        "mimeType": "text/markdown",
+                        "data": base64.b64encode(MEMO.encode()).decode(),
+                    }
+                },
+            ],
+        },
+        "streaming": False,
+    }
+    events = []
+    with httpx.stream("POST", f"{base}/run_sse", json=body, timeout=180) as response:
+        assert response.status_code == 200
+        for line in response.iter_lines():
+            if line.startswith("data: "):
+                events.append(json.loads(line[6:]))
+    plan = "".join(p.get("text") or "" for p in events[-1]["content"]["parts"])
+    assert "(epa-memo.md) - 1 page" in plan.split("**Your documents:**")[1]
+    state = httpx.get(f"{base}/apps/{APP}/users/newsroom/sessions/{session['id']}").json()["state"]
+    own = intake.investigation_collection(state[keys.INVESTIGATION_ID])
+    (document,) = store.documents(own)
+    assert document.file_name == "epa-memo.md"
+    assert store.page_text(document.document_id, 1) == MEMO
+    artifacts = httpx.get(
+        f"{base}/apps/{APP}/users/newsroom/sessions/{session['id']}/artifacts"
+    ).json()
+    assert "epa-memo.md" in artifacts

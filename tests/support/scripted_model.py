@@ -161,6 +161,13 @@ class ScriptedModel(BaseLlm):
             "chars": len(instruction) + len(prompt),
             "prompt": prompt,
             "instruction": instruction,
+            # files (inline data) the request carried: what a real model would have been sent
+            "files": [
+                p.inline_data.display_name or p.inline_data.mime_type or "?"
+                for c in llm_request.contents
+                for p in c.parts or []
+                if p.inline_data
+            ],
             "max_output_tokens": llm_request.config.max_output_tokens,
             "time": time.monotonic(),
         }

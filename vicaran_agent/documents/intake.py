@@ -8,6 +8,7 @@ orchestrator need (titles, pages, languages, what could not be read) is kept in 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import mimetypes
 from collections.abc import Awaitable, Callable, Iterable
@@ -67,18 +68,20 @@ def attachments_in(content: types.Content | None) -> list[Attachment]:
         if blob is None or part.thought:
             continue
         mime = (blob.mime_type or "").split(";")[0].strip().lower()
-        found.append(Attachment(index, file_name_of(blob.display_name, mime, index), mime, part))
+        name = file_name_of(blob.display_name, mime, blob.data or b"")
+        found.append(Attachment(index, name, mime, part))
     return found
 
 
-def file_name_of(display_name: str | None, mime: str, index: int) -> str:
-    """The file's own name, without any folder; else `attachment-N` with the MIME's extension."""
+def file_name_of(display_name: str | None, mime: str, data: bytes) -> str:
+    """The file's own name, without any folder; else one from its content and MIME type
+    (`attachment-<sha256 prefix>.pdf`: the same file keeps its name, another gets its own)."""
     name = (display_name or "").replace("\\", "/").rsplit("/", 1)[-1]
     name = " ".join(clean(name).split()).strip(" .")[:MAX_NAME]
     if name:
         return name
     extension = mimetypes.guess_extension(mime or "") or ""
-    return f"attachment-{index + 1}{extension}"
+    return f"attachment-{hashlib.sha256(data).hexdigest()[:8]}{extension}"
 
 
 def placeholder(name: str) -> types.Part:
