@@ -24,8 +24,10 @@ from tests.test_e2e_api_server import APP, ROOT, free_port
 from vicaran_agent import state_keys as keys
 from vicaran_agent.briefing import choose_collections
 from vicaran_agent.callbacks.orchestrator import read_first_message
+from vicaran_agent.config import get_settings
 from vicaran_agent.documents import intake
 from vicaran_agent.documents.model import PageText, ParsedDocument, UnreadablePage
+from vicaran_agent.storage import get_repository
 
 MARKER = "[PLAN_APPROVAL_REQUIRED]"
 
@@ -98,6 +100,15 @@ MEMO = (
     "# EPA inspection memo\n\nOn 2024-03-12 EPA inspectors found lead at 41 parts per billion in "
     "Riverton's drinking water, nearly three times the federal action level. Acme Chemicals "
     "discharged untreated water into the Clear River in February 2024, the memo says.\n"
+)
+
+CONTRACT_P1 = (
+    "CONTRATO 002/2024. Between the City of Riverton and Acme Chemicals, for the treatment of "
+    "the Clear River intake. Signed on 2024-01-15 by the mayor and Acme's director."
+)
+CONTRACT_P2 = (
+    "Clause 4. The City of Riverton pays Acme Chemicals 1.2 million dollars for the water "
+    "treatment in 2024, in four instalments. Acme Chemicals guarantees lead below the limit."
 )
 
 
@@ -345,3 +356,146 @@ def test_an_attachment_sent_to_run_sse_lands_in_the_collection(documents_server)
         f"{base}/apps/{APP}/users/newsroom/sessions/{session['id']}/artifacts"
     ).json()
     assert "epa-memo.md" in artifacts
+
+
+async def test_without_a_search_key_the_plan_says_the_run_is_documents_and_links_only(store, env):
+    env.set(TAVILY_API_KEY="", FACTCHECK_API_KEY="", VICARAN_LIVE_SEARCH_FALLBACK="false")
+    conversation = Conversation()
+    events = await conversation.send(BRIEF, [text_file("epa-memo.md", MEMO, "text/markdown")])
+    not_used = plan_of(conversation, events).split("**Not used in this investigation:**")[1]
+    assert (
+        "Web search: off (no TAVILY_API_KEY in .env). This investigation runs only on your "
+        "documents and the links you gave." in not_used
+    )
+    assert "unverified" not in not_used  # the documents are evidence
+
+
+async def test_without_a_search_key_portuguese_plan_says_so_too(store, env):
+    env.set(TAVILY_API_KEY="", FACTCHECK_API_KEY="test-key", VICARAN_LIVE_SEARCH_FALLBACK="false")
+    conversation = Conversation()
+    brief = "Investigue se a Prefeitura de Maceió pagou a merenda escolar sem licitação em 2024."
+    events = await conversation.send(brief, [text_file("contrato.txt", "Contrato 002/2024 ...")])
+    plan = plan_of(conversation, events)
+    assert "**Seus documentos:**" in plan and "(contrato.txt) - 1 página" in plan
+    assert (
+        "Esta investigação usa apenas os seus documentos e os links que você enviou; as "
+        "alegações também são checadas com checagens publicadas (Google Fact Check Tools)."
+    ) in plan
+
+
+# --- documents as sources ---------------------------------------------------------------------
+
+
+def document_sources(state) -> list[dict]:
+    return [s for s in state[keys.SOURCE_RECORDS] if s["origin"] == "document"]
+
+
+async def test_documents_become_sources_read_with_the_web_ones(store, env):
+    store.add(parsed("contract-002.pdf", [CONTRACT_P1, CONTRACT_P2]), "acme-files", "high")
+    env.set(VICARAN_FAST_MODEL="scripted/latency-10")  # calls that take time can overlap
+    conversation = Conversation()
+    plan = await conversation.send(
+        f"Quick Search. {BRIEF}\nCollection: acme-files",
+        [text_file("epa-memo.md", MEMO, "text/markdown")],
+    )
+    assert plan_of(conversation, plan).rstrip().endswith(MARKER)
+    run = await conversation.send("APPROVED")
+    texts = conversation.texts(run)
+    state = await conversation.state()
+    assert state[keys.INVESTIGATION_STATUS] == "completed", state[keys.PARTIAL_REASON]
+
+    by_file = {s["publisher"]: s for s in document_sources(state)}
+    assert set(by_file) == {"contract-002.pdf", "epa-memo.md"}
+    contract, memo = by_file["contract-002.pdf"], by_file["epa-memo.md"]
+    info = next(d for d in store.documents("acme-files"))
+    assert contract["url"] == contract["display_url"] == f"doc://{info.document_id}"
+    assert contract["document_id"] == info.document_id and contract["page"] is None
+    assert (contract["domain"], contract["credibility_score"]) == ("acme-files", 4)  # high
+    assert (memo["domain"], memo["credibility_score"]) == ("documents", 3)  # attached: neutral
+    assert contract["is_user_provided"] and contract["relevant"]
+    assert "Signed on 2024-01-15" in " ".join(contract["key_claims"])  # from its passages
+
+    # one digest call per document, over its passages (delimited), with the web pages' instruction
+    digests = [
+        c for c in scripted_model.calls_for("SourceDigest") if "<<<DATA DOCUMENT" in c["prompt"]
+    ]
+    assert len(digests) == 2
+    assert any("[page 2]\n" + CONTRACT_P2[:40] in c["prompt"] for c in digests)
+    web = next(c for c in scripted_model.calls_for("SourceDigest") if "<<<DATA PAGE" in c["prompt"])
+    assert all(c["instruction"] == web["instruction"] for c in digests)
+    # read concurrently with the web pages, not before or after them
+    pages = [c for c in scripted_model.calls_for("SourceDigest") if c not in digests]
+    assert any(scripted_model.overlapped(d, p) for d in digests for p in pages)
+
+    # the passages read are the source's snapshot
+    saved = get_repository(get_settings().database_url).get_investigation(
+        state[keys.INVESTIGATION_ID]
+    )
+    repository = get_repository(get_settings().database_url)
+    snapshot = repository.get_snapshot_text(contract["content_sha256"])
+    assert snapshot and CONTRACT_P2[:40] in snapshot and "[page 2]" in snapshot
+    assert {s["origin"] for s in saved["sources"]} >= {"document", "user_url", "web"} - {"user_url"}
+
+    # progress like the web sources', with the pages
+    line = next(t for t in texts if "Reading document" in t and "Contract 002" in t)
+    assert "(2 pages)" in line and "⭐⭐⭐⭐" in line and "acme-files" in line
+    assert any("Reading your 2 documents (always read" in t for t in texts)
+    # claims can come from documents
+    claims = state[keys.CLAIM_RECORDS]
+    assert any(contract["url"] in c["source_urls"] for c in claims)
+    # the documents' text reached no reading service
+    assert all(
+        "1.2 million" not in r.raw_path + r.body.decode(errors="ignore")
+        for r in env.services.jina.requests
+    )
+
+
+async def test_documents_do_not_count_against_the_source_limit(store, env):
+    for i in range(3):
+        store.add(
+            parsed(f"annex-{i}.pdf", [f"Annex {i}: Acme Chemicals paid {i + 1} million in 2024."]),
+            "annexes",
+        )
+    env.set(VICARAN_SOURCE_LIMIT="2")
+    conversation = Conversation()
+    await conversation.send(f"Quick Search. {BRIEF}\nCollection: annexes")
+    await conversation.send("APPROVED")
+    state = await conversation.state()
+    origins = [s["origin"] for s in state[keys.SOURCE_RECORDS]]
+    assert origins.count("document") == 3 and origins.count("web") == 2
+
+
+async def test_without_a_search_key_documents_carry_the_run(store, env):
+    env.set(TAVILY_API_KEY="", VICARAN_LIVE_SEARCH_FALLBACK="false")
+    store.add(parsed("contract-002.pdf", [CONTRACT_P1, CONTRACT_P2]), "acme-files", "high")
+    conversation = Conversation()
+    await conversation.send(f"Quick Search. {BRIEF}\nCollection: acme-files")
+    run = await conversation.send("APPROVED")
+    texts = conversation.texts(run)
+    assert texts[-1].rstrip().endswith("[INVESTIGATION_COMPLETE]")
+    state = await conversation.state()
+    assert [s["origin"] for s in state[keys.SOURCE_RECORDS]] == ["document"]
+    # search off by choice, said in the plan: not a failure of the run
+    assert state[keys.INVESTIGATION_STATUS] == "completed", state[keys.PARTIAL_REASON]
+    assert state[keys.CLAIM_RECORDS]
+    assert "[NO_SOURCES_FOUND]" not in state[keys.DISCOVERED_SOURCES]
+    assert env.services.tavily.requests == []
+
+
+async def test_a_collection_the_store_cannot_read_leaves_the_web_run_partial(
+    store, env, monkeypatch
+):
+    store.add(parsed("contract-002.pdf", [CONTRACT_P1]), "acme-files")
+    conversation = Conversation()
+    await conversation.send(f"Quick Search. {BRIEF}\nCollection: acme-files")
+
+    def broken() -> dict:
+        raise OSError("database is locked")
+
+    monkeypatch.setattr(store, "collections", broken)
+    run = await conversation.send("APPROVED")
+    assert conversation.texts(run)[-1].rstrip().endswith("[INVESTIGATION_COMPLETE]")
+    state = await conversation.state()
+    assert state[keys.INVESTIGATION_STATUS] == "partial"
+    assert "database is locked" in state[keys.PARTIAL_REASON]
+    assert document_sources(state) == [] and state[keys.SOURCE_RECORDS]

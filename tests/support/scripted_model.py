@@ -398,7 +398,8 @@ class ScriptedModel(BaseLlm):
         title = re.search(r"^Title: (.*)$", page, re.M)
         published = re.search(r"^Published: (\d{4}-\d{2}-\d{2})", page, re.M)
         body = page.split("\n\n", 1)[1] if "\n\n" in page else page
-        body = "\n".join(line for line in body.splitlines() if not line.startswith("#"))
+        # headings and a document's page markers ("[page 2]") are not sentences of the text
+        body = "\n".join(line for line in body.splitlines() if not line.startswith(("#", "[page ")))
         sentences = _sentences(body)
         claims = [s for s in sentences if re.search(r"\d", s)][:2] or sentences[:1]
         shared = _brief_words(instruction) & _words(page)
