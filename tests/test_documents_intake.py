@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,6 +30,7 @@ from vicaran_agent.config import get_settings
 from vicaran_agent.documents import intake
 from vicaran_agent.documents.model import PageText, ParsedDocument, UnreadablePage
 from vicaran_agent.storage import get_repository
+from vicaran_agent.tools.analyze_source import SourceAnalyzer
 
 MARKER = "[PLAN_APPROVAL_REQUIRED]"
 
@@ -392,7 +395,6 @@ def document_sources(state) -> list[dict]:
 
 async def test_documents_become_sources_read_with_the_web_ones(store, env):
     store.add(parsed("contract-002.pdf", [CONTRACT_P1, CONTRACT_P2]), "acme-files", "high")
-    env.set(VICARAN_FAST_MODEL="scripted/latency-10")  # calls that take time can overlap
     conversation = Conversation()
     plan = await conversation.send(
         f"Quick Search. {BRIEF}\nCollection: acme-files",
@@ -423,9 +425,6 @@ async def test_documents_become_sources_read_with_the_web_ones(store, env):
     assert any("[page 2]\n" + CONTRACT_P2[:40] in c["prompt"] for c in digests)
     web = next(c for c in scripted_model.calls_for("SourceDigest") if "<<<DATA PAGE" in c["prompt"])
     assert all(c["instruction"] == web["instruction"] for c in digests)
-    # read concurrently with the web pages, not before or after them
-    pages = [c for c in scripted_model.calls_for("SourceDigest") if c not in digests]
-    assert any(scripted_model.overlapped(d, p) for d in digests for p in pages)
 
     # the passages read are the source's snapshot
     saved = get_repository(get_settings().database_url).get_investigation(
@@ -448,6 +447,39 @@ async def test_documents_become_sources_read_with_the_web_ones(store, env):
         "1.2 million" not in r.raw_path + r.body.decode(errors="ignore")
         for r in env.services.jina.requests
     )
+
+
+async def test_documents_are_read_while_the_web_pages_are(store, env, monkeypatch):
+    """A rendezvous: each side waits until the other has started; read one after the other,
+    one side would wait in vain."""
+    store.add(parsed("contract-002.pdf", [CONTRACT_P1, CONTRACT_P2]), "acme-files", "high")
+    web_started, document_started = threading.Event(), threading.Event()
+    best_passages, analyze = store.best_passages, SourceAnalyzer.analyze
+
+    def waiting_best_passages(*args, **kwargs):
+        document_started.set()
+        if not web_started.wait(5):
+            raise TimeoutError("no web page was being read while the document was")
+        return best_passages(*args, **kwargs)
+
+    async def waiting_analyze(self, *args, **kwargs):
+        web_started.set()
+        for _ in range(500):
+            if document_started.is_set():
+                return await analyze(self, *args, **kwargs)
+            await asyncio.sleep(0.01)
+        raise TimeoutError("no document was being read while the page was")
+
+    monkeypatch.setattr(store, "best_passages", waiting_best_passages)
+    monkeypatch.setattr(SourceAnalyzer, "analyze", waiting_analyze)
+    conversation = Conversation()
+    await conversation.send(f"Quick Search. {BRIEF}\nCollection: acme-files")
+    await conversation.send("APPROVED")
+    state = await conversation.state()
+    notes = state.get("notes_source_finder") or []
+    assert not [n for n in notes if "being read while" in n], notes
+    origins = [s["origin"] for s in state[keys.SOURCE_RECORDS] if s["is_reachable"]]
+    assert origins.count("document") == 1 and origins.count("web") >= 3
 
 
 async def test_documents_do_not_count_against_the_source_limit(store, env):

@@ -68,7 +68,7 @@ class DocumentReader:
             title=clean(info.title) or info.file_name,
             domain=listed.domain,
             publisher=info.publisher,
-            credibility_score=3,
+            credibility_score=CREDIBILITY.get(listed.reliability, 3),
             origin="document",
             is_user_provided=True,  # the journalist's own: never set aside as off-topic
             retrieved_at=now_iso(),
