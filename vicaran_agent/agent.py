@@ -21,10 +21,15 @@ from .callbacks.orchestrator import (
     user_sources_from_events,
 )
 from .config import Settings, get_settings, model_plugins_problem, settings_problem
+from .documents.intake import DocumentsInPlay
 from .formatting import user_sources_digest
 from .llm import ORCHESTRATOR_OUTPUT_TOKENS, ConfigHintModel, output_cap, resolvable_model
 from .prompts._common import dated
-from .prompts.orchestrator import CLARIFY_INSTRUCTION, ORCHESTRATOR_INSTRUCTION
+from .prompts.orchestrator import (
+    CLARIFY_INSTRUCTION,
+    DOCUMENTS_INSTRUCTION,
+    ORCHESTRATOR_INSTRUCTION,
+)
 from .sub_agents.pipeline import build_pipeline
 from .tools.analyze_source import analyze_source
 
@@ -44,6 +49,9 @@ async def orchestrator_instruction(context: ReadonlyContext) -> str:
     instruction = rendered.replace(_SENTINEL, digest)
     if context.state.get(keys.CLARIFY) == "asking":
         instruction += "\n" + CLARIFY_INSTRUCTION
+    documents = DocumentsInPlay.from_state(context.state.get(keys.INVESTIGATION_DOCUMENTS))
+    if documents.documents or documents.unreadable or documents.missing:
+        instruction += "\n" + DOCUMENTS_INSTRUCTION.replace("{documents}", documents.digest())
     return dated(instruction, get_settings().today)
 
 

@@ -43,6 +43,32 @@ def choose_mode(text: str) -> tuple[Mode, str]:
     return "detailed", text
 
 
+# "Collection: NAME" (or Coleção/Colecao), a line of its own; names comma- or semicolon-separated.
+_COLLECTION_LINE = re.compile(
+    r"^[ \t]*(?:collections?|cole[çc](?:ão|ões|ao|oes))[ \t]*:([^\n]*)$",
+    re.IGNORECASE | re.MULTILINE,
+)
+_NAME_WRAPPERS = " \t\"'“”‘’`."
+MAX_COLLECTION_NAME = 100
+
+
+def choose_collections(text: str) -> tuple[list[str], str]:
+    """(collection names, text without the lines naming them): documents the brief brings in."""
+    names: list[str] = []
+    kept: list[str] = []
+    last = 0
+    for line in _COLLECTION_LINE.finditer(text):
+        kept.append(text[last : line.start()])
+        last = line.end()
+        for raw in line.group(1).replace(";", ",").split(","):
+            name = " ".join(raw.split()).strip(_NAME_WRAPPERS)[:MAX_COLLECTION_NAME]
+            if name and name not in names:
+                names.append(name)
+    if last == 0:
+        return [], text
+    return names, _tidy("".join(kept) + text[last:])
+
+
 def _without(text: str, start: int, end: int) -> str:
     """`text` minus the phrase at [start, end), its brackets and the punctuation after it."""
     if start and text[start - 1] == "(" and text[end : end + 1] == ")":

@@ -288,6 +288,141 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
         "The report and fact-checking model ({model}): {problem}",
         "O modelo do relatório e da checagem ({model}): {problem}",
     ),
+    # --- the journalist's documents: attachments, collections, the plan's documents section
+    "plan_documents": ("**Your documents:**", "**Seus documentos:**"),
+    "plan_document": (
+        "📄 {title} ({file}) - {pages}, {lang_name}",
+        "📄 {title} ({file}) - {pages}, {lang_name}",
+    ),
+    "n_pages": (("{count} page", "{count} pages"), ("{count} página", "{count} páginas")),
+    "plan_document_unreadable": (
+        ("{count} page could not be read: {reasons}", "{count} pages could not be read: {reasons}"),
+        (
+            "{count} página não pôde ser lida: {reasons}",
+            "{count} páginas não puderam ser lidas: {reasons}",
+        ),
+    ),
+    "plan_documents_more": (
+        (
+            '… and {count} more document in the collection "{collection}"',
+            '… and {count} more documents in the collection "{collection}"',
+        ),
+        (
+            '… e mais {count} documento na coleção "{collection}"',
+            '… e mais {count} documentos na coleção "{collection}"',
+        ),
+    ),
+    "plan_documents_look_for": (
+        "**In your documents I'll look for:**",
+        "**Nos seus documentos vou procurar:**",
+    ),
+    "plan_documents_questions": (
+        "Answers to the questions above",
+        "Respostas às perguntas acima",
+    ),
+    "plan_documents_how": (
+        "Each document is read as one of your sources (its passages closest to your brief), and "
+        "every claim is checked against the passages of your documents, cited by page. Their "
+        "text goes only to the configured model, never to a search or reading service.",
+        "Cada documento é lido como uma das suas fontes (os trechos mais próximos do seu "
+        "briefing), e cada alegação é checada nos trechos dos seus documentos, citados por "
+        "página. O texto deles vai só para o modelo configurado, nunca para um serviço de busca "
+        "ou de leitura.",
+    ),
+    "language_en": ("English", "inglês"),
+    "language_pt": ("Portuguese", "português"),
+    "plan_collection_missing": (
+        'Collection "{name}": not found. Create it with `vicaran docs add PATH --collection '
+        "{name}`, then name it again in your brief.",
+        'Coleção "{name}": não encontrada. Crie-a com `vicaran docs add CAMINHO --collection '
+        "{name}` e cite-a de novo no briefing.",
+    ),
+    "plan_attachment_unreadable": (
+        "📎 {file}: could not be read ({reason}); it is not part of this investigation.",
+        "📎 {file}: não foi possível ler ({reason}); ele não faz parte desta investigação.",
+    ),
+    "plan_documents_problem": (
+        "Your documents: the document store could not be read ({error}); this run would go "
+        "without them.",
+        "Seus documentos: não foi possível ler o repositório de documentos ({error}); esta "
+        "execução ficaria sem eles.",
+    ),
+    "plan_no_search_documents": (
+        "Web search: off (no TAVILY_API_KEY in .env). This investigation runs only on your "
+        "documents and the links you gave{also}.",
+        "Busca na web: desligada (sem TAVILY_API_KEY no .env). Esta investigação usa apenas os "
+        "seus documentos e os links que você enviou{also}.",
+    ),
+    "plan_no_search_documents_also": (
+        "; claims are also checked with {instead}",
+        "; as alegações também são checadas com {instead}",
+    ),
+    "attachments_need_brief": (
+        "I've added {files} to this investigation's documents. Now tell me what to investigate: "
+        "who, what, where and when.",
+        "Adicionei {files} aos documentos desta investigação. Agora me diga o que investigar: "
+        "quem, o quê, onde e quando.",
+    ),
+    "attachments_none_read": (
+        "None of the files could be read:\n{lines}\nSend your brief, with files Vicaran reads "
+        "(PDF, DOCX, HTML, Markdown or text).",
+        "Nenhum dos arquivos pôde ser lido:\n{lines}\nEnvie o seu briefing, com arquivos que o "
+        "Vicaran lê (PDF, DOCX, HTML, Markdown ou texto).",
+    ),
+    "attachments_not_added": (
+        (
+            "{files} was not added: this session's investigation has already started, and its "
+            "documents were fixed when you approved the plan. To use it, start a new session and "
+            "attach it with your brief, or add it to a collection (`vicaran docs add PATH "
+            "--collection NAME`) and name it in a new brief with `Collection: NAME`.",
+            "{files} were not added: this session's investigation has already started, and its "
+            "documents were fixed when you approved the plan. To use them, start a new session "
+            "and attach them with your brief, or add them to a collection (`vicaran docs add "
+            "PATH --collection NAME`) and name it in a new brief with `Collection: NAME`.",
+        ),
+        (
+            "{files} não foi adicionado: a investigação desta sessão já começou, e os documentos "
+            "dela foram definidos quando você aprovou o plano. Para usá-lo, abra uma nova sessão "
+            "e anexe-o com o briefing, ou adicione-o a uma coleção (`vicaran docs add CAMINHO "
+            "--collection NOME`) e cite-a num novo briefing com `Collection: NOME`.",
+            "{files} não foram adicionados: a investigação desta sessão já começou, e os "
+            "documentos dela foram definidos quando você aprovou o plano. Para usá-los, abra uma "
+            "nova sessão e anexe-os com o briefing, ou adicione-os a uma coleção (`vicaran docs "
+            "add CAMINHO --collection NOME`) e cite-a num novo briefing com `Collection: NOME`.",
+        ),
+    ),
+    "reading_documents": (
+        (
+            "📚 [PROGRESS] Reading your document (always read, whatever the source limit)...",
+            "📚 [PROGRESS] Reading your {count} documents (always read, whatever the source "
+            "limit)...",
+        ),
+        (
+            "📚 [PROGRESS] Lendo o seu documento (sempre lido, qualquer que seja o limite de "
+            "fontes)...",
+            "📚 [PROGRESS] Lendo os seus {count} documentos (sempre lidos, qualquer que seja o "
+            "limite de fontes)...",
+        ),
+    ),
+    "analyzing_document": (
+        "📄 **Reading document {i}/{n}:** {title} ({pages})\n   {stars} {label} | {collection}\n"
+        '   💡 Key finding: "{finding}"',
+        "📄 **Lendo documento {i}/{n}:** {title} ({pages})\n   {stars} {label} | {collection}\n"
+        '   💡 Principal constatação: "{finding}"',
+    ),
+    "document_no_text": ("no readable text", "nenhum texto legível"),
+    "document_unreadable": (
+        "⚠️ **Document {i}/{n} could not be read:** {title}\n   {reason}",
+        "⚠️ **O documento {i}/{n} não pôde ser lido:** {title}\n   {reason}",
+    ),
+    "document_not_summarised": (
+        "{title}: the document could not be summarised ({error}); its passages are used as they are",
+        "{title}: não foi possível resumir o documento ({error}); os trechos são usados como estão",
+    ),
+    "documents_unavailable": (
+        "Your documents could not be read from the document store ({error})",
+        "Não foi possível ler os seus documentos no repositório de documentos ({error})",
+    ),
     "searching": (
         '🔍 [PROGRESS] Searching for sources on: "{query}"',
         '🔍 [PROGRESS] Buscando fontes sobre: "{query}"',

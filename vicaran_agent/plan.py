@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .formatting import data_block, one_line
+from .formatting import data_block, markdown_text, one_line
 from .i18n import message
 from .sanitize import clean
 from .schemas import Mode, Source
@@ -30,6 +30,13 @@ _GATHER_HEADINGS = (
     "fontes que vou reunir",
     "fontes que vou buscar",
 )
+_DOCUMENT_HEADINGS = (
+    "in your documents i'll look for",
+    "in your documents i will look for",
+    "nos seus documentos vou procurar",
+    "nos seus documentos, vou procurar",
+)
+MAX_PLAN_DOCUMENTS = 12
 _PLAN_TITLES = ("investigation plan", "plano de investigação", "plano de investigacao")
 _TOPIC_LABELS = ("investigation topic", "tema da investigação", "tema da investigacao")
 _BULLETS = ("- ", "* ", "• ", "+ ")
@@ -76,6 +83,11 @@ def plan_gather(plan: str) -> list[str]:
     return _items_under(plan, _GATHER_HEADINGS)[:MAX_PLAN_QUESTIONS]
 
 
+def plan_document_focus(plan: str) -> list[str]:
+    """What the plan says it will look for in the journalist's documents."""
+    return _items_under(plan, _DOCUMENT_HEADINGS)[:MAX_PLAN_QUESTIONS]
+
+
 def looks_like_plan(text: str) -> bool:
     """Whether a reply presents a plan (its title, topic or questions), marker or not."""
     titled = any(
@@ -105,6 +117,19 @@ def plan_outline(plan: str) -> str:
 
 
 @dataclass(frozen=True)
+class PlanDocument:
+    """One of the journalist's documents as the plan lists it (never its text)."""
+
+    title: str
+    file_name: str
+    pages: int
+    language: str
+    unreadable: int = 0
+    reasons: tuple[str, ...] = ()  # the first few, "p. 3: no text layer"
+    collection: str = ""
+
+
+@dataclass(frozen=True)
 class PlanFacts:
     """What code knows for the plan: the parts no model may leave out or get wrong."""
 
@@ -113,6 +138,8 @@ class PlanFacts:
     mode: Mode
     sources: list[Source] = field(default_factory=list)
     not_used: list[str] = field(default_factory=list)
+    documents: list[PlanDocument] = field(default_factory=list)
+    more_documents: dict[str, int] = field(default_factory=dict)  # {collection: not listed}
 
 
 def render_plan(reply: str, facts: PlanFacts) -> str:
@@ -143,6 +170,8 @@ def render_plan(reply: str, facts: PlanFacts) -> str:
         parts.append(
             "\n".join([message("plan_yours", lang)] + [_yours(s, lang) for s in facts.sources])
         )
+    if facts.documents or facts.more_documents:
+        parts += _documents_section(reply, facts)
     if facts.not_used:
         parts.append(
             "\n".join([message("plan_not_used", lang)] + [f"- {n}" for n in facts.not_used])
@@ -165,3 +194,59 @@ def _yours(source: Source, language: str) -> str:
 
 def _all_items(text: str) -> list[str]:
     return [item for line in (text or "").splitlines() if (item := _item(line.strip()))]
+
+
+def _documents_section(reply: str, facts: PlanFacts) -> list[str]:
+    """The journalist's documents as read, and what the run will look for in them.
+
+    What to look for is the model's list under "In your documents I'll look for" when its reply
+    has one (it knows the titles, never the text); otherwise the plan's own questions.
+    """
+    lang = facts.language
+    shown = facts.documents[:MAX_PLAN_DOCUMENTS]
+    lines = [message("plan_documents", lang)] + [f"- {_document(d, lang)}" for d in shown]
+    more = dict(facts.more_documents)
+    for document in facts.documents[MAX_PLAN_DOCUMENTS:]:
+        more[document.collection] = more.get(document.collection, 0) + 1
+    for collection, count in more.items():
+        if count:
+            lines.append(
+                "- " + message("plan_documents_more", lang, count=count, collection=collection)
+            )
+    focus = [one_line(clean(f), 300) for f in plan_document_focus(reply)]
+    focus = [f for f in focus if f] or [message("plan_documents_questions", lang)]
+    return [
+        "\n".join(lines),
+        "\n".join([message("plan_documents_look_for", lang)] + [f"- {f}" for f in focus])
+        + "\n"
+        + message("plan_documents_how", lang),
+    ]
+
+
+def _document(document: PlanDocument, language: str) -> str:
+    code = document.language.lower()
+    name = (
+        message("language_pt", language)
+        if code.startswith("pt")
+        else (
+            message("language_en", language)
+            if code.startswith("en")
+            else markdown_text(document.language, 20)
+        )
+    )
+    line = message(
+        "plan_document",
+        language,
+        title=markdown_text(document.title, 160),
+        file=markdown_text(document.file_name, 120),
+        pages=message("n_pages", language, count=document.pages),
+        lang_name=name,
+    )
+    if document.unreadable:
+        reasons = "; ".join(one_line(r, 160) for r in document.reasons)
+        if document.unreadable > len(document.reasons):
+            reasons += "; …"
+        line += " - " + message(
+            "plan_document_unreadable", language, count=document.unreadable, reasons=reasons
+        )
+    return line

@@ -21,6 +21,10 @@ USER_SOURCES_DIGEST = "user_sources_digest"
 CLARIFY = "clarify"
 # One key per journalist URL read at planning (parallel tool calls never write the same key).
 USER_SOURCE_PREFIX = "vicaran_source:"
+# The journalist's documents: attached files and the named collections, as last looked up
+# (titles and pages, never text), and what the plan on screen showed of them.
+INVESTIGATION_DOCUMENTS = "investigation_documents"
+PLAN_DOCUMENTS = "plan_documents"
 
 # Stage outputs: markdown shown to the journalist.
 DISCOVERED_SOURCES = "discovered_sources"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from google.adk.events import Event
@@ -26,7 +27,9 @@ class Conversation:
         self.session_id: str | None = None
         self.events: list[Event] = []
 
-    async def send(self, text: str) -> list[Event]:
+    async def send(self, text: str, attachments: Sequence[types.Part] = ()) -> list[Event]:
+        """One message: its text, and files attached to it (`inline_data` parts, as the dev UI
+        sends them)."""
         if self.session_id is None:
             session = await self.runner.session_service.create_session(
                 app_name=self.app.name, user_id="journalist"
@@ -36,7 +39,9 @@ class Conversation:
         async for event in self.runner.run_async(
             user_id="journalist",
             session_id=self.session_id,
-            new_message=types.Content(role="user", parts=[types.Part(text=text)]),
+            new_message=types.Content(
+                role="user", parts=([types.Part(text=text)] if text else []) + list(attachments)
+            ),
         ):
             turn.append(event)
         self.events += turn

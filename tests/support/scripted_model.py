@@ -168,6 +168,13 @@ class ScriptedModel(BaseLlm):
             "chars": len(instruction) + len(prompt),
             "prompt": prompt,
             "instruction": instruction,
+            # files (inline data) the request carried: what a real model would have been sent
+            "files": [
+                p.inline_data.display_name or p.inline_data.mime_type or "?"
+                for c in llm_request.contents
+                for p in c.parts or []
+                if p.inline_data
+            ],
             "max_output_tokens": llm_request.config.max_output_tokens,
             "time": time.monotonic(),
         }
@@ -339,7 +346,12 @@ class ScriptedModel(BaseLlm):
         pt = _is_portuguese(instruction)
         quick = '"mode": "quick"' in instruction or "'mode': 'quick'" in instruction
         lines = re.sub(r"https?://\S+|Investigation ID:\s*\S+", "", brief).strip().split("\n")
-        topic = next((t for t in lines if t.strip() and not t.startswith("Mode:")), "")
+        topic = next(
+            (t for t in lines if t.strip() and not t.startswith(("Mode:", "Collection:"))), ""
+        )
+        # the journalist's documents, by title (the instruction lists them; never their text)
+        titles = re.findall(r"^- (.+?) \(", _block(instruction, "DOCUMENTS"), re.M)
+        documents = "\n".join(f"- {t}: the figures and dates it gives" for t in titles[:3])
         lines = []
         for s in sources:
             if s.get("readable"):
@@ -356,6 +368,8 @@ class ScriptedModel(BaseLlm):
                 "**O que vou investigar:**\n- Os fatos centrais\n- Registros oficiais\n- O outro lado",
                 "**Fontes que vou reunir:**\n- Registros oficiais\n- Imprensa local e nacional",
             ]
+            if documents:
+                parts.append("**Nos seus documentos vou procurar:**\n" + documents)
             if lines:
                 parts.append("**Suas fontes analisadas:**\n" + "\n".join(lines))
             parts.append(f"**Modo:** {mode}\n**Tempo estimado:** cerca de 5 minutos")
@@ -370,6 +384,8 @@ class ScriptedModel(BaseLlm):
                 "- The other side's response",
                 "**Sources I'll Gather:**\n- Official records\n- Wire and local coverage",
             ]
+            if documents:
+                parts.append("**In your documents I'll look for:**\n" + documents)
             if lines:
                 parts.append("**Your sources analyzed:**\n" + "\n".join(lines))
             parts.append(f"**Mode:** {mode}\n**Estimated Time:** about 5 minutes")
@@ -385,11 +401,12 @@ class ScriptedModel(BaseLlm):
         return {"queries": [core, f"{core} official records", f"{core} response"] if core else []}
 
     def _SourceDigest(self, instruction: str, prompt: str) -> dict[str, Any]:
-        page = _block(prompt, "PAGE")
+        page = _block(prompt, "PAGE") or _block(prompt, "DOCUMENT")
         title = re.search(r"^Title: (.*)$", page, re.M)
         published = re.search(r"^Published: (\d{4}-\d{2}-\d{2})", page, re.M)
         body = page.split("\n\n", 1)[1] if "\n\n" in page else page
-        body = "\n".join(line for line in body.splitlines() if not line.startswith("#"))
+        # headings and a document's page markers ("[page 2]") are not sentences of the text
+        body = "\n".join(line for line in body.splitlines() if not line.startswith(("#", "[page ")))
         sentences = _sentences(body)
         claims = [s for s in sentences if re.search(r"\d", s)][:2] or sentences[:1]
         shared = _brief_words(instruction) & _words(page)

@@ -11,6 +11,7 @@ import logging
 import re
 import uuid
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from google.adk.agents.callback_context import CallbackContext
@@ -23,9 +24,18 @@ from google.genai import types
 
 from .. import delivery, liveness
 from .. import state_keys as keys
-from ..briefing import choose_mode, is_skip, same_topic, vagueness
+from ..briefing import choose_collections, choose_mode, is_skip, same_topic, vagueness
 from ..config import get_settings
-from ..formatting import one_line, user_sources_digest
+from ..documents.intake import (
+    Attachment,
+    DocumentsInPlay,
+    attachments_in,
+    investigation_collection,
+    look_up,
+    take_in,
+    without_attachments,
+)
+from ..formatting import markdown_text, one_line, user_sources_digest
 from ..i18n import detect_language, language_name, message
 from ..llm import (
     MODEL_FAILED,
@@ -34,7 +44,14 @@ from ..llm import (
     describe_model_error,
     output_cap,
 )
-from ..plan import PlanFacts, looks_like_plan, plan_outline, plan_topic, render_plan
+from ..plan import (
+    PlanDocument,
+    PlanFacts,
+    looks_like_plan,
+    plan_outline,
+    plan_topic,
+    render_plan,
+)
 from ..sanitize import clean
 from ..schemas import InvestigationConfig, Mode, Source
 from ..storage import InvestigationTakenError
@@ -195,12 +212,30 @@ def is_approval(text: str) -> bool:
     return all(w in _APPROVALS or w in _FILLER for w in words)
 
 
-def parse_first_message(text: str) -> tuple[str | None, Mode, str, str]:
-    """(investigation id or None, mode, brief, title) from the journalist's first message."""
+@dataclass(frozen=True)
+class FirstMessage:
+    """What code reads in the journalist's first message."""
+
+    investigation_id: str | None
+    mode: Mode
+    brief: str
+    title: str
+    collections: list[str] = field(default_factory=list)
+
+
+def read_first_message(text: str) -> FirstMessage:
+    """Id, mode, collections, brief and title: the id, mode and collection lines leave the brief."""
     match = _ID_LINE.search(text)
     investigation_id = str(uuid.UUID(match.group(1))) if match else None
-    mode, brief = choose_mode(_ID_LINE.sub("", text))
-    return investigation_id, mode, brief, title_of(brief)
+    collections, rest = choose_collections(_ID_LINE.sub("", text))
+    mode, brief = choose_mode(rest)
+    return FirstMessage(investigation_id, mode, brief, title_of(brief), collections)
+
+
+def parse_first_message(text: str) -> tuple[str | None, Mode, str, str]:
+    """(investigation id or None, mode, brief, title) from the journalist's first message."""
+    first = read_first_message(text)
+    return first.investigation_id, first.mode, first.brief, first.title
 
 
 def title_of(brief: str) -> str:
@@ -238,12 +273,21 @@ async def initialize_investigation_state(callback_context: CallbackContext) -> t
     delivery.start_delivery()  # resume the callback outbox in this process (no-op when off)
     await liveness.sweep()  # runs whose process died are not shown as live
     state = callback_context.state
+    files = attachments_in(callback_context.user_content)
     if state.get(keys.INVESTIGATION_CONFIG):
-        _new_turn(state, user_text(callback_context.user_content))
+        await _new_turn(callback_context, user_text(callback_context.user_content), files)
         return None
     text = user_text(callback_context.user_content)
-    investigation_id, mode, brief, title = parse_first_message(text)
+    first = read_first_message(text)
+    investigation_id, mode, brief, title = (
+        first.investigation_id,
+        first.mode,
+        first.brief,
+        first.title,
+    )
     if len(re.findall(r"\w+", brief)) < 2 and not extract_urls(brief):
+        if files:  # the files first, the brief next: they wait in this session's collection
+            return await _documents_before_the_brief(callback_context, files, detect_language(text))
         hint = message("empty_brief", detect_language(text))
         return types.Content(role="model", parts=[types.Part(text=hint)])
     if investigation_id and (taken := await _taken(investigation_id, callback_context)):
@@ -254,6 +298,7 @@ async def initialize_investigation_state(callback_context: CallbackContext) -> t
     config = InvestigationConfig.for_mode(
         mode, investigation_id=investigation_id, title=title, brief=brief, language=language
     )
+    config.collections = list(first.collections)
     if limit := get_settings().vicaran_source_limit:
         config.source_limit = limit
     state.update(
@@ -275,18 +320,73 @@ async def initialize_investigation_state(callback_context: CallbackContext) -> t
             **{key: "" for key in keys.STAGE_OUTPUT_KEYS},
         }
     )
+    await _documents_this_turn(callback_context, config, files)
     return None
 
 
-def _new_turn(state: Any, text: str) -> None:
-    """An answer to the clarifying questions (unless "skip") becomes part of the brief."""
-    if state.get(keys.INVESTIGATION_STATUS) != "planning" or state.get(keys.CLARIFY) != "asking":
-        return
-    state[keys.CLARIFY] = "done"
-    if text and not is_skip(text):
-        config = dict(state[keys.INVESTIGATION_CONFIG])
-        config["brief"] = f"{config['brief']}\n\n{text}"
-        state[keys.INVESTIGATION_CONFIG] = config
+async def _new_turn(callback_context: CallbackContext, text: str, files: list[Attachment]) -> None:
+    """A planning turn: collections it names and files it carries join the investigation, and
+    an answer to the clarifying questions (unless "skip") becomes part of the brief."""
+    state = callback_context.state
+    if state.get(keys.INVESTIGATION_STATUS) != "planning":
+        return  # files after approval are answered by before_orchestrator_model
+    config = InvestigationConfig.model_validate(state[keys.INVESTIGATION_CONFIG])
+    named, text = choose_collections(text)
+    config.collections += [n for n in named if n not in config.collections]
+    if state.get(keys.CLARIFY) == "asking":
+        state[keys.CLARIFY] = "done"
+        if text and not is_skip(text):
+            config.brief = f"{config.brief}\n\n{text}"
+    await _documents_this_turn(callback_context, config, files)
+
+
+async def _documents_this_turn(
+    callback_context: CallbackContext, config: InvestigationConfig, files: list[Attachment]
+) -> None:
+    """This turn's files into the investigation's collection; its collections looked up."""
+    state = callback_context.state
+    known = DocumentsInPlay.from_state(state.get(keys.INVESTIGATION_DOCUMENTS))
+    attached = list(known.attachments)
+    if files:
+        own = investigation_collection(config.investigation_id)
+        attached += await take_in(files, own, callback_context.save_artifact)
+    for record in attached:
+        if record.taken_in and record.collection not in config.collections:
+            config.collections.append(record.collection)
+    owns = {a.collection for a in attached}
+    documents = await look_up(config.collections, owns, attached)
+    dumped = config.model_dump(mode="json")
+    if dumped != state.get(keys.INVESTIGATION_CONFIG):
+        state[keys.INVESTIGATION_CONFIG] = dumped
+    if documents != known:
+        state[keys.INVESTIGATION_DOCUMENTS] = documents.model_dump(mode="json")
+
+
+async def _documents_before_the_brief(
+    callback_context: CallbackContext, files: list[Attachment], language: str
+) -> types.Content:
+    """Files sent before any brief: taken in now, and the brief asked for."""
+    state = callback_context.state
+    investigation_id = state.get(keys.INVESTIGATION_ID) or str(uuid.uuid4())
+    state[keys.INVESTIGATION_ID] = investigation_id
+    known = DocumentsInPlay.from_state(state.get(keys.INVESTIGATION_DOCUMENTS))
+    taken = await take_in(
+        files, investigation_collection(investigation_id), callback_context.save_artifact
+    )
+    known.attachments += taken
+    state[keys.INVESTIGATION_DOCUMENTS] = known.model_dump(mode="json")
+    read = [a.file_name for a in taken if a.taken_in]
+    lines = [
+        "- " + message("plan_attachment_unreadable", language, file=a.file_name, reason=a.reason)
+        for a in taken
+        if not a.taken_in
+    ]
+    if read:
+        text = message("attachments_need_brief", language, files=", ".join(read))
+        text = "\n".join([text, *lines])
+    else:
+        text = message("attachments_none_read", language, lines="\n".join(lines))
+    return types.Content(role="model", parts=[types.Part(text=text)])
 
 
 async def _taken(investigation_id: str, callback_context: CallbackContext) -> str | None:
@@ -346,7 +446,13 @@ def _approval_can_start(state: Any) -> bool:
 async def before_orchestrator_model(
     callback_context: CallbackContext, llm_request: LlmRequest
 ) -> LlmResponse | None:
-    """Answers in code what code can decide; the model is called for everything else."""
+    """Answers in code what code can decide; the model is called for everything else.
+
+    Attached files never reach the model: each is replaced by a line naming it (their text
+    reaches a model only as passages, during the run).
+    """
+    last = llm_request.contents[-1] if llm_request.contents else None
+    llm_request.contents = without_attachments(llm_request.contents)
     settings = get_settings()
     if problem := credentials_problem(settings.vicaran_fast_model, settings):
         return text_response(problem.said_in(_language(callback_context)))
@@ -358,11 +464,12 @@ async def before_orchestrator_model(
         # A model that keeps trying to start the pipeline is stopped here, in code.
         config = InvestigationConfig.model_validate(state[keys.INVESTIGATION_CONFIG])
         return text_response(message("gate_refused", config.language))
-    last = llm_request.contents[-1] if llm_request.contents else None
     if not last or last.role != "user" or any(p.function_response for p in last.parts or []):
         return None  # not the first model call of this turn
     text = user_text(last)
     status = state.get(keys.INVESTIGATION_STATUS)
+    if status != "planning" and (files := attachments_in(last)):
+        return text_response(_files_not_added(state, files))
     if status in FINISHED:
         return _after_the_run(state, text)
     if status != "planning":
@@ -413,6 +520,16 @@ def _after_the_run(state: Any, text: str) -> LlmResponse | None:
     if is_approval(text) or extract_urls(text, 1) or not same_topic(text, *about):
         return text_response(already_done(state))
     return None  # a question about this investigation: the model answers it
+
+
+def _files_not_added(state: Any, files: list[Attachment]) -> str:
+    """Files sent once the run has started: not added, said so, and how to use them."""
+    language = (state.get(keys.INVESTIGATION_CONFIG) or {}).get("language", "en")
+    names = ", ".join(f.file_name for f in files)
+    text = message("attachments_not_added", language, files=names, count=len(files))
+    if state.get(keys.INVESTIGATION_STATUS) in FINISHED:
+        text += "\n\n" + already_done(state)
+    return text
 
 
 def already_done(state: Any) -> str:
@@ -469,18 +586,28 @@ def _planning_reply(
     if state.get(keys.CLARIFY) == "asking":
         state[keys.AWAITING_APPROVAL] = False
         return clarifying_questions(safe, config)
-    # Until there is a plan, every reply is one; after, a reply that presents one replaces it.
-    if not state.get(keys.INVESTIGATION_PLAN) or looks_like_plan(text):
+    # Until there is a plan, every reply is one; after, a reply that presents one replaces it,
+    # and so do documents the plan on screen does not show (the earlier plan, brought up to date).
+    documents = DocumentsInPlay.from_state(state.get(keys.INVESTIGATION_DOCUMENTS))
+    earlier = state.get(keys.INVESTIGATION_PLAN) or ""
+    changed = documents.signature() != (state.get(keys.PLAN_DOCUMENTS) or [])
+    if not earlier or looks_like_plan(text) or changed:
+        shown, more = _plan_documents(documents)
         facts = PlanFacts(
             language=config.language,
             title=config.title,
             mode=config.mode,
             sources=sources,
-            not_used=not_used(_planning_messages(callback_context), sources, config.language),
+            not_used=not_used(
+                _planning_messages(callback_context), sources, config.language, documents
+            ),
+            documents=shown,
+            more_documents=more,
         )
-        plan = render_plan(safe, facts)
+        plan = render_plan(safe if not earlier or looks_like_plan(text) else earlier, facts)
         state[keys.INVESTIGATION_PLAN] = plan
         state[keys.PLAN_OUTLINE] = plan_outline(plan)
+        state[keys.PLAN_DOCUMENTS] = documents.signature()
         state[keys.AWAITING_APPROVAL] = True
         return f"{plan}\n\n{PLAN_MARKER}"
     if PLAN_MARKER in text:  # an answer about the plan, which stays approvable
@@ -521,21 +648,60 @@ def _planning_messages(callback_context: CallbackContext) -> list[str]:
     return [t for t in texts if t]
 
 
-def not_used(messages: list[str], sources: list[Source], language: str) -> list[str]:
+def _plan_documents(documents: DocumentsInPlay) -> tuple[list[PlanDocument], dict[str, int]]:
+    """The documents as the plan lists them, and how many each collection has beyond those."""
+    shown = [
+        PlanDocument(
+            title=d.title,
+            file_name=d.file_name,
+            pages=d.pages,
+            language=d.language,
+            unreadable=d.unreadable,
+            reasons=tuple(d.reasons),
+            collection=c.name,
+        )
+        for c in documents.collections
+        for d in c.documents
+    ]
+    more = {c.name: c.count - len(c.documents) for c in documents.collections}
+    return shown, {name: count for name, count in more.items() if count > 0}
+
+
+def not_used(
+    messages: list[str],
+    sources: list[Source],
+    language: str,
+    documents: DocumentsInPlay | None = None,
+) -> list[str]:
     """Every input the run will not use, and every service it will go without, in one line each.
 
-    Unreadable sources are listed with the journalist's sources, where they were given.
+    Unreadable sources are listed with the journalist's sources, where they were given; so are
+    files that could not be read and collections that do not exist.
     """
     settings = get_settings()
+    documents = documents or DocumentsInPlay()
     limit = settings.vicaran_max_user_urls
     lines: list[str] = []
     for text in messages:
         lines += [message("plan_unsupported", language, url=u) for u in unsupported_urls(text)]
         over = extract_urls(text, limit + 1000)[limit:]
         lines += [message("plan_over_limit", language, url=u, limit=limit) for u in over]
+    for attached in documents.unreadable:
+        lines.append(
+            message(
+                "plan_attachment_unreadable",
+                language,
+                file=markdown_text(attached.file_name, 120),
+                reason=one_line(attached.reason, 300),
+            )
+        )
+    for name in documents.missing:
+        lines.append(message("plan_collection_missing", language, name=one_line(name, 100)))
+    if documents.problem:
+        lines.append(message("plan_documents_problem", language, error=documents.problem))
     if not settings.tavily_api_key.strip():
         instead = []
-        if any(s.is_reachable for s in sources):
+        if any(s.is_reachable for s in sources) and not documents.count:
             instead.append(message("plan_no_search_yours", language))
         if settings.factcheck_api_key.strip():
             instead.append(message("plan_no_search_factcheck", language))
@@ -544,7 +710,10 @@ def not_used(messages: list[str], sources: list[Source], language: str) -> list[
         ):
             instead.append(message("plan_no_search_live", language))
         said = message("plan_and", language).join(instead)
-        if said:
+        if documents.count:  # said plainly: the journalist's documents and links, nothing else
+            also = message("plan_no_search_documents_also", language, instead=said) if said else ""
+            lines.append(message("plan_no_search_documents", language, also=also))
+        elif said:
             lines.append(message("plan_no_search", language, instead=said))
         else:
             lines.append(message("plan_no_search_nothing", language))

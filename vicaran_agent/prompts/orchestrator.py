@@ -74,3 +74,13 @@ specific, so a plan would be a guess. Reply only with at most 3 short, targeted 
 would let you plan (which person or institution, where, what period), one per line, each ending
 with a question mark, in the journalist's language. Do not write a plan; Vicaran adds the rest.
 """
+
+DOCUMENTS_INSTRUCTION = """\
+**The journalist's documents.** This investigation has these documents (titles and pages only:
+Vicaran reads their text during the run, passage by passage, and never shows it to you here):
+{documents}
+In the plan, after "Sources I'll Gather", add a list headed **In your documents I'll look for:**
+(translated to the journalist's language) with 2 to 4 items, each naming a document and what to
+look for in it, e.g. "the contract: its value, dates and signatories". Go by the titles and the
+brief; never state what a document says. Vicaran lists the documents themselves.
+"""

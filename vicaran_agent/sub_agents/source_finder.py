@@ -10,6 +10,8 @@ from google.adk.events import Event
 
 from .. import state_keys as keys
 from ..callbacks.persistence import repository
+from ..documents.intake import DocumentsInPlay
+from ..documents.sources import DocumentReader, ListedDocument, list_documents
 from ..formatting import data_block, one_line
 from ..i18n import message
 from ..llm import ModelCallError
@@ -20,7 +22,7 @@ from ..schemas import SearchPlan, Source
 from ..tools.analyze_source import SourceAnalyzer
 from ..tools.credibility import credibility_label, stars
 from ..tools.urls import normalize_url
-from ..tools.web_search import SearchHit
+from ..tools.web_search import KEY_MISSING, SearchHit
 from ._stage import Stage, StageAgent, stream_concurrently
 
 logger = logging.getLogger(__name__)
@@ -39,6 +41,8 @@ class SourceFinderAgent(StageAgent):
         # A continued run (an interrupted investigation started again) keeps what it read;
         # looking that up runs alongside planning and searching, not after them.
         saved_sources = asyncio.create_task(self._saved_sources(stage))
+        # The journalist's documents are always read, like their URLs: never cut by the limit.
+        listed = asyncio.create_task(self._documents(stage))
         queries = await self._plan_queries(stage)
         for query in queries:
             yield stage.event(stage.msg("searching", query=one_line(query, 200)))
@@ -47,16 +51,21 @@ class SourceFinderAgent(StageAgent):
         outcome = await runtime.search.search_many(
             queries, max_results=min(MAX_RESULTS_PER_QUERY, config.source_limit)
         )
+        documents = await listed
         for failure in outcome.failures:
-            # One failed query is a per-item problem; a search that found nothing at all is not.
-            (stage.note if outcome.hits else stage.issue)(failure)
+            # One failed query is a per-item problem; a search that found nothing at all is not,
+            # unless the search is off by choice (no key) and the journalist's documents remain.
+            per_item = outcome.hits or (failure == KEY_MISSING and documents)
+            (stage.note if per_item else stage.issue)(failure)
             yield stage.event(stage.msg("search_failed", reason=failure))
 
         known = {s.url for s in user_sources}
         room = max(0, config.source_limit - len(user_sources))
         hits = [h for h in outcome.hits if normalize_url(h.url) not in known][:room]
-        total = len(user_sources) + len(hits)
+        total = len(user_sources) + len(documents) + len(hits)
         yield stage.event(stage.msg("found", count=total))
+        if documents:
+            yield stage.event(stage.msg("reading_documents", count=len(documents)))
 
         # The journalist's sources were read when the plan was made; they lead the list.
         done = 0
@@ -78,10 +87,21 @@ class SourceFinderAgent(StageAgent):
             pages=runtime.pages,
             texts=runtime.texts,
         )
+        reader = DocumentReader(
+            stage.model, analyzer.instruction, runtime.texts, config.brief, stage.language
+        )
         found: dict[str, Source] = {}
         saved = await saved_sources
 
-        async def read(hit: SearchHit, _emit: Callable[[str], None]) -> tuple[SearchHit, Source]:
+        async def read(
+            item: SearchHit | ListedDocument, _emit: Callable[[str], None]
+        ) -> tuple[SearchHit | ListedDocument, Source]:
+            if isinstance(item, ListedDocument):
+                analysis = await reader.read(item)
+                if analysis.problem:
+                    stage.note(analysis.problem)
+                return item, analysis.source
+            hit = item
             if (kept := saved.get(normalize_url(hit.url))) is not None:
                 return hit, kept
             analysis = await analyzer.analyze(
@@ -94,21 +114,24 @@ class SourceFinderAgent(StageAgent):
             return hit, analysis.source
 
         try:
+            # Documents and pages are read together, so documents cost no time of their own.
+            items: list[SearchHit | ListedDocument] = [*documents, *hits]
             async for _text, result in stream_concurrently(
-                hits, read, stage.settings.vicaran_concurrency
+                items, read, stage.settings.vicaran_concurrency
             ):
                 if isinstance(result, Exception):
                     stage.note(stage.msg("source_crashed", error=result))
                     continue
-                hit, source = result
-                found[hit.url] = source
+                item, source = result
+                found[_key(item)] = source
                 done += 1
-                yield stage.event(self._progress_line(stage, done, total, source))
+                yield stage.event(self._progress_line(stage, done, total, source, item))
         finally:
             await analyzer.aclose()
 
-        # Search ranking order, not completion order, so numbering is stable across runs.
-        sources = user_sources + [found[h.url] for h in hits if h.url in found]
+        # The journalist's documents after their URLs, then search ranking order (not completion
+        # order), so numbering is stable across runs.
+        sources = user_sources + [found[_key(i)] for i in items if _key(i) in found]
         set_aside = [s for s in sources if s.is_reachable and not s.relevant]
         for source in set_aside:
             stage.note(set_aside_note(source, stage.language))
@@ -131,6 +154,23 @@ class SourceFinderAgent(StageAgent):
         if set_aside:
             summary += "\n" + stage.msg("sources_set_aside", count=len(set_aside))
         yield stage.finish(summary, records)
+
+    @staticmethod
+    async def _documents(stage: Stage) -> list[ListedDocument]:
+        """The documents of the investigation's collections (none named: the store is not asked)."""
+        collections = stage.config.collections
+        if not collections:
+            return []
+        documents = DocumentsInPlay.from_state(stage.state.get(keys.INVESTIGATION_DOCUMENTS))
+        own = {a.collection for a in documents.attachments}
+        try:
+            return await list_documents(collections, own)
+        except Exception as error:  # the web sources still carry the run
+            logger.warning("could not list the documents of %s", collections, exc_info=True)
+            stage.issue(
+                stage.msg("documents_unavailable", error=f"{type(error).__name__}: {error}")
+            )
+            return []
 
     @staticmethod
     async def _saved_sources(stage: Stage) -> dict[str, Source]:
@@ -170,7 +210,9 @@ class SourceFinderAgent(StageAgent):
         return queries[:MAX_QUERIES] or fallback
 
     @staticmethod
-    def _progress_line(stage: Stage, i: int, n: int, source: Source) -> str:
+    def _progress_line(stage: Stage, i: int, n: int, source: Source, item: object = None) -> str:
+        if isinstance(item, ListedDocument):
+            return _document_line(stage, i, n, source, item)
         if not source.is_reachable:
             return stage.msg(
                 "source_unreadable", i=i, n=n, url=source.link, reason=source.unreachable_reason
@@ -195,6 +237,31 @@ class SourceFinderAgent(StageAgent):
             domain=source.domain,
             finding=one_line(finding, 160),
         )
+
+
+def _key(item: SearchHit | ListedDocument) -> str:
+    return item.info.url if isinstance(item, ListedDocument) else item.url
+
+
+def _document_line(stage: Stage, i: int, n: int, source: Source, item: ListedDocument) -> str:
+    """`📄 Reading document i/n: title (N pages)`, with its rating and first finding."""
+    title = one_line(source.title, 120)
+    if not source.is_reachable:
+        return stage.msg(
+            "document_unreadable", i=i, n=n, title=title, reason=source.unreachable_reason
+        )
+    finding = source.key_claims[0] if source.key_claims else source.content_summary
+    return stage.msg(
+        "analyzing_document",
+        i=i,
+        n=n,
+        title=title,
+        pages=stage.msg("n_pages", count=item.info.page_count),
+        stars=stars(source.credibility_score),
+        label=credibility_label(source.credibility_score, stage.language),
+        collection=source.domain,
+        finding=one_line(finding, 160),
+    )
 
 
 def set_aside_note(source: Source, language: str) -> str:

@@ -1,0 +1,533 @@
+"""The journalist's documents getting into an investigation: the brief, attachments, the plan."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from google.genai import types
+
+from tests.support import fake_document_store as documents_support
+from tests.support import scripted_model
+from tests.support.conversation import Conversation
+from tests.support.fake_document_store import FakeDocumentStore
+from tests.test_e2e_api_server import APP, ROOT, free_port
+from vicaran_agent import state_keys as keys
+from vicaran_agent.briefing import choose_collections
+from vicaran_agent.callbacks.orchestrator import read_first_message
+from vicaran_agent.config import get_settings
+from vicaran_agent.documents import intake
+from vicaran_agent.documents.model import PageText, ParsedDocument, UnreadablePage
+from vicaran_agent.storage import get_repository
+from vicaran_agent.tools.analyze_source import SourceAnalyzer
+
+MARKER = "[PLAN_APPROVAL_REQUIRED]"
+
+# --- Collection: NAME in the brief --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("Did Acme pollute Riverton?\nCollection: acme-files", ["acme-files"]),
+        ("Collection: acme, epa-letters\nDid Acme pollute Riverton?", ["acme", "epa-letters"]),
+        (
+            'Coleção: contratos\nColecao: "licitações"\nA prefeitura pagou?',
+            ["contratos", "licitações"],
+        ),
+        ("collections: a; b\nCOLLECTION: a\nDid Acme pollute?", ["a", "b"]),
+        ("Did the collection agency lie?", []),
+        ("The collection: a history of Acme", []),  # not a line of its own
+    ],
+)
+def test_collection_lines_are_read_and_removed(text, names):
+    found, rest = choose_collections(text)
+    assert found == names
+    if names:
+        assert "ollection" not in rest.lower() and "cole" not in rest.lower()
+        assert rest.endswith("?")
+    else:
+        assert rest == text
+
+
+def test_the_first_message_keeps_collections_out_of_brief_and_title():
+    first = read_first_message(
+        "Collection: acme-files\nMode: Quick Search\nDid Acme pollute Riverton in 2024?"
+    )
+    assert first.collections == ["acme-files"]
+    assert first.mode == "quick"
+    assert first.brief == first.title == "Did Acme pollute Riverton in 2024?"
+
+
+# --- a store for the journalist's documents -------------------------------------------------
+
+
+@pytest.fixture
+def store(env, monkeypatch) -> FakeDocumentStore:
+    fake = FakeDocumentStore()
+    monkeypatch.setattr(intake, "get_document_store", lambda _url: fake)
+    return fake
+
+
+def text_file(name: str, text: str, mime: str = "text/plain") -> types.Part:
+    return types.Part(inline_data=types.Blob(data=text.encode(), mime_type=mime, display_name=name))
+
+
+def parsed(name: str, pages: list[str], unreadable: list[tuple[int, str]] = ()) -> ParsedDocument:
+    return ParsedDocument(
+        file_name=name,
+        kind="pdf",
+        sha256=hashlib.sha256("".join(pages).encode()).hexdigest(),
+        size_bytes=sum(len(p) for p in pages),
+        title=name.rsplit(".", 1)[0].replace("-", " ").title(),
+        page_count=len(pages),  # an unreadable page is an empty string here
+        pages=[PageText(i + 1, text) for i, text in enumerate(pages) if text],
+        unreadable=[UnreadablePage(n, reason) for n, reason in unreadable],
+        language="pt",
+    )
+
+
+BRIEF = "Investigate whether Acme Chemicals polluted Riverton's drinking water in 2024."
+MEMO = (
+    "# EPA inspection memo\n\nOn 2024-03-12 EPA inspectors found lead at 41 parts per billion in "
+    "Riverton's drinking water, nearly three times the federal action level. Acme Chemicals "
+    "discharged untreated water into the Clear River in February 2024, the memo says.\n"
+)
+
+CONTRACT_P1 = (
+    "CONTRATO 002/2024. Between the City of Riverton and Acme Chemicals, for the treatment of "
+    "the Clear River intake. Signed on 2024-01-15 by the mayor and Acme's director."
+)
+CONTRACT_P2 = (
+    "Clause 4. The City of Riverton pays Acme Chemicals 1.2 million dollars for the water "
+    "treatment in 2024, in four instalments. Acme Chemicals guarantees lead below the limit."
+)
+
+
+def plan_of(conversation: Conversation, events) -> str:
+    return conversation.texts(events)[-1]
+
+
+async def test_a_named_collection_that_does_not_exist_is_in_the_plan_with_the_command(store):
+    store.add(parsed("contract-002.pdf", ["Contrato 002/2024 ..."]), "acme-files", "high")
+    conversation = Conversation()
+    events = await conversation.send(f"{BRIEF}\nCollection: acme-files, epa-letters")
+    plan = plan_of(conversation, events)
+    assert plan.rstrip().endswith(MARKER)
+    not_used = plan.split("**Not used in this investigation:**")[1]
+    assert 'Collection "epa-letters": not found' in not_used
+    assert "`vicaran docs add PATH --collection epa-letters`" in not_used
+    assert "acme-files" not in not_used
+    assert "Contract 002 (contract-002.pdf) - 1 page" in plan.split("**Your documents:**")[1]
+    config = (await conversation.state())[keys.INVESTIGATION_CONFIG]
+    assert config["collections"] == ["acme-files", "epa-letters"]
+    assert "Collection" not in config["brief"] and "Collection" not in config["title"]
+
+
+async def test_the_plan_lists_documents_with_pages_language_and_unreadable_pages(store):
+    store.add(
+        parsed(
+            "audit-report.pdf",
+            ["The audit found ...", "", "Table 3 ...", ""],
+            [(2, "no text layer (scanned image; OCR unavailable)"), (4, "encrypted")],
+        ),
+        "audits",
+    )
+    conversation = Conversation()
+    events = await conversation.send(f"{BRIEF}\nColeção: audits")
+    plan = plan_of(conversation, events)
+    line = next(x for x in plan.splitlines() if "audit-report.pdf" in x)
+    assert "Audit Report" in line and "4 pages" in line and "Portuguese" in line
+    assert "2 pages could not be read" in line and "p. 2: no text layer" in line
+    assert "p. 4: encrypted" in line
+    # what Vicaran will look for in them: the model's list, by title
+    look_for = plan.split("**In your documents I'll look for:**")[1]
+    assert "- Audit Report: the figures and dates it gives" in look_for
+    # the orchestrator's model knew the documents by title and pages, delimited, never their text
+    (call,) = scripted_model.calls_for("orchestrator")
+    assert "<<<DATA DOCUMENTS\n- Audit Report (audit-report.pdf; 4 pages" in call["instruction"]
+    assert "The audit found" not in call["instruction"] + call["prompt"]
+
+
+# --- files attached in the chat -------------------------------------------------------------
+
+
+def orchestrator_requests() -> str:
+    """Everything the orchestrator's model was sent: instructions and conversation."""
+    return "\n".join(
+        c["instruction"] + c["prompt"] for c in scripted_model.calls_for("orchestrator")
+    )
+
+
+async def test_an_attachment_lands_in_the_collection_as_an_artifact_and_never_in_the_model(store):
+    conversation = Conversation()
+    memo = text_file("epa-memo.md", MEMO, "text/markdown")
+    events = await conversation.send(BRIEF, [memo])
+    plan = plan_of(conversation, events)
+
+    state = await conversation.state()
+    own = intake.investigation_collection(state[keys.INVESTIGATION_ID])
+    (document,) = store.documents(own)
+    assert document.file_name == "epa-memo.md" and store.collections()[own] == "neutral"
+    assert state[keys.INVESTIGATION_CONFIG]["collections"] == [own]
+    # saved as an ADK artifact of the session, bytes as sent
+    artifact = await conversation.runner.artifact_service.load_artifact(
+        app_name=conversation.app.name,
+        user_id="journalist",
+        session_id=conversation.session_id,
+        filename="epa-memo.md",
+    )
+    assert artifact is not None and artifact.inline_data.data == MEMO.encode()
+    # the model was told a file is attached, by name; it never got the bytes or the text
+    assert all(c["files"] == [] for c in scripted_model.CALLS)
+    sent = orchestrator_requests()
+    assert "[Attached file: epa-memo.md" in sent
+    assert "41 parts per billion" not in sent and "inspectors found lead" not in sent
+    # the plan lists it with its pages
+    documents = plan.split("**Your documents:**")[1]
+    assert "(epa-memo.md) - 1 page" in documents
+    assert plan.rstrip().endswith(MARKER)
+
+
+async def test_an_attachment_without_a_name_gets_one_from_its_type(store):
+    conversation = Conversation()
+    blob = types.Blob(data=MEMO.encode(), mime_type="text/markdown")  # no display_name
+    await conversation.send(BRIEF, [types.Part(inline_data=blob)])
+    state = await conversation.state()
+    own = intake.investigation_collection(state[keys.INVESTIGATION_ID])
+    name = f"attachment-{hashlib.sha256(MEMO.encode()).hexdigest()[:8]}.md"
+    assert [d.file_name for d in store.documents(own)] == [name]
+
+
+async def test_an_unreadable_attachment_is_listed_as_not_used_with_the_reason(store):
+    conversation = Conversation()
+    scan = types.Part(
+        inline_data=types.Blob(data=b"\x89PNG\r\n", mime_type="image/png", display_name="scan.png")
+    )
+    events = await conversation.send(BRIEF, [scan, text_file("notes.txt", MEMO)])
+    plan = plan_of(conversation, events)
+    not_used = plan.split("**Not used in this investigation:**")[1]
+    line = next(x for x in not_used.splitlines() if "scan.png" in x)
+    assert "could not be read" in line and "not a kind of file Vicaran reads" in line
+    assert "(notes.txt) - 1 page" in plan.split("**Your documents:**")[1]
+    state = await conversation.state()
+    assert [d.file_name for d in store.documents()] == ["notes.txt"]
+    assert all(c["files"] == [] for c in scripted_model.CALLS)
+    records = state[keys.INVESTIGATION_DOCUMENTS]["attachments"]
+    assert [(r["file_name"], r["status"]) for r in records] == [
+        ("scan.png", "unreadable"),
+        ("notes.txt", "added"),
+    ]
+
+
+async def test_an_attachment_on_a_later_planning_turn_updates_the_plan(store):
+    conversation = Conversation()
+    first = plan_of(conversation, await conversation.send(BRIEF))
+    assert "**Your documents:**" not in first
+    events = await conversation.send("", [text_file("epa-memo.md", MEMO, "text/markdown")])
+    plan = plan_of(conversation, events)
+    assert "(epa-memo.md) - 1 page" in plan.split("**Your documents:**")[1]
+    assert plan.rstrip().endswith(MARKER)
+    run = await conversation.send("APPROVED")
+    assert conversation.texts(run)[0].startswith("[INVESTIGATION_STARTED]")
+
+
+async def test_files_sent_before_the_brief_wait_for_it(store):
+    conversation = Conversation()
+    events = await conversation.send("", [text_file("epa-memo.md", MEMO, "text/markdown")])
+    reply = conversation.texts(events)[-1]
+    assert "epa-memo.md" in reply and "what to investigate" in reply
+    plan = plan_of(conversation, await conversation.send(BRIEF))
+    assert "(epa-memo.md) - 1 page" in plan.split("**Your documents:**")[1]
+    state = await conversation.state()
+    own = intake.investigation_collection(state[keys.INVESTIGATION_ID])
+    assert state[keys.INVESTIGATION_CONFIG]["collections"] == [own]
+
+
+async def test_an_attachment_after_approval_is_answered_not_dropped(store):
+    conversation = Conversation()
+    await conversation.send("Quick Search. " + BRIEF)
+    await conversation.send("APPROVED")
+    events = await conversation.send("", [text_file("late.txt", MEMO)])
+    reply = conversation.texts(events)[-1]
+    assert "late.txt was not added" in reply and "new session" in reply
+    assert not [d for d in store.documents() if d.file_name == "late.txt"]
+
+
+# --- through `adk api_server` -----------------------------------------------------------------
+
+
+@pytest.fixture
+def documents_server(env, tmp_path: Path) -> Iterator[tuple[str, FakeDocumentStore]]:
+    """`adk api_server` in a subprocess, its document store a JSON file this test reads too."""
+    store_file = tmp_path / "documents.json"
+    port = free_port()
+    variables = {
+        **os.environ,
+        "VICARAN_MODEL_PLUGINS": "tests.support.scripted_model,tests.support.fake_document_store",
+        documents_support.ENV: str(store_file),
+        "PYTHONPATH": str(ROOT),
+    }
+    log = (tmp_path / "api_server.log").open("w")
+    process = subprocess.Popen(
+        [
+            sys.executable, "-m", "google.adk.cli", "api_server",
+            "--host", "127.0.0.1", "--port", str(port),
+            "--session_service_uri", "memory://",
+            "--artifact_service_uri", "memory://",
+            APP,
+        ],
+        cwd=ROOT,
+        env=variables,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"api_server exited: {(tmp_path / 'api_server.log').read_text()}")
+            try:
+                if httpx.get(f"{base}/list-apps", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail("api_server did not start in 90 s")
+            time.sleep(0.3)
+        yield base, FakeDocumentStore(store_file)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        log.close()
+
+
+@pytest.mark.e2e
+@pytest.mark.timeout(240)
+def test_an_attachment_sent_to_run_sse_lands_in_the_collection(documents_server):
+    base, store = documents_server
+    session = httpx.post(f"{base}/apps/{APP}/users/newsroom/sessions", json={}).json()
+    # what the dev UI sends: the text, then one inlineData part per file (base64, displayName)
+    body = {
+        "appName": APP,
+        "userId": "newsroom",
+        "sessionId": session["id"],
+        "newMessage": {
+            "role": "user",
+            "parts": [
+                {"text": BRIEF},
+                {
+                    "inlineData": {
+                        "displayName": "epa-memo.md",
+                        "mimeType": "text/markdown",
+                        "data": base64.b64encode(MEMO.encode()).decode(),
+                    }
+                },
+            ],
+        },
+        "streaming": False,
+    }
+    events = []
+    with httpx.stream("POST", f"{base}/run_sse", json=body, timeout=180) as response:
+        assert response.status_code == 200
+        for line in response.iter_lines():
+            if line.startswith("data: "):
+                events.append(json.loads(line[6:]))
+    plan = "".join(p.get("text") or "" for p in events[-1]["content"]["parts"])
+    assert "(epa-memo.md) - 1 page" in plan.split("**Your documents:**")[1]
+    state = httpx.get(f"{base}/apps/{APP}/users/newsroom/sessions/{session['id']}").json()["state"]
+    own = intake.investigation_collection(state[keys.INVESTIGATION_ID])
+    (document,) = store.documents(own)
+    assert document.file_name == "epa-memo.md"
+    assert store.page_text(document.document_id, 1) == MEMO
+    artifacts = httpx.get(
+        f"{base}/apps/{APP}/users/newsroom/sessions/{session['id']}/artifacts"
+    ).json()
+    assert "epa-memo.md" in artifacts
+
+
+async def test_without_a_search_key_the_plan_says_the_run_is_documents_and_links_only(store, env):
+    env.set(TAVILY_API_KEY="", FACTCHECK_API_KEY="", VICARAN_LIVE_SEARCH_FALLBACK="false")
+    conversation = Conversation()
+    events = await conversation.send(BRIEF, [text_file("epa-memo.md", MEMO, "text/markdown")])
+    not_used = plan_of(conversation, events).split("**Not used in this investigation:**")[1]
+    assert (
+        "Web search: off (no TAVILY_API_KEY in .env). This investigation runs only on your "
+        "documents and the links you gave." in not_used
+    )
+    assert "unverified" not in not_used  # the documents are evidence
+
+
+async def test_without_a_search_key_portuguese_plan_says_so_too(store, env):
+    env.set(TAVILY_API_KEY="", FACTCHECK_API_KEY="test-key", VICARAN_LIVE_SEARCH_FALLBACK="false")
+    conversation = Conversation()
+    brief = "Investigue se a Prefeitura de Maceió pagou a merenda escolar sem licitação em 2024."
+    events = await conversation.send(brief, [text_file("contrato.txt", "Contrato 002/2024 ...")])
+    plan = plan_of(conversation, events)
+    assert "**Seus documentos:**" in plan and "(contrato.txt) - 1 página" in plan
+    assert (
+        "Esta investigação usa apenas os seus documentos e os links que você enviou; as "
+        "alegações também são checadas com checagens publicadas (Google Fact Check Tools)."
+    ) in plan
+
+
+# --- documents as sources ---------------------------------------------------------------------
+
+
+def document_sources(state) -> list[dict]:
+    return [s for s in state[keys.SOURCE_RECORDS] if s["origin"] == "document"]
+
+
+async def test_documents_become_sources_read_with_the_web_ones(store, env):
+    store.add(parsed("contract-002.pdf", [CONTRACT_P1, CONTRACT_P2]), "acme-files", "high")
+    conversation = Conversation()
+    plan = await conversation.send(
+        f"Quick Search. {BRIEF}\nCollection: acme-files",
+        [text_file("epa-memo.md", MEMO, "text/markdown")],
+    )
+    assert plan_of(conversation, plan).rstrip().endswith(MARKER)
+    run = await conversation.send("APPROVED")
+    texts = conversation.texts(run)
+    state = await conversation.state()
+    assert state[keys.INVESTIGATION_STATUS] == "completed", state[keys.PARTIAL_REASON]
+
+    by_file = {s["publisher"]: s for s in document_sources(state)}
+    assert set(by_file) == {"contract-002.pdf", "epa-memo.md"}
+    contract, memo = by_file["contract-002.pdf"], by_file["epa-memo.md"]
+    info = next(d for d in store.documents("acme-files"))
+    assert contract["url"] == contract["display_url"] == f"doc://{info.document_id}"
+    assert contract["document_id"] == info.document_id and contract["page"] is None
+    assert (contract["domain"], contract["credibility_score"]) == ("acme-files", 4)  # high
+    assert (memo["domain"], memo["credibility_score"]) == ("documents", 3)  # attached: neutral
+    assert contract["is_user_provided"] and contract["relevant"]
+    assert "Signed on 2024-01-15" in " ".join(contract["key_claims"])  # from its passages
+
+    # one digest call per document, over its passages (delimited), with the web pages' instruction
+    digests = [
+        c for c in scripted_model.calls_for("SourceDigest") if "<<<DATA DOCUMENT" in c["prompt"]
+    ]
+    assert len(digests) == 2
+    assert any("[page 2]\n" + CONTRACT_P2[:40] in c["prompt"] for c in digests)
+    web = next(c for c in scripted_model.calls_for("SourceDigest") if "<<<DATA PAGE" in c["prompt"])
+    assert all(c["instruction"] == web["instruction"] for c in digests)
+
+    # the passages read are the source's snapshot
+    saved = get_repository(get_settings().database_url).get_investigation(
+        state[keys.INVESTIGATION_ID]
+    )
+    repository = get_repository(get_settings().database_url)
+    snapshot = repository.get_snapshot_text(contract["content_sha256"])
+    assert snapshot and CONTRACT_P2[:40] in snapshot and "[page 2]" in snapshot
+    assert {s["origin"] for s in saved["sources"]} >= {"document", "user_url", "web"} - {"user_url"}
+
+    # progress like the web sources', with the pages
+    line = next(t for t in texts if "Reading document" in t and "Contract 002" in t)
+    assert "(2 pages)" in line and "⭐⭐⭐⭐" in line and "acme-files" in line
+    assert any("Reading your 2 documents (always read" in t for t in texts)
+    # claims can come from documents
+    claims = state[keys.CLAIM_RECORDS]
+    assert any(contract["url"] in c["source_urls"] for c in claims)
+    # the documents' text reached no reading service
+    assert all(
+        "1.2 million" not in r.raw_path + r.body.decode(errors="ignore")
+        for r in env.services.jina.requests
+    )
+
+
+async def test_documents_are_read_while_the_web_pages_are(store, env, monkeypatch):
+    """A rendezvous: each side waits until the other has started; read one after the other,
+    one side would wait in vain."""
+    store.add(parsed("contract-002.pdf", [CONTRACT_P1, CONTRACT_P2]), "acme-files", "high")
+    web_started, document_started = threading.Event(), threading.Event()
+    best_passages, analyze = store.best_passages, SourceAnalyzer.analyze
+
+    def waiting_best_passages(*args, **kwargs):
+        document_started.set()
+        if not web_started.wait(5):
+            raise TimeoutError("no web page was being read while the document was")
+        return best_passages(*args, **kwargs)
+
+    async def waiting_analyze(self, *args, **kwargs):
+        web_started.set()
+        for _ in range(500):
+            if document_started.is_set():
+                return await analyze(self, *args, **kwargs)
+            await asyncio.sleep(0.01)
+        raise TimeoutError("no document was being read while the page was")
+
+    monkeypatch.setattr(store, "best_passages", waiting_best_passages)
+    monkeypatch.setattr(SourceAnalyzer, "analyze", waiting_analyze)
+    conversation = Conversation()
+    await conversation.send(f"Quick Search. {BRIEF}\nCollection: acme-files")
+    await conversation.send("APPROVED")
+    state = await conversation.state()
+    notes = state.get("notes_source_finder") or []
+    assert not [n for n in notes if "being read while" in n], notes
+    origins = [s["origin"] for s in state[keys.SOURCE_RECORDS] if s["is_reachable"]]
+    assert origins.count("document") == 1 and origins.count("web") >= 3
+
+
+async def test_documents_do_not_count_against_the_source_limit(store, env):
+    for i in range(3):
+        store.add(
+            parsed(f"annex-{i}.pdf", [f"Annex {i}: Acme Chemicals paid {i + 1} million in 2024."]),
+            "annexes",
+        )
+    env.set(VICARAN_SOURCE_LIMIT="2")
+    conversation = Conversation()
+    await conversation.send(f"Quick Search. {BRIEF}\nCollection: annexes")
+    await conversation.send("APPROVED")
+    state = await conversation.state()
+    origins = [s["origin"] for s in state[keys.SOURCE_RECORDS]]
+    assert origins.count("document") == 3 and origins.count("web") == 2
+
+
+async def test_without_a_search_key_documents_carry_the_run(store, env):
+    env.set(TAVILY_API_KEY="", VICARAN_LIVE_SEARCH_FALLBACK="false")
+    store.add(parsed("contract-002.pdf", [CONTRACT_P1, CONTRACT_P2]), "acme-files", "high")
+    conversation = Conversation()
+    await conversation.send(f"Quick Search. {BRIEF}\nCollection: acme-files")
+    run = await conversation.send("APPROVED")
+    texts = conversation.texts(run)
+    assert texts[-1].rstrip().endswith("[INVESTIGATION_COMPLETE]")
+    state = await conversation.state()
+    assert [s["origin"] for s in state[keys.SOURCE_RECORDS]] == ["document"]
+    # search off by choice, said in the plan: not a failure of the run
+    assert state[keys.INVESTIGATION_STATUS] == "completed", state[keys.PARTIAL_REASON]
+    assert state[keys.CLAIM_RECORDS]
+    assert "[NO_SOURCES_FOUND]" not in state[keys.DISCOVERED_SOURCES]
+    assert env.services.tavily.requests == []
+
+
+async def test_a_collection_the_store_cannot_read_leaves_the_web_run_partial(
+    store, env, monkeypatch
+):
+    store.add(parsed("contract-002.pdf", [CONTRACT_P1]), "acme-files")
+    conversation = Conversation()
+    await conversation.send(f"Quick Search. {BRIEF}\nCollection: acme-files")
+
+    def broken() -> dict:
+        raise OSError("database is locked")
+
+    monkeypatch.setattr(store, "collections", broken)
+    run = await conversation.send("APPROVED")
+    assert conversation.texts(run)[-1].rstrip().endswith("[INVESTIGATION_COMPLETE]")
+    state = await conversation.state()
+    assert state[keys.INVESTIGATION_STATUS] == "partial"
+    assert "database is locked" in state[keys.PARTIAL_REASON]
+    assert document_sources(state) == [] and state[keys.SOURCE_RECORDS]

@@ -1,0 +1,298 @@
+"""Documents into an investigation: files attached in the chat, and the collections it names.
+
+An attachment is saved as an ADK artifact, parsed here and added to the investigation's own
+collection; its bytes and text never reach the orchestrator's model. What the plan and the
+orchestrator need (titles, pages, languages, what could not be read) is kept in session state.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import mimetypes
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from google.genai import types
+from pydantic import BaseModel, Field
+
+from ..config import get_settings
+from ..formatting import data_block, one_line
+from ..sanitize import clean
+from .model import DocumentError, DocumentInfo, DocumentReliability
+from .parse import parse_bytes
+from .store import DocumentStore, get_document_store
+
+logger = logging.getLogger(__name__)
+
+ATTACHMENT_RELIABILITY: DocumentReliability = "neutral"
+MAX_LISTED = 20  # documents per collection kept for the plan and the orchestrator
+MAX_REASONS = 3  # unreadable pages named per document (the rest are counted)
+MAX_NAME = 120
+
+
+def document_store() -> DocumentStore:
+    """The store of the configured records database (the one place it is looked up)."""
+    return get_document_store(get_settings().database_url)
+
+
+def investigation_collection(investigation_id: str) -> str:
+    """The collection an investigation's attachments go to."""
+    return f"investigation-{investigation_id.replace('-', '')[:8]}"
+
+
+# --- attachments ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Attachment:
+    """A file in the journalist's message (an `inline_data` part)."""
+
+    index: int
+    file_name: str
+    mime: str
+    part: types.Part
+
+    @property
+    def data(self) -> bytes:
+        return (self.part.inline_data.data if self.part.inline_data else None) or b""
+
+
+def attachments_in(content: types.Content | None) -> list[Attachment]:
+    """The files attached to a message, each with a safe file name (ADK may send none)."""
+    found = []
+    for index, part in enumerate(content.parts or [] if content else []):
+        blob = part.inline_data
+        if blob is None or part.thought:
+            continue
+        mime = (blob.mime_type or "").split(";")[0].strip().lower()
+        name = file_name_of(blob.display_name, mime, blob.data or b"")
+        found.append(Attachment(index, name, mime, part))
+    return found
+
+
+def file_name_of(display_name: str | None, mime: str, data: bytes) -> str:
+    """The file's own name, without any folder; else one from its content and MIME type
+    (`attachment-<sha256 prefix>.pdf`: the same file keeps its name, another gets its own)."""
+    name = (display_name or "").replace("\\", "/").rsplit("/", 1)[-1]
+    name = " ".join(clean(name).split()).strip(" .")[:MAX_NAME]
+    if name:
+        return name
+    extension = mimetypes.guess_extension(mime or "") or ""
+    return f"attachment-{hashlib.sha256(data).hexdigest()[:8]}{extension}"
+
+
+def placeholder(name: str) -> types.Part:
+    """What the orchestrator's model sees instead of a file: its name, never its bytes."""
+    return types.Part(
+        text=f"[Attached file: {one_line(name, MAX_NAME)} - read by Vicaran into the "
+        "investigation's documents; its text is not shown here]"
+    )
+
+
+def without_attachments(contents: list[types.Content]) -> list[types.Content]:
+    """`contents` with every attached file replaced by its placeholder (new objects, not edits)."""
+    hidden = []
+    for content in contents:
+        files = {a.index: a for a in attachments_in(content)}
+        if not files:
+            hidden.append(content)
+            continue
+        parts = [
+            placeholder(files[i].file_name) if i in files else part
+            for i, part in enumerate(content.parts or [])
+        ]
+        hidden.append(content.model_copy(update={"parts": parts}))
+    return hidden
+
+
+class AttachedFile(BaseModel):
+    """What happened to one attached file."""
+
+    file_name: str
+    mime: str = ""
+    size_bytes: int = 0
+    collection: str = ""
+    status: str = "added"  # added | unchanged | replaced | unreadable
+    reason: str = ""  # why it could not be taken in
+    document_id: str = ""
+    artifact: str = ""  # the ADK artifact's name, when it was saved as one
+
+    @property
+    def taken_in(self) -> bool:
+        return bool(self.document_id)
+
+
+SaveArtifact = Callable[[str, types.Part], Awaitable[int]]
+
+
+async def take_in(
+    attachments: Iterable[Attachment], collection: str, save_artifact: SaveArtifact | None
+) -> list[AttachedFile]:
+    """Save, parse and index each attachment; one that fails is recorded with the reason."""
+    settings = get_settings()
+    taken = []
+    for attachment in attachments:
+        record = AttachedFile(
+            file_name=attachment.file_name,
+            mime=attachment.mime,
+            size_bytes=len(attachment.data),
+            collection=collection,
+        )
+        taken.append(record)
+        if record.size_bytes > settings.vicaran_document_max_bytes:
+            record.status = "unreadable"
+            record.reason = (
+                f"too large ({record.size_bytes:,} bytes; the limit is "
+                f"{settings.vicaran_document_max_bytes:,}, VICARAN_DOCUMENT_MAX_BYTES)"
+            )
+            continue
+        if save_artifact is not None:
+            try:
+                await save_artifact(attachment.file_name.replace(":", "_"), attachment.part)
+                record.artifact = attachment.file_name.replace(":", "_")
+            except Exception:  # no artifact service: the document is still indexed
+                logger.warning("could not save %s as an artifact", record.file_name, exc_info=True)
+        try:
+            parsed = await asyncio.to_thread(
+                parse_bytes, attachment.data, attachment.file_name, mime=attachment.mime or None
+            )
+            outcome = await asyncio.to_thread(
+                document_store().add, parsed, collection, ATTACHMENT_RELIABILITY
+            )
+        except DocumentError as error:
+            record.status, record.reason = "unreadable", _reason(str(error), record.file_name)
+            continue
+        except Exception as error:  # the store being down costs this file, not the plan
+            logger.warning("could not add %s to %s", record.file_name, collection, exc_info=True)
+            record.status = "unreadable"
+            record.reason = f"the document store failed ({type(error).__name__}: {error})"
+            continue
+        record.status, record.document_id = outcome.status, outcome.document.document_id
+    return taken
+
+
+def _reason(error: str, file_name: str) -> str:
+    """A DocumentError's message without the file name it starts with (the line names it)."""
+    head, colon, rest = error.partition(":")
+    return one_line(rest if colon and head.strip() == file_name else error, 300)
+
+
+# --- what the investigation's documents are, for the plan and the orchestrator ---------------
+
+
+class DocumentFacts(BaseModel):
+    """One document as the plan lists it: never its text."""
+
+    document_id: str
+    title: str
+    file_name: str
+    pages: int
+    language: str
+    unreadable: int = 0
+    reasons: list[str] = Field(default_factory=list)  # "p. 3: no text layer", the first few
+
+    @classmethod
+    def of(cls, info: DocumentInfo) -> DocumentFacts:
+        return cls(
+            document_id=info.document_id,
+            title=one_line(clean(info.title) or info.file_name, 160),
+            file_name=one_line(info.file_name, MAX_NAME),
+            pages=info.page_count,
+            language=info.language,
+            unreadable=len(info.unreadable),
+            reasons=[
+                f"p. {u.number}: {one_line(u.reason, 120)}" for u in info.unreadable[:MAX_REASONS]
+            ],
+        )
+
+
+class CollectionFacts(BaseModel):
+    name: str
+    found: bool = True
+    own: bool = False  # the investigation's own collection (its attachments)
+    reliability: str = "neutral"
+    count: int = 0
+    pages: int = 0
+    documents: list[DocumentFacts] = Field(default_factory=list)  # the first MAX_LISTED
+
+
+class DocumentsInPlay(BaseModel):
+    """The investigation's documents as last looked up, and its attached files."""
+
+    collections: list[CollectionFacts] = Field(default_factory=list)
+    attachments: list[AttachedFile] = Field(default_factory=list)
+    problem: str = ""  # the store could not be read
+
+    @classmethod
+    def from_state(cls, value: Any) -> DocumentsInPlay:
+        return cls.model_validate(value) if value else cls()
+
+    @property
+    def documents(self) -> list[DocumentFacts]:
+        return [d for c in self.collections for d in c.documents]
+
+    @property
+    def count(self) -> int:
+        return sum(c.count for c in self.collections)
+
+    @property
+    def missing(self) -> list[str]:
+        return [c.name for c in self.collections if not c.found and not c.own]
+
+    @property
+    def unreadable(self) -> list[AttachedFile]:
+        return [a for a in self.attachments if not a.taken_in]
+
+    def digest(self) -> str:
+        """The documents for the orchestrator's instruction: titles and pages, never text."""
+        lines = []
+        for c in self.collections:
+            where = "attached in this conversation" if c.own else f'collection "{c.name}"'
+            if not c.found:
+                lines.append(f"- {where}: not found" if not c.own else "")
+            lines += [
+                f"- {d.title} ({d.file_name}; {d.pages} pages; language {d.language}; {where})"
+                for d in c.documents
+            ]
+            if c.count > len(c.documents):
+                lines.append(f"- ... and {c.count - len(c.documents)} more documents in {where}")
+        lines += [f"- {a.file_name}: could not be read ({a.reason})" for a in self.unreadable]
+        return data_block("DOCUMENTS", "\n".join(line for line in lines if line) or "(none)")
+
+    def signature(self) -> list[str]:
+        """What a plan showing these documents shows (a change calls for a new plan)."""
+        return (
+            [d.document_id for d in self.documents]
+            + [f"missing:{name}" for name in self.missing]
+            + [f"unreadable:{a.file_name}" for a in self.unreadable]
+            + ([f"problem:{self.problem}"] if self.problem else [])
+        )
+
+
+async def look_up(
+    collections: list[str], own: str | None, attachments: list[AttachedFile]
+) -> DocumentsInPlay:
+    """The named collections as the store has them now (never raises: a failure is a problem)."""
+    facts = DocumentsInPlay(attachments=attachments)
+    if not collections:
+        return facts
+    try:
+        store = document_store()
+        known = await asyncio.to_thread(store.collections)
+        for name in collections:
+            entry = CollectionFacts(name=name, own=name == own, found=name in known)
+            if entry.found:
+                entry.reliability = known[name]
+                infos = await asyncio.to_thread(store.documents, name)
+                entry.count = len(infos)
+                entry.pages = sum(i.page_count for i in infos)
+                entry.documents = [DocumentFacts.of(i) for i in infos[:MAX_LISTED]]
+            facts.collections.append(entry)
+    except Exception as error:
+        logger.warning("could not read the document collections", exc_info=True)
+        facts.collections = [CollectionFacts(name=n, own=n == own) for n in collections]
+        facts.problem = one_line(f"{type(error).__name__}: {error}", 300)
+    return facts
