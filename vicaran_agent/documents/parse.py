@@ -60,13 +60,6 @@ MIME_TYPES: dict[str, DocumentKind] = {
     "text/x-markdown": "markdown",
     "text/plain": "text",
 }
-_KIND_NAMES: dict[DocumentKind, str] = {
-    "pdf": "PDF",
-    "docx": "DOCX",
-    "html": "HTML",
-    "markdown": "Markdown",
-    "text": "text",
-}
 
 MAX_PAGE_CHARS = 200_000  # a dense printed page holds ~5,000; more is not a page of text
 SCAN_TEXT_CHARS = 200  # a page with less text than this and a page-sized image is a scan
