@@ -219,7 +219,7 @@ async def test_an_unreadable_attachment_is_listed_as_not_used_with_the_reason(st
     plan = plan_of(conversation, events)
     not_used = plan.split("**Not used in this investigation:**")[1]
     line = next(x for x in not_used.splitlines() if "scan.png" in x)
-    assert "could not be read" in line and "not a kind of file Vicaran reads" in line
+    assert "could not be read" in line and "cannot read this kind of file" in line
     assert "(notes.txt) - 1 page" in plan.split("**Your documents:**")[1]
     state = await conversation.state()
     assert [d.file_name for d in store.documents()] == ["notes.txt"]

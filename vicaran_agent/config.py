@@ -105,6 +105,8 @@ class Settings(BaseSettings):
     vicaran_reference_depth: int = Field(default=2, ge=0)
     vicaran_reference_token_budget: int = Field(default=50_000, ge=0)
     vicaran_reference_convergence: int = Field(default=3, ge=1)  # same document back this often
+    # A claim that comes only from the journalist's documents stays off web services unless true.
+    vicaran_search_document_claims: bool = False
 
     # Trust: time, relevance, the report check and how exports name the publisher.
     vicaran_today: str = Field(

@@ -620,6 +620,12 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
         "{what} não respondeu em {seconds} s",
     ),
     "gather_failed": ("{what} failed: {error}", "{what} falhou: {error}"),
+    "kept_off_the_web": (
+        "🔒 Checked against your documents only: this claim comes only from them, so it was not "
+        "sent to web search or fact-check services (VICARAN_SEARCH_DOCUMENT_CLAIMS=true allows it).",
+        "🔒 Verificada só nos seus documentos: esta alegação vem apenas deles, por isso não foi "
+        "enviada à busca na web nem a serviços de checagem (VICARAN_SEARCH_DOCUMENT_CLAIMS=true permite).",
+    ),
     "conflict": (
         "Note: high-reliability sources conflict: {supports} support the claim, {refutes} contradict it.",
         "Atenção: fontes de alta confiabilidade divergem: {supports} confirmam a alegação, {refutes} a contradizem.",

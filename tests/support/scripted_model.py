@@ -610,6 +610,9 @@ class ScriptedModel(BaseLlm):
             sentence, _, passages = body.partition("\n")
             wanted = _words(re.sub(r"\[\d+\]", "", sentence))
             share = len(wanted & _words(passages)) / max(1, len(wanted))
+            figures = set(re.findall(r"\d[\d.,]{3,14}\d", sentence))
+            if figures and figures <= set(re.findall(r"\d[\d.,]{3,14}\d", passages)):
+                share = 1.0  # the cited text states the sentence's figures
             checks.append(
                 {
                     "number": number,

@@ -9,6 +9,7 @@ from typing import TypeVar
 
 from ..citations import resolve_citations
 from ..config import Settings
+from ..documents.model import is_document_url
 from ..evidence import enforce_verdict, is_sufficient
 from ..formatting import one_line
 from ..i18n import message, verdict_label, word
@@ -89,6 +90,8 @@ class ClaimChecker:
             self.pool.add(Candidate.from_source(source, text, self.claim.claim_text))
         queries = [one_line(q, 400) for q in self.claim.queries if q.strip()][:MAX_QUERIES]
         queries = queries or [one_line(self.claim.claim_text, 400)]
+        if self._private:
+            self.reasoning.append(message("kept_off_the_web", shared.language))
         iterations = 0
         while True:
             iterations += 1
@@ -118,7 +121,7 @@ class ClaimChecker:
             if not queries and not (self._listed and shared.documents):
                 stop = "no new queries to try"
                 break
-        if not is_sufficient(evidence) and shared.live is not None:
+        if not is_sufficient(evidence) and shared.live is not None and not self._private:
             added = await self._live_search()
             if added:
                 later = await self._judge()
@@ -126,6 +129,18 @@ class ClaimChecker:
                     assessment, evidence = later, self.pool.evidence(later)
                 stop += f"; live search added {added} source{'s' if added != 1 else ''}"
         return self._verdict(assessment, evidence, iterations, stop)
+
+    @property
+    def _private(self) -> bool:
+        """A claim only the journalist's documents make: its words stay off web services."""
+        urls = self.claim.source_urls
+        return (
+            self.shared.documents is not None
+            and self.claim.origin == "source"
+            and bool(urls)
+            and all(is_document_url(u) for u in urls)
+            and not self.shared.settings.vicaran_search_document_claims
+        )
 
     # --- gathering -----------------------------------------------------------------------
 
@@ -138,7 +153,8 @@ class ClaimChecker:
             if shared.documents is not None
             else asyncio.sleep(0)
         )
-        if not queries:
+        if not queries or self._private:
+            self.queries += queries
             await documents
             return
         self.queries += queries

@@ -101,14 +101,19 @@ class ReportReviewer:
         self.questions = questions
         self.texts = texts
         self.language = language  # of what could not be checked (the report lists it)
-        # A document's text read is its passages the verdicts rest on, not only its digest.
+        # A document's text read is its passages the verdicts rest on, not only its digest; the
+        # words a verdict rests on (quotes found in the text read) lead each source's passage.
         self.passages: dict[str, list[str]] = {}
+        self.quotes: dict[str, list[str]] = {}
         for verdict in verdicts:
             for e in verdict.evidence:
+                url = document_url(e.document_id) if e.document_id else e.url
                 if e.document_id and e.content_sha256:
-                    shas = self.passages.setdefault(document_url(e.document_id), [])
+                    shas = self.passages.setdefault(url, [])
                     if e.content_sha256 not in shas:
                         shas.append(e.content_sha256)
+                if e.quote and e.stance != "context" and e.quote not in self.quotes.get(url, []):
+                    self.quotes.setdefault(url, []).append(e.quote)
 
     def cited(self, draft: ReportDraft) -> list[Sentence]:
         """The draft's sentences that cite a saved source (what the audit reads)."""
@@ -164,11 +169,14 @@ class ReportReviewer:
             for cited in sentence.cites[:MAX_CITED_PER_SENTENCE]:
                 source = self.citable[cited]
                 text = await self._text_read(source)
+                quoted = " … ".join(f'"{q}"' for q in self.quotes.get(source.url, [])[:2])
                 passage = (
                     best_passage(text, sentence.text, PASSAGE_CHARS)
                     if text
                     else "(Vicaran holds no stored text of this source)"
                 )
+                if quoted and text:
+                    passage = one_line(f"{quoted} … {passage}", PASSAGE_CHARS + len(quoted))
                 lines.append(
                     f"  [{cited}] {one_line(source.title, 100)} ({source.domain}): {passage}"
                 )
