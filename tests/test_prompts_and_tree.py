@@ -22,6 +22,7 @@ from vicaran_agent.prompts import (
     bias_analyzer,
     claim_extractor,
     fact_checker,
+    reference_gate,
     source_finder,
     summary_writer,
     timeline_builder,
@@ -52,6 +53,7 @@ STAGE_INSTRUCTIONS = [
 INTERNAL_INSTRUCTIONS = [
     summary_writer.CITATION_AUDIT_INSTRUCTION,
     summary_writer.QUALITY_REVIEW_INSTRUCTION,
+    reference_gate.REFERENCE_GATE_INSTRUCTION,
 ]
 
 
