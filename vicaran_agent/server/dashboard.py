@@ -576,16 +576,15 @@ def _sources(inv: dict[str, Any]) -> str:
             reason = s.get("unreachable_reason") or "no reason given"
             reach = f'<p class="reach reach-bad">Not reachable: {escape(reason)}</p>'
         summary = s.get("content_summary") or ""
-        heading = (
-            f"{_document_link(inv['id'], s)}</h3>"
-            if document
-            else f"{_link(link, s['title'] or link)}</h3>"
-            f"{_snapshot(inv['id'], s.get('content_sha256'))}"
-        )
+        if document:
+            title, snapshot = _document_link(inv["id"], s), ""
+        else:
+            title = _link(link, s["title"] or link)
+            snapshot = _snapshot(inv["id"], s.get("content_sha256"))
         items.append(
             f'<li class="card source{" set-aside" if aside else ""}" id="source-{n}">'
             f'<div class="card-head"><span class="num">{n}</span><h3 class="card-title">'
-            f'{heading}</div><p class="meta">{"".join(meta)}</p>'
+            f'{title}</h3>{snapshot}</div><p class="meta">{"".join(meta)}</p>'
             + (f'<p class="aside-note">{escape(relevance)}</p>' if aside else "")
             + (f'<p class="text">{escape(summary)}</p>' if summary else "")
             + f"{reach}</li>"
