@@ -531,3 +531,15 @@ async def test_a_collection_the_store_cannot_read_leaves_the_web_run_partial(
     assert state[keys.INVESTIGATION_STATUS] == "partial"
     assert "database is locked" in state[keys.PARTIAL_REASON]
     assert document_sources(state) == [] and state[keys.SOURCE_RECORDS]
+
+
+async def test_documents_make_a_brief_that_names_no_one_specific_enough(store):
+    """Like a link: the document says who. "Check this contract" needs no questions first."""
+    conversation = Conversation()
+    events = await conversation.send(
+        "check what this contract says about the payments",
+        [text_file("contract-002.txt", CONTRACT_P1 + "\n\n" + CONTRACT_P2)],
+    )
+    plan = plan_of(conversation, events)
+    assert plan.rstrip().endswith(MARKER)
+    assert "(contract-002.txt) - 1 page" in plan

@@ -299,6 +299,9 @@ async def initialize_investigation_state(callback_context: CallbackContext) -> t
         mode, investigation_id=investigation_id, title=title, brief=brief, language=language
     )
     config.collections = list(first.collections)
+    # Documents make a brief specific enough, as a link does: they say who and what.
+    known = DocumentsInPlay.from_state(state.get(keys.INVESTIGATION_DOCUMENTS))
+    has_documents = bool(files or first.collections or known.attachments)
     if limit := get_settings().vicaran_source_limit:
         config.source_limit = limit
     state.update(
@@ -316,7 +319,7 @@ async def initialize_investigation_state(callback_context: CallbackContext) -> t
             keys.PLAN_APPROVED: False,
             keys.AWAITING_APPROVAL: False,
             keys.PIPELINE_STARTED: False,
-            keys.CLARIFY: "asking" if vagueness(brief).vague else "",
+            keys.CLARIFY: "asking" if vagueness(brief).vague and not has_documents else "",
             **{key: "" for key in keys.STAGE_OUTPUT_KEYS},
         }
     )
