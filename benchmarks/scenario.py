@@ -130,6 +130,8 @@ async def _investigate(args: argparse.Namespace, newsroom: FakeNewsroom) -> dict
     scripted_model.reset_calls()
     conversation = Conversation()
     brief = ("Quick Search. " if args.mode == "quick" else "") + BRIEF
+    if args.document_pages:
+        brief += f"\nCollection: {BENCH_COLLECTION}"
     started = time.monotonic()
     await conversation.send(brief)
     plan_done = time.monotonic()
@@ -187,6 +189,10 @@ async def _investigate(args: argparse.Namespace, newsroom: FakeNewsroom) -> dict
         "outbox": outbox,
         "outbox_drain_s": round(drained, 2),
         "newsroom_types": dict(Counter(newsroom.types())),
+        "document_sources": sum(s.get("origin") == "document" for s in sources),
+        "document_evidence": sum(
+            e.get("origin") == "document" for v in verdicts for e in v["evidence"]
+        ),
     }
 
 
@@ -371,6 +377,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             from vicaran_agent.tools import safety
 
             safety._resolve = _offline_resolve  # type: ignore[assignment]
+            if args.document_pages:
+                _add_documents(Path(folder) / "documents", args.document_pages)
             _time_store()
             _time_http_clients()
             newsroom = services["newsroom"]
@@ -404,6 +412,25 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+BENCH_COLLECTION = "bench"
+DOCUMENTS = 10  # the collection's pages are split over this many PDFs
+
+
+def _add_documents(folder: Path, pages: int) -> None:
+    """A collection of generated text PDFs, indexed before the run (not timed)."""
+    from tests.support.documents import many_pages_pdf
+    from vicaran_agent.config import get_settings
+    from vicaran_agent.documents.parse import parse_file
+    from vicaran_agent.documents.store import get_document_store
+
+    folder.mkdir(parents=True)
+    store = get_document_store(get_settings().database_url)
+    for n in range(DOCUMENTS):
+        count = pages // DOCUMENTS + (n < pages % DOCUMENTS)
+        path = many_pages_pdf(folder / f"report-{n + 1:02d}.pdf", count, seed=n)
+        store.add(parse_file(path), BENCH_COLLECTION)
+
+
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mode", choices=("quick", "detailed"), default="quick")
@@ -413,6 +440,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--serial", action="store_true", help="every concurrency bound set to 1")
     parser.add_argument("--rate-limited", action="store_true")
     parser.add_argument("--rewrite", action="store_true", help="the report is rewritten once")
+    parser.add_argument(
+        "--document-pages", type=int, default=0, help="attach a collection of this many pages"
+    )
     args = parser.parse_args(argv)
     if args.sources is None:
         args.sources = MODE_SOURCES[args.mode]

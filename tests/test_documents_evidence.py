@@ -59,10 +59,13 @@ async def docs(env, tmp_path: Path) -> AsyncIterator[Docs]:
     async with investigation_runtime("documents-test", get_settings()) as runtime:
 
         async def check(
-            claim_text: str = CLAIM, queries: tuple[str, ...] = (QUERY,), cap: int = 2
+            claim_text: str = CLAIM,
+            queries: tuple[str, ...] = (QUERY,),
+            cap: int = 2,
+            model_name: str = "scripted/default",
         ) -> tuple[ClaimChecker, object]:
             settings = get_settings()
-            model = ModelClient("scripted/default", settings)
+            model = ModelClient(model_name, settings)
             shared = CheckSettings(
                 settings=settings,
                 model=model,
@@ -122,6 +125,15 @@ async def test_the_gate_is_asked_once_per_depth_level(docs):
     assert 1 <= len(gates) <= 2  # depth 1 (A → B) and depth 2 (B → C), never per reference
 
 
+async def test_references_are_followed_while_the_round_is_judged_not_after_it(docs):
+    scripted_model.reset_calls()
+    _, (verdict, _) = await docs.check(model_name="scripted/latency-50")
+    first_judgement = scripted_model.calls_for("ClaimAssessment")[0]
+    first_gate = scripted_model.calls_for("ReferenceGate")[0]
+    assert scripted_model.overlapped(first_gate, first_judgement)
+    assert verdict.verdict == "verified"  # what was followed joined the next round
+
+
 async def test_a_claim_the_web_supports_and_a_document_refutes_ends_with_the_conflict(
     docs, tmp_path: Path
 ):
@@ -163,5 +175,5 @@ async def test_no_document_text_reaches_the_search_or_page_reading_services(docs
         for r in service.requests
     ]
     assert docs.env.services.tavily.requests  # the web was searched
-    for fragment in ("4.870.000", "Planilha", "CLÁUSULA", "Anexo II", "conforme"):
+    for fragment in ("Planilha", "CLÁUSULA", "Anexo II", "conforme", "Dipirona"):
         assert not any(fragment.lower() in s.lower() for s in sent), fragment

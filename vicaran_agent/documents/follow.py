@@ -209,8 +209,12 @@ class ReferenceFollower:
         model_references: Sequence[str] = (),
         *,
         seen_urls: Iterable[str] = (),
+        seen_documents: Iterable[str] = (),
     ) -> FollowResult:
-        """Follow what `passages` (and the model's listed references) cite, for `claim`."""
+        """Follow what `passages` (and the model's listed references) cite, for `claim`.
+
+        `seen_urls` and `seen_documents`: already read for the claim (an earlier round).
+        """
         run = _Run(claim)
         try:
             registry = await self.registry()
@@ -221,6 +225,8 @@ class ReferenceFollower:
             registry = DocumentRegistry([])
         for url in seen_urls:
             run.visited.add(("url", normalize_url(url)))
+        for document_id in seen_documents:
+            run.visited.add(("doc", document_id))
         sources: list[_Source] = []
         for hit in passages:
             run.seen_passages.add(hit.passage_id)

@@ -9,6 +9,7 @@ from typing import TypeVar
 
 from ..citations import resolve_citations
 from ..config import Settings
+from ..documents.follow import FollowResult
 from ..documents.model import is_document_url
 from ..evidence import enforce_verdict, is_sufficient
 from ..formatting import one_line
@@ -69,6 +70,8 @@ class ClaimChecker:
     _unread: list[SearchHit] = field(default_factory=list)  # found, not yet read
     _own: OwnSources = field(default_factory=OwnSources.none)
     _listed: list[str] = field(default_factory=list)  # references the model named
+    _following: asyncio.Future[FollowResult] | None = None  # references being followed
+    _last_round: bool = False
 
     async def run(self) -> Verdict:
         shared = self.shared
@@ -96,6 +99,7 @@ class ClaimChecker:
         while True:
             iterations += 1
             fresh = [q for q in queries if q not in self.queries]
+            self._last_round = iterations >= shared.cap
             if iterations == 1:  # snippets and the sources already read often settle a claim
                 await self._gather(fresh)
             else:  # evidence was thin: read the promising pages while searching again
@@ -106,6 +110,8 @@ class ClaimChecker:
             self._take_late_arrivals()
             assessment = await self._judge()
             if assessment is None:
+                if self._following is not None:
+                    self._following.cancel()
                 return self._failed(iterations)
             evidence = self.pool.evidence(assessment)
             if is_sufficient(evidence):
@@ -128,6 +134,8 @@ class ClaimChecker:
                 if later is not None:
                     assessment, evidence = later, self.pool.evidence(later)
                 stop += f"; live search added {added} source{'s' if added != 1 else ''}"
+        if self._following is not None:  # leads no later round will read
+            self._following.cancel()
         return self._verdict(assessment, evidence, iterations, stop)
 
     @property
@@ -210,7 +218,12 @@ class ClaimChecker:
                     self._unread.append(hit)
 
     async def _documents(self, queries: list[str]) -> None:
-        """The best passages for the queries, then the references they (and the model) cite."""
+        """The best passages for the queries; the references they (and the model) cite.
+
+        References are followed beside the judging: what a round's passages cite is read
+        while that round is judged and joins the next round. In the last round there is no next
+        one, so new leads are followed before it is judged.
+        """
         documents = self.shared.documents
         assert documents is not None
         texts = self.shared.runtime.texts
@@ -220,12 +233,32 @@ class ClaimChecker:
             candidate.sha, candidate.retrieved_at = texts.put(hit.text), now_iso()
             if self.pool.add(candidate):
                 read.append(hit)
+        if self._following is not None:
+            following, self._following = self._following, None
+            self._take(await following)
         listed, self._listed = self._listed, []
         if not read and not listed:
             return
-        followed = await documents.follower.follow(
-            self.claim.claim_text, read, listed, seen_urls=[c.url for c in self.pool.items]
+        seen = {c.document_id for c in self.pool.items if c.document_id} - {
+            h.document_id for h in read
+        }
+        follow = documents.follower.follow(
+            self.claim.claim_text,
+            read,
+            listed,
+            seen_urls=[c.url for c in self.pool.items],
+            seen_documents=seen,
         )
+        if self._last_round:
+            self._take(await follow)
+        else:
+            self._following = asyncio.ensure_future(follow)
+
+    def _take(self, followed: FollowResult) -> None:
+        """What following read joins the pool; how it got there joins the reasoning log."""
+        documents = self.shared.documents
+        assert documents is not None
+        texts = self.shared.runtime.texts
         for line in followed.log:
             self.reasoning.append(line)
             if self.emit is not None:
