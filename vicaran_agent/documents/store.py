@@ -306,19 +306,20 @@ class DocumentStore:
     def page_text(self, document_id: str, page: int) -> str | None:
         """The text of one page (1-based) as its passages hold it; None when it has none."""
 
-        def op(session: Session) -> list[tuple[int, str]]:
-            rows = session.execute(
-                select(PassageRow.start, PassageRow.text)
-                .where(PassageRow.document_id == document_id, PassageRow.page == page)
-                .order_by(PassageRow.ordinal)
+        def op(session: Session) -> list[str]:
+            return list(
+                session.scalars(
+                    select(PassageRow.text)
+                    .where(PassageRow.document_id == document_id, PassageRow.page == page)
+                    .order_by(PassageRow.ordinal)
+                )
             )
-            return [(start, passage) for start, passage in rows]
 
         pieces = self._repository.read(op)
         if not pieces:
             return None
-        joined = pieces[0][1]
-        for _start, passage in pieces[1:]:
+        joined = pieces[0]
+        for passage in pieces[1:]:
             joined += _after_overlap(joined, passage)
         return joined
 
