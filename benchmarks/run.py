@@ -1,11 +1,13 @@
 """`make bench`: every benchmark scenario in its own process, a table, and the targets checked.
 
-    uv run python -m benchmarks.run [--json PATH] [--latency 0.5] [--quick-only]
+    uv run python -m benchmarks.run [--json PATH] [--latency 0.5] [--quick-only] [--no-documents]
 
 Runs quick (15 sources, 5 claims), detailed (30, 15), a detailed-mode sweep (5/15/30/60 sources
 with 15 claims; 5/15/30 claims with 30 sources), the serial baselines of quick and detailed
 (every concurrency bound 1) and a rate-limited quick run. Wall time is from the journalist's
 APPROVED to the investigation's last event; L is the fast model's latency (the pro model: 1.5·L).
+Then the documents benchmark (benchmarks/documents.py, its own process): indexing 2,000 text-PDF
+pages and 100,000 passages, search latency and RSS.
 """
 
 from __future__ import annotations
@@ -23,10 +25,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from benchmarks import documents
+
 ROOT = Path(__file__).resolve().parent.parent
 SERVICES = ("tavily", "jina", "factcheck", "newsroom")
 PROMPT_BOUND = 40_000
 TIMEOUT_SECONDS = 240
+DOCUMENTS_TIMEOUT_SECONDS = 400
 
 
 @dataclass(frozen=True)
@@ -82,18 +87,23 @@ def execute(batch: list[Run], latency: float) -> dict[str, dict[str, Any]]:
 
 def one(run: Run, latency: float) -> dict[str, Any]:
     """The figures of one scenario process (or why it failed), with how long it took."""
+    return process(run.argv(latency), TIMEOUT_SECONDS)
+
+
+def process(argv: list[str], timeout: int) -> dict[str, Any]:
+    """The JSON figures a benchmark process prints last (or why it failed), with its duration."""
     started = time.monotonic()
     try:
         done = subprocess.run(
-            run.argv(latency),
+            argv,
             cwd=ROOT,
             capture_output=True,
             text=True,
-            timeout=TIMEOUT_SECONDS,
+            timeout=timeout,
             env={**os.environ, "PYTHONPATH": str(ROOT)},
         )
     except subprocess.TimeoutExpired:
-        return {"error": f"timed out after {TIMEOUT_SECONDS} s", "process_s": TIMEOUT_SECONDS}
+        return {"error": f"timed out after {timeout} s", "process_s": timeout}
     elapsed = round(time.monotonic() - started, 1)
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
     if done.returncode != 0 or not lines:
@@ -286,6 +296,13 @@ def targets(
     return found
 
 
+def document_targets(figures: dict[str, Any]) -> list[dict[str, Any]]:
+    """The documents benchmark's targets, or that it did not run."""
+    if "error" in figures:
+        return [check("documents ran", False, figures["error"].splitlines()[0][:200])]
+    return [check(label, met, detail) for label, met, detail in documents.targets(figures)]
+
+
 def _sweep(ok: dict[str, dict[str, Any]], name: str) -> float | None:
     if name in ("sweep 30s", "sweep 15c"):
         name = "detailed"  # the same run
@@ -311,6 +328,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write every figure to this file")
     parser.add_argument("--latency", type=float, default=0.5, help="model latency L in seconds")
     parser.add_argument("--quick-only", action="store_true", help="quick and its serial baseline")
+    parser.add_argument("--no-documents", action="store_true", help="skip the documents benchmark")
     args = parser.parse_args(argv)
 
     started = time.monotonic()
@@ -321,19 +339,34 @@ def main(argv: list[str] | None = None) -> int:
             results[name] = result
             print(f"  {name}: {result['process_s']:.1f} s", file=sys.stderr, flush=True)
     total = round(time.monotonic() - started, 1)
+    document_figures: dict[str, Any] | None = None
+    if not (args.no_documents or args.quick_only):
+        print("running documents ...", file=sys.stderr, flush=True)
+        argv_documents = [sys.executable, "-m", "benchmarks.documents"]
+        document_figures = process(argv_documents, DOCUMENTS_TIMEOUT_SECONDS)
+        print(f"  documents: {document_figures['process_s']:.1f} s", file=sys.stderr, flush=True)
 
     checks = targets(results, args.latency, total)
+    if document_figures is not None:
+        checks += document_targets(document_figures)
     print(table(results))
     print()
     for name in ("quick", "detailed"):
         if name in results and "error" not in results[name]:
             print(critical_path(name, results[name]))
             print()
+    if document_figures is not None and "error" not in document_figures:
+        print("Documents:")
+        for line in documents.lines(document_figures):
+            print(f"  {line}")
+        print()
     print(f"Targets (L = {args.latency} s):")
     for c in checks:
         print(f"  {'PASS' if c['pass'] else 'FAIL'}  {c['target']}: {c['detail']}")
     durations = ", ".join(f"{n} {r['process_s']:.0f} s" for n, r in results.items())
     print(f"\nTotal {total:.0f} s ({durations})")
+    if document_figures is not None:
+        print(f"Documents benchmark {document_figures['process_s']:.0f} s more")
     if args.json:
         report = {
             "date": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -341,12 +374,14 @@ def main(argv: list[str] | None = None) -> int:
             "latency": args.latency,
             "total_runtime_s": total,
             "runs": results,
+            "documents": document_figures,
             "targets": checks,
         }
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(report, indent=2) + "\n")
     # Figures, not a test: a missed target is reported above; only a run that broke fails.
-    return 1 if any("error" in r for r in results.values()) else 0
+    broken = any("error" in r for r in results.values())
+    return 1 if broken or (document_figures is not None and "error" in document_figures) else 0
 
 
 if __name__ == "__main__":

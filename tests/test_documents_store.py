@@ -371,3 +371,20 @@ def test_a_word_in_most_passages_is_not_searched_beside_rarer_words(
         "maceio contrato", ["c"], document_ids=[store.documents("c")[0].document_id]
     )
     assert len(scoped) == 1  # within one document every word counts
+
+
+def test_a_small_collection_is_found_under_a_big_one_that_matches_better(
+    store: DocumentStore,
+) -> None:
+    for n in range(50):
+        store.add(parsed(f"big{n}.txt", f"budget budget budget report {n}"), "big")
+    store.add(
+        parsed("small.txt", "the budget, once, among many other words of a long memo"), "small"
+    )
+    store.add(parsed("other.txt", "nothing to see"), "small")
+
+    assert [h.file_name for h in store.search("budget", ["small"], limit=8)] == ["small.txt"]
+    both = store.search("budget", ["small", "big"], limit=60)
+    assert len(both) == 51 and both[-1].file_name == "small.txt"
+    ranked = store.search("budget", ["big"], limit=3)
+    assert [h.score for h in ranked] == sorted((h.score for h in ranked), reverse=True)

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast, get_args
 
-from sqlalchemy import bindparam, delete, func, insert, or_, select, text
+from sqlalchemy import TextClause, bindparam, delete, func, insert, or_, select, text
 from sqlalchemy.orm import Session
 
 from ..storage.repository import Repository, get_repository
@@ -57,12 +57,28 @@ _POSTGRES_INDEX = (
 _HIT_COLUMNS = (
     'p.id, p.document_id, d.collection, d.file_name, d.title, p.page, p.start, p."end", p.text'
 )
-_SQLITE_SEARCH = (
-    f"SELECT {_HIT_COLUMNS}, -bm25(passages_fts) AS score FROM passages_fts "
-    "JOIN passages p ON p.id = passages_fts.rowid JOIN documents d ON d.id = p.document_id "
-    "WHERE passages_fts MATCH :match AND d.collection IN :collections {scope} "
-    "ORDER BY bm25(passages_fts) LIMIT :limit"
+# SQLite ranks in two steps: the best rows of the whole index by BM25 alone (touching no other
+# table: reading a passage row per match is what costs at 100,000 passages), then those rows'
+# passages and documents, filtered by collection. When the filter leaves too few, the exact
+# query (joined and filtered before ranking) runs instead. CROSS JOIN keeps SQLite's join order:
+# passages by id first (not every passage of the collection's documents).
+_SQLITE_RANK = (
+    "SELECT passages_fts.rowid, bm25(passages_fts) FROM passages_fts "
+    "WHERE passages_fts MATCH :match {range} ORDER BY 2 LIMIT :window"
 )
+_SQLITE_RANK_FILTERED = (
+    "SELECT passages_fts.rowid, bm25(passages_fts) FROM passages_fts "
+    "CROSS JOIN passages p ON p.id = passages_fts.rowid "
+    "CROSS JOIN documents d ON d.id = p.document_id "
+    "WHERE passages_fts MATCH :match AND d.collection IN :collections {range} {scope} "
+    "ORDER BY 2 LIMIT :window"
+)
+_SQLITE_HITS = (
+    f"SELECT {_HIT_COLUMNS} FROM passages p CROSS JOIN documents d ON d.id = p.document_id "
+    "WHERE p.id IN :ids AND d.collection IN :collections {scope}"
+)
+_SCOPE = "AND p.document_id IN :document_ids"
+_RANGE = "AND passages_fts.rowid BETWEEN :low AND :high"
 _POSTGRES_SEARCH = (
     f"SELECT {_HIT_COLUMNS}, ts_rank_cd(to_tsvector('simple', p.text), q.query) AS score "
     "FROM passages p JOIN documents d ON d.id = p.document_id, "
@@ -243,31 +259,11 @@ class DocumentStore:
         if not terms or not collections or limit <= 0 or document_ids == []:
             return []
         repository = self._repository
-        postgres = repository.dialect == "postgresql"
-        scope = "AND p.document_id IN :document_ids" if document_ids is not None else ""
-        if document_ids is not None and not postgres:
-            # A document's passages have consecutive ids: FTS5 reads only that range.
-            scope += " AND passages_fts.rowid BETWEEN :low AND :high"
-        sql = (_POSTGRES_SEARCH if postgres else _SQLITE_SEARCH).format(scope=scope)
-        params: dict[str, Any] = {"collections": list(collections), "limit": min(limit, MAX_HITS)}
-        statement = text(sql).bindparams(bindparam("collections", expanding=True))
-        if document_ids is not None:
-            statement = statement.bindparams(bindparam("document_ids", expanding=True))
-            params["document_ids"] = list(document_ids)
-
-        def op(session: Session) -> list[PassageHit]:
-            if postgres:
-                params["match"] = tsquery(terms)
-            elif document_ids is not None:
-                params["match"] = fts5_match(terms)
-                params["low"], params["high"] = _id_range(session, document_ids)
-            else:
-                params["match"] = fts5_match(_discriminating(session, terms))
-            if not params["match"]:
-                return []
-            return [_hit(row) for row in session.execute(statement, params)]
-
-        return repository.read(op)
+        wanted = _Scope(list(collections), None if document_ids is None else list(document_ids))
+        limit = min(limit, MAX_HITS)
+        if repository.dialect == "postgresql":
+            return repository.read(lambda session: _postgres_search(session, terms, wanted, limit))
+        return repository.read(lambda session: _sqlite_search(session, terms, wanted, limit))
 
     def best_passages(self, document_id: str, query: str = "", limit: int = 3) -> list[PassageHit]:
         """The document's passages best matching `query`; its first passages when none match.
@@ -310,19 +306,20 @@ class DocumentStore:
     def page_text(self, document_id: str, page: int) -> str | None:
         """The text of one page (1-based) as its passages hold it; None when it has none."""
 
-        def op(session: Session) -> list[tuple[int, str]]:
-            rows = session.execute(
-                select(PassageRow.start, PassageRow.text)
-                .where(PassageRow.document_id == document_id, PassageRow.page == page)
-                .order_by(PassageRow.ordinal)
+        def op(session: Session) -> list[str]:
+            return list(
+                session.scalars(
+                    select(PassageRow.text)
+                    .where(PassageRow.document_id == document_id, PassageRow.page == page)
+                    .order_by(PassageRow.ordinal)
+                )
             )
-            return [(start, passage) for start, passage in rows]
 
         pieces = self._repository.read(op)
         if not pieces:
             return None
-        joined = pieces[0][1]
-        for _start, passage in pieces[1:]:
+        joined = pieces[0]
+        for passage in pieces[1:]:
             joined += _after_overlap(joined, passage)
         return joined
 
@@ -356,6 +353,79 @@ def _create_index(session: Session, dialect: str) -> None:
     elif dialect == "postgresql":
         for statement in _POSTGRES_INDEX:
             session.execute(text(statement))
+
+
+@dataclass(frozen=True)
+class _Scope:
+    """Where a search looks: these collections, and only these documents when given."""
+
+    collections: list[str]
+    document_ids: list[str] | None
+
+    def params(self) -> dict[str, Any]:
+        params: dict[str, Any] = {"collections": self.collections}
+        if self.document_ids is not None:
+            params["document_ids"] = self.document_ids
+        return params
+
+    @property
+    def sql(self) -> str:
+        return "" if self.document_ids is None else _SCOPE
+
+
+def _statement(sql: str, params: dict[str, Any]) -> TextClause:
+    """`sql` with the lists in `params` bound as IN lists."""
+    lists = [
+        bindparam(name, expanding=True)
+        for name, value in params.items()
+        if isinstance(value, list) and f":{name} " in f"{sql} "
+    ]
+    return text(sql).bindparams(*lists)
+
+
+def _sqlite_search(
+    session: Session, terms: list[str], scope: _Scope, limit: int
+) -> list[PassageHit]:
+    """The best `limit` passages in scope: ranked in the index alone, else ranked after filtering."""
+    params = scope.params()
+    ranges = ""
+    if scope.document_ids is None:
+        terms = _discriminating(session, terms)
+    else:  # a document's passages have consecutive ids: FTS5 reads only that range
+        params["low"], params["high"] = _id_range(session, scope.document_ids)
+        ranges = _RANGE
+    params["match"] = fts5_match(terms)
+    params["window"] = max(4 * limit, 32)
+    sql = _SQLITE_RANK.format(range=ranges)
+    ranked = session.execute(_statement(sql, params), params).all()
+    hits = _sqlite_hits(session, ranked, scope)[:limit]
+    if len(hits) < limit and len(ranked) == params["window"]:
+        params["window"] = limit  # better passages of other collections filled the window
+        sql = _SQLITE_RANK_FILTERED.format(range=ranges, scope=scope.sql)
+        ranked = session.execute(_statement(sql, params), params).all()
+        hits = _sqlite_hits(session, ranked, scope)
+    return hits
+
+
+def _sqlite_hits(session: Session, ranked: Sequence[Any], scope: _Scope) -> list[PassageHit]:
+    """The ranked passage ids that are in scope, as hits, best first."""
+    if not ranked:
+        return []
+    score = {rowid: -rank for rowid, rank in ranked}
+    params = {**scope.params(), "ids": list(score)}
+    sql = _SQLITE_HITS.format(scope=scope.sql)
+    hits = [_hit((*row, score[row[0]])) for row in session.execute(_statement(sql, params), params)]
+    return sorted(hits, key=lambda hit: (-hit.score, hit.passage_id))
+
+
+def _postgres_search(
+    session: Session, terms: list[str], scope: _Scope, limit: int
+) -> list[PassageHit]:
+    params = {**scope.params(), "match": tsquery(terms), "limit": limit}
+    if not params["match"]:
+        return []
+    sql = _POSTGRES_SEARCH.format(scope=scope.sql)
+    return [_hit(row) for row in session.execute(_statement(sql, params), params)]
 
 
 def _discriminating(session: Session, terms: list[str]) -> list[str]:
