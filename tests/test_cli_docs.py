@@ -295,3 +295,13 @@ def test_a_generated_pdf_is_cited_by_its_page(env, tmp_path, capsys) -> None:
     code, lines, _ = run(capsys, "docs", "search", "meals paid twice", "--collection", "c")
     assert code == 0
     assert ", p. 2 - score" in lines[0]
+
+
+def test_the_excerpt_shown_is_where_the_query_words_are_and_stays_bounded() -> None:
+    from vicaran_agent.documents.query import excerpt
+
+    text = "filler words here " * 200 + "the burst water mains were counted " + "tail " * 200
+    shown = excerpt(text, "Burst water MAINS", 80)
+    assert "burst water mains were counted" in shown and len(shown) <= 80
+    assert excerpt("x" * 1_000_000, "x", 50) == "x" * 48 + "…"
+    assert excerpt("short", "q", 50) == "short"

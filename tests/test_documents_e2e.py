@@ -13,7 +13,9 @@ from tests.support.documents import (
     CHAIN_FIGURE_PAGE,
     CHAIN_FILES,
     CHAIN_TITLES,
+    FACT_PAGE,
     chain_documents,
+    thirty_page_pdf,
 )
 from vicaran_agent import cli
 from vicaran_agent import state_keys as keys
@@ -112,3 +114,13 @@ async def test_without_a_search_key_the_run_uses_the_documents_only(env, tmp_pat
     assert decided["verdict"] == "verified"
     assert not env.services.tavily.requests
     assert scripted_model.calls_for("ClaimAssessment")
+
+
+def test_a_fact_on_page_17_of_a_30_page_pdf_is_found_and_shown_with_its_page(env, tmp_path, capsys):
+    thirty_page_pdf(tmp_path / "inspections.pdf")
+    assert cli.main(["docs", "add", str(tmp_path / "inspections.pdf"), "--collection", "w"]) == 0
+    capsys.readouterr()
+    assert cli.main(["docs", "search", "burst water mains Riverton", "--collection", "w"]) == 0
+    out = capsys.readouterr().out
+    first = next(line for line in out.splitlines() if "p. " in line)
+    assert f"p. {FACT_PAGE}" in first and "4,812" in out

@@ -16,6 +16,7 @@ from pathlib import Path
 from ..config import Settings, get_settings
 from .model import DocumentError, DocumentInfo, DocumentReliability
 from .parse import kind_of, parse_file
+from .query import excerpt
 from .store import MAX_COLLECTION_CHARS, AddOutcome, DocumentStore, get_document_store
 
 PROGRESS_FROM = 5  # files; fewer are just listed
@@ -240,5 +241,5 @@ def search(query: str, collections: list[str], limit: int) -> int:
         source = f"{printable(hit.title, 80)} ({printable(hit.file_name, 60)})"
         score = f"{hit.score:.2f}" if hit.score >= 0.005 else "<0.01"
         print(f"{rank}. {source}, p. {hit.page} - score {score}")
-        print(f"   {printable(hit.text, PASSAGE_CHARS_SHOWN)}")
+        print(f"   {printable(excerpt(hit.text, query, PASSAGE_CHARS_SHOWN))}")
     return OK

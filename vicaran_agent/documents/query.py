@@ -7,6 +7,8 @@ words (letters and digits, linear time), stop words dropped, and each word quote
 
 from __future__ import annotations
 
+from collections import deque
+
 from .synonyms import fold
 
 MAX_TERMS = 32
@@ -55,3 +57,37 @@ def fts5_match(terms: list[str]) -> str:
 def tsquery(terms: list[str]) -> str:
     """A PostgreSQL `to_tsquery` text: terms OR-ed (terms are letters and digits only)."""
     return " | ".join(term for term in terms if term.isalnum())
+
+
+def excerpt(text: str, query: str, limit: int) -> str:
+    """The `limit` characters of `text` around the most query terms (what a reader looks for).
+
+    Two pointers over the words: linear in the text, whatever it holds.
+    """
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    limit -= 2  # room for the ellipses
+    wanted = set(query_terms(query))
+    words: list[tuple[int, int, bool]] = []  # (start, end, matches)
+    start = -1
+    for i, c in enumerate(text + " "):
+        if c.isalnum() and start < 0:
+            start = i
+        elif not c.isalnum() and start >= 0:
+            words.append((start, i, fold(text[start:i]) in wanted))
+            start = -1
+    best, best_at, left = 0, 0, 0
+    inside: deque[int] = deque()  # starts of the matching words in the window
+    for right, (start, end, match) in enumerate(words):
+        if match:
+            inside.append(start)
+        while left < right and end - words[left][0] > limit:
+            if inside and inside[0] == words[left][0]:
+                inside.popleft()
+            left += 1
+        if len(inside) > best:  # centre the window on its matching words
+            best = len(inside)
+            best_at = max(0, min(len(text) - limit, (inside[0] + end - limit) // 2))
+    cut = text[best_at : best_at + limit]
+    return ("…" if best_at else "") + cut + ("…" if best_at + limit < len(text) else "")
