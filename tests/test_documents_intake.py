@@ -18,10 +18,8 @@ import httpx
 import pytest
 from google.genai import types
 
-from tests.support import fake_document_store as documents_support
 from tests.support import scripted_model
 from tests.support.conversation import Conversation
-from tests.support.fake_document_store import FakeDocumentStore
 from tests.test_e2e_api_server import APP, ROOT, free_port
 from vicaran_agent import state_keys as keys
 from vicaran_agent.briefing import choose_collections
@@ -29,6 +27,7 @@ from vicaran_agent.callbacks.orchestrator import read_first_message
 from vicaran_agent.config import get_settings
 from vicaran_agent.documents import intake
 from vicaran_agent.documents.model import PageText, ParsedDocument, UnreadablePage
+from vicaran_agent.documents.store import DocumentStore, get_document_store
 from vicaran_agent.storage import get_repository
 from vicaran_agent.tools.analyze_source import SourceAnalyzer
 
@@ -74,10 +73,8 @@ def test_the_first_message_keeps_collections_out_of_brief_and_title():
 
 
 @pytest.fixture
-def store(env, monkeypatch) -> FakeDocumentStore:
-    fake = FakeDocumentStore()
-    monkeypatch.setattr(intake, "get_document_store", lambda _url: fake)
-    return fake
+def store(env) -> DocumentStore:
+    return get_document_store(get_settings().database_url)
 
 
 def text_file(name: str, text: str, mime: str = "text/plain") -> types.Part:
@@ -269,14 +266,12 @@ async def test_an_attachment_after_approval_is_answered_not_dropped(store):
 
 
 @pytest.fixture
-def documents_server(env, tmp_path: Path) -> Iterator[tuple[str, FakeDocumentStore]]:
-    """`adk api_server` in a subprocess, its document store a JSON file this test reads too."""
-    store_file = tmp_path / "documents.json"
+def documents_server(env, tmp_path: Path) -> Iterator[tuple[str, DocumentStore]]:
+    """`adk api_server` in a subprocess, on the records database this test reads too."""
     port = free_port()
     variables = {
         **os.environ,
-        "VICARAN_MODEL_PLUGINS": "tests.support.scripted_model,tests.support.fake_document_store",
-        documents_support.ENV: str(store_file),
+        "VICARAN_MODEL_PLUGINS": "tests.support.scripted_model",
         "PYTHONPATH": str(ROOT),
     }
     log = (tmp_path / "api_server.log").open("w")
@@ -307,7 +302,7 @@ def documents_server(env, tmp_path: Path) -> Iterator[tuple[str, FakeDocumentSto
             if time.monotonic() > deadline:
                 pytest.fail("api_server did not start in 90 s")
             time.sleep(0.3)
-        yield base, FakeDocumentStore(store_file)
+        yield base, get_document_store(get_settings().database_url)
     finally:
         process.terminate()
         try:
@@ -354,7 +349,7 @@ def test_an_attachment_sent_to_run_sse_lands_in_the_collection(documents_server)
     own = intake.investigation_collection(state[keys.INVESTIGATION_ID])
     (document,) = store.documents(own)
     assert document.file_name == "epa-memo.md"
-    assert store.page_text(document.document_id, 1) == MEMO
+    assert (store.page_text(document.document_id, 1) or "").strip() == MEMO.strip()
     artifacts = httpx.get(
         f"{base}/apps/{APP}/users/newsroom/sessions/{session['id']}/artifacts"
     ).json()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncGenerator, Callable
 
 from google.adk.events import Event
@@ -19,6 +20,8 @@ from ..schemas import Claim, Verdict
 from ..tools.fact_check_api import FactCheckApi
 from ..tools.live_search import LiveSearch, supports_live_search
 from ._stage import Stage, StageAgent, stream_concurrently
+
+logger = logging.getLogger(__name__)
 
 ITERATION_CAP = {"quick": 2, "detailed": 3}
 
@@ -41,6 +44,20 @@ class FactCheckerAgent(StageAgent):
             else None
         )
         runtime = runtime_for(config.investigation_id, settings)
+        try:
+            documents = await DocumentEvidence.open(
+                settings,
+                config.collections,
+                model=stage.model,
+                language=config.language,
+                read_url=runtime.pages.read,
+            )
+        except Exception as error:  # the claims are still checked on the web
+            logger.warning("could not open the documents of %s", config.collections, exc_info=True)
+            stage.issue(
+                stage.msg("documents_unavailable", error=f"{type(error).__name__}: {error}")
+            )
+            documents = None
         shared = CheckSettings(
             settings=settings,
             model=stage.model,
@@ -52,13 +69,7 @@ class FactCheckerAgent(StageAgent):
             factcheck=factcheck,
             outlets=outlets_for(config.language, settings),
             live=live,
-            documents=await DocumentEvidence.open(
-                settings,
-                config.collections,
-                model=stage.model,
-                language=config.language,
-                read_url=runtime.pages.read,
-            ),
+            documents=documents,
         )
         number = {c.key: i for i, c in enumerate(claims, 1)}
 
