@@ -69,6 +69,9 @@ async def test_docs_add_and_a_collection_brief_run_end_to_end(env, tmp_path, cap
         e for e in decided["evidence"] if e["stance"] == "supports" and e["origin"] == "document"
     )
     assert annex["page"] == CHAIN_FIGURE_PAGE and CHAIN_FIGURE in annex["quote"]
+    # A document is weighed passage by passage, each with its page, never as its digest.
+    documents = {s["url"] for s in state[keys.SOURCE_RECORDS] if s["origin"] == "document"}
+    assert not [e for e in decided["evidence"] if e["url"] in documents]
 
     # The report cites the annex with its page, and lists the page linked to the passage read.
     report = state[keys.INVESTIGATION_SUMMARY]
