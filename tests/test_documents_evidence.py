@@ -63,6 +63,7 @@ async def docs(env, tmp_path: Path) -> AsyncIterator[Docs]:
             queries: tuple[str, ...] = (QUERY,),
             cap: int = 2,
             model_name: str = "scripted/default",
+            source_urls: list[str] | None = None,
         ) -> tuple[ClaimChecker, object]:
             settings = get_settings()
             model = ModelClient(model_name, settings)
@@ -84,7 +85,13 @@ async def docs(env, tmp_path: Path) -> AsyncIterator[Docs]:
                     read_url=runtime.pages.read,
                 ),
             )
-            claim = Claim(key="C1", claim_text=claim_text, importance=0.9, queries=list(queries))
+            claim = Claim(
+                key="C1",
+                claim_text=claim_text,
+                importance=0.9,
+                queries=list(queries),
+                source_urls=source_urls or [],
+            )
             lines: list[str] = []
             checker = ClaimChecker(shared, claim, emit=lines.append)
             verdict = await checker.run()
@@ -177,3 +184,21 @@ async def test_no_document_text_reaches_the_search_or_page_reading_services(docs
     assert docs.env.services.tavily.requests  # the web was searched
     for fragment in ("Planilha", "CLÁUSULA", "Anexo II", "conforme", "Dipirona"):
         assert not any(fragment.lower() in s.lower() for s in sent), fragment
+
+
+async def test_a_claim_only_documents_make_stays_off_the_web_and_one_with_a_web_source_does_not(
+    docs,
+):
+    report = f"doc://{docs.ids[CHAIN_FILES['A']]}"
+    for sources, searched in (([report], False), ([report, "https://apnews.com/a"], True)):
+        docs.env.services.tavily.reset_log()
+        _, (verdict, _) = await docs.check(source_urls=sources)
+        assert bool(docs.env.services.tavily.requests) is searched
+        assert ("🔒" in " ".join(verdict.reasoning)) is not searched
+
+
+async def test_each_round_reads_at_most_the_passages_per_claim_over_all_its_queries(docs):
+    docs.env.set(VICARAN_REFERENCE_DEPTH="0")
+    checker, _ = await docs.check(queries=(QUERY, "Contrato 002/2024 CLÁUSULA"), cap=1)
+    found = [c for c in checker.pool.items if c.query in (QUERY, "Contrato 002/2024 CLÁUSULA")]
+    assert len(found) == 1  # VICARAN_DOCUMENT_PASSAGES_PER_CLAIM=1
