@@ -6,11 +6,7 @@ import asyncio
 import base64
 import hashlib
 import json
-import os
-import subprocess
-import sys
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,8 +15,8 @@ import pytest
 from google.genai import types
 
 from tests.support import scripted_model
+from tests.support.api_server import APP, api_server
 from tests.support.conversation import Conversation
-from tests.test_e2e_api_server import APP, ROOT, free_port
 from vicaran_agent import state_keys as keys
 from vicaran_agent.briefing import choose_collections
 from vicaran_agent.callbacks.orchestrator import read_first_message
@@ -268,48 +264,8 @@ async def test_an_attachment_after_approval_is_answered_not_dropped(store):
 @pytest.fixture
 def documents_server(env, tmp_path: Path) -> Iterator[tuple[str, DocumentStore]]:
     """`adk api_server` in a subprocess, on the records database this test reads too."""
-    port = free_port()
-    variables = {
-        **os.environ,
-        "VICARAN_MODEL_PLUGINS": "tests.support.scripted_model",
-        "PYTHONPATH": str(ROOT),
-    }
-    log = (tmp_path / "api_server.log").open("w")
-    process = subprocess.Popen(
-        [
-            sys.executable, "-m", "google.adk.cli", "api_server",
-            "--host", "127.0.0.1", "--port", str(port),
-            "--session_service_uri", "memory://",
-            "--artifact_service_uri", "memory://",
-            APP,
-        ],
-        cwd=ROOT,
-        env=variables,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"api_server exited: {(tmp_path / 'api_server.log').read_text()}")
-            try:
-                if httpx.get(f"{base}/list-apps", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail("api_server did not start in 90 s")
-            time.sleep(0.3)
+    with api_server(tmp_path, {}) as base:
         yield base, get_document_store(get_settings().database_url)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        log.close()
 
 
 @pytest.mark.e2e

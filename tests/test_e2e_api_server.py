@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -14,69 +10,24 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.support.api_server import APP
+from tests.support.api_server import api_server as start_api_server
 from tests.support.corpus import RIVERTON
 from vicaran_agent.storage import Repository
-
-ROOT = Path(__file__).resolve().parent.parent
-APP = "vicaran_agent"
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(240)]
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(params=["memory://"])
 def api_server(env, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[str]:
-    port = free_port()
     sessions = request.param.replace("{tmp}", str(tmp_path))
-    variables = {
-        **os.environ,
-        # the scripted model with a little latency, so streaming is observable
+    # the scripted model with a little latency, so streaming is observable
+    latency = {
         "VICARAN_FAST_MODEL": "scripted/latency-30",
         "VICARAN_PRO_MODEL": "scripted/latency-30",
-        "VICARAN_MODEL_PLUGINS": "tests.support.scripted_model",
-        "PYTHONPATH": str(ROOT),
     }
-    log = (tmp_path / "api_server.log").open("w")
-    process = subprocess.Popen(
-        [
-            sys.executable, "-m", "google.adk.cli", "api_server",
-            "--host", "127.0.0.1", "--port", str(port),
-            "--session_service_uri", sessions,
-            "--artifact_service_uri", "memory://",
-            APP,
-        ],
-        cwd=ROOT,
-        env=variables,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"api_server exited: {(tmp_path / 'api_server.log').read_text()}")
-            try:
-                if httpx.get(f"{base}/list-apps", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail("api_server did not start in 90 s")
-            time.sleep(0.3)
+    with start_api_server(tmp_path, latency, sessions) as base:
         yield base
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        log.close()
 
 
 def run_sse(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -12,6 +11,7 @@ from typing import Any
 
 import httpx
 
+from tests.support.api_server import free_port
 from vicaran_agent.storage import Repository
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,12 +22,6 @@ _SERVE = (
     "uvicorn.run(build_server(with_adk=False), host='127.0.0.1', port=int(sys.argv[1]),"
     " log_level='warning')\n"
 )
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class CallbackServer:

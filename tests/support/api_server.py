@@ -1,0 +1,76 @@
+"""`adk api_server` in a subprocess for a test: started, waited for, stopped."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+APP = "vicaran_agent"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def api_server(
+    tmp_path: Path, variables: dict[str, str], sessions: str = "memory://"
+) -> Iterator[str]:
+    """The server's base URL, with the test environment plus `variables` (and the scripted
+    model loadable); its output goes to `tmp_path/api_server.log`."""
+    port = free_port()
+    environment = {
+        **os.environ,
+        "VICARAN_MODEL_PLUGINS": "tests.support.scripted_model",
+        "PYTHONPATH": str(ROOT),
+        **variables,
+    }
+    log_path = tmp_path / "api_server.log"
+    log = log_path.open("w")
+    process = subprocess.Popen(
+        [
+            sys.executable, "-m", "google.adk.cli", "api_server",
+            "--host", "127.0.0.1", "--port", str(port),
+            "--session_service_uri", sessions,
+            "--artifact_service_uri", "memory://",
+            APP,
+        ],
+        cwd=ROOT,
+        env=environment,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"api_server exited: {log_path.read_text()}")
+            try:
+                if httpx.get(f"{base}/list-apps", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail("api_server did not start in 90 s")
+            time.sleep(0.3)
+        yield base
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        log.close()
