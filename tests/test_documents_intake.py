@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import hashlib
-import json
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,7 +14,7 @@ import pytest
 from google.genai import types
 
 from tests.support import scripted_model
-from tests.support.api_server import APP, api_server
+from tests.support.api_server import APP, api_server, run_sse
 from tests.support.conversation import Conversation
 from vicaran_agent import state_keys as keys
 from vicaran_agent.briefing import choose_collections
@@ -274,31 +273,14 @@ def test_an_attachment_sent_to_run_sse_lands_in_the_collection(documents_server)
     base, store = documents_server
     session = httpx.post(f"{base}/apps/{APP}/users/newsroom/sessions", json={}).json()
     # what the dev UI sends: the text, then one inlineData part per file (base64, displayName)
-    body = {
-        "appName": APP,
-        "userId": "newsroom",
-        "sessionId": session["id"],
-        "newMessage": {
-            "role": "user",
-            "parts": [
-                {"text": BRIEF},
-                {
-                    "inlineData": {
-                        "displayName": "epa-memo.md",
-                        "mimeType": "text/markdown",
-                        "data": base64.b64encode(MEMO.encode()).decode(),
-                    }
-                },
-            ],
-        },
-        "streaming": False,
+    memo = {
+        "inlineData": {
+            "displayName": "epa-memo.md",
+            "mimeType": "text/markdown",
+            "data": base64.b64encode(MEMO.encode()).decode(),
+        }
     }
-    events = []
-    with httpx.stream("POST", f"{base}/run_sse", json=body, timeout=180) as response:
-        assert response.status_code == 200
-        for line in response.iter_lines():
-            if line.startswith("data: "):
-                events.append(json.loads(line[6:]))
+    events = [event for _, event in run_sse(base, session["id"], BRIEF, files=[memo])]
     plan = "".join(p.get("text") or "" for p in events[-1]["content"]["parts"])
     assert "(epa-memo.md) - 1 page" in plan.split("**Your documents:**")[1]
     state = httpx.get(f"{base}/apps/{APP}/users/newsroom/sessions/{session['id']}").json()["state"]

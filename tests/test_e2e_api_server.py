@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.support.api_server import APP
+from tests.support.api_server import APP, run_sse
 from tests.support.api_server import api_server as start_api_server
 from tests.support.corpus import RIVERTON
 from vicaran_agent.storage import Repository
@@ -28,31 +28,6 @@ def api_server(env, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[
     }
     with start_api_server(tmp_path, latency, sessions) as base:
         yield base
-
-
-def run_sse(
-    base: str, session_id: str, text: str, on_event: Callable[[dict], None] | None = None
-) -> list[tuple[float, dict]]:
-    """Send one message; return (arrival time, event) for every SSE event.
-
-    `on_event` runs as each event arrives, while the server is still working.
-    """
-    body = {
-        "appName": APP,
-        "userId": "newsroom",
-        "sessionId": session_id,
-        "newMessage": {"role": "user", "parts": [{"text": text}]},
-        "streaming": False,
-    }
-    events = []
-    with httpx.stream("POST", f"{base}/run_sse", json=body, timeout=180) as response:
-        assert response.status_code == 200
-        for line in response.iter_lines():
-            if line.startswith("data: "):
-                events.append((time.monotonic(), json.loads(line[6:])))
-                if on_event is not None:
-                    on_event(events[-1][1])
-    return events
 
 
 def text(event: dict) -> str:

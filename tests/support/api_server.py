@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -74,3 +75,33 @@ def api_server(
         except subprocess.TimeoutExpired:
             process.kill()
         log.close()
+
+
+def run_sse(
+    base: str,
+    session_id: str,
+    text: str,
+    on_event: Callable[[dict], None] | None = None,
+    files: Sequence[dict] = (),
+) -> list[tuple[float, dict]]:
+    """Send one message; return (arrival time, event) for every SSE event.
+
+    `on_event` runs as each event arrives, while the server is still working. `files` are
+    `inlineData` parts, sent after the text as the dev UI sends attachments.
+    """
+    body = {
+        "appName": APP,
+        "userId": "newsroom",
+        "sessionId": session_id,
+        "newMessage": {"role": "user", "parts": [{"text": text}, *files]},
+        "streaming": False,
+    }
+    events = []
+    with httpx.stream("POST", f"{base}/run_sse", json=body, timeout=180) as response:
+        assert response.status_code == 200
+        for line in response.iter_lines():
+            if line.startswith("data: "):
+                events.append((time.monotonic(), json.loads(line[6:])))
+                if on_event is not None:
+                    on_event(events[-1][1])
+    return events
