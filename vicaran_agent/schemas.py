@@ -14,7 +14,7 @@ EvidenceStance = Literal["supports", "refutes", "context"]
 CoverageStance = Literal["supportive", "neutral", "critical"]
 DatePrecision = Literal["day", "month", "year"]
 EvidenceOrigin = Literal[
-    "source", "web", "page", "factcheck_api", "live_search", "late_source", "document"
+    "source", "web", "page", "factcheck_api", "live_search", "late_source", "document", "gazette"
 ]
 ClaimOrigin = Literal["brief", "source"]
 QUOTE_MAX_CHARS = 300
@@ -91,6 +91,9 @@ class Source(BaseModel):
     source_id: str | None = None
     document_id: str | None = None  # origin "document": the document in its collection
     page: int | None = None  # 1-based
+    territory_id: str | None = None  # origin "gazette": the municipality's IBGE code
+    gazette_date: str | None = None  # origin "gazette": the edition's publication date
+    txt_url: str | None = None  # origin "gazette": the full text as Querido Diário gives it
 
     @property
     def link(self) -> str:
@@ -149,6 +152,7 @@ class Evidence(BaseModel):
     stance_note: str = ""  # why the model's stance was not counted
     document_id: str | None = None  # origin "document": the passage's document
     page: int | None = None  # 1-based page of the passage
+    territory_id: str | None = None  # origin "gazette": the municipality's IBGE code
 
     @property
     def link(self) -> str:

@@ -114,6 +114,9 @@ class SourceRow(Base):
     relevance_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
     document_id: Mapped[str | None] = mapped_column(ID, nullable=True)
     page: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    territory_id: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    gazette_date: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    txt_url: Mapped[str | None] = mapped_column(URL, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
@@ -164,6 +167,7 @@ class EvidenceRow(Base):
     stance_note: Mapped[str | None] = mapped_column(Text, nullable=True)
     document_id: Mapped[str | None] = mapped_column(ID, nullable=True)
     page: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    territory_id: Mapped[str | None] = mapped_column(String(16), nullable=True)
 
 
 class FactCheckRow(Base):
