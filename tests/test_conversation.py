@@ -248,3 +248,21 @@ async def test_approved_after_the_run_is_never_taken_for_a_question_on_topic(env
     reply = conversation.texts(events)[-1]
     assert "new session" in reply.lower(), reply
     assert not transfers(events)
+
+
+async def test_a_portuguese_brief_plan_says_when_gazettes_are_searched(env):
+    conversation = Conversation()
+    events = await conversation.send(
+        "Busca Rápida. A Prefeitura de Porto Alegre contratou sem licitação a Construtora "
+        "Pampa para obras emergenciais após as enchentes de maio de 2024?"
+    )
+    plan = conversation.texts(events)[-1]
+    assert "Diários oficiais (Querido Diário)" in plan
+
+
+async def test_an_english_brief_about_elsewhere_does_not_mention_gazettes(env):
+    conversation = Conversation()
+    events = await conversation.send(
+        "Quick Search. Did Acme Chemicals pollute Riverton's water in 2024?"
+    )
+    assert "Querido Diário" not in conversation.texts(events)[-1]

@@ -249,6 +249,13 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
         "Official records and statements\nLocal, national and wire coverage\nPublished fact-checks",
         "Registros e notas oficiais\nImprensa local, nacional e agências\nChecagens já publicadas",
     ),
+    "plan_gazettes": (
+        "Official gazettes (Querido Diário): searched for every claim about an act of a Brazilian "
+        "municipality (contracts, tenders, appointments, decrees), for the city and period it names.",
+        "Diários oficiais (Querido Diário): consultados para cada alegação sobre um ato de um "
+        "município brasileiro (contratos, licitações, nomeações, decretos), na cidade e no período "
+        "que ela cita.",
+    ),
     "plan_unreadable": (
         "⚠️ {url}: could not be read ({reason}); I will look for other coverage.",
         "⚠️ {url}: não foi possível ler ({reason}); vou buscar outra cobertura.",

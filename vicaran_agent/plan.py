@@ -140,6 +140,7 @@ class PlanFacts:
     not_used: list[str] = field(default_factory=list)
     documents: list[PlanDocument] = field(default_factory=list)
     more_documents: dict[str, int] = field(default_factory=dict)  # {collection: not listed}
+    gazettes: bool = False  # claims about Brazilian municipalities are checked in gazettes
 
 
 def render_plan(reply: str, facts: PlanFacts) -> str:
@@ -164,7 +165,11 @@ def render_plan(reply: str, facts: PlanFacts) -> str:
         message(intro, lang, count=count),
         message("plan_topic", lang, topic=topic),
         "\n".join([message("plan_questions", lang)] + [f"- {q}" for q in questions]),
-        "\n".join([message("plan_gather", lang)] + [f"- {g}" for g in gather]),
+        "\n".join(
+            [message("plan_gather", lang)]
+            + [f"- {g}" for g in gather]
+            + ([f"- {message('plan_gazettes', lang)}"] if facts.gazettes else [])
+        ),
     ]
     if facts.sources:
         parts.append(
@@ -250,3 +255,17 @@ def _document(document: PlanDocument, language: str) -> str:
             "plan_document_unreadable", language, count=document.unreadable, reasons=reasons
         )
     return line
+
+
+_GAZETTE_WORDS = (
+    "diário oficial", "diario oficial", "diários oficiais", "diarios oficiais", "gazette",
+    "querido diário", "querido diario", "prefeitura", "município", "municipio", "municipal",
+    "câmara de vereadores", "secretaria municipal", "licitação", "licitacao", "pregão",
+)  # fmt: skip
+
+
+def gazettes_planned(brief: str, language: str) -> bool:
+    """Whether the run will consult Brazilian municipal gazettes: a Portuguese brief, or one
+    that names gazettes or municipal government (code checks each claim's city when it runs)."""
+    text = brief.lower()
+    return language.startswith("pt") or any(word in text for word in _GAZETTE_WORDS)

@@ -47,6 +47,7 @@ from ..llm import (
 from ..plan import (
     PlanDocument,
     PlanFacts,
+    gazettes_planned,
     looks_like_plan,
     plan_outline,
     plan_topic,
@@ -606,6 +607,8 @@ def _planning_reply(
             ),
             documents=shown,
             more_documents=more,
+            gazettes=gazettes_planned(config.brief, config.language)
+            and get_settings().vicaran_gazettes_read > 0,
         )
         plan = render_plan(safe if not earlier or looks_like_plan(text) else earlier, facts)
         state[keys.INVESTIGATION_PLAN] = plan
