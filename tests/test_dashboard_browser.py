@@ -153,16 +153,31 @@ def _no_alert(driver: WebDriver) -> None:
 
 
 def _text(driver: WebDriver, css: str) -> str:
-    """The element's visible text, whitespace collapsed."""
-    from selenium.webdriver.common.by import By
+    """The element's visible text, whitespace collapsed.
 
-    return " ".join(driver.find_element(By.CSS_SELECTOR, css).text.split())
+    Read in one script call: the list re-renders its rows while it polls, so an element found
+    first and read after may be gone (a stale reference) on a slow machine.
+    """
+    from selenium.common.exceptions import NoSuchElementException
+
+    text = driver.execute_script(
+        "const e = document.querySelector(arguments[0]); return e ? e.innerText : null;", css
+    )
+    if text is None:
+        raise NoSuchElementException(css)
+    return " ".join(text.split())
 
 
 def _wait(driver: WebDriver, condition: Callable[[WebDriver], Any], what: str) -> None:
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.1).until(condition, message=what)
+    WebDriverWait(
+        driver,
+        WAIT_SECONDS,
+        poll_frequency=0.1,
+        ignored_exceptions=(StaleElementReferenceException,),
+    ).until(condition, message=what)
 
 
 def _open_tab(driver: WebDriver, key: str) -> None:
