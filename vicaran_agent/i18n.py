@@ -1269,6 +1269,97 @@ _PROBLEMS: dict[str, tuple[_Text, _Text]] = {
         "O Fact Check Tools recusou o pedido ({detail}): confira a FACTCHECK_API_KEY e se a API "
         "do Fact Check Tools está ativada no projeto dela ({url})",
     ),
+    # Querido Diário (official gazettes): the client
+    "gazettes_rejected": (
+        'Querido Diário rejected the search "{query}" ({detail})',
+        'O Querido Diário recusou a busca "{query}" ({detail})',
+    ),
+    "gazettes_bad_date": (
+        'Gazette search not sent: {name} must be a date as YYYY-MM-DD, not "{value}"',
+        "Busca nos diários oficiais não enviada: {name} deve ser uma data no formato "
+        'AAAA-MM-DD, não "{value}"',
+    ),
+    "gazettes_dates_reversed": (
+        "Gazette search not sent: the period starts ({since}) after it ends ({until})",
+        "Busca nos diários oficiais não enviada: o período começa ({since}) depois de terminar "
+        "({until})",
+    ),
+    "gazettes_rate_limited": (
+        "Querido Diário rate limit hit (429)",
+        "Limite de requisições do Querido Diário atingido (429)",
+    ),
+    "advice_gazettes_rate": (
+        "wait a minute, or lower VICARAN_QUERIDO_DIARIO_RPM",
+        "espere um minuto ou diminua VICARAN_QUERIDO_DIARIO_RPM",
+    ),
+    "gazettes_not_json": (
+        "Querido Diário answered with something other than JSON: check QUERIDO_DIARIO_BASE_URL "
+        "({url})",
+        "O Querido Diário respondeu algo que não é JSON: confira QUERIDO_DIARIO_BASE_URL ({url})",
+    ),
+    "gazettes_unexpected": (
+        "Querido Diário search failed unexpectedly ({error}): check QUERIDO_DIARIO_BASE_URL, or "
+        "try again later",
+        "A busca no Querido Diário falhou de forma inesperada ({error}): confira "
+        "QUERIDO_DIARIO_BASE_URL ou tente de novo mais tarde",
+    ),
+    "city_resolved": (
+        "{name} ({state}) is territory {territory_id}",
+        "{name} ({state}) é o território {territory_id}",
+    ),
+    "city_homonyms": (
+        (
+            "{count} city is named {name} ({states}): searching without a city filter",
+            "{count} cities are named {name} ({states}): searching without a city filter",
+        ),
+        (
+            "{count} cidade se chama {name} ({states}): buscando sem filtro de cidade",
+            "{count} cidades se chamam {name} ({states}): buscando sem filtro de cidade",
+        ),
+    ),
+    "city_not_in_state": (
+        "No city named {name} in {state} (only in {states}): searching without a city filter",
+        "Nenhuma cidade chamada {name} em {state} (só em {states}): buscando sem filtro de cidade",
+    ),
+    "city_unknown": (
+        "Querido Diário knows no city named {name}: searching without a city filter",
+        "O Querido Diário não conhece cidade chamada {name}: buscando sem filtro de cidade",
+    ),
+    "city_unknown_close": (
+        "Querido Diário knows no city named {name} (close names: {names}): searching without a "
+        "city filter",
+        "O Querido Diário não conhece cidade chamada {name} (nomes parecidos: {names}): buscando "
+        "sem filtro de cidade",
+    ),
+    "cities_failed": (
+        "Could not look up {name} in Querido Diário's city list ({what}): searching without a "
+        "city filter",
+        "Não foi possível procurar {name} na lista de cidades do Querido Diário ({what}): "
+        "buscando sem filtro de cidade",
+    ),
+    "gazette_unreadable": (
+        "Could not read the gazette text at {url}: {reason}",
+        "Não foi possível ler o texto do diário em {url}: {reason}",
+    ),
+    "gazette_text_not_web": (
+        "not a web address (an http or https URL is needed)",
+        "não é um endereço web (é preciso uma URL http ou https)",
+    ),
+    "gazette_text_timeout": ("timed out after {seconds} s", "sem resposta em {seconds} s"),
+    "gazette_text_status": (
+        "the file host answered HTTP {status}",
+        "o servidor de arquivos respondeu HTTP {status}",
+    ),
+    "gazette_text_not_text": ("not a text file ({media})", "não é um arquivo de texto ({media})"),
+    "gazette_text_binary": (
+        "binary content, not a text",
+        "conteúdo binário, não um texto",
+    ),
+    "gazette_text_unreachable": ("connection failed ({error})", "a conexão falhou ({error})"),
+    "gazette_text_redirects": (
+        "too many redirects (more than {count})",
+        "redirecionamentos demais (mais de {count})",
+    ),
     # live Google Search through the model
     "live_problem": ("Live Google Search: {problem}", "Busca do Google ao vivo: {problem}"),
     "live_unexpected": (

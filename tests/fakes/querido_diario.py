@@ -26,6 +26,7 @@ Failures are injected with `fail(kind, times=N, path=prefix, query=substring)`: 
 from __future__ import annotations
 
 import enum
+import functools
 import hashlib
 import math
 import threading
@@ -144,7 +145,7 @@ class FakeQueridoDiario(FakeServer):
         self.gazettes: list[FakeGazette] = sorted(
             gazettes or [], key=lambda g: (g.territory_id, _descending(g.date))
         )
-        self._documents = [sq.analyze(g.text) for g in self.gazettes]
+        self._documents = [_analyzed(g.text) for g in self.gazettes]
         self._by_path = {g.path: g for g in self.gazettes}
         self._idf_lock = threading.Lock()
         self._idf: dict[sq.Leaf, float] = {}
@@ -311,6 +312,12 @@ class FakeQueridoDiario(FakeServer):
                     df = sum(1 for d in self._documents if sq.occurrences(leaf, d))
                     self._idf[leaf] = math.log(1 + (len(self._documents) - df + 0.5) / (df + 0.5))
             return dict(self._idf)
+
+
+@functools.lru_cache(maxsize=1024)
+def _analyzed(text: str) -> sq.Document:
+    """A text's words, indexed once per process (documents are never changed after)."""
+    return sq.analyze(text)
 
 
 def _descending(day: str) -> str:
