@@ -1360,6 +1360,48 @@ _PROBLEMS: dict[str, tuple[_Text, _Text]] = {
         "too many redirects (more than {count})",
         "redirecionamentos demais (mais de {count})",
     ),
+    # `vicaran gazettes search`
+    "gazettes_cli_city": (
+        "City: {name} ({state}), territory {territory_id}.",
+        "Cidade: {name} ({state}), território {territory_id}.",
+    ),
+    "gazettes_cli_pick": (
+        "Give --state to choose one: {cities}.",
+        "Use --state para escolher uma: {cities}.",
+    ),
+    "gazettes_cli_not_in_state": (
+        "No city named {name} in {state} (only in {states}).",
+        "Nenhuma cidade chamada {name} em {state} (só em {states}).",
+    ),
+    "gazettes_cli_unknown_city": (
+        "Querido Diário knows no city named {name}.",
+        "O Querido Diário não conhece cidade chamada {name}.",
+    ),
+    "gazettes_cli_close": ("Close names: {cities}.", "Nomes parecidos: {cities}."),
+    "gazettes_cli_none": ("No gazette matches.", "Nenhum diário oficial corresponde à busca."),
+    "gazettes_cli_total": (
+        ("{count} gazette matches.", "{count} gazettes match."),
+        (
+            "{count} diário oficial corresponde à busca.",
+            "{count} diários oficiais correspondem à busca.",
+        ),
+    ),
+    "gazettes_cli_showing": (
+        ("Showing the first one.", "Showing the first {count}."),
+        ("Mostrando o primeiro.", "Mostrando os {count} primeiros."),
+    ),
+    "gazettes_cli_score": ("score {score}", "pontuação {score}"),
+    "gazettes_cli_edition": ("edition {edition}", "edição {edition}"),
+    "gazettes_cli_extra": ("extra edition {edition}", "edição extra {edition}"),
+    "gazettes_cli_no_text": ("no text extracted", "sem texto extraído"),
+    "gazettes_cli_reversed": (
+        "The period ends ({until}) before it starts ({since}).",
+        "O período termina ({until}) antes de começar ({since}).",
+    ),
+    "gazettes_cli_no_query": (
+        "Give a query: what should the gazettes say?",
+        "Informe uma busca: o que os diários oficiais devem dizer?",
+    ),
     # live Google Search through the model
     "live_problem": ("Live Google Search: {problem}", "Busca do Google ao vivo: {problem}"),
     "live_unexpected": (
