@@ -1397,6 +1397,143 @@ _DOCUMENT_PROBLEMS: dict[str, tuple[_Text, _Text]] = {
 }
 _MESSAGES.update(_DOCUMENT_PROBLEMS)
 
+# The gazette search's reasoning log (gazettes/loop.py): strategies, rounds, scores, reads
+_GAZETTE_LOG: dict[str, tuple[_Text, _Text]] = {
+    "gazette_place": (
+        "🏛 Official gazettes of {city} (IBGE {territory}), {period}",
+        "🏛 Diários oficiais de {city} (IBGE {territory}), {period}",
+    ),
+    "gazette_place_unresolved": (
+        "🏛 {note}: searching the gazettes of every city, {period}",
+        "🏛 {note}: buscando nos diários oficiais de todas as cidades, {period}",
+    ),
+    "gazette_no_place": (
+        "🏛 The claim names no city: searching the gazettes of every city, {period}",
+        "🏛 A alegação não cita cidade: buscando nos diários oficiais de todas as cidades, {period}",
+    ),
+    "gazette_any_date": ("any date", "qualquer data"),
+    "gazette_every_city": ("every city", "todas as cidades"),
+    "gazette_strategy_exact": ("Exact search", "Busca exata"),
+    "gazette_strategy_broad": ("Broad search", "Busca ampla"),
+    "gazette_strategy_contextual": ("Contextual search", "Busca contextual"),
+    "gazette_strategy_refined": ("Refined search", "Busca refinada"),
+    "gazette_strategy_widened": ("Widened search", "Busca ampliada"),
+    "gazette_search": ("🔎 {strategy}: {query}", "🔎 {strategy}: {query}"),
+    "gazette_rounds": (("{count} round", "{count} rounds"), ("{count} rodada", "{count} rodadas")),
+    "gazette_searches": (
+        ("{count} search", "{count} searches"),
+        ("{count} busca", "{count} buscas"),
+    ),
+    "gazette_count": (
+        ("{count} gazette", "{count} gazettes"),
+        ("{count} diário", "{count} diários"),
+    ),
+    "gazette_round": (
+        (
+            "Round {round} ({searches}): {count} gazette found, best score {score} ({best})",
+            "Round {round} ({searches}): {count} gazettes found, best score {score} ({best})",
+        ),
+        (
+            "Rodada {round} ({searches}): {count} diário encontrado, melhor pontuação {score} "
+            "({best})",
+            "Rodada {round} ({searches}): {count} diários encontrados, melhor pontuação {score} "
+            "({best})",
+        ),
+    ),
+    "gazette_round_empty": (
+        "Round {round} ({searches}): no gazette found",
+        "Rodada {round} ({searches}): nenhum diário encontrado",
+    ),
+    "gazette_sufficient_code": (
+        "✓ Enough to read: the best excerpts name “{entity}” (score {score})",
+        "✓ Suficiente para ler: os melhores trechos citam “{entity}” (pontuação {score})",
+    ),
+    "gazette_sufficient_model": ("✓ Enough to read: {reason}", "✓ Suficiente para ler: {reason}"),
+    "gazette_insufficient": ("↻ Not enough yet: {reason}", "↻ Ainda insuficiente: {reason}"),
+    "gazette_widened": ("↻ Dates widened to {period}", "↻ Período ampliado para {period}"),
+    "gazette_judge_failed": (
+        "⚠️ Judging the excerpts failed ({error}); the search was widened in code",
+        "⚠️ A avaliação dos trechos falhou ({error}); a busca foi ampliada pelo código",
+    ),
+    "gazette_no_new_searches": (
+        "⏹ No new search to try: reading the best gazettes found",
+        "⏹ Nenhuma busca nova a tentar: lendo os melhores diários encontrados",
+    ),
+    "gazette_round_limit": (
+        (
+            "⏹ {count} round, the limit: reading the best gazettes found",
+            "⏹ {count} rounds, the limit: reading the best gazettes found",
+        ),
+        (
+            "⏹ {count} rodada, o limite: lendo os melhores diários encontrados",
+            "⏹ {count} rodadas, o limite: lendo os melhores diários encontrados",
+        ),
+    ),
+    "gazette_search_failed": (
+        "⚠️ Gazette search failed: {error}",
+        "⚠️ A busca nos diários oficiais falhou: {error}",
+    ),
+    "gazette_read": (
+        (
+            "📖 Read {title} (score {score}): {chars} characters, {count} passage selected",
+            "📖 Read {title} (score {score}): {chars} characters, {count} passages selected",
+        ),
+        (
+            "📖 Lido: {title} (pontuação {score}): {chars} caracteres, {count} trecho selecionado",
+            "📖 Lido: {title} (pontuação {score}): {chars} caracteres, {count} trechos "
+            "selecionados",
+        ),
+    ),
+    "gazette_read_failed": (
+        "⚠️ Could not read {title}: {reason}",
+        "⚠️ Não foi possível ler {title}: {reason}",
+    ),
+    "gazette_no_text": (
+        "Querido Diário gives no text for it",
+        "o Querido Diário não fornece o texto dele",
+    ),
+    "gazette_text_unavailable": (
+        "its text could not be fetched",
+        "não foi possível obter o texto dele",
+    ),
+    "gazette_quotes_dropped": (
+        (
+            "⚠️ {count} quote not found in the gazette's text was dropped",
+            "⚠️ {count} quotes not found in the gazettes' text were dropped",
+        ),
+        (
+            "⚠️ {count} citação não encontrada no texto do diário foi descartada",
+            "⚠️ {count} citações não encontradas no texto dos diários foram descartadas",
+        ),
+    ),
+    "gazette_reading_failed": (
+        "⚠️ Reading the gazette passages failed ({error})",
+        "⚠️ A leitura dos trechos dos diários falhou ({error})",
+    ),
+    "gazette_found": (
+        (
+            "📌 {count} gazette act bears on the claim ({gazettes})",
+            "📌 {count} gazette acts bear on the claim ({gazettes})",
+        ),
+        (
+            "📌 {count} ato de diário oficial trata da alegação ({gazettes})",
+            "📌 {count} atos de diários oficiais tratam da alegação ({gazettes})",
+        ),
+    ),
+    "gazette_none": (
+        "No gazette found: {rounds}, {searches} in Querido Diário for {city}, {period}.",
+        "Nenhum diário oficial encontrado: {rounds}, {searches} no Querido Diário para {city}, "
+        "{period}.",
+    ),
+    "gazette_none_relevant": (
+        "No gazette act bears on the claim: {gazettes} read after {rounds}, {searches} in "
+        "Querido Diário for {city}, {period}.",
+        "Nenhum ato de diário oficial trata da alegação: leitura de {gazettes} após {rounds}, "
+        "{searches} no Querido Diário para {city}, {period}.",
+    ),
+}
+_MESSAGES.update(_GAZETTE_LOG)
+
 
 class Phrase(str):
     """A fixed message in English that can be said again in the journalist's language.
