@@ -29,6 +29,12 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
+def gazette_title(city: str, date: str) -> str:
+    """A gazette source's title, `Diário Oficial de <city> — <YYYY-MM-DD>` (how it is shown)."""
+    title = f"Diário Oficial de {' '.join(city.split())}"
+    return f"{title} — {date.strip()}" if date.strip() else title
+
+
 class InvestigationConfig(BaseModel):
     """Mode-driven settings for one investigation (DESIGN.md "Modes")."""
 

@@ -1,0 +1,230 @@
+"""Gazette sources and evidence (Querido Diário) through the records: the store, the read API,
+the callback API (both directions), the dashboard and the exports."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.store import fresh_repository
+from vicaran_agent.schemas import (
+    Claim,
+    Evidence,
+    InvestigationConfig,
+    Source,
+    Verdict,
+    gazette_title,
+)
+from vicaran_agent.storage import Repository
+
+XSS = "<script>alert(1)</script>"
+ESCAPED_XSS = "&lt;script&gt;alert(1)&lt;/script&gt;"
+TERRITORY = "4314902"
+DATE = "2024-05-17"
+GAZETTE_URL = "https://data.queridodiario.ok.org.br/4314902/2024-05-17/3a1f9c.pdf"
+TXT_URL = "https://data.queridodiario.ok.org.br/4314902/2024-05-17/3a1f9c.txt"
+TITLE = "Diário Oficial de Porto Alegre — 2024-05-17"
+LABEL = f"📰 {TITLE}"
+PASSAGE = (
+    "EXTRATO DO CONTRATO EMERGENCIAL 002/2024 PROCESSO 24.17.000001778-5. Contratante: DMLU. "
+    "Contratada: LOCAR VEICULOS E EQUIPAMENTOS LTDA. Objeto: limpeza urbana."
+)
+GAZETTE_TEXT = "DIÁRIO OFICIAL DE PORTO ALEGRE\nEdição 7781\n" + PASSAGE
+CLAIM = (
+    "A Prefeitura de Porto Alegre firmou contratos emergenciais com empresas privadas para "
+    "limpeza urbana após as enchentes de maio de 2024."
+)
+REASONING = [
+    'Round 1: "contrato emergencial" + limpeza in 4314902, 2024-05-01..2024-07-31: 20 gazettes',
+    f"Read the gazette of {DATE} (score 0.91)",
+]
+
+
+def sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def gazette_source(**changes: object) -> Source:
+    data: dict[str, object] = {
+        "url": GAZETTE_URL,
+        "display_url": GAZETTE_URL,
+        "title": TITLE,
+        "domain": "data.queridodiario.ok.org.br",
+        "publisher": "Prefeitura de Porto Alegre",
+        "credibility_score": 5,
+        "content_summary": "Extracts of the city's emergency contracts after the May floods.",
+        "published_at": DATE,
+        "content_sha256": sha256(GAZETTE_TEXT),
+        "origin": "gazette",
+        "territory_id": TERRITORY,
+        "gazette_date": DATE,
+        "txt_url": TXT_URL,
+    }
+    return Source.model_validate({**data, **changes})
+
+
+def gazette_evidence(**changes: object) -> Evidence:
+    data: dict[str, object] = {
+        "url": GAZETTE_URL,
+        "display_url": GAZETTE_URL,
+        "title": TITLE,
+        "publisher": "Prefeitura de Porto Alegre",
+        "reliability": "high",
+        "stance": "supports",
+        "snippet": PASSAGE,
+        "quote": "EXTRATO DO CONTRATO EMERGENCIAL 002/2024",
+        "query": '"contrato emergencial" + limpeza',
+        "origin": "gazette",
+        "published_at": DATE,
+        "content_sha256": sha256(PASSAGE),
+        "territory_id": TERRITORY,
+    }
+    return Evidence.model_validate({**data, **changes})
+
+
+def web_source() -> Source:
+    return Source(
+        url="https://news.example/floods",
+        title="Contracts after the floods",
+        domain="news.example",
+        credibility_score=3,
+        content_summary="The city hired cleaning companies.",
+    )
+
+
+def web_evidence() -> Evidence:
+    return Evidence(
+        url="https://news.example/floods",
+        title="Contracts after the floods",
+        publisher="news.example",
+        reliability="neutral",
+        stance="supports",
+        snippet="The city hired cleaning companies.",
+    )
+
+
+def gazette_investigation(
+    repo: Repository,
+    *,
+    source: Source | None = None,
+    evidence: Evidence | None = None,
+    reasoning: list[str] = REASONING,
+) -> str:
+    """An investigation with a gazette source and a web one, and a fact-check resting on both;
+    the claim was extracted from the gazette (it appears there)."""
+    config = InvestigationConfig.for_mode(
+        "detailed",
+        investigation_id=str(uuid.uuid4()),
+        title="Contratos emergenciais em Porto Alegre",
+        brief="A prefeitura firmou contratos emergenciais após as enchentes?",
+        language="pt-BR",
+    )
+    repo.start_investigation(config)
+    iid = config.investigation_id
+    gazette = source or gazette_source()
+    ids = repo.save_sources(iid, [gazette, web_source()], {sha256(GAZETTE_TEXT): GAZETTE_TEXT})
+    claim_ids = repo.save_claims(
+        iid,
+        [Claim(key="C1", claim_text=CLAIM, importance=0.9, source_ids=[ids[gazette.url]])],
+    )
+    verdict = Verdict(
+        claim_key="C1",
+        claim_text=CLAIM,
+        claim_id=claim_ids["C1"],
+        verdict="verified",
+        confidence=0.9,
+        explanation="The gazette of 2024-05-17 publishes the emergency contract [1].",
+        evidence=[evidence or gazette_evidence(), web_evidence()],
+        source_ids=[ids[gazette.url], ids[web_source().url]],
+        reasoning=list(reasoning),
+    )
+    repo.save_verdicts(iid, [verdict], {sha256(PASSAGE): PASSAGE})
+    return iid
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Repository]:
+    with fresh_repository(tmp_path, monkeypatch) as repository:
+        yield repository
+
+
+def saved(repo: Repository, iid: str) -> dict[str, Any]:
+    investigation = repo.get_investigation(iid)
+    assert investigation is not None
+    return investigation
+
+
+# --- the store -------------------------------------------------------------------------------
+
+
+def test_gazette_title_names_the_city_and_the_date() -> None:
+    assert gazette_title("Porto Alegre", DATE) == TITLE
+    assert gazette_title("  Porto   Alegre ", "") == "Diário Oficial de Porto Alegre"
+
+
+def test_gazette_fields_survive_the_store(repo: Repository) -> None:
+    iid = gazette_investigation(repo)
+    investigation = saved(repo, iid)
+
+    gazette, web = investigation["sources"]
+    assert (gazette["origin"], gazette["territory_id"], gazette["gazette_date"]) == (
+        "gazette",
+        TERRITORY,
+        DATE,
+    )
+    assert gazette["txt_url"] == TXT_URL
+    assert Source.model_validate(gazette) == gazette_source(source_id=gazette["id"])
+    assert (web["territory_id"], web["gazette_date"], web["txt_url"]) == (None, None, None)
+
+    (check,) = investigation["fact_checks"]
+    passage, other = check["evidence"]
+    assert (passage["origin"], passage["territory_id"]) == ("gazette", TERRITORY)
+    assert Evidence.model_validate(passage).territory_id == TERRITORY
+    assert (other["origin"], other["territory_id"]) == ("web", None)
+    assert repo.get_snapshot(iid, passage["content_sha256"]) == PASSAGE
+    assert repo.get_snapshot(iid, gazette["content_sha256"]) == GAZETTE_TEXT
+
+
+def test_a_source_saved_again_keeps_its_gazette_fields_current(repo: Repository) -> None:
+    iid = gazette_investigation(repo)
+    repo.save_sources(iid, [gazette_source(gazette_date="2024-05-18", txt_url=None)])
+    gazette = saved(repo, iid)["sources"][0]
+    assert (gazette["gazette_date"], gazette["txt_url"]) == ("2024-05-18", None)
+
+
+def test_an_older_database_gains_the_gazette_columns(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    Repository(f"sqlite:///{path}").close()
+    dropped = {
+        "sources": ("territory_id", "gazette_date", "txt_url"),
+        "evidence": ("territory_id",),
+    }
+    with sqlite3.connect(path) as db:
+        for table, columns in dropped.items():
+            for column in columns:
+                db.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+    repository = Repository(f"sqlite:///{path}")
+    try:
+        with sqlite3.connect(path) as db:
+            for table, columns in dropped.items():
+                have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+                assert set(columns) <= have, table
+        iid = gazette_investigation(repository)  # and the upgraded store takes the new fields
+        investigation = saved(repository, iid)
+        assert investigation["sources"][0]["txt_url"] == TXT_URL
+        assert investigation["fact_checks"][0]["evidence"][0]["territory_id"] == TERRITORY
+    finally:
+        repository.close()
+
+
+def queued(repo: Repository, kind: str) -> list[dict[str, Any]]:
+    with sqlite3.connect(repo.database_url.removeprefix("sqlite:///")) as db:
+        rows = db.execute("SELECT data FROM callback_outbox WHERE type = ? ORDER BY id", (kind,))
+        return [json.loads(data) for (data,) in rows]
