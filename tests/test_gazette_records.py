@@ -13,7 +13,10 @@ from typing import Any
 
 import pytest
 
+from tests.support.callback_server import CallbackServer
 from tests.support.store import fresh_repository
+from vicaran_agent.config import get_settings
+from vicaran_agent.delivery import Deliverer
 from vicaran_agent.schemas import (
     Claim,
     Evidence,
@@ -23,6 +26,7 @@ from vicaran_agent.schemas import (
     gazette_title,
 )
 from vicaran_agent.storage import Repository
+from vicaran_agent.storage.outbox import queue_for_callback
 
 XSS = "<script>alert(1)</script>"
 ESCAPED_XSS = "&lt;script&gt;alert(1)&lt;/script&gt;"
@@ -228,3 +232,60 @@ def queued(repo: Repository, kind: str) -> list[dict[str, Any]]:
     with sqlite3.connect(repo.database_url.removeprefix("sqlite:///")) as db:
         rows = db.execute("SELECT data FROM callback_outbox WHERE type = ? ORDER BY id", (kind,))
         return [json.loads(data) for (data,) in rows]
+
+
+# --- the callback API: what Vicaran sends ---------------------------------------------------
+
+
+def test_queued_payloads_carry_the_gazette_fields(repo: Repository) -> None:
+    with queue_for_callback():
+        gazette_investigation(repo)
+    gazette, web = queued(repo, "SOURCE_FOUND")
+    assert (gazette["url"], gazette["origin"]) == (GAZETTE_URL, "gazette")
+    assert (gazette["territory_id"], gazette["gazette_date"], gazette["txt_url"]) == (
+        TERRITORY,
+        DATE,
+        TXT_URL,
+    )
+    assert {"territory_id", "gazette_date", "txt_url"}.isdisjoint(web)  # absent when unknown
+    (check,) = queued(repo, "FACT_CHECKED")
+    passage, other = check["evidence"]
+    assert (passage["origin"], passage["territory_id"]) == ("gazette", TERRITORY)
+    assert "territory_id" not in other
+
+
+@pytest.mark.timeout(120)
+async def test_a_newsroom_running_vicaran_receives_and_keeps_the_gazette_fields(
+    repo: Repository, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = CallbackServer(tmp_path).start()
+    try:
+        monkeypatch.setenv("CALLBACK_API_URL", server.url)
+        monkeypatch.setenv("AGENT_SECRET", server.secret)
+        get_settings.cache_clear()
+        with queue_for_callback():
+            iid = gazette_investigation(repo)
+        await Deliverer(backoff_base=0.01).deliver_due(now_only=False)
+        summary = repo.outbox_summary()
+        assert summary["counts"]["failed"] == 0, summary["failed"]
+        assert summary["counts"]["pending"] == 0
+        remote = server.investigation(iid)
+    finally:
+        server.stop()
+    assert remote is not None
+    gazette, web = remote["sources"]
+    assert (gazette["origin"], gazette["territory_id"], gazette["gazette_date"]) == (
+        "gazette",
+        TERRITORY,
+        DATE,
+    )
+    assert (gazette["txt_url"], gazette["title"]) == (TXT_URL, TITLE)
+    assert (web["territory_id"], web["gazette_date"], web["txt_url"]) == (None, None, None)
+    (check,) = remote["fact_checks"]
+    passage, other = check["evidence"]
+    assert (passage["origin"], passage["territory_id"], passage["url"]) == (
+        "gazette",
+        TERRITORY,
+        GAZETTE_URL,
+    )
+    assert (other["origin"], other["territory_id"]) == ("web", None)
