@@ -7,21 +7,25 @@ import hashlib
 import json
 import sqlite3
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from tests.support.callback_server import CallbackServer
-from tests.support.store import fresh_repository
+from tests.support.store import dashboard_client, fresh_repository
+from vicaran_agent import export
 from vicaran_agent.config import get_settings
 from vicaran_agent.delivery import Deliverer
 from vicaran_agent.schemas import (
+    BiasAssessment,
     Claim,
     Evidence,
     InvestigationConfig,
     Source,
+    SourceBias,
     Verdict,
     gazette_title,
 )
@@ -150,6 +154,16 @@ def gazette_investigation(
         reasoning=list(reasoning),
     )
     repo.save_verdicts(iid, [verdict], {sha256(PASSAGE): PASSAGE})
+    rated = SourceBias(url=gazette.url, source_id=ids[gazette.url], bias_score=0.5)
+    repo.save_bias(
+        iid,
+        BiasAssessment(
+            overall_bias_score=0.5,
+            coverage={"supportive": 0, "neutral": 1, "critical": 0},
+            coverage_pct={"supportive": 0.0, "neutral": 100.0, "critical": 0.0},
+            per_source=[rated],
+        ),
+    )
     return iid
 
 
@@ -273,7 +287,8 @@ async def test_a_newsroom_running_vicaran_receives_and_keeps_the_gazette_fields(
     finally:
         server.stop()
     assert remote is not None
-    gazette, web = remote["sources"]
+    # The two sources are delivered concurrently: the receiver may number them either way.
+    gazette, web = sorted(remote["sources"], key=lambda s: s["origin"] != "gazette")
     assert (gazette["origin"], gazette["territory_id"], gazette["gazette_date"]) == (
         "gazette",
         TERRITORY,
@@ -289,3 +304,107 @@ async def test_a_newsroom_running_vicaran_receives_and_keeps_the_gazette_fields(
         GAZETTE_URL,
     )
     assert (other["origin"], other["territory_id"]) == ("web", None)
+
+
+# --- the read API and the dashboard ----------------------------------------------------------
+
+
+@pytest.fixture
+async def client(repo: Repository) -> AsyncIterator[httpx.AsyncClient]:
+    async with dashboard_client() as http:
+        yield http
+
+
+def section(page: str, key: str) -> str:
+    """One panel of the dashboard page."""
+    start = page.index(f'<section class="panel" id="{key}"')
+    return page[start : page.index("</section>", start)]
+
+
+def snapshot_href(iid: str, text: str) -> str:
+    return f'href="/api/investigations/{iid}/snapshots/{sha256(text)}"'
+
+
+def web_link(url: str, text: str) -> str:
+    return f'<a href="{url}" target="_blank" rel="noopener noreferrer">{text}</a>'
+
+
+@pytest.mark.parametrize(
+    ("item", "label"),
+    [
+        ({"title": TITLE, "gazette_date": DATE}, LABEL),
+        ({"title": "Diário Oficial de Porto Alegre", "gazette_date": DATE}, LABEL),
+        ({"title": "Diário Oficial de Porto Alegre", "published_at": f"{DATE}T00:00:00"}, LABEL),
+        (
+            {"title": "", "territory_id": TERRITORY, "gazette_date": DATE},
+            f"📰 Diário Oficial (IBGE {TERRITORY}) — {DATE}",
+        ),
+        ({"title": " Edição\n7781 "}, "📰 Edição 7781"),
+        ({}, "📰 Diário Oficial"),
+    ],
+)
+def test_a_gazette_is_named_by_its_title_with_its_date(item: dict[str, Any], label: str) -> None:
+    assert export.gazette_label({"origin": "gazette", **item}) == label
+
+
+async def test_the_read_api_returns_the_gazette_fields(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    iid = gazette_investigation(repo)
+    data = (await client.get(f"/api/investigations/{iid}")).json()
+    gazette, web = data["sources"]
+    assert (gazette["territory_id"], gazette["gazette_date"], gazette["txt_url"]) == (
+        TERRITORY,
+        DATE,
+        TXT_URL,
+    )
+    assert (web["territory_id"], web["gazette_date"], web["txt_url"]) == (None, None, None)
+    (check,) = data["fact_checks"]
+    assert [e["territory_id"] for e in check["evidence"]] == [TERRITORY, None]
+
+
+async def test_the_dashboard_shows_a_gazette_by_city_and_date_linking_it_and_its_snapshot(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    iid = gazette_investigation(repo)
+    page = (await client.get(f"/investigations/{iid}")).text
+
+    gazette, web = section(page, "sources").split('<li class="card source')[1:]
+    assert web_link(GAZETTE_URL, LABEL) in gazette  # public: linked where it was published
+    assert snapshot_href(iid, GAZETTE_TEXT) in gazette  # and the text Vicaran read
+    assert f'href="{TXT_URL}"' in gazette and ">full text</a>" in gazette
+    assert f"<span>Gazette of {DATE}</span>" in gazette
+    assert f"<span>IBGE territory {TERRITORY}</span>" in gazette
+    assert "Published" not in gazette  # the gazette's date says it once
+    assert "📰" not in web and "IBGE" not in web and "full text" not in web
+
+    evidence = section(page, "fact-checks").split('<ol class="evidence">')[1].split("</ol>")[0]
+    passage, other = evidence.split("</li><li>")
+    assert web_link(GAZETTE_URL, LABEL) in passage
+    assert snapshot_href(iid, PASSAGE) in passage
+    assert f"Gazette of {DATE} · IBGE territory {TERRITORY}" in passage
+    assert "📰" not in other and "IBGE" not in other
+
+    (row,) = section(page, "bias").split("<tbody>")[1].split("</tr>")[:-1]
+    assert f"[1]</a> {LABEL}</td>" in row  # the per-source table names it as the cards do
+
+
+async def test_a_gazette_title_is_shown_as_text(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    title = f"Diário Oficial {XSS}"
+    iid = gazette_investigation(
+        repo, source=gazette_source(title=title), evidence=gazette_evidence(title=title)
+    )
+    page = (await client.get(f"/investigations/{iid}")).text
+    assert XSS not in page
+    assert f">📰 Diário Oficial {ESCAPED_XSS} — {DATE}</a>" in section(page, "sources")
+    assert f">📰 Diário Oficial {ESCAPED_XSS} — {DATE}</a>" in section(page, "fact-checks")
+
+
+async def test_a_gazette_full_text_address_that_is_not_http_is_not_linked(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    iid = gazette_investigation(repo, source=gazette_source(txt_url="javascript:alert(1)"))
+    page = (await client.get(f"/investigations/{iid}")).text
+    assert 'href="javascript:' not in page

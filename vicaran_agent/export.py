@@ -6,6 +6,8 @@ report cites the N-th entry of `investigation["sources"]`; `[N]` in a fact-check
 cites that check's N-th evidence item. A source or evidence item from the journalist's documents
 has no web address (its `doc://` url is an identity): it is named `📄 <title>, p. N` and linked,
 at most, to the snapshot of the passage Vicaran read; the JSON export keeps the records as stored.
+An official gazette (origin `gazette`) is public: it is named `📰 Diário Oficial de <city> — <date>`
+(its title), linked to its public address, with its territory and its full text's address.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ REASONING_HEADING = "How this verdict was reached"
 RATING_VALUES = {"verified": 5, "partially_true": 3, "misleading": 2, "false": 1}
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _LANGUAGE = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})?")
+_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+GAZETTE_NAME = "Diário Oficial"
 
 
 @dataclass(frozen=True)
@@ -169,6 +173,43 @@ def document_label(item: dict[str, Any]) -> str:
     title = _one_line(item.get("title")) or _one_line(item.get("publisher")) or "Document"
     page = page_text(item)
     return f"📄 {title}, {page}" if page else f"📄 {title}"
+
+
+def is_gazette(item: dict[str, Any]) -> bool:
+    """A source or evidence item read from an official gazette (Querido Diário)."""
+    return item.get("origin") == "gazette"
+
+
+def gazette_day(item: dict[str, Any]) -> str:
+    """The day the gazette was published: its `gazette_date`, else its `published_at`."""
+    text = _one_line(item.get("gazette_date") or item.get("published_at"))
+    day = _DAY.match(text)
+    return day.group() if day else text
+
+
+def gazette_label(item: dict[str, Any]) -> str:
+    """`📰 Diário Oficial de <city> — <date>`: how a gazette, or a passage of it, is named.
+
+    Its title (see `schemas.gazette_title`), with the date added when the title lacks it.
+    """
+    title = _one_line(item.get("title"))
+    day = gazette_day(item)
+    if not title:
+        territory = _one_line(item.get("territory_id"))
+        title = f"{GAZETTE_NAME} (IBGE {territory})" if territory else GAZETTE_NAME
+    if day and day not in title:
+        title = f"{title} — {day}"
+    return f"📰 {title}"
+
+
+def gazette_facts(item: dict[str, Any]) -> list[str]:
+    """When and where a gazette was published: `Gazette of <date>`, `IBGE territory <id>`."""
+    facts = []
+    if day := gazette_day(item):
+        facts.append(f"Gazette of {day}")
+    if territory := _one_line(item.get("territory_id")):
+        facts.append(f"IBGE territory {territory}")
+    return facts
 
 
 def steps_text(count: int) -> str:
