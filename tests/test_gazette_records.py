@@ -408,3 +408,81 @@ async def test_a_gazette_full_text_address_that_is_not_http_is_not_linked(
     iid = gazette_investigation(repo, source=gazette_source(txt_url="javascript:alert(1)"))
     page = (await client.get(f"/investigations/{iid}")).text
     assert 'href="javascript:' not in page
+
+
+# --- exports ---------------------------------------------------------------------------------
+
+REPORT = "# Contratos emergenciais\n\nO Diário Oficial publicou o contrato emergencial [1].\n"
+
+
+def exported(repo: Repository, fmt: str, public_url: str = "", **changes: Any) -> str:
+    iid = gazette_investigation(repo, **changes)
+    repo.finish_investigation(iid, "completed", summary=REPORT)
+    settings = get_settings().model_copy(update={"vicaran_public_url": public_url})
+    return export.render(fmt, saved(repo, iid), repo.get_snapshots(iid), settings=settings)
+
+
+def test_the_markdown_export_names_gazettes_by_city_and_date(repo: Repository) -> None:
+    text = exported(repo, "md")
+    evidence, sources = text.split("## All sources read")
+    passage = evidence.split("1. ", 1)[1].split("\n2. ")[0]
+    assert passage.startswith(f"**{LABEL}** — Prefeitura de Porto Alegre\n")
+    assert f"   - Gazette of {DATE} · IBGE territory {TERRITORY}\n" in passage
+    assert "Published" not in passage
+    assert f"   - Link: {GAZETTE_URL}\n" in passage  # public: linked
+    assert f"   - Snapshot: `{sha256(PASSAGE)}`" in passage
+    assert f"1. **{LABEL}** — Prefeitura de Porto Alegre — {GAZETTE_URL}\n" in sources
+    assert f"   - Gazette of {DATE} · IBGE territory {TERRITORY}\n" in sources
+    assert f"   - Full text: {TXT_URL}\n" in sources
+    assert "2. **Contracts after the floods**" in sources and sources.count("IBGE") == 1
+
+
+def test_the_html_export_links_a_gazette_where_it_was_published(repo: Repository) -> None:
+    base = "https://vicaran.newsroom.example"
+    title = f"Diário Oficial {XSS}"
+    text = exported(
+        repo,
+        "html",
+        base,
+        source=gazette_source(title=title),
+        evidence=gazette_evidence(title=title),
+    )
+    assert XSS not in text
+    label = f"📰 Diário Oficial {ESCAPED_XSS} — {DATE}"
+    heading = f'<strong><a href="{GAZETTE_URL}" rel="noopener noreferrer">{label}</a></strong>'
+    assert heading in text  # the passage's heading
+    assert f"<li>Gazette of {DATE} · IBGE territory {TERRITORY}</li>" in text
+    sources = text.split('<section id="all-sources">')[1]
+    assert f"<strong>{label}</strong>" in sources
+    assert f'<li>Full text: <a href="{TXT_URL}" rel="noopener noreferrer">{TXT_URL}</a></li>' in (
+        sources
+    )
+    assert f"{base}/api/investigations/" in sources  # the snapshot of what Vicaran read
+
+
+def test_a_gazette_full_text_address_that_is_not_http_is_not_exported_as_a_link(
+    repo: Repository,
+) -> None:
+    source = gazette_source(txt_url="javascript:alert(1)")
+    assert "javascript:" not in exported(repo, "html", source=source)
+    assert "javascript:" not in exported(repo, "md", source=source)
+
+
+def test_claimreview_lists_the_public_gazette_as_where_the_claim_appears(
+    repo: Repository,
+) -> None:
+    (review,) = json.loads(exported(repo, "claimreview"))
+    assert review["itemReviewed"]["appearance"] == [{"@type": "CreativeWork", "url": GAZETTE_URL}]
+
+
+def test_the_json_export_keeps_the_gazette_fields(repo: Repository) -> None:
+    record = json.loads(exported(repo, "json"))
+    gazette = record["investigation"]["sources"][0]
+    assert (gazette["territory_id"], gazette["gazette_date"], gazette["txt_url"]) == (
+        TERRITORY,
+        DATE,
+        TXT_URL,
+    )
+    (check,) = record["investigation"]["fact_checks"]
+    assert check["evidence"][0]["territory_id"] == TERRITORY
+    assert record["snapshots"][sha256(GAZETTE_TEXT)] == GAZETTE_TEXT

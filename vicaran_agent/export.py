@@ -228,9 +228,12 @@ def relevance_text(source: dict[str, Any]) -> str:
 
 
 def _dates(item: dict[str, Any]) -> list[str]:
-    """When a source or evidence item was published and when Vicaran read it."""
+    """When (and, for a gazette, where) a source or evidence item was published, and when
+    Vicaran read it."""
     facts = []
-    if item.get("published_at"):
+    if is_gazette(item):
+        facts.extend(gazette_facts(item))
+    elif item.get("published_at"):
         facts.append(f"Published {item['published_at']}")
     if item.get("retrieved_at"):
         facts.append(f"Retrieved {item['retrieved_at']}")
@@ -318,12 +321,20 @@ def _title(item: dict[str, Any]) -> str:
     """A source's or evidence item's name: its title, else its address; a document's label."""
     if is_document(item):
         return document_label(item)
+    if is_gazette(item):
+        return gazette_label(item)
     return _one_line(item.get("title")) or _link_of(item)
 
 
 def _web_link(item: dict[str, Any]) -> str:
     """The address to show as a link: none for a document (its doc:// is an identity)."""
     return "" if is_document(item) else _link_of(item)
+
+
+def _full_text_link(source: dict[str, Any]) -> str:
+    """A gazette's full text address (as Querido Diário gives it), when it is http(s)."""
+    url = _one_line(source.get("txt_url"))
+    return url if _href(url) else ""
 
 
 def _evidence_item_md(number: int, item: dict[str, Any]) -> str:
@@ -366,6 +377,8 @@ def _sources_md(investigation: dict[str, Any]) -> str:
             lines.append(f"   - {relevance}")
         if facts := _source_facts(source):
             lines.append("   - " + " · ".join(facts))
+        if full_text := _full_text_link(source):
+            lines.append(f"   - Full text: {full_text}")
         if source.get("content_sha256"):
             lines.append(f"   - Snapshot: `{source['content_sha256']}`")
         entries.append("\n".join(lines))
@@ -562,6 +575,8 @@ def _sources_html(investigation: dict[str, Any], base: str, iid: str) -> str:
             details.append(f"<li>{escape(' · '.join(facts))}</li>")
         if link:
             details.append(f"<li>Link: {_a(link, link)}</li>")
+        if full_text := _full_text_link(source):
+            details.append(f"<li>Full text: {_a(full_text, full_text)}</li>")
         details.append(_snapshot_html(source.get("content_sha256"), base, iid))
         entries.append(
             f'<li id="source-{n}"><strong>{escape(title)}</strong>'
