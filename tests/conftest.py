@@ -14,12 +14,14 @@ os.environ["ADK_DISABLE_LOAD_DOTENV"] = "1"
 
 from tests.fakes.factcheck import FakeFactCheckTools
 from tests.fakes.jina import FakeJinaReader
+from tests.fakes.querido_diario import FakeQueridoDiario
 from tests.fakes.tavily import FakeTavily
 from tests.fakes.web import FakeWeb
 from tests.support import scripted_model
 from tests.support.corpus import MACEIO, RIVERTON, pages, search_results
 from vicaran_agent.config import get_settings
 from vicaran_agent.tools import safety
+from vicaran_agent.tools.querido_diario import clear_city_cache
 from vicaran_agent.tools.ratelimit import RateLimiter
 
 PORTUGUESE_HINTS = ("maceió", "maceio", "merenda", "prefeitura", "licitação")
@@ -42,6 +44,7 @@ class Services:
     jina: FakeJinaReader
     web: FakeWeb
     factcheck: FakeFactCheckTools
+    querido_diario: FakeQueridoDiario
 
 
 @dataclass
@@ -63,7 +66,7 @@ class TestEnv:
 
 _PREFIXES = (
     "VICARAN_", "TAVILY_", "JINA_", "GOOGLE_", "ADK_", "CALLBACK_", "AGENT_", "FACTCHECK_",
-    "SCRIPTED_",
+    "SCRIPTED_", "QUERIDO_",
 )  # fmt: skip
 
 
@@ -81,8 +84,9 @@ def services() -> Iterator[Services]:
         FakeJinaReader(pages(RIVERTON + MACEIO)) as jina,
         FakeWeb() as web,
         FakeFactCheckTools() as factcheck,
+        FakeQueridoDiario() as querido_diario,
     ):
-        yield Services(tavily, jina, web, factcheck)
+        yield Services(tavily, jina, web, factcheck, querido_diario)
 
 
 @pytest.fixture
@@ -100,6 +104,7 @@ def env(services: Services, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
         "JINA_READER_BASE_URL": services.jina.url,
         "FACTCHECK_API_KEY": "test-key",
         "FACTCHECK_BASE_URL": services.factcheck.url,
+        "QUERIDO_DIARIO_BASE_URL": services.querido_diario.url,
         "VICARAN_DATABASE_URL": database_url,
         "VICARAN_PAGE_TIMEOUT_SECONDS": "2",
         "VICARAN_SEARCH_TIMEOUT_SECONDS": "2",
@@ -110,12 +115,14 @@ def env(services: Services, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
         "VICARAN_TAVILY_RPM": "60000",
         "VICARAN_JINA_RPM": "60000",
         "VICARAN_FACTCHECK_RPM": "60000",
+        "VICARAN_QUERIDO_DIARIO_RPM": "60000",
         "VICARAN_GATHER_TIMEOUT_SECONDS": "5",
     }
     for name, value in values.items():
         monkeypatch.setenv(name, value)
     monkeypatch.setattr(safety, "_resolve", _offline_resolve)
     get_settings.cache_clear()
+    clear_city_cache()
     scripted_model.reset_calls()
     yield TestEnv(services, database_url, monkeypatch)
     get_settings.cache_clear()

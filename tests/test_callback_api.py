@@ -1150,6 +1150,108 @@ async def test_malformed_documents_fields_are_refused(
     assert stored(repo, investigation_id) == before
 
 
+# --- the optional fields of the gazettes work ------------------------------------------------
+
+GAZETTE_URL = "https://data.queridodiario.ok.org.br/4314902/2024-05-17/3a1f9c.pdf"
+GAZETTE_SOURCE = {
+    "url": GAZETTE_URL,
+    "title": "Diário Oficial de Porto Alegre — 2024-05-17",
+    "credibility_score": 5,
+    "is_user_provided": False,
+    "origin": "gazette",
+    "territory_id": "4314902",
+    "gazette_date": "2024-05-17",
+    "txt_url": "https://data.queridodiario.ok.org.br/4314902/2024-05-17/3a1f9c.txt",
+}
+GAZETTE_EVIDENCE = {
+    "url": GAZETTE_URL,
+    "title": "Diário Oficial de Porto Alegre — 2024-05-17",
+    "reliability": "high",
+    "stance": "supports",
+    "quote": "EXTRATO DO CONTRATO EMERGENCIAL 002/2024",
+    "published_at": "2024-05-17",
+    "origin": "gazette",
+    "territory_id": "4314902",
+}
+
+
+async def test_gazette_sources_and_evidence_are_stored(client, repo):
+    investigation_id = await started(client)
+    source_id = await add_source(client, investigation_id, **GAZETTE_SOURCE)
+    claim_id = await add_claim(client, investigation_id, [source_id])
+    data = {
+        **fact_check_data(claim_id, [source_id]),
+        "evidence": [GAZETTE_EVIDENCE, fact_check_data(claim_id, [])["evidence"][0]],
+    }
+    response = await send(client, "FACT_CHECKED", investigation_id, data)
+    assert response.status_code == 200, response.text
+
+    saved = stored(repo, investigation_id)
+    (source,) = saved["sources"]
+    assert (source["origin"], source["territory_id"], source["gazette_date"]) == (
+        "gazette",
+        "4314902",
+        "2024-05-17",
+    )
+    assert source["txt_url"] == GAZETTE_SOURCE["txt_url"]
+    (check,) = saved["fact_checks"]
+    gazette, web = check["evidence"]
+    assert (gazette["origin"], gazette["territory_id"]) == ("gazette", "4314902")
+    assert (web["origin"], web["territory_id"]) == ("web", None)
+
+
+async def test_without_the_gazette_fields_nothing_changes(client, repo):
+    investigation_id = await started(client)
+    await add_source(client, investigation_id)
+    (source,) = stored(repo, investigation_id)["sources"]
+    assert (source["territory_id"], source["gazette_date"], source["txt_url"]) == (None,) * 3
+
+
+GAZETTE_REFUSALS: list[tuple[str, dict[str, Any], str]] = [
+    ("SOURCE_FOUND", {**GAZETTE_SOURCE, "territory_id": "12345"}, "data.territory_id"),
+    ("SOURCE_FOUND", {**GAZETTE_SOURCE, "territory_id": "43149020"}, "data.territory_id"),
+    ("SOURCE_FOUND", {**GAZETTE_SOURCE, "territory_id": "431490a"}, "data.territory_id"),
+    ("SOURCE_FOUND", {**GAZETTE_SOURCE, "territory_id": "4314902 "}, "data.territory_id"),
+    ("SOURCE_FOUND", {**GAZETTE_SOURCE, "territory_id": 4314902}, "data.territory_id"),
+    ("SOURCE_FOUND", {**GAZETTE_SOURCE, "gazette_date": "10/05/2024"}, "data.gazette_date"),
+    ("SOURCE_FOUND", {**GAZETTE_SOURCE, "gazette_date": "2024-02-30"}, "data.gazette_date"),
+    ("SOURCE_FOUND", {**GAZETTE_SOURCE, "gazette_date": "2024-5-17"}, "data.gazette_date"),
+    (
+        "SOURCE_FOUND",
+        {**GAZETTE_SOURCE, "gazette_date": "2024-05-17T00:00:00"},
+        "data.gazette_date",
+    ),
+    ("SOURCE_FOUND", {**GAZETTE_SOURCE, "txt_url": "ftp://example.org/a.txt"}, "data.txt_url"),
+    ("SOURCE_FOUND", {**GAZETTE_SOURCE, "txt_url": "javascript:alert(1)"}, "data.txt_url"),
+    ("SOURCE_FOUND", {**GAZETTE_SOURCE, "txt_url": "doc://0f3a9c2e"}, "data.txt_url"),
+    ("SOURCE_FOUND", {**GAZETTE_SOURCE, "origin": "gazettes"}, "data.origin"),
+    (
+        "FACT_CHECKED",
+        {"evidence": [{**GAZETTE_EVIDENCE, "territory_id": "12345"}]},
+        "data.evidence.0.territory_id",
+    ),
+    (
+        "FACT_CHECKED",
+        {"evidence": [{**GAZETTE_EVIDENCE, "territory_id": 4314902}]},
+        "data.evidence.0.territory_id",
+    ),
+]
+
+
+@pytest.mark.parametrize(("type_", "changes", "named"), GAZETTE_REFUSALS)
+async def test_malformed_gazette_fields_are_refused(
+    client: httpx.AsyncClient, repo: Repository, type_: str, changes: dict[str, Any], named: str
+) -> None:
+    investigation_id = await started(client)
+    source_id = await add_source(client, investigation_id)
+    claim_id = await add_claim(client, investigation_id, [source_id])
+    base = GAZETTE_SOURCE if type_ == "SOURCE_FOUND" else fact_check_data(claim_id, [source_id])
+    before = stored(repo, investigation_id)
+    message = failure(await send(client, type_, investigation_id, {**base, **changes}), 400)
+    assert message.startswith(f"invalid data for {type_}") and named in message
+    assert stored(repo, investigation_id) == before
+
+
 # --- strict validation: types, nesting, sizes --------------------------------------------------
 
 WRONG_TYPES: list[tuple[str, dict[str, Any], str]] = [

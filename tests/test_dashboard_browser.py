@@ -518,3 +518,55 @@ def test_documents_and_the_reasoning_log_render_the_same_from_the_script(
     _screenshot(browser, "dashboard-documents.png")
     errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     assert errors == []
+
+
+def test_gazettes_render_the_same_from_the_script(
+    repo: Repository, server: LiveServer, browser: WebDriver
+) -> None:
+    """The script's renderers mirror the server's: a gazette by city and date, linked to its
+    public address, its snapshot and full text; its evidence with date and territory."""
+    from selenium.webdriver.common.by import By
+
+    from tests.test_gazette_records import (
+        DATE,
+        GAZETTE_URL,
+        TERRITORY,
+        TXT_URL,
+        gazette_evidence,
+        gazette_investigation,
+        gazette_source,
+    )
+
+    title = f"Diário Oficial de Porto Alegre {IMG_XSS}"
+    iid = gazette_investigation(
+        repo, source=gazette_source(title=title), evidence=gazette_evidence(title=title)
+    )
+    _resize(browser, WIDE)
+    browser.get(f"{server.url}/investigations/{iid}#sources")
+    _wait(browser, lambda d: d.execute_script("return document.documentElement.className"), "js")
+    keys = ("sources", "fact-checks", "bias")
+    served = {key: _panel_view(browser, key) for key in keys}
+    browser.execute_script(
+        "for (const b of document.querySelectorAll('[data-body]')) b.firstChild.dataset.served = 1;"
+    )
+    _wait(
+        browser,
+        lambda d: not d.find_elements(By.CSS_SELECTOR, "[data-body='sources'] [data-served]"),
+        "the script to render the panels",
+    )
+    assert {key: _panel_view(browser, key) for key in keys} == served
+    label = f"📰 {title} — {DATE}"
+    text, links = served["sources"]
+    assert label in text and f"Gazette of {DATE}" in text and f"IBGE territory {TERRITORY}" in text
+    assert GAZETTE_URL in links and TXT_URL in links
+    assert sum(1 for link in links if link and "/snapshots/" in link) == 1
+    text, links = served["fact-checks"]
+    assert label in text and f"Gazette of {DATE} · IBGE territory {TERRITORY}" in text
+    assert GAZETTE_URL in links
+    heading = browser.find_element(By.CSS_SELECTOR, "#source-1 .card-title a")
+    assert (heading.text, heading.get_attribute("href")) == (label, GAZETTE_URL)
+    assert browser.find_elements(By.CSS_SELECTOR, "main img, main script") == []
+    _no_alert(browser)
+    _screenshot(browser, "dashboard-gazettes.png")
+    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert errors == []

@@ -222,6 +222,9 @@ def parser() -> argparse.ArgumentParser:
     )
     export.add_argument("--out", help="write to this file instead of standard output")
     add_docs_parser(commands)
+    from .gazettes_cli import add_gazettes_parser
+
+    add_gazettes_parser(commands)
     return main
 
 
@@ -490,6 +493,10 @@ def main(argv: list[str] | None = None) -> int:
             return export(args.investigation_id, args.fmt, args.out)
         if args.command == "docs":
             return docs(args)
+        if args.command == "gazettes":
+            from .gazettes_cli import run as gazettes
+
+            return gazettes(args)
         return run_investigation(args)
 
 

@@ -6,6 +6,8 @@ report cites the N-th entry of `investigation["sources"]`; `[N]` in a fact-check
 cites that check's N-th evidence item. A source or evidence item from the journalist's documents
 has no web address (its `doc://` url is an identity): it is named `📄 <title>, p. N` and linked,
 at most, to the snapshot of the passage Vicaran read; the JSON export keeps the records as stored.
+An official gazette (origin `gazette`) is public: it is named `📰 Diário Oficial de <city> — <date>`
+(its title), linked to its public address, with its territory and its full text's address.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ REASONING_HEADING = "How this verdict was reached"
 RATING_VALUES = {"verified": 5, "partially_true": 3, "misleading": 2, "false": 1}
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _LANGUAGE = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})?")
+_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+GAZETTE_NAME = "Diário Oficial"
 
 
 @dataclass(frozen=True)
@@ -171,6 +175,43 @@ def document_label(item: dict[str, Any]) -> str:
     return f"📄 {title}, {page}" if page else f"📄 {title}"
 
 
+def is_gazette(item: dict[str, Any]) -> bool:
+    """A source or evidence item read from an official gazette (Querido Diário)."""
+    return item.get("origin") == "gazette"
+
+
+def gazette_day(item: dict[str, Any]) -> str:
+    """The day the gazette was published: its `gazette_date`, else its `published_at`."""
+    text = _one_line(item.get("gazette_date") or item.get("published_at"))
+    day = _DAY.match(text)
+    return day.group() if day else text
+
+
+def gazette_label(item: dict[str, Any]) -> str:
+    """`📰 Diário Oficial de <city> — <date>`: how a gazette, or a passage of it, is named.
+
+    Its title (see `schemas.gazette_title`), with the date added when the title lacks it.
+    """
+    title = _one_line(item.get("title"))
+    day = gazette_day(item)
+    if not title:
+        territory = _one_line(item.get("territory_id"))
+        title = f"{GAZETTE_NAME} (IBGE {territory})" if territory else GAZETTE_NAME
+    if day and day not in title:
+        title = f"{title} — {day}"
+    return f"📰 {title}"
+
+
+def gazette_facts(item: dict[str, Any]) -> list[str]:
+    """When and where a gazette was published: `Gazette of <date>`, `IBGE territory <id>`."""
+    facts = []
+    if day := gazette_day(item):
+        facts.append(f"Gazette of {day}")
+    if territory := _one_line(item.get("territory_id")):
+        facts.append(f"IBGE territory {territory}")
+    return facts
+
+
 def steps_text(count: int) -> str:
     """`1 step`, `3 steps`: the length of a reasoning log."""
     return "1 step" if count == 1 else f"{count} steps"
@@ -187,9 +228,12 @@ def relevance_text(source: dict[str, Any]) -> str:
 
 
 def _dates(item: dict[str, Any]) -> list[str]:
-    """When a source or evidence item was published and when Vicaran read it."""
+    """When (and, for a gazette, where) a source or evidence item was published, and when
+    Vicaran read it."""
     facts = []
-    if item.get("published_at"):
+    if is_gazette(item):
+        facts.extend(gazette_facts(item))
+    elif item.get("published_at"):
         facts.append(f"Published {item['published_at']}")
     if item.get("retrieved_at"):
         facts.append(f"Retrieved {item['retrieved_at']}")
@@ -277,12 +321,20 @@ def _title(item: dict[str, Any]) -> str:
     """A source's or evidence item's name: its title, else its address; a document's label."""
     if is_document(item):
         return document_label(item)
+    if is_gazette(item):
+        return gazette_label(item)
     return _one_line(item.get("title")) or _link_of(item)
 
 
 def _web_link(item: dict[str, Any]) -> str:
     """The address to show as a link: none for a document (its doc:// is an identity)."""
     return "" if is_document(item) else _link_of(item)
+
+
+def _full_text_link(source: dict[str, Any]) -> str:
+    """A gazette's full text address (as Querido Diário gives it), when it is http(s)."""
+    url = _one_line(source.get("txt_url"))
+    return url if _href(url) else ""
 
 
 def _evidence_item_md(number: int, item: dict[str, Any]) -> str:
@@ -325,6 +377,8 @@ def _sources_md(investigation: dict[str, Any]) -> str:
             lines.append(f"   - {relevance}")
         if facts := _source_facts(source):
             lines.append("   - " + " · ".join(facts))
+        if full_text := _full_text_link(source):
+            lines.append(f"   - Full text: {full_text}")
         if source.get("content_sha256"):
             lines.append(f"   - Snapshot: `{source['content_sha256']}`")
         entries.append("\n".join(lines))
@@ -521,6 +575,8 @@ def _sources_html(investigation: dict[str, Any], base: str, iid: str) -> str:
             details.append(f"<li>{escape(' · '.join(facts))}</li>")
         if link:
             details.append(f"<li>Link: {_a(link, link)}</li>")
+        if full_text := _full_text_link(source):
+            details.append(f"<li>Full text: {_a(full_text, full_text)}</li>")
         details.append(_snapshot_html(source.get("content_sha256"), base, iid))
         entries.append(
             f'<li id="source-{n}"><strong>{escape(title)}</strong>'

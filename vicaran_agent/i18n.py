@@ -1276,6 +1276,139 @@ _PROBLEMS: dict[str, tuple[_Text, _Text]] = {
         "O Fact Check Tools recusou o pedido ({detail}): confira a FACTCHECK_API_KEY e se a API "
         "do Fact Check Tools está ativada no projeto dela ({url})",
     ),
+    # Querido Diário (official gazettes): the client
+    "gazettes_rejected": (
+        'Querido Diário rejected the search "{query}" ({detail})',
+        'O Querido Diário recusou a busca "{query}" ({detail})',
+    ),
+    "gazettes_bad_date": (
+        'Gazette search not sent: {name} must be a date as YYYY-MM-DD, not "{value}"',
+        "Busca nos diários oficiais não enviada: {name} deve ser uma data no formato "
+        'AAAA-MM-DD, não "{value}"',
+    ),
+    "gazettes_dates_reversed": (
+        "Gazette search not sent: the period starts ({since}) after it ends ({until})",
+        "Busca nos diários oficiais não enviada: o período começa ({since}) depois de terminar "
+        "({until})",
+    ),
+    "gazettes_rate_limited": (
+        "Querido Diário rate limit hit (429)",
+        "Limite de requisições do Querido Diário atingido (429)",
+    ),
+    "advice_gazettes_rate": (
+        "wait a minute, or lower VICARAN_QUERIDO_DIARIO_RPM",
+        "espere um minuto ou diminua VICARAN_QUERIDO_DIARIO_RPM",
+    ),
+    "gazettes_not_json": (
+        "Querido Diário answered with something other than JSON: check QUERIDO_DIARIO_BASE_URL "
+        "({url})",
+        "O Querido Diário respondeu algo que não é JSON: confira QUERIDO_DIARIO_BASE_URL ({url})",
+    ),
+    "gazettes_unexpected": (
+        "Querido Diário search failed unexpectedly ({error}): check QUERIDO_DIARIO_BASE_URL, or "
+        "try again later",
+        "A busca no Querido Diário falhou de forma inesperada ({error}): confira "
+        "QUERIDO_DIARIO_BASE_URL ou tente de novo mais tarde",
+    ),
+    "city_resolved": (
+        "{name} ({state}) is territory {territory_id}",
+        "{name} ({state}) é o território {territory_id}",
+    ),
+    "city_homonyms": (
+        (
+            "{count} city is named {name} ({states}): searching without a city filter",
+            "{count} cities are named {name} ({states}): searching without a city filter",
+        ),
+        (
+            "{count} cidade se chama {name} ({states}): buscando sem filtro de cidade",
+            "{count} cidades se chamam {name} ({states}): buscando sem filtro de cidade",
+        ),
+    ),
+    "city_not_in_state": (
+        "No city named {name} in {state} (only in {states}): searching without a city filter",
+        "Nenhuma cidade chamada {name} em {state} (só em {states}): buscando sem filtro de cidade",
+    ),
+    "city_unknown": (
+        "Querido Diário knows no city named {name}: searching without a city filter",
+        "O Querido Diário não conhece cidade chamada {name}: buscando sem filtro de cidade",
+    ),
+    "city_unknown_close": (
+        "Querido Diário knows no city named {name} (close names: {names}): searching without a "
+        "city filter",
+        "O Querido Diário não conhece cidade chamada {name} (nomes parecidos: {names}): buscando "
+        "sem filtro de cidade",
+    ),
+    "cities_failed": (
+        "Could not look up {name} in Querido Diário's city list ({what}): searching without a "
+        "city filter",
+        "Não foi possível procurar {name} na lista de cidades do Querido Diário ({what}): "
+        "buscando sem filtro de cidade",
+    ),
+    "gazette_unreadable": (
+        "Could not read the gazette text at {url}: {reason}",
+        "Não foi possível ler o texto do diário em {url}: {reason}",
+    ),
+    "gazette_text_not_web": (
+        "not a web address (an http or https URL is needed)",
+        "não é um endereço web (é preciso uma URL http ou https)",
+    ),
+    "gazette_text_timeout": ("timed out after {seconds} s", "sem resposta em {seconds} s"),
+    "gazette_text_status": (
+        "the file host answered HTTP {status}",
+        "o servidor de arquivos respondeu HTTP {status}",
+    ),
+    "gazette_text_not_text": ("not a text file ({media})", "não é um arquivo de texto ({media})"),
+    "gazette_text_binary": (
+        "binary content, not a text",
+        "conteúdo binário, não um texto",
+    ),
+    "gazette_text_unreachable": ("connection failed ({error})", "a conexão falhou ({error})"),
+    "gazette_text_redirects": (
+        "too many redirects (more than {count})",
+        "redirecionamentos demais (mais de {count})",
+    ),
+    # `vicaran gazettes search`
+    "gazettes_cli_city": (
+        "City: {name} ({state}), territory {territory_id}.",
+        "Cidade: {name} ({state}), território {territory_id}.",
+    ),
+    "gazettes_cli_pick": (
+        "Give --state to choose one: {cities}.",
+        "Use --state para escolher uma: {cities}.",
+    ),
+    "gazettes_cli_not_in_state": (
+        "No city named {name} in {state} (only in {states}).",
+        "Nenhuma cidade chamada {name} em {state} (só em {states}).",
+    ),
+    "gazettes_cli_unknown_city": (
+        "Querido Diário knows no city named {name}.",
+        "O Querido Diário não conhece cidade chamada {name}.",
+    ),
+    "gazettes_cli_close": ("Close names: {cities}.", "Nomes parecidos: {cities}."),
+    "gazettes_cli_none": ("No gazette matches.", "Nenhum diário oficial corresponde à busca."),
+    "gazettes_cli_total": (
+        ("{count} gazette matches.", "{count} gazettes match."),
+        (
+            "{count} diário oficial corresponde à busca.",
+            "{count} diários oficiais correspondem à busca.",
+        ),
+    ),
+    "gazettes_cli_showing": (
+        ("Showing the first one.", "Showing the first {count}."),
+        ("Mostrando o primeiro.", "Mostrando os {count} primeiros."),
+    ),
+    "gazettes_cli_score": ("score {score}", "pontuação {score}"),
+    "gazettes_cli_edition": ("edition {edition}", "edição {edition}"),
+    "gazettes_cli_extra": ("extra edition {edition}", "edição extra {edition}"),
+    "gazettes_cli_no_text": ("no text extracted", "sem texto extraído"),
+    "gazettes_cli_reversed": (
+        "The period ends ({until}) before it starts ({since}).",
+        "O período termina ({until}) antes de começar ({since}).",
+    ),
+    "gazettes_cli_no_query": (
+        "Give a query: what should the gazettes say?",
+        "Informe uma busca: o que os diários oficiais devem dizer?",
+    ),
     # live Google Search through the model
     "live_problem": ("Live Google Search: {problem}", "Busca do Google ao vivo: {problem}"),
     "live_unexpected": (
@@ -1403,6 +1536,143 @@ _DOCUMENT_PROBLEMS: dict[str, tuple[_Text, _Text]] = {
     ),
 }
 _MESSAGES.update(_DOCUMENT_PROBLEMS)
+
+# The gazette search's reasoning log (gazettes/loop.py): strategies, rounds, scores, reads
+_GAZETTE_LOG: dict[str, tuple[_Text, _Text]] = {
+    "gazette_place": (
+        "🏛 Official gazettes of {city} (IBGE {territory}), {period}",
+        "🏛 Diários oficiais de {city} (IBGE {territory}), {period}",
+    ),
+    "gazette_place_unresolved": (
+        "🏛 {note}: searching the gazettes of every city, {period}",
+        "🏛 {note}: buscando nos diários oficiais de todas as cidades, {period}",
+    ),
+    "gazette_no_place": (
+        "🏛 The claim names no city: searching the gazettes of every city, {period}",
+        "🏛 A alegação não cita cidade: buscando nos diários oficiais de todas as cidades, {period}",
+    ),
+    "gazette_any_date": ("any date", "qualquer data"),
+    "gazette_every_city": ("every city", "todas as cidades"),
+    "gazette_strategy_exact": ("Exact search", "Busca exata"),
+    "gazette_strategy_broad": ("Broad search", "Busca ampla"),
+    "gazette_strategy_contextual": ("Contextual search", "Busca contextual"),
+    "gazette_strategy_refined": ("Refined search", "Busca refinada"),
+    "gazette_strategy_widened": ("Widened search", "Busca ampliada"),
+    "gazette_search": ("🔎 {strategy}: {query}", "🔎 {strategy}: {query}"),
+    "gazette_rounds": (("{count} round", "{count} rounds"), ("{count} rodada", "{count} rodadas")),
+    "gazette_searches": (
+        ("{count} search", "{count} searches"),
+        ("{count} busca", "{count} buscas"),
+    ),
+    "gazette_count": (
+        ("{count} gazette", "{count} gazettes"),
+        ("{count} diário", "{count} diários"),
+    ),
+    "gazette_round": (
+        (
+            "Round {round} ({searches}): {count} gazette found, best score {score} ({best})",
+            "Round {round} ({searches}): {count} gazettes found, best score {score} ({best})",
+        ),
+        (
+            "Rodada {round} ({searches}): {count} diário encontrado, melhor pontuação {score} "
+            "({best})",
+            "Rodada {round} ({searches}): {count} diários encontrados, melhor pontuação {score} "
+            "({best})",
+        ),
+    ),
+    "gazette_round_empty": (
+        "Round {round} ({searches}): no gazette found",
+        "Rodada {round} ({searches}): nenhum diário encontrado",
+    ),
+    "gazette_sufficient_code": (
+        "✓ Enough to read: the best excerpts name “{entity}” (score {score})",
+        "✓ Suficiente para ler: os melhores trechos citam “{entity}” (pontuação {score})",
+    ),
+    "gazette_sufficient_model": ("✓ Enough to read: {reason}", "✓ Suficiente para ler: {reason}"),
+    "gazette_insufficient": ("↻ Not enough yet: {reason}", "↻ Ainda insuficiente: {reason}"),
+    "gazette_widened": ("↻ Dates widened to {period}", "↻ Período ampliado para {period}"),
+    "gazette_judge_failed": (
+        "⚠️ Judging the excerpts failed ({error}); the search was widened in code",
+        "⚠️ A avaliação dos trechos falhou ({error}); a busca foi ampliada pelo código",
+    ),
+    "gazette_no_new_searches": (
+        "⏹ No new search to try: reading the best gazettes found",
+        "⏹ Nenhuma busca nova a tentar: lendo os melhores diários encontrados",
+    ),
+    "gazette_round_limit": (
+        (
+            "⏹ {count} round, the limit: reading the best gazettes found",
+            "⏹ {count} rounds, the limit: reading the best gazettes found",
+        ),
+        (
+            "⏹ {count} rodada, o limite: lendo os melhores diários encontrados",
+            "⏹ {count} rodadas, o limite: lendo os melhores diários encontrados",
+        ),
+    ),
+    "gazette_search_failed": (
+        "⚠️ Gazette search failed: {error}",
+        "⚠️ A busca nos diários oficiais falhou: {error}",
+    ),
+    "gazette_read": (
+        (
+            "📖 Read {title} (score {score}): {chars} characters, {count} passage selected",
+            "📖 Read {title} (score {score}): {chars} characters, {count} passages selected",
+        ),
+        (
+            "📖 Lido: {title} (pontuação {score}): {chars} caracteres, {count} trecho selecionado",
+            "📖 Lido: {title} (pontuação {score}): {chars} caracteres, {count} trechos "
+            "selecionados",
+        ),
+    ),
+    "gazette_read_failed": (
+        "⚠️ Could not read {title}: {reason}",
+        "⚠️ Não foi possível ler {title}: {reason}",
+    ),
+    "gazette_no_text": (
+        "Querido Diário gives no text for it",
+        "o Querido Diário não fornece o texto dele",
+    ),
+    "gazette_text_unavailable": (
+        "its text could not be fetched",
+        "não foi possível obter o texto dele",
+    ),
+    "gazette_quotes_dropped": (
+        (
+            "⚠️ {count} quote not found in the gazette's text was dropped",
+            "⚠️ {count} quotes not found in the gazettes' text were dropped",
+        ),
+        (
+            "⚠️ {count} citação não encontrada no texto do diário foi descartada",
+            "⚠️ {count} citações não encontradas no texto dos diários foram descartadas",
+        ),
+    ),
+    "gazette_reading_failed": (
+        "⚠️ Reading the gazette passages failed ({error})",
+        "⚠️ A leitura dos trechos dos diários falhou ({error})",
+    ),
+    "gazette_found": (
+        (
+            "📌 {count} gazette act bears on the claim ({gazettes})",
+            "📌 {count} gazette acts bear on the claim ({gazettes})",
+        ),
+        (
+            "📌 {count} ato de diário oficial trata da alegação ({gazettes})",
+            "📌 {count} atos de diários oficiais tratam da alegação ({gazettes})",
+        ),
+    ),
+    "gazette_none": (
+        "No gazette found: {rounds}, {searches} in Querido Diário for {city}, {period}.",
+        "Nenhum diário oficial encontrado: {rounds}, {searches} no Querido Diário para {city}, "
+        "{period}.",
+    ),
+    "gazette_none_relevant": (
+        "No gazette act bears on the claim: {gazettes} read after {rounds}, {searches} in "
+        "Querido Diário for {city}, {period}.",
+        "Nenhum ato de diário oficial trata da alegação: leitura de {gazettes} após {rounds}, "
+        "{searches} no Querido Diário para {city}, {period}.",
+    ),
+}
+_MESSAGES.update(_GAZETTE_LOG)
 
 
 class Phrase(str):

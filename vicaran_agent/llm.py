@@ -52,6 +52,8 @@ OUTPUT_TOKENS = {
     "ReportDraft": 8192,
     "CitationAudit": 2048,
     "QualityReview": 1024,
+    "GazetteSufficiency": 512,
+    "GazetteReading": 2048,
 }
 SHORTER = (
     "\n\nYour previous answer was cut off at the output limit. Answer again, briefly: fewer "

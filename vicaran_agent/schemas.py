@@ -29,6 +29,12 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
+def gazette_title(city: str, date: str) -> str:
+    """A gazette source's title, `Diário Oficial de <city> — <YYYY-MM-DD>` (how it is shown)."""
+    title = f"Diário Oficial de {' '.join(city.split())}"
+    return f"{title} — {date.strip()}" if date.strip() else title
+
+
 class InvestigationConfig(BaseModel):
     """Mode-driven settings for one investigation (DESIGN.md "Modes")."""
 
@@ -128,6 +134,11 @@ class Claim(BaseModel):
     queries: list[str] = Field(default_factory=list)
     origin: ClaimOrigin = "source"
     claim_id: str | None = None
+    # Where and when the claim happened (gazettes are searched by city and period).
+    city: str = ""
+    state: str = ""  # the Brazilian state's two-letter code (UF), when the claim is in Brazil
+    period_start: str = ""  # YYYY-MM-DD, YYYY-MM or YYYY
+    period_end: str = ""
 
 
 class Evidence(BaseModel):
@@ -272,6 +283,24 @@ class DraftClaim(_ModelOutput):
     queries: list[str] = Field(
         default_factory=list, description="1 to 3 web search queries to check this claim."
     )
+    city: str = Field(
+        default="", description="The city or municipality the claim is about; empty when none."
+    )
+    state: str = Field(
+        default="",
+        description="For a Brazilian city: its state's two-letter code (UF), e.g. RS, RJ, SP; "
+        "else empty.",
+    )
+    period_start: str = Field(
+        default="",
+        description="When the claimed facts begin: YYYY-MM-DD, YYYY-MM or YYYY; empty when the "
+        "claim gives no time.",
+    )
+    period_end: str = Field(
+        default="",
+        description="When they end: YYYY-MM-DD, YYYY-MM or YYYY (the same as period_start for "
+        "a single date, month or year); empty when the claim gives no time.",
+    )
 
 
 class ClaimDraft(_ModelOutput):
@@ -289,6 +318,24 @@ class BriefClaim(_ModelOutput):
     entities: list[str] = Field(default_factory=list)
     queries: list[str] = Field(
         default_factory=list, description="1 to 3 web search queries to check this claim."
+    )
+    city: str = Field(
+        default="", description="The city or municipality the claim is about; empty when none."
+    )
+    state: str = Field(
+        default="",
+        description="For a Brazilian city: its state's two-letter code (UF), e.g. RS, RJ, SP; "
+        "else empty.",
+    )
+    period_start: str = Field(
+        default="",
+        description="When the claimed facts begin: YYYY-MM-DD, YYYY-MM or YYYY; empty when the "
+        "claim gives no time.",
+    )
+    period_end: str = Field(
+        default="",
+        description="When they end: YYYY-MM-DD, YYYY-MM or YYYY (the same as period_start for "
+        "a single date, month or year); empty when the claim gives no time.",
     )
 
 
@@ -413,3 +460,50 @@ class QualityReview(_ModelOutput):
     structure: int = Field(description="Clear, well ordered, no repetition.")
     relevance: int = Field(description="Stays on the investigation's subject.")
     problems: list[str] = Field(default_factory=list, description="Up to 5 concrete problems.")
+
+
+class GazetteSufficiency(_ModelOutput):
+    """Whether the gazette excerpts found for one claim are worth reading, or how to search again."""
+
+    sufficient: bool = Field(
+        description="True when an excerpt records an act that bears directly on the claim."
+    )
+    reason: str = Field(default="", description="One short sentence: why.")
+    refined_queries: list[str] = Field(
+        default_factory=list,
+        description="When not sufficient: up to 3 new gazette search strings, in Portuguese, "
+        "that differ from those tried. Empty when sufficient.",
+    )
+
+
+class GazetteAct(_ModelOutput):
+    passage: int = Field(description="The passage's [P#] number.")
+    quote: str = Field(
+        description="The words of the passage that record the act, copied verbatim (at most "
+        "600 characters)."
+    )
+    act_type: str = Field(
+        default="",
+        description="The act, in the gazette's words: extrato de contrato, dispensa de "
+        "licitação, homologação, edital, convocação, portaria de nomeação, decreto, ...",
+    )
+    act_date: str = Field(
+        default="",
+        description="The date of the act itself (YYYY-MM-DD) when the passage states it; not "
+        "the gazette's publication date. Empty when not stated.",
+    )
+    parties: list[str] = Field(
+        default_factory=list, description="Bodies, companies and people the act names."
+    )
+    amounts: list[str] = Field(default_factory=list, description="Amounts of money, as written.")
+    relation: str = Field(
+        default="",
+        description="One short sentence: the act the claim describes, or a related act, and "
+        "how it bears on the claim.",
+    )
+
+
+class GazetteReading(_ModelOutput):
+    """The acts in passages of official gazettes that bear on one claim."""
+
+    acts: list[GazetteAct] = Field(default_factory=list)

@@ -30,6 +30,12 @@ Behaviour flags ride in the model name, joined by `+`, e.g. `scripted/eager-tran
 
 The fact checker counts an item that states one of the claim's figures as on point, and lists
 as `references` what a document passage names in "(see ...)" while the claim stays undecided.
+
+The gazette search's judge calls the excerpts sufficient when one gazette's excerpts name at least
+half of the claim's entities (else it refines with a broader OR of the claim's words, never one already
+tried); the gazette reader quotes, verbatim, every act (paragraph) of a passage with a sentence
+that names one of the claim's entities or figures (with `misquotes`, it adds a quote that is in
+no gazette).
 """
 
 from __future__ import annotations
@@ -642,6 +648,69 @@ class ScriptedModel(BaseLlm):
             )
         return {"references": choices}
 
+    def _GazetteSufficiency(self, instruction: str, prompt: str) -> dict[str, Any]:
+        claim, entities = _claim_and_entities(prompt)
+        tried = set(re.findall(r"^- (.*) \([^()\n]*\): \S+ gazettes$", prompt, re.M))
+        wanted = [_words(e) for e in entities if _words(e)] or [_words(claim)]
+        pt = _is_portuguese(instruction)
+        for number, body in _entries(_block(prompt, "GAZETTES"), "G"):
+            present = _words(body)
+            named = sum(1 for words in wanted if words <= present)
+            if 2 * named >= len(wanted):
+                reason = (
+                    f"Os trechos de [G{number}] citam as entidades da alegação."
+                    if pt
+                    else f"The excerpts of [G{number}] name the claim's entities."
+                )
+                return {"sufficient": True, "reason": reason, "refined_queries": []}
+        words = sorted(_words(claim) - _GAZETTE_GENERIC, key=lambda w: (-len(w), w))
+        broader = [
+            " | ".join(words[:3]),
+            " | ".join(f"{w[:5]}*" for w in words[:3]),
+            " | ".join(words[:6]),
+            " | ".join(f"{w[:4]}*" for w in words[:6]),
+        ]
+        fresh = [q for q in broader if q and q not in tried]
+        reason = (
+            "Nenhum trecho cita o ato da alegação." if pt else "No excerpt names the claimed act."
+        )
+        return {"sufficient": False, "reason": reason, "refined_queries": fresh[:1]}
+
+    def _GazetteReading(self, instruction: str, prompt: str) -> dict[str, Any]:
+        claim, entities = _claim_and_entities(prompt)
+        needles = [e.lower() for e in entities if len(e) > 3]
+        figures = re.findall(r"\d[\d.,/]{3,14}\d", claim)  # "113.079", not a year
+        acts = []
+        for number, body in _entries(_block(prompt, "PASSAGES"), "P"):
+            text = body.split("\n", 1)[1] if "\n" in body else ""
+            for act in (a.strip() for a in text.split("\n\n") if a.strip()):
+                sentences = [
+                    s
+                    for s in _sentences(act)
+                    if any(n in s.lower() for n in needles) or any(f in s for f in figures)
+                ]
+                if not sentences:
+                    continue
+                quote = act if len(act) <= 600 else " ".join(sentences)[:600]
+                day = re.search(r"\b(\d{2})/(\d{2})/(\d{4})\b", quote)
+                kind = next(
+                    (k for k in ("EXTRATO", "PORTARIA", "EDITAL", "DECRETO") if k in quote), "ATO"
+                )
+                acts.append(
+                    {
+                        "passage": number,
+                        "quote": quote,
+                        "act_type": kind.lower(),
+                        "act_date": f"{day.group(3)}-{day.group(2)}-{day.group(1)}" if day else "",
+                        "amounts": re.findall(r"R\$ ?\d[\d.,]*\d", quote),
+                        "relation": "Records the act the claim describes.",
+                    }
+                )
+        if "misquotes" in self.flags and acts:
+            fake = dict(acts[0], quote="A Prefeitura confirmou todos os contratos sem licitação.")
+            acts.append(fake)
+        return {"acts": acts}
+
     def _QualityReview(self, instruction: str, prompt: str) -> dict[str, Any]:
         score = 50 if "low-quality" in self.flags else 85
         return {
@@ -652,6 +721,16 @@ class ScriptedModel(BaseLlm):
             "relevance": score,
             "problems": ["The summary is thin."] if score < 70 else [],
         }
+
+
+_GAZETTE_GENERIC = {"prefeitura", "municipal", "houve", "realizou", "registrada", "diario"}
+
+
+def _claim_and_entities(prompt: str) -> tuple[str, list[str]]:
+    claim = re.search(r"^CLAIM: (.*)$", prompt, re.M)
+    listed = re.search(r"^ENTITIES: (.*)$", prompt, re.M)
+    entities = [e.strip() for e in (listed.group(1) if listed else "").split(";") if e.strip()]
+    return (claim.group(1) if claim else ""), entities
 
 
 def _text(text: str) -> types.Content:

@@ -126,6 +126,7 @@ Short = Annotated[str, StringConstraints(strip_whitespace=True, max_length=32)]
 Page = Annotated[int, Field(ge=1, le=1_000_000)]  # 1-based, as printed readers count pages
 ReasoningLine = Annotated[str, StringConstraints(max_length=REASONING_LINE_MAX)]
 ReasoningLog = Annotated[list[ReasoningLine], Field(max_length=REASONING_LINES_MAX)]
+TerritoryId = Annotated[str, StringConstraints(pattern=r"^[0-9]{7}$")]  # a municipality's IBGE code
 
 
 # --- request data, one model per type (extra fields are ignored for newer clients) ---------
@@ -161,6 +162,17 @@ def _document_origin(url: str, origin: str | None) -> None:
         raise ValueError('a doc:// url needs origin "document"')
 
 
+def _calendar_day(value: str) -> str:
+    """`YYYY-MM-DD`, a day of the calendar (a gazette's publication date); else ValueError."""
+    if not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", value):
+        raise ValueError("must be a date, YYYY-MM-DD")
+    try:
+        date.fromisoformat(value)
+    except ValueError:
+        raise ValueError("must be a date of the calendar, YYYY-MM-DD") from None
+    return value
+
+
 class StartedData(_Data):
     mode: Mode
     title: Title | None = None
@@ -187,11 +199,25 @@ class SourceData(_Data):
     # optional fields of the documents work
     document_id: Id | None = None
     page: Page | None = None
+    # optional fields of the gazettes work
+    territory_id: TerritoryId | None = None
+    gazette_date: str | None = None
+    txt_url: Url | None = None
 
     @field_validator("url")
     @classmethod
     def _url(cls, value: str) -> str:
         return _record_url(value, normalize=True)
+
+    @field_validator("gazette_date")
+    @classmethod
+    def _gazette_date(cls, value: str | None) -> str | None:
+        return None if value is None else _calendar_day(value)
+
+    @field_validator("txt_url")
+    @classmethod
+    def _txt_url(cls, value: str | None) -> str | None:
+        return None if value is None else _http_url(value, normalize=False)
 
     @model_validator(mode="after")
     def _document(self) -> SourceData:
@@ -232,6 +258,7 @@ class EvidenceData(_Data):
     independent: bool | None = None
     document_id: Id | None = None  # origin "document": the passage's document and page
     page: Page | None = None
+    territory_id: TerritoryId | None = None  # origin "gazette": the municipality
 
     @field_validator("url")
     @classmethod
@@ -585,6 +612,9 @@ class _Writer:
             relevance_reason=data.relevance_reason,
             document_id=data.document_id,
             page=data.page,
+            territory_id=data.territory_id,
+            gazette_date=data.gazette_date,
+            txt_url=data.txt_url,
         )
         ids = await self.call(self.repo.save_sources, self.id, [source])
         return {"success": True, "source_id": str(ids[source.url])}
@@ -635,6 +665,7 @@ class _Writer:
                     "independent": item.independent is not False,
                     "document_id": item.document_id,
                     "page": item.page,
+                    "territory_id": item.territory_id,
                 }
                 for item in data.evidence
             ],

@@ -533,10 +533,31 @@ def _document_link(investigation_id: str, item: dict[str, Any]) -> str:
     )
 
 
+def _full_text(source: dict[str, Any]) -> str:
+    """A small link to a gazette's full text as Querido Diário gives it, when it is http(s)."""
+    href = _href(source.get("txt_url"))
+    if href is None:
+        return ""
+    return (
+        f' <a class="snap" href="{href}" target="_blank" rel="noopener noreferrer" '
+        'title="The gazette\'s full text, as Querido Diário gives it">full text</a>'
+    )
+
+
+def _dated(item: dict[str, Any]) -> list[str]:
+    """When an item was published: a gazette's date and territory, else its published date."""
+    if export.is_gazette(item):
+        return export.gazette_facts(item)
+    return [f"Published {item['published_at']}"] if item.get("published_at") else []
+
+
 def _source_name(source: dict[str, Any]) -> str:
-    """How a source is named where it is not a card: its address, or a document's label."""
+    """How a source is named where it is not a card: its address, or a document's or a
+    gazette's label."""
     if export.is_document(source):
         return export.document_label(source)
+    if export.is_gazette(source):
+        return export.gazette_label(source)
     return source.get("display_url") or source["url"]
 
 
@@ -561,8 +582,7 @@ def _sources(inv: dict[str, Any]) -> str:
             meta.append(f'<span class="publisher">{escape(name)}</span>')
         if not document:
             meta.append(f'<span class="domain">{escape(host)}</span>')
-        if s.get("published_at"):
-            meta.append(f"<span>Published {escape(s['published_at'])}</span>")
+        meta.extend(f"<span>{escape(fact)}</span>" for fact in _dated(s))
         if s.get("retrieved_at"):
             meta.append(f"<span>Retrieved {_day(s['retrieved_at'])}</span>")
         if s.get("is_user_provided"):
@@ -578,6 +598,9 @@ def _sources(inv: dict[str, Any]) -> str:
         summary = s.get("content_summary") or ""
         if document:
             title, snapshot = _document_link(inv["id"], s), ""
+        elif export.is_gazette(s):
+            title = _link(link, export.gazette_label(s))
+            snapshot = _snapshot(inv["id"], s.get("content_sha256")) + _full_text(s)
         else:
             title = _link(link, s["title"] or link)
             snapshot = _snapshot(inv["id"], s.get("content_sha256"))
@@ -673,14 +696,11 @@ def _evidence(item: dict[str, Any], investigation_id: str) -> str:
         heading = _document_link(investigation_id, item)
     else:
         publisher = publisher_name(item["publisher"], host_of(link)) or host_of(link)
-        heading = _link(link, item["title"] or link) + _snapshot(
-            investigation_id, item.get("content_sha256")
-        )
+        name = export.gazette_label(item) if export.is_gazette(item) else item["title"] or link
+        heading = _link(link, name) + _snapshot(investigation_id, item.get("content_sha256"))
     quote_ = item.get("quote") or ""
     snippet = item["snippet"]
-    facts = []
-    if item.get("published_at"):
-        facts.append(f"Published {escape(item['published_at'])}")
+    facts = [escape(fact) for fact in _dated(item)]
     if item.get("query"):
         facts.append(f"found by: {escape(item['query'])}")
     return (

@@ -102,6 +102,9 @@ def payload(kind: str, row: Any) -> tuple[str | None, dict[str, Any]]:
                 relevance_reason=row.relevance_reason,
                 document_id=row.document_id,
                 page=row.page,
+                territory_id=row.territory_id,
+                gazette_date=row.gazette_date,
+                txt_url=row.txt_url,
             ),
         }
     if isinstance(row, ClaimRow):
@@ -136,6 +139,7 @@ def payload(kind: str, row: Any) -> tuple[str | None, dict[str, Any]]:
                         independent=e.independent,
                         document_id=e.document_id,
                         page=e.page,
+                        territory_id=e.territory_id,
                     ),
                 }
                 for e in row.evidence

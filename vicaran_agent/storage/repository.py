@@ -76,6 +76,9 @@ _SOURCE_FIELDS = (
     "relevance_reason",
     "document_id",
     "page",
+    "territory_id",
+    "gazette_date",
+    "txt_url",
 )
 _PER_SOURCE_FIELDS = ("source_id", "url", "bias_score", "stance", "indicators")
 
@@ -910,6 +913,7 @@ def _evidence_dict(item: EvidenceRow) -> dict[str, Any]:
         "stance_note": item.stance_note or "",
         "document_id": item.document_id,
         "page": item.page,
+        "territory_id": item.territory_id,
     }
 
 

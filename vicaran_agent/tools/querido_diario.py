@@ -1,15 +1,77 @@
 """Querido Diário (Brazilian municipal gazettes): search, city lookup and full texts.
 
-INTERFACE STUB - implemented by the gazettes client work (issue 12).
-Contract: ../shared/reference/external-apis.md §4. ~60 requests/min; no authentication.
+Contract: ../shared/reference/external-apis.md §4. No authentication; about 60 requests a minute,
+held by the `querido_diario` request budget (VICARAN_QUERIDO_DIARIO_RPM) for every request this
+module sends, retries and gazette texts included.
+
+- `search` sends one GET /gazettes per querystring, concurrently, each with `size`,
+  `excerpt_size=500`, `number_of_excerpts=3` and `sort_by=relevance`, `territory_ids` repeated
+  (a comma-joined value would be ONE id to the API) and dates as YYYY-MM-DD; it merges the answers,
+  de-duplicated by `txt_url` (else `url`), each gazette keeping the querystrings that found it.
+- `resolve_city` matches names client-side, accents and case ignored (the API's `city_name` filter
+  is a substring match on the accented name: "sao paulo" finds nothing), over the full city list,
+  fetched once per process.
+- `read_text` fetches a gazette's text as the API gives it, through the SSRF guard and the size
+  cap of every page Vicaran reads (`safety.resolve_url`, `http.pinned_client`, `http.read_capped`).
+
+Nothing here raises into its callers: failures come back as one-line Phrases (or None).
 """
 
 from __future__ import annotations
 
+import asyncio
+import codecs
+import difflib
+import logging
+import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import date
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+import httpcore
+import httpx
 
 from ..config import Settings
+from ..i18n import Phrase
+from .http import (
+    ACCEPT_ENCODING,
+    BodyDecodeError,
+    LoopBound,
+    async_client,
+    pinned_client,
+    read_capped,
+)
+from .ratelimit import RateLimiter, limiter
+from .retry import PermanentError, TransientError, backoff_delay, parse_retry_after
+from .safety import UnreachableURLError, UnsafeURLError, resolve_url
+
+logger = logging.getLogger(__name__)
+
+SERVICE = "Querido Diário"
+SETTING = "QUERIDO_DIARIO_BASE_URL"
+BUDGET = "querido_diario"  # the request budget's name (tools.ratelimit)
+GAZETTES_PATH = "/gazettes"  # never with a trailing slash: that answers 307
+CITIES_PATH = "/cities"
+EXCERPT_SIZE = 500
+NUMBER_OF_EXCERPTS = 3
+SORT_BY = "relevance"
+MAX_SIZE = 100  # per querystring; the loop asks 30
+MAX_QUERY_CHARS = 500
+CACHE_SIZE = 256
+MAX_REDIRECTS = 5
+BYTES_PER_CHAR = 4  # UTF-8: `max_chars` characters never take more bytes than this many times
+BACKOFF_BASE_SECONDS = 0.5
+BACKOFF_MAX_SECONDS = 8.0
+USER_AGENT = "Vicaran/0.1 (investigation assistant for journalists)"
+_NOT_TEXT = ("application/pdf", "application/zip", "application/octet-stream+zip")
+_NOT_TEXT_PREFIXES = ("image/", "audio/", "video/", "font/")
+REDIRECTS = frozenset({301, 302, 303, 307, 308})
+
+# The 27 federative units, for "Porto Alegre/RS" and for checking a state code.
+_UFS = "AC AL AM AP BA CE DF ES GO MA MG MS MT PA PB PE PI PR RJ RN RO RR RS SC SE SP TO"
+STATE_CODES = frozenset(_UFS.split())
 
 
 @dataclass(frozen=True)
@@ -26,6 +88,11 @@ class Gazette:
     edition: str | None = None
     is_extra_edition: bool | None = None
     queries: tuple[str, ...] = ()  # the querystrings that found it
+
+    @property
+    def key(self) -> str:
+        """What gazettes are de-duplicated by: the text's URL, else the file's."""
+        return self.txt_url or self.url
 
 
 @dataclass
@@ -52,30 +119,572 @@ class CityResolution:
     city: City | None
     candidates: tuple[City, ...] = ()  # homonyms when the state did not settle it
     note: str = ""  # e.g. "3 cities are named Bom Jesus; searched without a city filter"
+    close: tuple[City, ...] = ()  # names close to an unknown one ("Porto Alegr" -> Porto Alegre)
+    failure: str | None = None  # the city list could not be fetched (the API is down ...)
+
+
+@dataclass(frozen=True)
+class GazetteText:
+    """A gazette's text (at most the characters asked for), or why it could not be read."""
+
+    url: str
+    text: str | None
+    truncated: bool = False
+    failure: str | None = None
+
+
+class _TextFailure(Exception):
+    def __init__(self, reason: str, *, retry: bool = False, retry_after: float | None = None):
+        super().__init__(reason)
+        self.reason = reason
+        self.retry = retry
+        self.retry_after = retry_after
+
+
+# Process-wide: the city list of each base URL, fetched once (one fetch at a time).
+_CITY_LISTS: dict[str, tuple[City, ...]] = {}
+_CITY_FETCH = LoopBound(1)
+
+
+def clear_city_cache() -> None:
+    """Forget every city list (tests; a long-lived process never needs to)."""
+    _CITY_LISTS.clear()
 
 
 class QueridoDiario:
     """A small client: retries, timeouts and the request budget of the rest of Vicaran."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        backoff_base: float = BACKOFF_BASE_SECONDS,
+        backoff_max: float = BACKOFF_MAX_SECONDS,
+        dialer: httpcore.AsyncNetworkBackend | None = None,
+    ) -> None:
+        """`dialer` opens the sockets of gazette-text fetches, always to the checked
+        addresses (tests fence or route them)."""
         self.settings = settings
+        self.backoff_base = backoff_base
+        self.backoff_max = backoff_max
+        self.requests = 0  # HTTP requests sent (retries and texts included): for the bench
+        self._dialer = dialer
+        self._bound = LoopBound(settings.vicaran_concurrency)
+        self._cache: dict[tuple[Any, ...], tuple[int, list[Gazette]]] = {}
+
+    @property
+    def base_url(self) -> str:
+        return self.settings.querido_diario_base_url.strip().rstrip("/")
+
+    # --- /gazettes -------------------------------------------------------------------------
 
     async def search(
         self,
         querystrings: Sequence[str],
         *,
         territory_ids: Sequence[str] = (),
-        published_since: str | None = None,
-        published_until: str | None = None,
+        published_since: str | date | None = None,
+        published_until: str | date | None = None,
         size: int = 30,
     ) -> GazetteSearch:
-        raise NotImplementedError
+        """Every querystring searched concurrently (one page of `size` each); never raises."""
+        outcome = GazetteSearch()
+        queries = clean_querystrings(querystrings)
+        if not queries:
+            return outcome
+        try:
+            since = iso_date(published_since, "published_since")
+            until = iso_date(published_until, "published_until")
+        except ValueError as bad:
+            outcome.failures.append(bad.args[0])
+            return outcome
+        if since and until and since > until:
+            outcome.failures.append(Phrase("gazettes_dates_reversed", since=since, until=until))
+            return outcome
+        params: list[tuple[str, str]] = [
+            ("size", str(max(1, min(int(size), MAX_SIZE)))),
+            ("excerpt_size", str(EXCERPT_SIZE)),
+            ("number_of_excerpts", str(NUMBER_OF_EXCERPTS)),
+            ("sort_by", SORT_BY),
+        ]
+        params += [("territory_ids", t) for t in clean_territory_ids(territory_ids)]
+        params += [("published_since", since)] if since else []
+        params += [("published_until", until)] if until else []
+        results = await self._search_many(queries, params)
+        merged: dict[str, Gazette] = {}
+        for query, result in zip(queries, results, strict=True):
+            if isinstance(result, str):
+                if result not in outcome.failures:
+                    outcome.failures.append(result)
+                continue
+            total, gazettes = result
+            outcome.totals[query] = total
+            for gazette in gazettes:
+                known = merged.get(gazette.key)
+                if known is None:
+                    merged[gazette.key] = replace(gazette, queries=(query,))
+                elif query not in known.queries:
+                    excerpts = tuple(dict.fromkeys(known.excerpts + gazette.excerpts))
+                    merged[gazette.key] = replace(
+                        known, queries=(*known.queries, query), excerpts=excerpts
+                    )
+        outcome.gazettes = list(merged.values())
+        return outcome
+
+    async def _search_many(
+        self, queries: list[str], params: list[tuple[str, str]]
+    ) -> list[tuple[int, list[Gazette]] | str]:
+        keys = [(query, *params) for query in queries]
+        results: dict[int, tuple[int, list[Gazette]] | str] = {
+            i: self._cache[key] for i, key in enumerate(keys) if key in self._cache
+        }
+        missing = [i for i in range(len(queries)) if i not in results]
+        if missing:
+            async with self._api_client() as http:
+                fresh = await asyncio.gather(
+                    *(self._search_one(http, queries[i], params) for i in missing)
+                )
+            for i, result in zip(missing, fresh, strict=True):
+                results[i] = result
+                if not isinstance(result, str):
+                    self._remember(keys[i], result)
+        return [results[i] for i in range(len(queries))]
+
+    def _remember(self, key: tuple[Any, ...], result: tuple[int, list[Gazette]]) -> None:
+        if len(self._cache) >= CACHE_SIZE:
+            self._cache.pop(next(iter(self._cache)))
+        self._cache[key] = result
+
+    async def _search_one(
+        self, http: httpx.AsyncClient, query: str, params: list[tuple[str, str]]
+    ) -> tuple[int, list[Gazette]] | str:
+        body = await self._get_json(http, GAZETTES_PATH, [("querystring", query), *params], query)
+        if isinstance(body, str):
+            return body
+        return _gazettes(body)
+
+    # --- /cities ---------------------------------------------------------------------------
 
     async def resolve_city(self, name: str, state_code: str | None = None) -> CityResolution:
-        raise NotImplementedError
+        """The city `name` (accents and case ignored) names, settled by `state_code` (or a
+        "/RS" in the name) among homonyms; else None, with candidates and a note. Never raises."""
+        wanted, state_in_name = split_state(" ".join(str(name or "").split()))
+        state = (state_code or state_in_name or "").strip().upper()
+        if not wanted:
+            return CityResolution(None)
+        cities = await self._city_list()
+        if isinstance(cities, str):
+            note = Phrase("cities_failed", name=wanted, what=cities)
+            return CityResolution(None, note=note, failure=cities)
+        key = city_key(wanted)
+        same = [city for city in cities if city_key(city.name) == key]
+        if not same:
+            close = close_cities(key, cities)
+            if close:
+                names = ", ".join(f"{c.name} ({c.state_code})" for c in close)
+                note = Phrase("city_unknown_close", name=wanted, names=names)
+            else:
+                note = Phrase("city_unknown", name=wanted)
+            return CityResolution(None, note=note, close=close)
+        if state:
+            in_state = [city for city in same if city.state_code == state]
+            if len(in_state) == 1:
+                return CityResolution(in_state[0], note=_resolved(in_state[0]))
+            if not in_state:
+                states = ", ".join(sorted({c.state_code for c in same}))
+                note = Phrase("city_not_in_state", name=same[0].name, state=state, states=states)
+                return CityResolution(None, candidates=tuple(same), note=note)
+            same = in_state
+        if len(same) == 1:
+            return CityResolution(same[0], note=_resolved(same[0]))
+        states = ", ".join(c.state_code for c in same)
+        note = Phrase("city_homonyms", count=len(same), name=same[0].name, states=states)
+        return CityResolution(None, candidates=tuple(same), note=note)
+
+    async def _city_list(self) -> tuple[City, ...] | str:
+        base = self.base_url
+        if (cached := _CITY_LISTS.get(base)) is not None:
+            return cached
+        async with _CITY_FETCH.slot():
+            if (cached := _CITY_LISTS.get(base)) is not None:
+                return cached
+            async with self._api_client() as http:
+                body = await self._get_json(http, CITIES_PATH, [], "")
+            if isinstance(body, str):
+                return body
+            cities = _cities(body)
+            _CITY_LISTS[base] = cities
+            return cities
+
+    # --- requests to the API ---------------------------------------------------------------
+
+    async def _get_json(
+        self, http: httpx.AsyncClient, path: str, params: list[tuple[str, str]], query: str
+    ) -> dict[str, Any] | str:
+        """The JSON object at `path`, retried on 429/5xx/timeouts; or a failure line."""
+        retries = self.settings.vicaran_max_retries
+        attempt = 0
+        while True:
+            try:
+                async with self._bound.slot():
+                    return await self._attempt(http, path, params, query)
+            except PermanentError as failure:
+                return failure.message
+            except TransientError as failure:
+                if attempt >= retries:
+                    return failure.final_message(retries)
+                delay = self._backoff(attempt, failure.retry_after)
+                logger.info("Querido Diário: %s; retry in %.2f s", failure.what, delay)
+                attempt += 1
+                await asyncio.sleep(delay)
+            except Exception as exc:  # a malformed answer must not sink the search (logged)
+                logger.warning("Querido Diário request failed", exc_info=True)
+                return Phrase("gazettes_unexpected", error=type(exc).__name__)
+
+    async def _attempt(
+        self, http: httpx.AsyncClient, path: str, params: list[tuple[str, str]], query: str
+    ) -> dict[str, Any]:
+        timeout = self.settings.vicaran_search_timeout_seconds
+        await self._budget().acquire()
+        self.requests += 1
+        try:
+            async with asyncio.timeout(timeout):
+                response = await http.get(path, params=params, timeout=timeout)
+        except (TimeoutError, httpx.TimeoutException) as exc:
+            raise TransientError(
+                Phrase("search_timed_out", service=SERVICE, seconds=f"{timeout:g}"),
+                Phrase("advice_timeout"),
+            ) from exc
+        except httpx.TransportError as exc:
+            raise TransientError.unreachable(SERVICE, self.base_url, SETTING, exc) from exc
+        if response.status_code != 200:
+            raise self._error(response, query)
+        try:
+            body = response.json()
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise PermanentError(Phrase("gazettes_not_json", url=self.base_url)) from exc
+        if not isinstance(body, dict):
+            raise PermanentError(Phrase("gazettes_not_json", url=self.base_url))
+        return body
+
+    def _error(self, response: httpx.Response, query: str) -> Exception:
+        status = response.status_code
+        retry_after = parse_retry_after(response.headers.get("retry-after"))
+        if status == 429:
+            return TransientError(
+                Phrase("gazettes_rate_limited"), Phrase("advice_gazettes_rate"), retry_after
+            )
+        if status >= 500:
+            return TransientError(
+                Phrase("server_error", service=SERVICE, status=status),
+                Phrase("advice_try_later"),
+                retry_after,
+            )
+        if status == 422:
+            detail = _validation_detail(response) or f"HTTP {status}"
+            return PermanentError(
+                Phrase("gazettes_rejected", query=_short(query, 80), detail=detail)
+            )
+        return PermanentError.answered_http(SERVICE, status, SETTING, self.base_url)
+
+    # --- gazette texts ---------------------------------------------------------------------
 
     async def read_text(self, txt_url: str, max_chars: int = 80_000) -> str | None:
-        raise NotImplementedError
+        """The gazette's text, cut at `max_chars` characters; None when it cannot be read."""
+        return (await self.read(txt_url, max_chars)).text
+
+    async def read(self, txt_url: str, max_chars: int = 80_000) -> GazetteText:
+        """`read_text` with why it failed and whether the text was cut. Never raises."""
+        url = (txt_url or "").strip()
+        max_chars = max(1, int(max_chars))
+        if not _is_web_url(url):
+            return GazetteText(url, None, failure=_unreadable(url, Phrase("gazette_text_not_web")))
+        limit = min(self.settings.vicaran_max_page_bytes, BYTES_PER_CHAR * max_chars)
+        retries = self.settings.vicaran_max_retries
+        attempt = 0
+        while True:
+            try:
+                body, cut = await self._fetch_text(url, limit)
+                return _text_of(url, body, cut, max_chars)
+            except _TextFailure as failure:
+                if not failure.retry or attempt >= retries:
+                    return GazetteText(url, None, failure=_unreadable(url, failure.reason))
+                delay = self._backoff(attempt, failure.retry_after)
+                attempt += 1
+                await asyncio.sleep(delay)
+            except Exception as exc:  # never raise into the loop (logged)
+                logger.warning("reading gazette text %s failed unexpectedly", url, exc_info=True)
+                return GazetteText(url, None, failure=_unreadable(url, type(exc).__name__))
+
+    async def _fetch_text(self, url: str, limit: int) -> tuple[bytes, bool]:
+        """(at most `limit` bytes of the body, whether it was cut), hop by hop, each checked."""
+        timeout = self.settings.vicaran_page_timeout_seconds
+        current = url
+        for _hop in range(MAX_REDIRECTS + 1):
+            try:
+                target = await resolve_url(
+                    current, allow_private=self.settings.vicaran_fetch_allow_private
+                )
+            except (UnsafeURLError, UnreachableURLError) as exc:
+                raise _TextFailure(str(exc)) from exc
+            await self._budget().acquire()
+            self.requests += 1
+            headers = {"User-Agent": USER_AGENT, "Accept-Encoding": ACCEPT_ENCODING}
+            try:
+                async with (
+                    asyncio.timeout(timeout),
+                    pinned_client(
+                        target, dialer=self._dialer, headers=headers, timeout=timeout
+                    ) as client,
+                    client.stream("GET", current, headers={"Accept": "text/plain"}) as response,
+                ):
+                    status = response.status_code
+                    if status in REDIRECTS:
+                        location = response.headers.get("location", "").strip()
+                        if not location:
+                            raise _TextFailure(Phrase("gazette_text_status", status=status))
+                        current = urljoin(current, location)
+                        continue
+                    if status != 200:
+                        raise _TextFailure(
+                            Phrase("gazette_text_status", status=status),
+                            retry=status == 429 or status >= 500,
+                            retry_after=parse_retry_after(response.headers.get("retry-after")),
+                        )
+                    media = response.headers.get("content-type", "").split(";")[0].strip()
+                    if media.lower() in _NOT_TEXT or media.lower().startswith(_NOT_TEXT_PREFIXES):
+                        raise _TextFailure(Phrase("gazette_text_not_text", media=media))
+                    return await read_capped(response, limit)
+            except (TimeoutError, httpx.TimeoutException) as exc:
+                reason = Phrase("gazette_text_timeout", seconds=f"{timeout:g}")
+                raise _TextFailure(reason, retry=True) from exc
+            except httpx.TransportError as exc:
+                reason = Phrase("gazette_text_unreachable", error=type(exc).__name__)
+                raise _TextFailure(reason, retry=True) from exc
+            except BodyDecodeError as exc:
+                raise _TextFailure(str(exc)) from exc
+        raise _TextFailure(Phrase("gazette_text_redirects", count=MAX_REDIRECTS))
+
+    # --- helpers ---------------------------------------------------------------------------
+
+    def _budget(self) -> RateLimiter:
+        return limiter(
+            BUDGET,
+            self.settings.vicaran_querido_diario_rpm,
+            self.settings.vicaran_rate_window_seconds,
+        )
+
+    def _backoff(self, attempt: int, retry_after: float | None) -> float:
+        return backoff_delay(attempt, retry_after, base=self.backoff_base, cap=self.backoff_max)
+
+    def _api_client(self) -> httpx.AsyncClient:
+        return async_client(
+            base_url=self.base_url,
+            headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
+            limits=httpx.Limits(max_connections=max(1, self.settings.vicaran_concurrency)),
+            follow_redirects=False,
+        )
 
     async def aclose(self) -> None:
+        """Nothing to release (connections live only for one call)."""
         return None
+
+    async def __aenter__(self) -> QueridoDiario:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+# --- input ----------------------------------------------------------------------------------
+
+
+def clean_querystrings(querystrings: Sequence[str] | str) -> list[str]:
+    """Single-spaced, capped, empty and repeated ones dropped (order kept)."""
+    if isinstance(querystrings, str):
+        querystrings = [querystrings]
+    cleaned: list[str] = []
+    for query in querystrings:
+        query = " ".join(str(query or "").split())[:MAX_QUERY_CHARS].strip()
+        if query and query not in cleaned:
+            cleaned.append(query)
+    return cleaned
+
+
+def clean_territory_ids(territory_ids: Sequence[str] | str) -> list[str]:
+    """Each id once; a comma-joined value is split (the API would take it as ONE id)."""
+    if isinstance(territory_ids, str):
+        territory_ids = [territory_ids]
+    ids: list[str] = []
+    for value in territory_ids:
+        for part in str(value or "").split(","):
+            if part.strip() and part.strip() not in ids:
+                ids.append(part.strip())
+    return ids
+
+
+def iso_date(value: str | date | None, name: str) -> str | None:
+    """`value` as YYYY-MM-DD (None for none); raises ValueError(Phrase) for anything else."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, date):
+        return value.isoformat()[:10]
+    text = str(value).strip()
+    try:
+        if len(text) == 10 and text[4] == "-" and text[7] == "-":
+            return date.fromisoformat(text).isoformat()
+    except ValueError:
+        pass
+    raise ValueError(Phrase("gazettes_bad_date", name=name, value=_short(text, 40)))
+
+
+def split_state(name: str) -> tuple[str, str | None]:
+    """("Porto Alegre", "RS") from "Porto Alegre/RS", "Porto Alegre - RS", "Porto Alegre (RS)"
+    or "Porto Alegre, RS"; (name, None) when no state code ends it."""
+    text = name.strip()
+    if text.endswith(")") and "(" in text:
+        head, _, inner = text[:-1].rpartition("(")
+        if inner.strip().upper() in STATE_CODES and head.strip():
+            return head.strip(" ,-/"), inner.strip().upper()
+    for separator in ("/", ",", "-"):
+        head, found, tail = text.rpartition(separator)
+        if found and tail.strip().upper() in STATE_CODES and head.strip(" ,-/"):
+            return head.strip(" ,-/"), tail.strip().upper()
+    return text, None
+
+
+def city_key(name: str) -> str:
+    """A name with accents, case and punctuation folded: "Santa Bárbara d'Oeste" -> "santa
+    barbara d oeste"."""
+    decomposed = unicodedata.normalize("NFKD", name)
+    plain = "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+    return " ".join("".join(c if c.isalnum() else " " for c in plain).split())
+
+
+def close_cities(key: str, cities: Sequence[City], limit: int = 5) -> tuple[City, ...]:
+    """Cities whose name contains `key` as whole words, then names spelt nearly alike."""
+    if not key:
+        return ()
+    by_key: dict[str, list[City]] = {}
+    for city in cities:
+        by_key.setdefault(city_key(city.name), []).append(city)
+    padded = f" {key} "
+    found = [k for k in by_key if padded in f" {k} "]
+    found += [
+        k
+        for k in difflib.get_close_matches(key, list(by_key), n=limit, cutoff=0.75)
+        if k not in found
+    ]
+    return tuple(city for k in found for city in by_key[k])[:limit]
+
+
+# --- answers --------------------------------------------------------------------------------
+
+
+def _gazettes(body: dict[str, Any]) -> tuple[int, list[Gazette]]:
+    """(total_gazettes, the usable gazettes) of one /gazettes answer; omitted fields allowed."""
+    items = body.get("gazettes") if isinstance(body.get("gazettes"), list) else []
+    gazettes: list[Gazette] = []
+    for item in items or []:
+        if not isinstance(item, dict):
+            continue
+        territory_id, day = _string(item.get("territory_id")), _string(item.get("date"))[:10]
+        url, txt_url = _string(item.get("url")), _string(item.get("txt_url")) or None
+        if not territory_id or not day or not (url or txt_url):
+            continue
+        excerpts = item.get("excerpts") if isinstance(item.get("excerpts"), list) else []
+        edition = item.get("edition")
+        extra = item.get("is_extra_edition")
+        gazettes.append(
+            Gazette(
+                territory_id=territory_id,
+                territory_name=_string(item.get("territory_name")),
+                state_code=_string(item.get("state_code")),
+                date=day,
+                url=url,
+                txt_url=txt_url,
+                excerpts=tuple(
+                    e.strip() for e in excerpts or [] if isinstance(e, str) and e.strip()
+                ),
+                edition=str(edition) if edition not in (None, "") else None,
+                is_extra_edition=extra if isinstance(extra, bool) else None,
+            )
+        )
+    total = body.get("total_gazettes")
+    return (total if isinstance(total, int) and total >= 0 else len(gazettes)), gazettes
+
+
+def _cities(body: dict[str, Any]) -> tuple[City, ...]:
+    items = body.get("cities") if isinstance(body.get("cities"), list) else []
+    cities = []
+    for item in items or []:
+        if not isinstance(item, dict):
+            continue
+        territory_id, name = _string(item.get("territory_id")), _string(item.get("territory_name"))
+        if territory_id and name:
+            level = item.get("level")
+            cities.append(
+                City(
+                    territory_id=territory_id,
+                    name=name,
+                    state_code=_string(item.get("state_code")).upper(),
+                    level="" if level is None else str(level),
+                )
+            )
+    return tuple(cities)
+
+
+def _validation_detail(response: httpx.Response) -> str:
+    """FastAPI's 422 body as one line: "published_since: Input should be a valid date …"."""
+    try:
+        payload = response.json()
+    except (ValueError, UnicodeDecodeError):
+        return ""
+    detail = payload.get("detail") if isinstance(payload, dict) else None
+    if isinstance(detail, str):
+        return _short(detail)
+    lines = []
+    for item in detail if isinstance(detail, list) else []:
+        if not isinstance(item, dict):
+            continue
+        where = [str(p) for p in item.get("loc") or [] if p != "query"]
+        msg = _short(_string(item.get("msg")), 160)
+        lines.append(f"{'.'.join(where)}: {msg}" if where else msg)
+    return "; ".join(lines[:3])
+
+
+def _text_of(url: str, body: bytes, cut: bool, max_chars: int) -> GazetteText:
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    text = decoder.decode(body, final=not cut)
+    sample = text[:4000]
+    if sample and (sample.count("\x00") + sample.count("\ufffd")) / len(sample) > 0.05:
+        return GazetteText(url, None, failure=_unreadable(url, Phrase("gazette_text_binary")))
+    truncated = cut or len(text) > max_chars
+    return GazetteText(url, text[:max_chars], truncated=truncated)
+
+
+def _resolved(city: City) -> Phrase:
+    return Phrase(
+        "city_resolved", name=city.name, state=city.state_code, territory_id=city.territory_id
+    )
+
+
+def _unreadable(url: str, reason: str) -> Phrase:
+    return Phrase("gazette_unreadable", url=_short(url, 160), reason=reason)
+
+
+def _is_web_url(url: str) -> bool:
+    try:
+        parts = urlsplit(url)
+        return parts.scheme.lower() in ("http", "https") and bool(parts.hostname)
+    except ValueError:
+        return False
+
+
+def _string(value: Any) -> str:
+    return value.strip() if isinstance(value, str) else ""
+
+
+def _short(text: str, limit: int = 120) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"

@@ -117,8 +117,59 @@
       rel: "noopener noreferrer", title: "The passage Vicaran read" }, label);
   }
 
+  // An official gazette is public (mirrors export.is_gazette, gazette_day, gazette_label,
+  // gazette_facts).
+  const isGazette = (item) => item.origin === "gazette";
+
+  function gazetteDay(item) {
+    const text = oneLine(item.gazette_date || item.published_at);
+    const day = /^[0-9]{4}-[0-9]{2}-[0-9]{2}/.exec(text);
+    return day ? day[0] : text;
+  }
+
+  function gazetteLabel(item) {
+    let title = oneLine(item.title);
+    const day = gazetteDay(item);
+    if (!title) {
+      const territory = oneLine(item.territory_id);
+      title = territory ? `Diário Oficial (IBGE ${territory})` : "Diário Oficial";
+    }
+    if (day && !title.includes(day)) title = `${title} — ${day}`;
+    return `📰 ${title}`;
+  }
+
+  function gazetteFacts(item) {
+    const facts = [];
+    const day = gazetteDay(item);
+    if (day) facts.push(`Gazette of ${day}`);
+    const territory = oneLine(item.territory_id);
+    if (territory) facts.push(`IBGE territory ${territory}`);
+    return facts;
+  }
+
+  // When an item was published (mirrors _dated in dashboard.py).
+  function dated(item) {
+    if (isGazette(item)) return gazetteFacts(item);
+    return item.published_at ? [`Published ${item.published_at}`] : [];
+  }
+
+  // A link to a gazette's full text (mirrors _full_text in dashboard.py).
+  function fullText(s) {
+    let ok = false;
+    try {
+      ok = ["http:", "https:"].includes(new URL(s.txt_url).protocol);
+    } catch {
+      ok = false;
+    }
+    if (!ok) return null;
+    return [" ", el("a", { class: "snap", href: s.txt_url, target: "_blank",
+      rel: "noopener noreferrer", title: "The gazette's full text, as Querido Diário gives it" },
+    "full text")];
+  }
+
   // Mirrors _source_name in dashboard.py.
-  const sourceName = (s) => (isDocument(s) ? documentLabel(s) : s.display_url || s.url);
+  const sourceName = (s) => (isDocument(s) ? documentLabel(s)
+    : isGazette(s) ? gazetteLabel(s) : s.display_url || s.url);
 
   function day(iso) {
     return el("time", { datetime: iso }, String(iso).slice(0, 10));
@@ -277,7 +328,7 @@
       const meta = [stars(s.credibility_score)];
       if (name) meta.push(el("span", { class: "publisher" }, name));
       if (!doc) meta.push(el("span", { class: "domain" }, host));
-      if (s.published_at) meta.push(el("span", {}, `Published ${s.published_at}`));
+      meta.push(...dated(s).map((fact) => el("span", {}, fact)));
       if (s.retrieved_at) meta.push(el("span", {}, "Retrieved ", day(s.retrieved_at)));
       if (s.is_user_provided) meta.push(el("span", { class: "tag" }, "Provided by you"));
       const relevance = relevanceText(s);
@@ -288,8 +339,9 @@
           `Not reachable: ${s.unreachable_reason || "no reason given"}`);
       return el("li", { class: aside ? "card source set-aside" : "card source", id: `source-${i + 1}` },
         el("div", { class: "card-head" }, el("span", { class: "num" }, String(i + 1)),
-          el("h3", { class: "card-title" }, doc ? documentLink(s) : link(url, s.title || url)),
-          doc ? null : snapshot(s.content_sha256)),
+          el("h3", { class: "card-title" }, doc ? documentLink(s)
+            : link(url, isGazette(s) ? gazetteLabel(s) : s.title || url)),
+          doc ? null : snapshot(s.content_sha256), isGazette(s) && !doc ? fullText(s) : null),
         el("p", { class: "meta" }, meta),
         aside ? el("p", { class: "aside-note" }, relevance) : null,
         s.content_summary ? el("p", { class: "text" }, s.content_summary) : null,
@@ -326,11 +378,10 @@
     const doc = isDocument(item);
     const publisher = doc ? item.publisher
       : publisherName(item.publisher, hostOf(url)) || hostOf(url);
-    const facts = [];
-    if (item.published_at) facts.push(`Published ${item.published_at}`);
+    const facts = dated(item);
     if (item.query) facts.push(`found by: ${item.query}`);
-    const heading = doc ? [documentLink(item)]
-      : [link(url, item.title || url), snapshot(item.content_sha256)];
+    const name = isGazette(item) ? gazetteLabel(item) : item.title || url;
+    const heading = doc ? [documentLink(item)] : [link(url, name), snapshot(item.content_sha256)];
     return el("li", {}, ...heading,
       publisher ? [" ", el("span", { class: "muted" }, publisher)] : null,
       el("span", { class: "tags" },

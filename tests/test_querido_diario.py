@@ -1,0 +1,449 @@
+"""The Querido Diário client against the loopback fake: real httpx, real HTTP, no network."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from datetime import date
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.fakes.querido_diario import FakeCity, FakeGazette, FakeQueridoDiario
+from tests.fakes.server import FakeServer, RecordedRequest, Response
+from tests.support.gazettes import BY_NUMBER, text_of
+from vicaran_agent.config import Settings
+from vicaran_agent.tools import querido_diario as qd
+from vicaran_agent.tools.querido_diario import QueridoDiario, clear_city_cache
+
+PA = BY_NUMBER[1]
+VALIDATION_422 = {
+    "detail": [
+        {
+            "type": "date_from_datetime_parsing",
+            "loc": ["query", "published_since"],
+            "msg": "Input should be a valid date or datetime, invalid character in year",
+            "input": "01/02/2023",
+            "ctx": {"error": "invalid character in year"},
+        }
+    ]
+}
+
+
+@pytest.fixture(autouse=True)
+def _fresh_city_lists() -> Iterator[None]:
+    clear_city_cache()  # a port can come back with another fake behind it
+    yield
+    clear_city_cache()
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeQueridoDiario]:
+    with FakeQueridoDiario() as server:
+        yield server
+
+
+def settings_for(url: str, **overrides: Any) -> Settings:
+    values: dict[str, Any] = {
+        "querido_diario_base_url": url,
+        "vicaran_max_retries": 2,
+        "vicaran_search_timeout_seconds": 2,
+        "vicaran_page_timeout_seconds": 2,
+        "vicaran_concurrency": 4,
+        "vicaran_fetch_allow_private": True,  # the fake's texts are on 127.0.0.1
+    }
+    values.update(overrides)
+    return Settings(_env_file=None, **values)
+
+
+def client_for(url: str, **overrides: Any) -> QueridoDiario:
+    return QueridoDiario(settings_for(url, **overrides), backoff_base=0.01, backoff_max=0.05)
+
+
+class Scripted(FakeServer):
+    """Answers every request with the next of `responses` (the last one repeats)."""
+
+    def __init__(self, *responses: Response) -> None:
+        super().__init__()
+        self.responses = list(responses)
+
+    def handle(self, request: RecordedRequest) -> Response:
+        return self.responses.pop(0) if len(self.responses) > 1 else self.responses[0]
+
+
+# --- /gazettes: the requests ----------------------------------------------------------------
+
+
+async def test_every_search_request_carries_size_excerpts_sort_and_repeated_territories(fake):
+    client = client_for(fake.url)
+    await client.search(
+        ['"contrato emergencial"', '"estado de calamidade"'],
+        territory_ids=["4314902", "4304606"],
+        published_since=date(2024, 5, 1),
+        published_until="2024-07-31",
+    )
+
+    searches = fake.searches()
+    assert sorted(r.query["querystring"][0] for r in searches) == [
+        '"contrato emergencial"',
+        '"estado de calamidade"',
+    ]
+    for request in searches:
+        assert request.path == "/gazettes"  # never a trailing slash (that answers 307)
+        assert request.query["size"] == ["30"]
+        assert request.query["excerpt_size"] == ["500"]
+        assert request.query["number_of_excerpts"] == ["3"]
+        assert request.query["sort_by"] == ["relevance"]
+        assert request.query["territory_ids"] == ["4314902", "4304606"]
+        assert "territory_ids=4314902&territory_ids=4304606" in request.raw_path
+        assert request.query["published_since"] == ["2024-05-01"]
+        assert request.query["published_until"] == ["2024-07-31"]
+
+
+async def test_a_comma_joined_territory_is_split_not_sent_as_one_id(fake):
+    await client_for(fake.url).search(["limpeza"], territory_ids="4314902,4304606")
+
+    (request,) = fake.searches()
+    assert request.query["territory_ids"] == ["4314902", "4304606"]
+
+
+async def test_the_size_asked_is_sent(fake):
+    await client_for(fake.url).search(["limpeza"], territory_ids=["4314902"], size=5)
+
+    assert fake.searches()[0].query["size"] == ["5"]
+
+
+# --- /gazettes: the answers -----------------------------------------------------------------
+
+
+def _direct(fake: FakeQueridoDiario, query: str) -> dict[str, Any]:
+    params = [
+        ("querystring", query),
+        ("territory_ids", PA.territory_id),
+        ("published_since", PA.since),
+        ("published_until", PA.until),
+        ("size", "30"),
+    ]
+    return httpx.get(f"{fake.url}/gazettes", params=params).json()
+
+
+async def test_results_are_merged_by_txt_url_keeping_the_queries_and_each_total(fake):
+    queries = ['"contrato emergencial"', '"estado de calamidade"']
+    outcome = await client_for(fake.url).search(
+        queries, territory_ids=[PA.territory_id], published_since=PA.since, published_until=PA.until
+    )
+
+    answers = {q: _direct(fake, q) for q in queries}
+    by_query = {q: {g["txt_url"] for g in answers[q]["gazettes"]} for q in queries}
+    both = by_query[queries[0]] & by_query[queries[1]]
+    assert both  # the fixture has gazettes both queries find
+    assert outcome.failures == []
+    assert outcome.totals == {q: answers[q]["total_gazettes"] for q in queries}
+    keys = [g.txt_url for g in outcome.gazettes]
+    assert len(keys) == len(set(keys)) == len(by_query[queries[0]] | by_query[queries[1]])
+    for gazette in outcome.gazettes:
+        expected = tuple(q for q in queries if gazette.txt_url in by_query[q])
+        assert gazette.queries == expected
+        assert gazette.territory_name == "Porto Alegre" and gazette.state_code == "RS"
+    merged = next(g for g in outcome.gazettes if g.txt_url in both)
+    assert any("CONTRATO EMERGENCIAL" in e for e in merged.excerpts)
+    assert any("calamidade" in e for e in merged.excerpts)
+
+
+async def test_fields_the_api_omits_are_none_and_a_gazette_without_txt_url_keys_by_url():
+    bare = FakeGazette("2704302", "2023-10-31", "Licitação de merenda.", has_txt=False)
+    with FakeQueridoDiario([bare], [FakeCity("2704302", "Maceió", "AL")]) as fake:
+        outcome = await client_for(fake.url).search(["merenda"])
+
+    (gazette,) = outcome.gazettes
+    assert gazette.txt_url is None and gazette.edition is None
+    assert gazette.is_extra_edition is None
+    assert gazette.key == gazette.url and gazette.url.endswith(".pdf")
+    assert gazette.excerpts and "merenda" in gazette.excerpts[0]
+
+
+async def test_an_identical_search_is_sent_once_per_client(fake):
+    client = client_for(fake.url)
+    first = await client.search(["limpeza"], territory_ids=["4314902"])
+    second = await client.search(["limpeza"], territory_ids=["4314902"])
+
+    assert fake.count("/gazettes") == 1
+    assert [g.key for g in first.gazettes] == [g.key for g in second.gazettes]
+
+
+# --- /gazettes: failures, said plainly ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("since", "until", "said"),
+    [
+        ("01/05/2024", None, 'published_since must be a date as YYYY-MM-DD, not "01/05/2024"'),
+        ("2024-05-01", "2024-13-01", "published_until must be a date"),
+        ("2024-07-31", "2024-05-01", "the period starts (2024-07-31) after it ends (2024-05-01)"),
+    ],
+)
+async def test_bad_dates_are_a_failure_line_and_nothing_is_sent(fake, since, until, said):
+    outcome = await client_for(fake.url).search(
+        ["limpeza"], published_since=since, published_until=until
+    )
+
+    assert outcome.gazettes == [] and len(outcome.failures) == 1
+    assert said in outcome.failures[0]
+    assert fake.count("/gazettes") == 0
+
+
+async def test_a_422_becomes_a_failure_line_with_its_detail():
+    with Scripted(Response.json(422, VALIDATION_422)) as server:
+        outcome = await client_for(server.url).search(["limpeza"])
+        sent = server.count()
+
+    assert sent == 1  # a 422 is not retried
+    assert outcome.gazettes == []
+    (line,) = outcome.failures
+    assert line.startswith('Querido Diário rejected the search "limpeza"')
+    assert "published_since: Input should be a valid date or datetime" in line
+
+
+async def test_a_503_is_retried_and_the_search_goes_on(fake):
+    fake.fail(503, times=1)
+
+    outcome = await client_for(fake.url).search(["limpeza"], territory_ids=["4314902"])
+
+    assert outcome.failures == [] and outcome.gazettes
+    assert fake.count("/gazettes") == 2
+
+
+async def test_a_lasting_503_is_one_failure_line_and_the_other_queries_still_answer(fake):
+    fake.fail(503, query="calamidade")
+
+    outcome = await client_for(fake.url).search(
+        ['"estado de calamidade"', "limpeza"], territory_ids=["4314902"]
+    )
+
+    assert outcome.failures == [
+        "Querido Diário server error (HTTP 503) (still failing after 2 retries): try again later"
+    ]
+    assert list(outcome.totals) == ["limpeza"] and outcome.gazettes
+    assert all(g.queries == ("limpeza",) for g in outcome.gazettes)
+    assert fake.count("/gazettes") == 4  # 3 tries of the failing query, 1 of the other
+
+
+async def test_a_lasting_429_says_which_budget_to_lower(fake):
+    fake.fail(429)
+
+    outcome = await client_for(fake.url, vicaran_max_retries=1).search(["limpeza"])
+
+    (line,) = outcome.failures
+    assert "rate limit hit (429)" in line and "VICARAN_QUERIDO_DIARIO_RPM" in line
+
+
+async def test_an_unreachable_api_is_a_failure_line_not_an_exception():
+    outcome = await client_for("http://127.0.0.1:9", vicaran_max_retries=0).search(["limpeza"])
+
+    (line,) = outcome.failures
+    assert line.startswith("Could not reach Querido Diário at http://127.0.0.1:9")
+    assert "QUERIDO_DIARIO_BASE_URL" in line
+
+
+# --- cities ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "state", "territory_id"),
+    [
+        ("sao paulo", None, "3550308"),  # the API's own filter would find nothing
+        ("SÃO PAULO", None, "3550308"),  # not São Paulo de Olivença
+        ("porto alegre", None, "4314902"),
+        ("Niteroi", None, "3303302"),
+        ("santa barbara d oeste", None, "3545803"),
+        ("Porto Alegre/RS", None, "4314902"),
+        ("Bom Jesus (RS)", None, "4302303"),
+        ("Bom Jesus", "pi", "2201903"),
+    ],
+)
+async def test_city_names_match_without_accents_case_or_punctuation(
+    fake, name, state, territory_id
+):
+    resolution = await client_for(fake.url).resolve_city(name, state)
+
+    assert resolution.city is not None and resolution.city.territory_id == territory_id
+    assert resolution.candidates == () and resolution.failure is None
+    assert resolution.note.endswith(f"is territory {territory_id}")
+
+
+async def test_the_city_list_is_fetched_once_per_process(fake):
+    first, second = client_for(fake.url), client_for(fake.url)
+
+    found = await asyncio.gather(
+        first.resolve_city("Curitiba"),
+        first.resolve_city("belo horizonte"),
+        second.resolve_city("Rio de Janeiro"),
+        second.resolve_city("Sao Paulo"),
+    )
+    again = await client_for(fake.url).resolve_city("Canoas")
+
+    assert [r.city.territory_id for r in (*found, again) if r.city] == [
+        "4106902",
+        "3106200",
+        "3304557",
+        "3550308",
+        "4304606",
+    ]
+    (request,) = [r for r in fake.requests if r.path.startswith("/cities")]
+    assert request.raw_path == "/cities"  # every city: no name filter, no trailing slash
+
+
+async def test_homonyms_without_a_state_are_candidates_and_the_search_goes_unfiltered(fake):
+    resolution = await client_for(fake.url).resolve_city("bom jesus")
+
+    assert resolution.city is None
+    assert sorted(c.state_code for c in resolution.candidates) == ["PI", "RS", "SC"]
+    assert resolution.note == (
+        "3 cities are named Bom Jesus (PI, RS, SC): searching without a city filter"
+    )
+    assert "3 cidades se chamam Bom Jesus" in resolution.note.said_in("pt-BR")
+
+
+async def test_a_state_that_has_no_such_city_is_said(fake):
+    resolution = await client_for(fake.url).resolve_city("Curitiba", "SP")
+
+    assert resolution.city is None
+    assert [c.territory_id for c in resolution.candidates] == ["4106902"]
+    assert resolution.note == (
+        "No city named Curitiba in SP (only in PR): searching without a city filter"
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "close"),
+    [("Porto Alegr", "4314902"), ("Olivença", "1303908"), ("Curitbia", "4106902")],
+)
+async def test_an_unknown_city_gets_close_names(fake, name, close):
+    resolution = await client_for(fake.url).resolve_city(name)
+
+    assert resolution.city is None and resolution.candidates == ()
+    assert close in [c.territory_id for c in resolution.close]
+    assert (
+        "close names:" in resolution.note and "searching without a city filter" in resolution.note
+    )
+
+
+async def test_an_unlisted_city_without_close_names_is_said(fake):
+    resolution = await client_for(fake.url).resolve_city("Xique-Xique")
+
+    assert resolution.city is None and resolution.close == ()
+    assert resolution.note == (
+        "Querido Diário knows no city named Xique-Xique: searching without a city filter"
+    )
+
+
+async def test_a_failed_city_list_is_said_and_not_remembered(fake):
+    fake.fail(503, path="/cities", times=3)
+    client = client_for(fake.url)
+
+    failed = await client.resolve_city("Curitiba")
+    later = await client.resolve_city("Curitiba")
+
+    assert failed.city is None and failed.failure is not None
+    assert "HTTP 503" in failed.note and "searching without a city filter" in failed.note
+    assert later.city is not None and later.city.territory_id == "4106902"
+    assert fake.count("/cities") == 4
+
+
+# --- texts ----------------------------------------------------------------------------------
+
+
+async def test_a_gazette_text_is_read_whole_as_the_api_gives_it(fake):
+    path = PA.decisive[0].path
+
+    text = await client_for(fake.url).read_text(fake.txt_url(path))
+
+    assert text == text_of(path)
+
+
+async def test_a_gazette_text_is_cut_at_max_chars(fake):
+    path = PA.decisive[0].path
+
+    read = await client_for(fake.url).read(fake.txt_url(path), max_chars=120)
+
+    assert read.text == text_of(path)[:120] and read.truncated and read.failure is None
+
+
+async def test_a_gazette_text_never_reads_more_than_the_page_byte_cap(fake):
+    path = PA.decisive[0].path
+    client = client_for(fake.url, vicaran_max_page_bytes=300)
+
+    read = await client.read(fake.txt_url(path), max_chars=80_000)
+
+    assert read.text is not None and read.truncated
+    assert len(read.text.encode()) <= 300 and text_of(path).startswith(read.text)
+
+
+async def test_a_gazette_text_on_a_private_address_is_refused_outside_tests(fake):
+    path = PA.decisive[0].path
+    client = client_for(fake.url, vicaran_fetch_allow_private=False)
+
+    read = await client.read(fake.txt_url(path))
+
+    assert read.text is None
+    assert "refusing to fetch" in str(read.failure) and "loopback" in str(read.failure)
+    assert fake.count(f"/{path}") == 0
+
+
+async def test_a_missing_text_is_none_with_the_reason(fake):
+    read = await client_for(fake.url).read(f"{fake.url}/4314902/2024-05-17/nothing.txt")
+
+    assert read.text is None
+    assert read.failure == (
+        f"Could not read the gazette text at {fake.url}/4314902/2024-05-17/nothing.txt: the file "
+        "host answered HTTP 404"
+    )
+    assert await client_for(fake.url).read_text("not a url") is None
+
+
+async def test_a_503_on_a_text_is_retried(fake):
+    path = PA.decisive[0].path
+    fake.fail(503, path=f"/{path}", times=1)
+
+    text = await client_for(fake.url).read_text(fake.txt_url(path))
+
+    assert text == text_of(path) and fake.count(f"/{path}") == 2
+
+
+# --- the request budget ---------------------------------------------------------------------
+
+
+async def test_every_request_takes_a_slot_of_the_querido_diario_budget(fake, monkeypatch):
+    taken: list[tuple[str, int, float]] = []
+
+    class Spy:
+        def __init__(self, key: tuple[str, int, float]) -> None:
+            self.key = key
+
+        async def acquire(self) -> None:
+            taken.append(self.key)
+
+    monkeypatch.setattr(qd, "limiter", lambda *key: Spy(key))
+    fake.fail(503, times=1, query="limpeza")
+    client = client_for(fake.url, vicaran_querido_diario_rpm=42, vicaran_rate_window_seconds=30)
+
+    await client.search(["limpeza", "calamidade"], territory_ids=["4314902"])
+    await client.resolve_city("Porto Alegre")
+    await client.read_text(fake.txt_url(PA.decisive[0].path))
+
+    assert len(fake.requests) == 5  # 2 searches + 1 retry, the city list, a text
+    assert taken == [("querido_diario", 42, 30)] * 5
+    assert client.requests == 5
+
+
+@pytest.mark.real_rate_limits
+async def test_no_window_carries_more_requests_than_the_budget(fake):
+    # 240 a minute over a 0.5 s window: 2 requests per 0.5 s, whatever the concurrency
+    client = client_for(fake.url, vicaran_querido_diario_rpm=240, vicaran_rate_window_seconds=0.5)
+
+    await client.search([f"limpeza {n}" for n in range(5)], territory_ids=["4314902"])
+
+    stamps = sorted(r.started for r in fake.searches())
+    assert len(stamps) == 5
+    assert max(sum(1 for s in stamps if t <= s < t + 0.49) for t in stamps) <= 2
