@@ -43,9 +43,10 @@ def test_a_city_search_prints_the_territory_then_each_candidate(env, capsys):
     assert lines[0] == "City: Porto Alegre (RS), territory 4314902."
     assert lines[1] == "3 gazettes match."
     blocks = candidates(lines)
-    assert [b[0].split()[1] for b in blocks] == ["2024-06-11", "2024-06-20", "2024-05-17"]
-    decisive = next(b for b in blocks if b[0].split()[1] == "2024-05-17")
-    assert decisive[0] == "3. 2024-05-17  Porto Alegre (RS)  edition 7286"
+    # scored by the adaptive loop's scorer: ties in score keep the date order, oldest first
+    assert [b[0].split()[1] for b in blocks] == ["2024-05-17", "2024-06-11", "2024-06-20"]
+    decisive = blocks[0]
+    assert decisive[0] == "1. 2024-05-17  Porto Alegre (RS)  score 0.93  edition 7286"
     assert decisive[1] == f"   {fake.txt_url(PA.decisive[0].path)}"
     assert decisive[2].startswith("   > EXTRATO DO CONTRATO EMERGENCIAL 002/2024 PROCESSO")
     assert all("\n" not in line and len(line) < 260 for line in lines)
@@ -171,12 +172,12 @@ def test_a_portuguese_query_is_answered_in_portuguese(env, capsys):
     assert "edição" in candidates(lines)[0][0]
 
 
-def test_the_rank_hook_orders_the_candidates_and_shows_their_score(env, capsys, monkeypatch):
+def test_the_scorer_orders_the_candidates_and_shows_their_score(env, capsys, monkeypatch):
     def by_date(gazettes: list[Gazette]) -> list[tuple[Gazette, float]]:
         ordered = sorted(gazettes, key=lambda g: g.date)
         return [(g, 1.0 / (i + 1)) for i, g in enumerate(ordered)]
 
-    monkeypatch.setattr(gazettes_cli, "rank", by_date)
+    monkeypatch.setattr(gazettes_cli, "score_gazettes", lambda _asked, gs, **_: by_date(gs))
 
     code, lines, _ = run(capsys, '"contrato emergencial"', "--city", "Porto Alegre")
 

@@ -628,7 +628,7 @@ async def test_the_reasoning_log_in_english_and_portuguese(run):
         assert any(pt in line for line in portuguese.log), pt
     nothing, _ = await run(ALIENS, [], language="pt-BR")
     assert nothing.log[-1].startswith(
-        "Nenhum diário oficial encontrado: 3 rodadas, 6 buscas no Querido Diário para "
+        "Nenhum diário oficial encontrado: 3 rodadas, 7 buscas no Querido Diário para "
         "São Paulo/SP, 2024"
     )
     judge = scripted_model.calls_for("GazetteSufficiency")[-1]

@@ -3,8 +3,9 @@
     vicaran gazettes search '"contrato emergencial"' --city "Porto Alegre" --since 2024-05-01
 
 Prints what the city resolved to (its territory id, or the homonyms and that the search went
-without a city filter), then the candidates in the API's order, or in the order of `rank` when
-the lead wires a scorer to it: date, city, score, `txt_url` and the excerpts, one line each.
+without a city filter), then the candidates scored as the adaptive search scores them (the
+query's words in the excerpts, the period, the city): date, city, score, `txt_url` and the
+excerpts, one line each.
 
 Exit codes, as `vicaran docs`: 0 done (found or not), 1 a failure (the API unreachable, a city
 Querido Diário does not know), 2 a usage error (argparse's: a bad date, state or limit; a period
@@ -18,9 +19,12 @@ import argparse
 import asyncio
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import date
+from functools import partial
 from typing import TYPE_CHECKING
 
+from .gazettes.score import score_gazettes
 from .i18n import PORTUGUESE, detect_language, localized, message
 
 if TYPE_CHECKING:
@@ -33,8 +37,18 @@ MAX_LIMIT = 100
 EXCERPT_CHARS_SHOWN = 240
 
 Ranker = Callable[[list["Gazette"]], list[tuple["Gazette", float]]]
-# The gazette scorer of the adaptive loop, when wired: candidates in its order, with its score.
-rank: Ranker | None = None
+
+
+@dataclass(frozen=True)
+class _Query:
+    """The search as the adaptive loop's scorer reads a claim: its words, place and period."""
+
+    claim_text: str
+    city: str
+    state: str
+    period_start: str
+    period_end: str
+    entities: list[str] = field(default_factory=list)
 
 
 def add_gazettes_parser(commands: argparse._SubParsersAction) -> None:
@@ -156,10 +170,12 @@ async def search(
     if len(outcome.gazettes) < total:
         heading += " " + message("gazettes_cli_showing", language, count=len(outcome.gazettes))
     print(heading)
-    ranker = ranker or rank
-    ranked: list[tuple[Gazette, float | None]] = (
-        list(ranker(outcome.gazettes)) if ranker else [(g, None) for g in outcome.gazettes]
-    )
+    if ranker is None:
+        asked = _Query(query, city or "", (state or "").upper(), since or "", until or "")
+        ranker = partial(
+            score_gazettes, asked, territory_id=territory_ids[0] if territory_ids else None
+        )
+    ranked: list[tuple[Gazette, float | None]] = list(ranker(outcome.gazettes))
     for number, (gazette, score) in enumerate(ranked, start=1):
         print()
         print("\n".join(candidate_lines(number, gazette, score, language)))

@@ -1735,6 +1735,7 @@ _WORDS = {
     "page reading": "leitura das páginas",
     "live search": "busca ao vivo",
     "documents": "documentos",
+    "official gazettes": "diários oficiais",
 }
 
 

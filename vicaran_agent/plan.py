@@ -264,6 +264,12 @@ _GAZETTE_WORDS = (
 )  # fmt: skip
 
 
+def asks_for_gazettes(brief: str) -> bool:
+    """Whether the brief itself asks for official gazettes (then every claim is searched)."""
+    text = brief.lower()
+    return any(w in text for w in _GAZETTE_WORDS[:7])
+
+
 def gazettes_planned(brief: str, language: str) -> bool:
     """Whether the run will consult Brazilian municipal gazettes: a Portuguese brief, or one
     that names gazettes or municipal government (code checks each claim's city when it runs)."""

@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from .documents.model import document_url
+
 Mode = Literal["quick", "detailed"]
 Origin = Literal["web", "user_url", "document", "gazette", "factcheck_api"]
 VerdictLabel = Literal["verified", "partially_true", "misleading", "false", "unverified"]
@@ -168,6 +170,15 @@ class Evidence(BaseModel):
     @property
     def link(self) -> str:
         return self.display_url or self.url
+
+    @property
+    def source_url(self) -> str:
+        """The saved source this item belongs to: a passage its document, an act its gazette."""
+        if self.document_id:
+            return document_url(self.document_id)
+        if self.origin == "gazette":
+            return self.url.split("#", 1)[0]
+        return self.url
 
 
 class Verdict(BaseModel):

@@ -12,7 +12,6 @@ from google.adk.agents.callback_context import CallbackContext
 from .. import delivery
 from .. import state_keys as keys
 from ..config import get_settings
-from ..documents.model import document_url
 from ..runtime import open_runtime
 from ..schemas import BiasAssessment, Claim, InvestigationConfig, Source, TimelineEvent, Verdict
 from ..storage import InvestigationTakenError, Repository, get_repository
@@ -99,6 +98,8 @@ async def save_claims(callback_context: CallbackContext) -> None:
 
 
 async def save_verdicts(callback_context: CallbackContext) -> None:
+    """The fact-checks, after the sources the fact checker found (official gazettes read)."""
+    await _save_new_sources(callback_context)
     verdicts: list[Verdict] = _records(callback_context, keys.VERDICT_RECORDS, Verdict)
     claim_ids: dict[str, str] = callback_context.state.get(keys.CLAIM_ID_MAP) or {}
     source_ids: dict[str, str] = callback_context.state.get(keys.SOURCE_ID_MAP) or {}
@@ -121,6 +122,26 @@ async def save_verdicts(callback_context: CallbackContext) -> None:
     callback_context.state[keys.VERDICT_RECORDS] = [v.model_dump(mode="json") for v in verdicts]
 
 
+async def _save_new_sources(callback_context: CallbackContext) -> None:
+    """Sources a later stage added to the records (not yet saved): saved after the others."""
+    sources: list[Source] = _records(callback_context, keys.SOURCE_RECORDS, Source)
+    new = [s for s in sources if not s.source_id]
+    if not new:
+        return
+    inv = _investigation_id(callback_context)
+    texts = _texts(inv, [s.content_sha256 for s in new])
+    ids = await store(
+        callback_context, "fact_checker", "the sources", lambda r: r.save_sources(inv, new, texts)
+    )
+    if ids is None:
+        return
+    for source in new:
+        source.source_id = ids.get(source.url)
+    known: dict[str, str] = dict(callback_context.state.get(keys.SOURCE_ID_MAP) or {})
+    callback_context.state[keys.SOURCE_RECORDS] = [s.model_dump(mode="json") for s in sources]
+    callback_context.state[keys.SOURCE_ID_MAP] = {**known, **ids}
+
+
 def rested_on(verdict: Verdict, source_ids: dict[str, str]) -> list[str]:
     """Ids of the saved sources the verdict's on-point evidence comes from, in order.
 
@@ -130,9 +151,7 @@ def rested_on(verdict: Verdict, source_ids: dict[str, str]) -> list[str]:
     for item in verdict.evidence:
         if item.stance == "context":
             continue
-        url = item.url
-        if url not in source_ids and item.document_id:
-            url = document_url(item.document_id)
+        url = item.url if item.url in source_ids else item.source_url
         if url in source_ids:
             found.append(source_ids[url])
     return list(dict.fromkeys(found))

@@ -13,6 +13,8 @@ from ..documents.follow import FollowResult
 from ..documents.model import is_document_url
 from ..evidence import enforce_verdict, is_sufficient
 from ..formatting import one_line
+from ..gazettes.loop import GazetteOutcome, GazetteSearchLoop
+from ..gazettes.score import gazette_key
 from ..i18n import message, verdict_label, word
 from ..llm import ModelCallError, ModelClient
 from ..runtime import InvestigationRuntime
@@ -21,6 +23,7 @@ from ..schemas import Claim, ClaimAssessment, Evidence, Source, Verdict
 from ..tools.analyze_source import now_iso
 from ..tools.fact_check_api import FactCheckApi
 from ..tools.live_search import LiveSearch
+from ..tools.querido_diario import QueridoDiario
 from ..tools.urls import domain_matches, normalize_url
 from ..tools.web_search import SearchHit
 from .documents import DocumentEvidence
@@ -29,6 +32,7 @@ from .pool import Candidate, EvidencePool, OwnSources, related_sources
 T = TypeVar("T")
 
 RESULTS_PER_SEARCH = 5
+GAZETTE_TIMEOUT_FACTOR = 4  # several search rounds and full reads: more than one gatherer's time
 RELATED_SOURCES = 4
 MAX_QUERIES = 3
 
@@ -48,6 +52,8 @@ class CheckSettings:
     outlets: list[str]
     live: LiveSearch | None = None
     documents: DocumentEvidence | None = None
+    gazettes: QueridoDiario | None = None  # municipal gazettes (claims about a city's acts)
+    gazettes_asked: bool = False  # the brief asks for gazettes: searched without a city too
 
 
 @dataclass
@@ -65,6 +71,8 @@ class ClaimChecker:
     issues: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     reasoning: list[str] = field(default_factory=list)  # saved with the verdict
+    found_sources: list[Source] = field(default_factory=list)  # gazettes read: saved as sources
+    gazette_outcome: GazetteOutcome | None = None
     emit: Callable[[str], None] | None = None  # a progress line for the journalist
     _late_seen: set[str] = field(default_factory=set)
     _unread: list[SearchHit] = field(default_factory=list)  # found, not yet read
@@ -72,6 +80,7 @@ class ClaimChecker:
     _listed: list[str] = field(default_factory=list)  # references the model named
     _following: asyncio.Future[FollowResult] | None = None  # references being followed
     _last_round: bool = False
+    _gazettes_started: bool = False
 
     async def run(self) -> Verdict:
         shared = self.shared
@@ -161,6 +170,9 @@ class ClaimChecker:
             if shared.documents is not None
             else asyncio.sleep(0)
         )
+        if self._wants_gazettes():
+            self._gazettes_started = True
+            documents = asyncio.gather(documents, self._gazettes())
         if not queries or self._private:
             self.queries += queries
             await documents
@@ -216,6 +228,49 @@ class ClaimChecker:
                 candidate.sha = texts.put(candidate.text) if candidate.text else None
                 if self.pool.add(candidate):
                     self._unread.append(hit)
+
+    def _wants_gazettes(self) -> bool:
+        """Once per claim: a claim about a Brazilian city's acts, or a brief asking for gazettes."""
+        shared = self.shared
+        return (
+            shared.gazettes is not None
+            and not self._gazettes_started
+            and not self._private
+            and (bool(self.claim.city.strip()) or shared.gazettes_asked)
+        )
+
+    async def _gazettes(self) -> None:
+        """The official gazettes' adaptive search; what it read joins this round's evidence."""
+        shared = self.shared
+        assert shared.gazettes is not None
+        loop = GazetteSearchLoop(
+            shared.gazettes, shared.model, shared.settings, shared.language, emit=self.emit
+        )
+        seconds = shared.settings.vicaran_gather_timeout_seconds * GAZETTE_TIMEOUT_FACTOR
+        try:
+            outcome = await asyncio.wait_for(loop.run(self.claim), timeout=seconds)
+        except TimeoutError:
+            what = word("official gazettes", shared.language)
+            self.notes.append(
+                message("gather_timeout", shared.language, what=what, seconds=f"{seconds:g}")
+            )
+            return
+        self.gazette_outcome = outcome
+        self.reasoning += outcome.log
+        self.notes += outcome.failures
+        texts = shared.runtime.texts
+        retrieved = now_iso()
+        for read, source in zip(outcome.read, outcome.sources(retrieved), strict=True):
+            acts = [
+                e for e in outcome.evidence if gazette_key(e.gazette) == gazette_key(read.gazette)
+            ]
+            source.url = normalize_url(source.url)
+            source.content_sha256 = texts.put(read.text)
+            self.found_sources.append(source)
+            for act in acts:
+                candidate = Candidate.from_gazette(source, act, read.text)
+                candidate.retrieved_at = retrieved
+                self.pool.add(candidate)
 
     async def _documents(self, queries: list[str]) -> None:
         """The best passages for the queries; the references they (and the model) cite.
@@ -404,6 +459,9 @@ class ClaimChecker:
             stated = verdict_label(assessment.verdict, language)[1]
             explanation += " " + message("downgraded", language, verdict=stated, reason=why)
             confidence = min(confidence, 0.5)
+        gazettes = self.gazette_outcome
+        if gazettes is not None and not gazettes.found and label == "unverified" and gazettes.log:
+            explanation += " " + gazettes.log[-1]  # "No gazette found: ...", said plainly
         supports = [
             i
             for i, e in enumerate(evidence, 1)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from ..documents.model import PassageHit
 from ..formatting import data_block, one_line
+from ..gazettes.read import GazetteEvidence
 from ..sanitize import clean
 from ..schemas import ClaimAssessment, Evidence, EvidenceOrigin, Reliability, Source
 from ..textmatch import clip_quote, is_copy, quote_problem, shingles
@@ -19,6 +20,7 @@ from ..tools.fact_check_api import Review
 from ..tools.urls import domain_of, normalize_url
 
 SNIPPET_CHARS = 600
+GAZETTE_ACT = "ato-"  # an act's mark in its gazette's address: <gazette>#ato-<offset>
 _ORDER: dict[str, int] = {"high": 0, "neutral": 1, "low": 2}
 
 
@@ -46,6 +48,7 @@ class Candidate:
     independence_note: str = ""
     document_id: str | None = None  # a passage of the journalist's documents
     page: int | None = None
+    territory_id: str | None = None  # a municipal gazette
     _shingles: set[str] | None = field(default=None, repr=False)
 
     @property
@@ -119,6 +122,25 @@ class Candidate:
             text=hit.text,
             document_id=hit.document_id,
             page=hit.page,
+        )
+
+    @classmethod
+    def from_gazette(cls, source: Source, act: GazetteEvidence, text: str) -> Candidate:
+        """One act a gazette read in full records; `text` is the gazette's text read (a
+        stance's quote is looked for in it). Its address is the gazette's, marked by the act."""
+        return cls(
+            url=f"{source.url}#{GAZETTE_ACT}{act.offset}",
+            display_url=source.link,
+            title=source.title,
+            publisher=source.publisher,
+            reliability="high",  # official records
+            snippet=one_line(act.snippet, SNIPPET_CHARS * 2),
+            origin="gazette",
+            query=act.query,
+            published_at=act.gazette.date or None,
+            text=text,
+            sha=source.content_sha256,
+            territory_id=act.gazette.territory_id or None,
         )
 
     @classmethod
@@ -245,6 +267,8 @@ class EvidencePool:
                 tags.append(f"outlet search: {c.outlet}")
             if c.page is not None:
                 tags.insert(0, f"the journalist's document, page {c.page}")
+            if c.origin == "gazette":
+                tags.insert(0, "official gazette (municipal record)")
             if not c.independent:
                 tags.append(f"NOT INDEPENDENT: {c.independence_note}")
             flag = " [NEW]" if c.new else ""
@@ -302,6 +326,7 @@ class EvidencePool:
                     stance_note=note,
                     document_id=c.document_id,
                     page=c.page,
+                    territory_id=c.territory_id,
                 )
             )
         return result

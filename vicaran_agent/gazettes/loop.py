@@ -402,7 +402,7 @@ class GazetteSearchLoop:
             city=_city_name(out.city) if out.city else message("gazette_every_city", self.language),
             period=out.period.label if out.period else message("gazette_any_date", self.language),
         )
-        if not out.candidates:
+        if not out.read:  # nothing came close enough to be read: no gazette was found
             self._say(out, "gazette_none", **values)
         else:
             read = message("gazette_count", self.language, count=len(out.read))

@@ -138,6 +138,9 @@ def procedures(terms: ClaimTerms, entities: Sequence[str] = ()) -> list[str]:
     return found[:PROCEDURE_ITEMS]
 
 
+GENERIC_ACTS = ("decreto", "portaria", "comunicado")
+
+
 def build_strategies(terms: ClaimTerms, entities: Sequence[str] = ()) -> list[Strategy]:
     """The exact, broad and contextual strings for a claim (2 or 3; fewer when it has few words)."""
     phrases = [_phrase_item(p) for p in terms.phrases]
@@ -153,8 +156,13 @@ def build_strategies(terms: ClaimTerms, entities: Sequence[str] = ()) -> list[St
             strategies.append(Strategy(name, query))
 
     add("exact", _join(exact_items, "+"))
-    add("broad", _join(vocabulary[:BROAD_ITEMS], "|"))
-    process = [_phrase_item(p) for p in procedures(terms, entities)]
+    broad = _join(vocabulary[:BROAD_ITEMS], "|")
+    if any(s.query == broad for s in strategies):  # one name only: any of its words will do
+        loose = [w for p in terms.phrases for w in words(p, 12)] + ranked
+        broad = _join(loose[:BROAD_ITEMS], "|")
+    add("broad", broad)
+    # No procedure the claim's words name: the acts through which a city records anything.
+    process = [_phrase_item(p) for p in procedures(terms, entities) or GENERIC_ACTS]
     if process:
         topic = (phrases + ranked)[:TOPIC_ITEMS]
         query = _group(process) + (" + " + _group(topic) if topic else "")

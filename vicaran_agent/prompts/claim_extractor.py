@@ -25,6 +25,10 @@ The sources come numbered `[S1]`, `[S2]`, ... with their summary and key claims.
    story is international. The queries also search the journalist's documents (sources marked
    "the journalist's document"): when those are written in another language than the brief,
    add one query in the documents' language, with the words they would use.
+7. When a claim is about an act of a Brazilian municipality (a contract, tender, appointment,
+   decree, public exam), fill `city` (as written, with accents), `state` (the UF, e.g. RS) when
+   known, and `period_start`/`period_end` (YYYY-MM-DD, YYYY-MM or YYYY) for when the act
+   happened: Vicaran searches that city's official gazettes. Leave them empty otherwise.
 
 Return JSON matching the schema: `claims`, each with `claim_text`, `importance`, `entities`,
 `source_numbers` (the numbers of the `[S#]` sources, e.g. [1, 4]) and `queries`. Use only source
@@ -53,6 +57,8 @@ The brief comes between `<<<DATA BRIEF` and `DATA>>>`.
 2. At most 3 claims, each self-contained: who, what, when, where - readable without the brief.
 3. `importance` from 0 to 1 (how much the story depends on it), the named `entities`, and 1 to
    3 `queries`: self-contained web searches that would confirm or contradict it.
+4. For a claim about an act of a Brazilian municipality, its `city`, `state` (UF) and the
+   period of the act (`period_start`, `period_end`); empty otherwise.
 
 Return JSON matching the schema: {{"claims": [..]}}. No statement of fact → an empty list.
 Never invent a claim the brief does not make.

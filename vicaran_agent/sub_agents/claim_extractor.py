@@ -14,7 +14,7 @@ from ..i18n import word
 from ..llm import ModelCallError
 from ..prompts.claim_extractor import BRIEF_CLAIMS_INSTRUCTION, CLAIM_EXTRACTOR_INSTRUCTION
 from ..sanitize import clean
-from ..schemas import BriefClaims, Claim, ClaimDraft, Source
+from ..schemas import BriefClaim, BriefClaims, Claim, ClaimDraft, DraftClaim, Source
 from ._stage import Stage, StageAgent
 
 MAX_BRIEF_CLAIMS = 3
@@ -30,6 +30,16 @@ def _queries(queries: list[str]) -> list[str]:
 
 def _text(text: str) -> str:
     return " ".join(clean(text).split())
+
+
+def _place(item: BriefClaim | DraftClaim) -> dict[str, str]:
+    """The claim's city, state and period as the model read them (cleaned, bounded)."""
+    return {
+        "city": _text(item.city)[:100],
+        "state": _text(item.state)[:2].upper(),
+        "period_start": _text(item.period_start)[:10],
+        "period_end": _text(item.period_end)[:10],
+    }
 
 
 def consolidate(
@@ -55,6 +65,7 @@ def consolidate(
                 entities=[_text(e) for e in item.entities if _text(e)],
                 queries=_queries(item.queries)[:3],
                 origin="brief",
+                **_place(item),
             )
     for item in draft.claims:
         text = _text(item.claim_text)
@@ -78,6 +89,7 @@ def consolidate(
             entities=[_text(e) for e in item.entities if _text(e)],
             source_urls=urls,
             queries=queries[:3],
+            **_place(item),
         )
     from_brief = [c for c in merged.values() if c.origin == "brief"]
     ranked = sorted(

@@ -14,11 +14,13 @@ from ..factcheck.documents import DocumentEvidence
 from ..factcheck.outlets import outlets_for
 from ..formatting import one_line
 from ..i18n import verdict_label
+from ..plan import asks_for_gazettes
 from ..prompts.fact_checker import FACT_CHECKER_INSTRUCTION
 from ..runtime import runtime_for
-from ..schemas import Claim, Verdict
+from ..schemas import Claim, Source, Verdict
 from ..tools.fact_check_api import FactCheckApi
 from ..tools.live_search import LiveSearch, supports_live_search
+from ..tools.querido_diario import QueridoDiario
 from ._stage import Stage, StageAgent, stream_concurrently
 
 logger = logging.getLogger(__name__)
@@ -58,6 +60,7 @@ class FactCheckerAgent(StageAgent):
                 stage.msg("documents_unavailable", error=f"{type(error).__name__}: {error}")
             )
             documents = None
+        gazettes = QueridoDiario(settings) if settings.vicaran_gazettes_read else None
         shared = CheckSettings(
             settings=settings,
             model=stage.model,
@@ -70,6 +73,8 @@ class FactCheckerAgent(StageAgent):
             outlets=outlets_for(config.language, settings),
             live=live,
             documents=documents,
+            gazettes=gazettes,
+            gazettes_asked=asks_for_gazettes(config.brief),
         )
         number = {c.key: i for i, c in enumerate(claims, 1)}
 
@@ -78,6 +83,7 @@ class FactCheckerAgent(StageAgent):
             emit(stage.msg("verifying", i=i, n=len(claims), claim=one_line(claim.claim_text, 120)))
             checker = ClaimChecker(shared, claim, emit=emit)
             verdict = await checker.run()
+            found_sources.extend(checker.found_sources)
             for issue in checker.issues:
                 stage.issue(issue)
             for note in checker.notes:
@@ -95,20 +101,30 @@ class FactCheckerAgent(StageAgent):
             return verdict
 
         verdicts: dict[str, Verdict] = {}
-        async for text, result in stream_concurrently(
-            claims, check, settings.vicaran_claim_concurrency
-        ):
-            if text is not None:
-                yield stage.event(text)
-            elif isinstance(result, Exception):
-                stage.issue(stage.msg("claim_crashed", error=result))
-            else:
-                verdicts[result.claim_key] = result
+        found_sources: list[Source] = []
+        try:
+            async for text, result in stream_concurrently(
+                claims, check, settings.vicaran_claim_concurrency
+            ):
+                if text is not None:
+                    yield stage.event(text)
+                elif isinstance(result, Exception):
+                    stage.issue(stage.msg("claim_crashed", error=result))
+                else:
+                    verdicts[result.claim_key] = result
+        finally:
+            if gazettes is not None:
+                await gazettes.aclose()
         ordered = [verdicts[c.key] for c in claims if c.key in verdicts]
-        yield stage.finish(
-            self._markdown(stage, ordered),
-            {keys.VERDICT_RECORDS: [v.model_dump(mode="json") for v in ordered]},
-        )
+        records: dict[str, object] = {
+            keys.VERDICT_RECORDS: [v.model_dump(mode="json") for v in ordered]
+        }
+        if found_sources:  # gazettes read: saved as sources, so the report may cite them
+            sources = stage.records(keys.SOURCE_RECORDS, Source)
+            known = {s.url for s in sources}
+            added = [s for s in found_sources if s.url not in known and not known.add(s.url)]
+            records[keys.SOURCE_RECORDS] = [s.model_dump(mode="json") for s in sources + added]
+        yield stage.finish(self._markdown(stage, ordered), records)
 
     @staticmethod
     def _markdown(stage: Stage, verdicts: list[Verdict]) -> str:

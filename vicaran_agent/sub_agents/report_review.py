@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
-from ..documents.model import document_url
 from ..factcheck.pool import best_passage
 from ..formatting import data_block, one_line
 from ..i18n import ENGLISH, message
@@ -107,7 +106,7 @@ class ReportReviewer:
         self.quotes: dict[str, list[str]] = {}
         for verdict in verdicts:
             for e in verdict.evidence:
-                url = document_url(e.document_id) if e.document_id else e.url
+                url = e.source_url
                 if e.document_id and e.content_sha256:
                     shas = self.passages.setdefault(url, [])
                     if e.content_sha256 not in shas:

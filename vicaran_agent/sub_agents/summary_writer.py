@@ -17,7 +17,6 @@ from google.adk.events import Event
 
 from .. import state_keys as keys
 from ..citations import page_label, resolve_citations, with_pages
-from ..documents.model import document_url
 from ..export import is_sha256, snapshot_url
 from ..formatting import data_block, markdown_text, one_line
 from ..i18n import verdict_label, word
@@ -34,7 +33,6 @@ from ..sanitize import clean
 from ..schemas import (
     BiasAssessment,
     Claim,
-    Evidence,
     ReportDraft,
     ReportQuality,
     Source,
@@ -77,11 +75,6 @@ def partial_reason(state: dict[str, Any], own: list[str]) -> str:
     return text if len(text) <= 1500 else text[:1499] + "…"
 
 
-def cited_url(evidence: Evidence) -> str:
-    """The saved source an evidence item belongs to: a passage belongs to its document."""
-    return document_url(evidence.document_id) if evidence.document_id else evidence.url
-
-
 def cited_pages(
     verdicts: list[Verdict], number_of: dict[str, int]
 ) -> dict[int, dict[int, str | None]]:
@@ -89,7 +82,7 @@ def cited_pages(
     pages: dict[int, dict[int, str | None]] = {}
     for verdict in verdicts:
         for e in verdict.evidence:
-            number = number_of.get(cited_url(e))
+            number = number_of.get(e.source_url)
             if e.page is not None and e.stance != "context" and number is not None:
                 pages.setdefault(number, {}).setdefault(e.page, e.content_sha256)
     return pages
@@ -433,15 +426,15 @@ class SummaryWriterAgent(StageAgent):
         for v in stage.records(keys.VERDICT_RECORDS, Verdict)[:REPORT_CLAIMS]:
             claim = claims.get(v.claim_key)
             on_point = [e for e in v.evidence if e.stance != "context"]
-            urls = (claim.source_urls if claim else []) + [cited_url(e) for e in on_point]
+            urls = (claim.source_urls if claim else []) + [e.source_url for e in on_point]
             refs = sorted({number_of[u] for u in urls if u in number_of})
             cited.update(refs)
             explanation = one_line(resolve_citations(v.explanation, ())[0], 300)
             quotes = [
-                f"  [{number_of[cited_url(e)]}{page_label([e.page] if e.page else [])}] "
+                f"  [{number_of[e.source_url]}{page_label([e.page] if e.page else [])}] "
                 f'"{one_line(e.quote, 200)}"'
                 for e in on_point
-                if cited_url(e) in number_of and e.quote and e.independent
+                if e.source_url in number_of and e.quote and e.independent
             ]
             findings.append(
                 f"- {v.claim_key}: {v.claim_text}\n  verdict: {v.verdict} "

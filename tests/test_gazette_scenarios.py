@@ -1,0 +1,116 @@
+"""Seed 002's five golden scenarios, offline: the fact checker's gazette gatherer against the
+loopback Querido Diário fake. They assert retrieval and procedure, not the model's judgement:
+the right gazettes are read, their decisive acts reach the judge, scenario 2 stops after one
+round, and scenario 5 tries everything and says plainly that no gazette was found."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support import scripted_model
+from tests.support.gazettes import SCENARIOS, Scenario
+from vicaran_agent.config import get_settings
+from vicaran_agent.factcheck.checker import CheckSettings, ClaimChecker
+from vicaran_agent.factcheck.outlets import outlets_for
+from vicaran_agent.llm import ModelClient
+from vicaran_agent.prompts.fact_checker import FACT_CHECKER_INSTRUCTION
+from vicaran_agent.runtime import investigation_runtime
+from vicaran_agent.schemas import Claim
+from vicaran_agent.tools.fact_check_api import FactCheckApi
+from vicaran_agent.tools.querido_diario import QueridoDiario
+
+FOUND = ["porto_alegre_flood", "rio_medicamentos", "bh_guarda_municipal", "curitiba_enfermeiros"]
+# The entities a claim extractor names in each claim (the seed gives the claims only).
+ENTITIES = {
+    "porto_alegre_flood": ["Prefeitura de Porto Alegre", "limpeza urbana", "contrato emergencial"],
+    "rio_medicamentos": ["Prefeitura do Rio de Janeiro", "medicamentos", "hospitais municipais"],
+    "bh_guarda_municipal": ["Prefeitura de Belo Horizonte", "Guarda Municipal", "concurso público"],
+    "curitiba_enfermeiros": ["Prefeitura de Curitiba", "Enfermeiro", "concurso público"],
+    "sao_paulo_alien_invasion": ["invasão alienígena"],
+}
+
+
+async def check(env, scenario: Scenario, cap: int = 3) -> ClaimChecker:
+    # the fake serves the gazettes' texts on loopback (the real ones are on a public host)
+    env.set(VICARAN_PAGES_PER_CLAIM="0", VICARAN_FETCH_ALLOW_PRIVATE="true")
+    env.services.tavily.overrides = lambda query, body: []  # the gazettes alone
+    scripted_model.reset_calls()
+    settings = get_settings()
+    model = ModelClient("scripted/default", settings)
+    async with investigation_runtime(f"gazettes-{scenario.key}", settings) as runtime:
+        client = QueridoDiario(settings)
+        shared = CheckSettings(
+            settings=settings,
+            model=model,
+            instruction=FACT_CHECKER_INSTRUCTION,
+            language="pt-BR",
+            cap=cap,
+            sources=[],
+            runtime=runtime,
+            factcheck=FactCheckApi(settings, backoff_base=0.01),
+            outlets=outlets_for("pt-BR", settings),
+            gazettes=client,
+        )
+        claim = Claim(
+            key="C1",
+            claim_text=scenario.claim,
+            importance=0.9,
+            origin="brief",
+            entities=ENTITIES[scenario.key],
+            city=scenario.city,
+            state=scenario.state,
+            period_start=scenario.since,
+            period_end=scenario.until,
+        )
+        checker = ClaimChecker(shared, claim)
+        checker.verdict = await checker.run()  # type: ignore[attr-defined]
+        await client.aclose()
+    return checker
+
+
+@pytest.mark.parametrize("key", FOUND)
+async def test_the_decisive_gazette_is_read_and_its_act_reaches_the_judge(env, key):
+    scenario = SCENARIOS[key]
+    checker = await check(env, scenario)
+    outcome = checker.gazette_outcome
+    assert outcome is not None and outcome.found
+    read = [g.gazette.txt_url or "" for g in outcome.read]
+    assert len(read) <= 3
+    assert any(u.endswith(scenario.decisive[0].path) for u in read), read
+    prompts = "\n".join(c["prompt"] for c in scripted_model.calls_for("ClaimAssessment"))
+    for mark in scenario.decisive[0].marks:
+        assert mark.lower() in prompts.lower(), mark
+    # every gazette read is a source the evidence can cite: official, high reliability
+    assert {s.origin for s in checker.found_sources} == {"gazette"}
+    assert all(s.territory_id == scenario.territory_id for s in checker.found_sources)
+    gazette_items = [e for e in checker.verdict.evidence if e.origin == "gazette"]  # type: ignore[attr-defined]
+    assert gazette_items and all(e.reliability == "high" for e in gazette_items)
+    assert any("Querido Diário" in line or "diário" in line.lower() for line in checker.reasoning)
+
+
+async def test_abundant_evidence_stops_the_search_after_the_first_round(env):
+    checker = await check(env, SCENARIOS["rio_medicamentos"])
+    assert checker.gazette_outcome is not None and checker.gazette_outcome.rounds == 1
+
+
+async def test_no_gazette_tries_every_strategy_for_three_rounds_and_says_so(env):
+    checker = await check(env, SCENARIOS["sao_paulo_alien_invasion"])
+    outcome = checker.gazette_outcome
+    assert outcome is not None and not outcome.found
+    assert outcome.rounds == 3
+    assert {s.strategy for s in outcome.searches} >= {"exact", "broad", "contextual"}
+    verdict = checker.verdict  # type: ignore[attr-defined]
+    assert verdict.verdict == "unverified"
+    assert "Nenhum diário oficial encontrado" in verdict.explanation
+    assert checker.found_sources == []
+
+
+async def test_every_gazette_request_carries_the_city_period_and_size(env):
+    scenario = SCENARIOS["curitiba_enfermeiros"]
+    await check(env, scenario)
+    searches = [r for r in env.services.querido_diario.requests if r.path == "/gazettes"]
+    assert searches
+    for request in searches:
+        assert request.query.get("territory_ids") == [scenario.territory_id]
+        assert request.query.get("size") and request.query.get("excerpt_size") == ["500"]
+        assert request.query.get("number_of_excerpts") == ["3"]
