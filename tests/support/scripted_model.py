@@ -440,6 +440,7 @@ class ScriptedModel(BaseLlm):
             if re.search(r"\d", sentence) and not sentence.endswith("?") and not asks:
                 claims.append(
                     {"claim_text": sentence, "importance": 0.9, "queries": [sentence[:200]]}
+                    | _municipal_act(sentence)
                 )
         return {"claims": claims[:3]}
 
@@ -724,6 +725,25 @@ class ScriptedModel(BaseLlm):
 
 
 _GAZETTE_GENERIC = {"prefeitura", "municipal", "houve", "realizou", "registrada", "diario"}
+
+
+_CITY = re.compile(r"Prefeitura (?:de|do|da) ((?:[A-ZÀ-Ý][a-zà-ÿ]+ ?(?:de |do |da )?){1,4})")
+
+
+def _municipal_act(sentence: str) -> dict[str, Any]:
+    """A claim about a Brazilian city's act: its city, year and the names and words it hangs on
+    (as a careful extractor fills `city`, `period_start` and `entities`)."""
+    city = _CITY.search(sentence)
+    if not city:
+        return {}
+    year = re.search(r"\b(20\d\d)\b", sentence)
+    words = sorted(_words(sentence) - _GAZETTE_GENERIC, key=lambda w: (-len(w), w))
+    return {
+        "city": city.group(1).strip().removesuffix(" de").removesuffix(" do"),
+        "period_start": year.group(1) if year else "",
+        "period_end": year.group(1) if year else "",
+        "entities": [w for w in words if len(w) >= 7 and not w.isdigit()][:6],
+    }
 
 
 def _claim_and_entities(prompt: str) -> tuple[str, list[str]]:

@@ -267,8 +267,8 @@ class ClaimChecker:
             source.url = normalize_url(source.url)
             source.content_sha256 = texts.put(read.text)
             self.found_sources.append(source)
-            for act in acts:
-                candidate = Candidate.from_gazette(source, act, read.text)
+            for number, act in enumerate(acts, 1):
+                candidate = Candidate.from_gazette(source, act, number)
                 candidate.retrieved_at = retrieved
                 self.pool.add(candidate)
 

@@ -125,20 +125,22 @@ class Candidate:
         )
 
     @classmethod
-    def from_gazette(cls, source: Source, act: GazetteEvidence, text: str) -> Candidate:
-        """One act a gazette read in full records; `text` is the gazette's text read (a
-        stance's quote is looked for in it). Its address is the gazette's, marked by the act."""
+    def from_gazette(cls, source: Source, act: GazetteEvidence, number: int) -> Candidate:
+        """The `number`th act a gazette read in full records. Its text is the act as quoted
+        from the gazette (a stance's quote is looked for there; two acts of one edition are not
+        copies of each other), its snapshot the whole gazette read, its address the gazette's
+        marked by the act."""
         return cls(
-            url=f"{source.url}#{GAZETTE_ACT}{act.offset}",
+            url=f"{source.url}#{GAZETTE_ACT}{number}",
             display_url=source.link,
             title=source.title,
             publisher=source.publisher,
             reliability="high",  # official records
-            snippet=one_line(act.snippet, SNIPPET_CHARS * 2),
+            snippet=act.snippet[: SNIPPET_CHARS * 2],  # its facts, then the act on a line
             origin="gazette",
             query=act.query,
             published_at=act.gazette.date or None,
-            text=text,
+            text=act.quote,
             sha=source.content_sha256,
             territory_id=act.gazette.territory_id or None,
         )

@@ -104,7 +104,7 @@ class GazetteEvidence:
             facts.append("parties: " + ", ".join(self.parties))
         if self.amounts:
             facts.append("amounts: " + ", ".join(self.amounts))
-        return "; ".join(facts) + "\n" + self.quote
+        return "; ".join(facts) + ".\n" + self.quote
 
 
 @dataclass
