@@ -124,6 +124,16 @@ class GazetteOutcome:
         ]
 
 
+@dataclass
+class _Progress:
+    """Where one claim's search stands between rounds."""
+
+    window: Period | None
+    planned: list[Strategy]
+    found: dict[str, Gazette] = field(default_factory=dict)
+    tried: set[tuple[str, str | None, str | None]] = field(default_factory=set)
+
+
 class GazetteSearchLoop:
     """Searches the official gazettes for one claim; `run` never raises (it says what failed)."""
 
@@ -149,40 +159,11 @@ class GazetteSearchLoop:
         terms = claim_terms(claim)
         out.city = await self._place(claim, out)
         strategies = build_strategies(terms, claim.entities)
-        found: dict[str, Gazette] = {}
-        tried: set[tuple[str, str | None, str | None]] = set()
-        window = out.period
-        planned = list(strategies)
+        search = _Progress(window=out.period, planned=list(strategies))
         limit = self.settings.vicaran_gazette_rounds
         for round_number in range(1, limit + 1):
             out.rounds = round_number
-            since, until = _dates(window)
-            batch = [s for s in planned if (s.query, since, until) not in tried]
-            for strategy in batch:
-                tried.add((strategy.query, since, until))
-                self._say(
-                    out,
-                    "gazette_search",
-                    strategy=self._strategy(strategy.name),
-                    query=strategy.query,
-                )
-            result = await self._search(batch, out, since, until)
-            for strategy in batch:
-                total = result.totals.get(strategy.query) if result else None
-                out.searches.append(
-                    SearchDone(round_number, strategy.name, strategy.query, since, until, total)
-                )
-            for gazette in result.gazettes if result else []:
-                _merge(found, gazette)
-            out.candidates = rank(
-                found.values(),
-                terms,
-                out.period,
-                territory_id=out.city.territory_id if out.city else None,
-                city=claim.city,
-                state=claim.state,
-            )
-            self._round_line(out, round_number, len(batch))
+            await self._round(claim, terms, out, search)
             if self._enough_by_code(out, terms):
                 out.sufficient = True
                 break
@@ -190,34 +171,71 @@ class GazetteSearchLoop:
                 if out.candidates:
                     self._say(out, "gazette_round_limit", count=limit)
                 break
-            judged = await self._judge(claim, terms, out, round_number)
-            if judged is not None and judged.sufficient:
-                out.sufficient = True
-                reason = one_line(clean(judged.reason), 300)
-                self._say(out, "gazette_sufficient_model", reason=reason)
-                break
+            judged = await self._judge(claim, out, round_number)
             if judged is not None:
                 reason = one_line(clean(judged.reason), 300)
-                self._say(out, "gazette_insufficient", reason=reason)
-            tried_queries = {q for q, _, _ in tried}
-            fresh = refined(judged.refined_queries if judged else [], tried_queries)
-            planned = [Strategy("refined", q) for q in fresh]
-            exact = next((s for s in strategies if s.name == "exact"), None)
-            if exact is not None and " + " in exact.query:
-                widened = drop_and(exact.query)
-                if widened not in fresh:
-                    planned.append(Strategy("widened", widened))
-            if window is not None:
-                window = window.widened(WIDEN_DAYS, self.settings.today)
-            since, until = _dates(window)
-            if not [s for s in planned if (s.query, since, until) not in tried]:
-                self._say(out, "gazette_no_new_searches")
+                key = "gazette_sufficient_model" if judged.sufficient else "gazette_insufficient"
+                self._say(out, key, reason=reason)
+                if judged.sufficient:
+                    out.sufficient = True
+                    break
+            if not self._refine(out, search, strategies, judged):
                 break
-            if window is not None:
-                self._say(out, "gazette_widened", period=window.label)
         await self._read(claim, terms, out)
         self._conclude(out)
         return out
+
+    async def _round(
+        self, claim: ClaimLike, terms: ClaimTerms, out: GazetteOutcome, search: _Progress
+    ) -> None:
+        """One round's searches in one call; everything found so far scored again."""
+        since, until = _dates(search.window)
+        batch = [s for s in search.planned if (s.query, since, until) not in search.tried]
+        for strategy in batch:
+            search.tried.add((strategy.query, since, until))
+            name = self._strategy(strategy.name)
+            self._say(out, "gazette_search", strategy=name, query=strategy.query)
+        result = await self._search(batch, out, since, until)
+        for strategy in batch:
+            total = result.totals.get(strategy.query) if result else None
+            done = SearchDone(out.rounds, strategy.name, strategy.query, since, until, total)
+            out.searches.append(done)
+        for gazette in result.gazettes if result else []:
+            _merge(search.found, gazette)
+        out.candidates = rank(
+            search.found.values(),
+            terms,
+            out.period,
+            territory_id=out.city.territory_id if out.city else None,
+            city=claim.city,
+            state=claim.state,
+        )
+        self._round_line(out, out.rounds, len(batch))
+
+    def _refine(
+        self,
+        out: GazetteOutcome,
+        search: _Progress,
+        strategies: list[Strategy],
+        judged: GazetteSufficiency | None,
+    ) -> bool:
+        """The next round's searches: the model's refined strings, the exact one without its
+        ANDs, over dates widened; False when there is nothing new to try."""
+        tried = {query for query, _, _ in search.tried}
+        fresh = refined(judged.refined_queries if judged else [], tried)
+        search.planned = [Strategy("refined", q) for q in fresh]
+        exact = next((s for s in strategies if s.name == "exact"), None)
+        if exact is not None and " + " in exact.query and drop_and(exact.query) not in fresh:
+            search.planned.append(Strategy("widened", drop_and(exact.query)))
+        if search.window is not None:
+            search.window = search.window.widened(WIDEN_DAYS, self.settings.today)
+        since, until = _dates(search.window)
+        if all((s.query, since, until) in search.tried for s in search.planned):
+            self._say(out, "gazette_no_new_searches")
+            return False
+        if search.window is not None:
+            self._say(out, "gazette_widened", period=search.window.label)
+        return True
 
     # --- the place ---------------------------------------------------------------------------
 
@@ -282,7 +300,7 @@ class GazetteSearchLoop:
         return True
 
     async def _judge(
-        self, claim: ClaimLike, terms: ClaimTerms, out: GazetteOutcome, round_number: int
+        self, claim: ClaimLike, out: GazetteOutcome, round_number: int
     ) -> GazetteSufficiency | None:
         out.model_calls += 1
         out.model_rounds += 1
