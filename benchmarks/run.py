@@ -8,7 +8,9 @@ with 15 claims; 5/15/30 claims with 30 sources), the serial baselines of quick a
 attached. Wall time is from the journalist's
 APPROVED to the investigation's last event; L is the fast model's latency (the pro model: 1.5·L).
 Then the documents benchmark (benchmarks/documents.py, its own process): indexing 2,000 text-PDF
-pages and 100,000 passages, search latency and RSS.
+pages and 100,000 passages, search latency and RSS; and the gazettes benchmark
+(benchmarks/gazettes.py): five claims about one city checked in its gazettes at once, within
+Querido Diário's 60 requests a minute.
 """
 
 from __future__ import annotations
@@ -26,13 +28,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from benchmarks import documents
+from benchmarks import documents, gazettes
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVICES = ("tavily", "jina", "factcheck", "newsroom")
 PROMPT_BOUND = 40_000
 TIMEOUT_SECONDS = 240
 DOCUMENTS_TIMEOUT_SECONDS = 400
+GAZETTES_TIMEOUT_SECONDS = 300
 
 
 @dataclass(frozen=True)
@@ -351,9 +354,26 @@ def main(argv: list[str] | None = None) -> int:
         document_figures = process(argv_documents, DOCUMENTS_TIMEOUT_SECONDS)
         print(f"  documents: {document_figures['process_s']:.1f} s", file=sys.stderr, flush=True)
 
+    gazette_figures: dict[str, Any] | None = None
+    if not args.quick_only:
+        print("running gazettes ...", file=sys.stderr, flush=True)
+        argv_gazettes = [
+            sys.executable,
+            "-m",
+            "benchmarks.gazettes",
+            "--latency",
+            str(args.latency),
+        ]
+        gazette_figures = process(argv_gazettes, GAZETTES_TIMEOUT_SECONDS)
+        print(f"  gazettes: {gazette_figures['process_s']:.1f} s", file=sys.stderr, flush=True)
+
     checks = targets(results, args.latency, total)
     if document_figures is not None:
         checks += document_targets(document_figures)
+    if gazette_figures is not None:
+        checks += [
+            check(label, met, detail) for label, met, detail in gazettes.targets(gazette_figures)
+        ]
     print(table(results))
     print()
     for name in ("quick", "detailed"):
@@ -364,6 +384,10 @@ def main(argv: list[str] | None = None) -> int:
         print("Documents:")
         for line in documents.lines(document_figures):
             print(f"  {line}")
+        print()
+    if gazette_figures is not None:
+        print("Official gazettes:")
+        print("\n".join(gazettes.lines(gazette_figures)))
         print()
     print(f"Targets (L = {args.latency} s):")
     for c in checks:
@@ -380,13 +404,17 @@ def main(argv: list[str] | None = None) -> int:
             "total_runtime_s": total,
             "runs": results,
             "documents": document_figures,
+            "gazettes": gazette_figures,
             "targets": checks,
         }
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(report, indent=2) + "\n")
     # Figures, not a test: a missed target is reported above; only a run that broke fails.
     broken = any("error" in r for r in results.values())
-    return 1 if broken or (document_figures is not None and "error" in document_figures) else 0
+    broken = broken or any(
+        f is not None and "error" in f for f in (document_figures, gazette_figures)
+    )
+    return 1 if broken else 0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,196 @@
+"""The official gazettes at speed, in its own process: five claims about one city checked at once.
+
+    uv run python -m benchmarks.gazettes [--latency 0.5]
+
+A Portuguese story about Porto Alegre after the May 2024 floods: five claims about the city's
+acts (emergency contracts, the calamity decree, purchases for shelters), each checked by the fact
+checker's gazette search against the loopback Querido Diário fake (its golden corpus, 0.2 s a
+request) with Vicaran's real request budget (60 a minute), the scripted model taking L a call and
+no web evidence (the gazettes alone). Prints the wall time in model rounds (L), each claim's
+search rounds, the requests Querido Diário received by kind and the busiest 60-second window;
+then one JSON object on stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+os.environ["ADK_DISABLE_LOAD_DOTENV"] = "1"
+
+CLAIMS = [
+    "A Prefeitura de Porto Alegre firmou contratos emergenciais com empresas privadas para "
+    "limpeza urbana após as enchentes de maio de 2024.",
+    "A Prefeitura de Porto Alegre declarou estado de calamidade pública por decreto em maio "
+    "de 2024.",
+    "A Prefeitura de Porto Alegre comprou colchões e cobertores para os abrigos temporários "
+    "em 2024.",
+    "A Prefeitura de Porto Alegre contratou unidades móveis de atendimento para os abrigos "
+    "temporários em 2024.",
+    "A Prefeitura de Porto Alegre contratou o transporte de resíduos das áreas atingidas pelas "
+    "enchentes em 2024.",
+]
+QD_LATENCY = 0.2
+BUDGET_PER_MINUTE = 60
+
+
+async def _check(latency: float) -> dict[str, Any]:
+    from tests.support.scripted_model import _municipal_act
+    from vicaran_agent.config import get_settings
+    from vicaran_agent.factcheck.checker import CheckSettings, ClaimChecker
+    from vicaran_agent.factcheck.outlets import outlets_for
+    from vicaran_agent.llm import ModelClient
+    from vicaran_agent.prompts.fact_checker import FACT_CHECKER_INSTRUCTION
+    from vicaran_agent.runtime import investigation_runtime
+    from vicaran_agent.schemas import Claim
+    from vicaran_agent.tools.fact_check_api import FactCheckApi
+    from vicaran_agent.tools.querido_diario import QueridoDiario
+
+    settings = get_settings()
+    model = ModelClient(settings.vicaran_fast_model, settings)
+    claims = [
+        Claim(key=f"C{i}", claim_text=text, importance=0.9, origin="brief", **_municipal_act(text))
+        for i, text in enumerate(CLAIMS, 1)
+    ]
+    async with investigation_runtime("bench-gazettes", settings) as runtime:
+        client = QueridoDiario(settings)
+        shared = CheckSettings(
+            settings=settings,
+            model=model,
+            instruction=FACT_CHECKER_INSTRUCTION,
+            language="pt-BR",
+            cap=2,
+            sources=[],
+            runtime=runtime,
+            factcheck=FactCheckApi(settings),
+            outlets=outlets_for("pt-BR", settings),
+            gazettes=client,
+        )
+        checkers = [ClaimChecker(shared, claim) for claim in claims]
+        started = time.monotonic()
+        verdicts = await asyncio.gather(*(c.run() for c in checkers))
+        wall = time.monotonic() - started
+        await client.aclose()
+    outcomes = [c.gazette_outcome for c in checkers]
+    return {
+        "wall_s": round(wall, 2),
+        "wall_per_L": round(wall / latency, 2),
+        "rounds": [o.rounds if o else 0 for o in outcomes],
+        "found": sum(bool(o and o.found) for o in outcomes),
+        "gazettes_read": sum(len(o.read) for o in outcomes if o),
+        "verdicts": dict(Counter(v.verdict for v in verdicts)),
+        "gazette_evidence": sum(e.origin == "gazette" for v in verdicts for e in v.evidence),
+    }
+
+
+def _busiest(times: list[float], window: float = 60.0) -> int:
+    times = sorted(times)
+    best, left = 0, 0
+    for right, at in enumerate(times):
+        while at - times[left] > window:
+            left += 1
+        best = max(best, right - left + 1)
+    return best
+
+
+def run(latency: float) -> dict[str, Any]:
+    from tests.fakes.factcheck import FakeFactCheckTools
+    from tests.fakes.jina import FakeJinaReader
+    from tests.fakes.querido_diario import FakeQueridoDiario
+    from tests.fakes.tavily import FakeTavily
+
+    latency_ms = round(latency * 1000)
+    services = {
+        "tavily": FakeTavily(overrides=lambda query, body: []),
+        "jina": FakeJinaReader({}),
+        "factcheck": FakeFactCheckTools(),
+        "querido_diario": FakeQueridoDiario(latency=QD_LATENCY),
+    }
+    for service in services.values():
+        service.start()
+    try:
+        with tempfile.TemporaryDirectory(prefix="vicaran-gazettes-") as folder:
+            os.environ.update(
+                {
+                    "VICARAN_FAST_MODEL": f"scripted/latency-{latency_ms}",
+                    "VICARAN_PRO_MODEL": f"scripted/latency-{round(1.5 * latency_ms)}",
+                    "TAVILY_API_KEY": "tvly-test",
+                    "TAVILY_BASE_URL": services["tavily"].url,
+                    "JINA_READER_BASE_URL": services["jina"].url,
+                    "FACTCHECK_API_KEY": "test-key",
+                    "FACTCHECK_BASE_URL": services["factcheck"].url,
+                    "QUERIDO_DIARIO_BASE_URL": services["querido_diario"].url,
+                    "VICARAN_QUERIDO_DIARIO_RPM": str(BUDGET_PER_MINUTE),
+                    "VICARAN_FETCH_ALLOW_PRIVATE": "true",  # the fake's texts are on loopback
+                    "VICARAN_LIVE_SEARCH_FALLBACK": "false",
+                    "VICARAN_PAGES_PER_CLAIM": "0",
+                    "VICARAN_DATABASE_URL": f"sqlite:///{Path(folder) / 'bench.db'}",
+                }
+            )
+            import tests.support.scripted_model  # noqa: F401 - registers scripted/...
+
+            result = asyncio.run(_check(latency))
+    finally:
+        for service in services.values():
+            service.stop()
+    requests = services["querido_diario"].requests
+    result["qd_requests"] = dict(Counter(_kind(r.path) for r in requests))
+    result["qd_busiest_60s"] = _busiest([r.started for r in requests])
+    result["latency"] = latency
+    return result
+
+
+def _kind(path: str) -> str:
+    return (
+        "gazettes" if path == "/gazettes" else "cities" if path.startswith("/cities") else "texts"
+    )
+
+
+def lines(r: dict[str, Any]) -> list[str]:
+    if "error" in r:
+        return [f"  gazettes benchmark failed: {r['error'].splitlines()[0][:200]}"]
+    return [
+        f"  {len(CLAIMS)} claims about Porto Alegre, checked at once in its gazettes: "
+        f"{r['wall_s']} s = {r['wall_per_L']}*L; search rounds per claim {r['rounds']}; "
+        f"acts found for {r['found']}/{len(CLAIMS)}, {r['gazettes_read']} gazettes read, "
+        f"verdicts {r['verdicts']}",
+        f"  Querido Diário received {r['qd_requests']} (busiest 60 s: {r['qd_busiest_60s']}, "
+        f"budget {BUDGET_PER_MINUTE}/min)",
+    ]
+
+
+def targets(r: dict[str, Any]) -> list[tuple[str, bool, str]]:
+    if "error" in r:
+        return [("gazettes ran", False, r["error"].splitlines()[0][:200])]
+    rounds = max(r["rounds"] or [0])
+    return [
+        (
+            f"gazette requests <= {BUDGET_PER_MINUTE} in any minute",
+            r["qd_busiest_60s"] <= BUDGET_PER_MINUTE,
+            f"busiest 60 s: {r['qd_busiest_60s']}",
+        ),
+        ("gazette search rounds per claim <= 3", rounds <= 3, f"max {rounds}"),
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--latency", type=float, default=0.5, help="model latency L in seconds")
+    args = parser.parse_args(argv)
+    result = run(args.latency)
+    for line in lines(result):
+        print(line, file=sys.stderr)
+    sys.stdout.write(json.dumps(result) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
