@@ -44,6 +44,8 @@ async def test_a_claim_about_a_city_is_checked_in_its_gazettes_and_the_report_ci
         state[keys.INVESTIGATION_ID]
     )
     assert {s["url"] for s in saved["sources"]} >= {s["url"] for s in gazettes}
+    (stored,) = [c for c in saved["claims"] if c["key"] == claim["key"]]
+    assert (stored["city"], stored["period_start"]) == ("Porto Alegre", "2024")
     numbers = [i for i, s in enumerate(state[keys.SOURCE_RECORDS], 1) if s["origin"] == "gazette"]
     # the report is written from them: the claim's finding rests on a gazette's number
     (draft,) = scripted_model.calls_for("ReportDraft")[:1]

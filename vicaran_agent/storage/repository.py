@@ -365,6 +365,9 @@ class Repository:
                 row.importance = claim.importance
                 row.entities = list(claim.entities)
                 row.origin = claim.origin
+                row.city, row.state = claim.city or None, claim.state or None
+                row.period_start = claim.period_start or None
+                row.period_end = claim.period_end or None
                 row.sources = sources.resolve(claim.source_ids, claim.source_urls, claim.key)
                 ids[claim.key] = row.id
             saved = [rows[claim.key] for claim in claims]
@@ -986,6 +989,10 @@ def _investigation_dict(session: Session, investigation_id: str) -> dict[str, An
                 "importance": claim.importance,
                 "entities": list(claim.entities or []),
                 "origin": claim.origin or "source",
+                "city": claim.city,
+                "state": claim.state,
+                "period_start": claim.period_start,
+                "period_end": claim.period_end,
                 "source_ids": [source.id for source in claim.sources],
                 "source_urls": [source.url for source in claim.sources],
             }

@@ -134,6 +134,11 @@ class ClaimRow(Base):
     importance: Mapped[float] = mapped_column(Float, default=0.0)
     entities: Mapped[list[str]] = mapped_column(JSON, default=list)
     origin: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    # A claim about a Brazilian city's act: where and when (its gazettes are searched).
+    city: Mapped[str | None] = mapped_column(String(128), nullable=True)
+    state: Mapped[str | None] = mapped_column(String(2), nullable=True)
+    period_start: Mapped[str | None] = mapped_column(String(10), nullable=True)
+    period_end: Mapped[str | None] = mapped_column(String(10), nullable=True)
 
     sources: Mapped[list[SourceRow]] = relationship(
         secondary=claim_sources, order_by=SourceRow.position
