@@ -28,6 +28,7 @@ from vicaran_agent.prompts.fact_checker import FACT_CHECKER_INSTRUCTION
 from vicaran_agent.runtime import investigation_runtime
 from vicaran_agent.schemas import Claim
 from vicaran_agent.tools.fact_check_api import FactCheckApi
+from vicaran_agent.tools.querido_diario import QueridoDiario
 
 # The scripted model decides a claim on its figure: the annex states it, few words match.
 CLAIM = f"The annual value of agreement 002/2024 for drugs reached {CHAIN_FIGURE}"
@@ -64,6 +65,7 @@ async def docs(env, tmp_path: Path) -> AsyncIterator[Docs]:
             cap: int = 2,
             model_name: str = "scripted/default",
             source_urls: list[str] | None = None,
+            city: str = "",
         ) -> tuple[ClaimChecker, object]:
             settings = get_settings()
             model = ModelClient(model_name, settings)
@@ -77,6 +79,7 @@ async def docs(env, tmp_path: Path) -> AsyncIterator[Docs]:
                 runtime=runtime,
                 factcheck=FactCheckApi(settings, backoff_base=0.01),
                 outlets=list(ENGLISH_OUTLETS),
+                gazettes=QueridoDiario(settings) if city else None,
                 documents=await DocumentEvidence.open(
                     settings,
                     ["auditoria"],
@@ -91,6 +94,7 @@ async def docs(env, tmp_path: Path) -> AsyncIterator[Docs]:
                 importance=0.9,
                 queries=list(queries),
                 source_urls=source_urls or [],
+                city=city,
             )
             lines: list[str] = []
             checker = ClaimChecker(shared, claim, emit=lines.append)
@@ -195,6 +199,14 @@ async def test_a_claim_only_documents_make_stays_off_the_web_and_one_with_a_web_
         _, (verdict, _) = await docs.check(source_urls=sources)
         assert bool(docs.env.services.tavily.requests) is searched
         assert ("🔒" in " ".join(verdict.reasoning)) is not searched
+
+
+async def test_a_claim_only_documents_make_is_not_searched_in_the_gazettes_either(docs):
+    report = f"doc://{docs.ids[CHAIN_FILES['A']]}"
+    await docs.check(source_urls=[report], city="Porto Alegre")
+    assert not [r for r in docs.env.services.querido_diario.requests if r.path == "/gazettes"]
+    await docs.check(source_urls=[report, "https://apnews.com/a"], city="Porto Alegre")
+    assert [r for r in docs.env.services.querido_diario.requests if r.path == "/gazettes"]
 
 
 async def test_each_round_reads_at_most_the_passages_per_claim_over_all_its_queries(docs):

@@ -30,7 +30,7 @@ ENTITIES = {
 }
 
 
-async def check(env, scenario: Scenario, cap: int = 3) -> ClaimChecker:
+async def check(env, scenario: Scenario, cap: int = 3, asked: bool = False) -> ClaimChecker:
     # the fake serves the gazettes' texts on loopback (the real ones are on a public host)
     env.set(VICARAN_PAGES_PER_CLAIM="0", VICARAN_FETCH_ALLOW_PRIVATE="true")
     env.services.tavily.overrides = lambda query, body: []  # the gazettes alone
@@ -50,6 +50,7 @@ async def check(env, scenario: Scenario, cap: int = 3) -> ClaimChecker:
             factcheck=FactCheckApi(settings, backoff_base=0.01),
             outlets=outlets_for("pt-BR", settings),
             gazettes=client,
+            gazettes_asked=asked,
         )
         claim = Claim(
             key="C1",
@@ -114,3 +115,24 @@ async def test_every_gazette_request_carries_the_city_period_and_size(env):
         assert request.query.get("territory_ids") == [scenario.territory_id]
         assert request.query.get("size") and request.query.get("excerpt_size") == ["500"]
         assert request.query.get("number_of_excerpts") == ["3"]
+
+
+async def test_a_place_that_is_no_brazilian_municipality_is_not_searched(env):
+    riverton = SCENARIOS["porto_alegre_flood"]
+    scenario = type(riverton)(**{**riverton.__dict__, "city": "Riverton", "state": ""})
+    checker = await check(env, scenario)
+    assert checker.gazette_outcome is None
+    assert not [r for r in env.services.querido_diario.requests if r.path == "/gazettes"]
+    assert any("Riverton" in line and "Querido Diário" in line for line in checker.reasoning)
+    assert "Nenhum diário oficial encontrado" not in checker.verdict.explanation  # type: ignore[attr-defined]
+
+
+async def test_a_claim_naming_no_city_is_searched_only_when_the_brief_asks_for_gazettes(env):
+    flood = SCENARIOS["porto_alegre_flood"]
+    nowhere = type(flood)(**{**flood.__dict__, "city": "", "state": ""})
+    for asked in (False, True):
+        env.services.querido_diario.reset_log()
+        checker = await check(env, nowhere, asked=asked)
+        searched = [r for r in env.services.querido_diario.requests if r.path == "/gazettes"]
+        assert bool(searched) is asked
+        assert (checker.gazette_outcome is not None) is asked

@@ -1543,6 +1543,11 @@ _GAZETTE_LOG: dict[str, tuple[_Text, _Text]] = {
         "🏛 Official gazettes of {city} (IBGE {territory}), {period}",
         "🏛 Diários oficiais de {city} (IBGE {territory}), {period}",
     ),
+    "gazette_place_unknown": (
+        "🏛 {city} is not a Brazilian municipality Querido Diário knows: no gazette searched",
+        "🏛 {city} não é um município brasileiro que o Querido Diário conheça: nenhum diário "
+        "oficial consultado",
+    ),
     "gazette_place_unresolved": (
         "🏛 {note}: searching the gazettes of every city, {period}",
         "🏛 {note}: buscando nos diários oficiais de todas as cidades, {period}",

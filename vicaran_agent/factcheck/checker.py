@@ -244,7 +244,12 @@ class ClaimChecker:
         shared = self.shared
         assert shared.gazettes is not None
         loop = GazetteSearchLoop(
-            shared.gazettes, shared.model, shared.settings, shared.language, emit=self.emit
+            shared.gazettes,
+            shared.model,
+            shared.settings,
+            shared.language,
+            emit=self.emit,
+            require_place=not shared.gazettes_asked,
         )
         seconds = shared.settings.vicaran_gather_timeout_seconds * GAZETTE_TIMEOUT_FACTOR
         try:
@@ -255,8 +260,10 @@ class ClaimChecker:
                 message("gather_timeout", shared.language, what=what, seconds=f"{seconds:g}")
             )
             return
-        self.gazette_outcome = outcome
         self.reasoning += outcome.log
+        if not outcome.searches:
+            return  # not a claim about a municipality: nothing was searched
+        self.gazette_outcome = outcome
         self.notes += outcome.failures
         texts = shared.runtime.texts
         retrieved = now_iso()

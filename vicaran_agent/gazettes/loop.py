@@ -145,12 +145,16 @@ class GazetteSearchLoop:
         language: str,
         *,
         emit: Callable[[str], None] | None = None,
+        require_place: bool = False,
     ) -> None:
         self.client = client
         self.model = model
         self.settings = settings
         self.language = language
         self.emit = emit
+        # Search only a claim whose place is a Brazilian municipality (or one of homonyms).
+        self.require_place = require_place
+        self._place_known = True
 
     # --- the loop --------------------------------------------------------------------------
 
@@ -158,6 +162,8 @@ class GazetteSearchLoop:
         out = GazetteOutcome(period=claim_period(claim))
         terms = claim_terms(claim)
         out.city = await self._place(claim, out)
+        if self.require_place and not self._place_known:
+            return out  # not a municipality Querido Diário knows: nothing to search
         strategies = build_strategies(terms, claim.entities)
         search = _Progress(window=out.period, planned=list(strategies))
         limit = self.settings.vicaran_gazette_rounds
@@ -250,6 +256,10 @@ class GazetteSearchLoop:
             logger.warning("resolving %s failed: %s", claim.city, error)
             resolution = CityResolution(None, note=f"{claim.city}: {type(error).__name__}")
         city = resolution.city
+        if city is None and not resolution.candidates and self.require_place:
+            self._place_known = False
+            self._say(out, "gazette_place_unknown", city=claim.city)
+            return None
         if city is None:
             note = resolution.note or claim.city
             self._say(out, "gazette_place_unresolved", note=note, period=period)
