@@ -43,15 +43,12 @@ BUDGET_PER_MINUTE = 60
 
 
 async def _check(latency: float) -> dict[str, Any]:
+    from tests.support.gazettes import gazette_checker
     from tests.support.scripted_model import _municipal_act
     from vicaran_agent.config import get_settings
-    from vicaran_agent.factcheck.checker import CheckSettings, ClaimChecker
-    from vicaran_agent.factcheck.outlets import outlets_for
     from vicaran_agent.llm import ModelClient
-    from vicaran_agent.prompts.fact_checker import FACT_CHECKER_INSTRUCTION
     from vicaran_agent.runtime import investigation_runtime
     from vicaran_agent.schemas import Claim
-    from vicaran_agent.tools.fact_check_api import FactCheckApi
     from vicaran_agent.tools.querido_diario import QueridoDiario
 
     settings = get_settings()
@@ -62,19 +59,12 @@ async def _check(latency: float) -> dict[str, Any]:
     ]
     async with investigation_runtime("bench-gazettes", settings) as runtime:
         client = QueridoDiario(settings)
-        shared = CheckSettings(
-            settings=settings,
-            model=model,
-            instruction=FACT_CHECKER_INSTRUCTION,
-            language="pt-BR",
-            cap=2,
-            sources=[],
-            runtime=runtime,
-            factcheck=FactCheckApi(settings),
-            outlets=outlets_for("pt-BR", settings),
-            gazettes=client,
-        )
-        checkers = [ClaimChecker(shared, claim) for claim in claims]
+        checkers = [
+            gazette_checker(
+                claim, settings=settings, runtime=runtime, model=model, client=client, cap=2
+            )
+            for claim in claims
+        ]
         started = time.monotonic()
         verdicts = await asyncio.gather(*(c.run() for c in checkers))
         wall = time.monotonic() - started

@@ -8,15 +8,12 @@ from __future__ import annotations
 import pytest
 
 from tests.support import scripted_model
-from tests.support.gazettes import SCENARIOS, Scenario
+from tests.support.gazettes import SCENARIOS, Scenario, gazette_checker
 from vicaran_agent.config import get_settings
-from vicaran_agent.factcheck.checker import CheckSettings, ClaimChecker
-from vicaran_agent.factcheck.outlets import outlets_for
+from vicaran_agent.factcheck.checker import ClaimChecker
 from vicaran_agent.llm import ModelClient
-from vicaran_agent.prompts.fact_checker import FACT_CHECKER_INSTRUCTION
 from vicaran_agent.runtime import investigation_runtime
 from vicaran_agent.schemas import Claim
-from vicaran_agent.tools.fact_check_api import FactCheckApi
 from vicaran_agent.tools.querido_diario import QueridoDiario
 
 FOUND = ["porto_alegre_flood", "rio_medicamentos", "bh_guarda_municipal", "curitiba_enfermeiros"]
@@ -39,19 +36,6 @@ async def check(env, scenario: Scenario, cap: int = 3, asked: bool = False) -> C
     model = ModelClient("scripted/default", settings)
     async with investigation_runtime(f"gazettes-{scenario.key}", settings) as runtime:
         client = QueridoDiario(settings)
-        shared = CheckSettings(
-            settings=settings,
-            model=model,
-            instruction=FACT_CHECKER_INSTRUCTION,
-            language="pt-BR",
-            cap=cap,
-            sources=[],
-            runtime=runtime,
-            factcheck=FactCheckApi(settings, backoff_base=0.01),
-            outlets=outlets_for("pt-BR", settings),
-            gazettes=client,
-            gazettes_asked=asked,
-        )
         claim = Claim(
             key="C1",
             claim_text=scenario.claim,
@@ -63,7 +47,15 @@ async def check(env, scenario: Scenario, cap: int = 3, asked: bool = False) -> C
             period_start=scenario.since,
             period_end=scenario.until,
         )
-        checker = ClaimChecker(shared, claim)
+        checker = gazette_checker(
+            claim,
+            settings=settings,
+            runtime=runtime,
+            model=model,
+            client=client,
+            cap=cap,
+            asked=asked,
+        )
         checker.verdict = await checker.run()  # type: ignore[attr-defined]
         await client.aclose()
     return checker

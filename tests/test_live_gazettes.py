@@ -9,16 +9,12 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.gazettes import SCENARIOS
+from tests.support.gazettes import SCENARIOS, gazette_checker
 from tests.test_gazette_scenarios import ENTITIES
 from tests.test_live import _value, live  # noqa: F401 - the fixture
-from vicaran_agent.factcheck.checker import CheckSettings, ClaimChecker
-from vicaran_agent.factcheck.outlets import outlets_for
 from vicaran_agent.llm import ModelClient
-from vicaran_agent.prompts.fact_checker import FACT_CHECKER_INSTRUCTION
 from vicaran_agent.runtime import investigation_runtime
 from vicaran_agent.schemas import Claim
-from vicaran_agent.tools.fact_check_api import FactCheckApi
 from vicaran_agent.tools.querido_diario import QueridoDiario
 
 pytestmark = [
@@ -38,18 +34,6 @@ async def test_the_five_golden_scenarios_against_the_real_api(live, monkeypatch)
     async with investigation_runtime("live-gazettes", live) as runtime:
         client = QueridoDiario(live)
         for scenario in SCENARIOS.values():
-            shared = CheckSettings(
-                settings=live,
-                model=model,
-                instruction=FACT_CHECKER_INSTRUCTION,
-                language="pt-BR",
-                cap=3,
-                sources=[],
-                runtime=runtime,
-                factcheck=FactCheckApi(live),
-                outlets=outlets_for("pt-BR", live),
-                gazettes=client,
-            )
             claim = Claim(
                 key="C1",
                 claim_text=scenario.claim,
@@ -61,7 +45,10 @@ async def test_the_five_golden_scenarios_against_the_real_api(live, monkeypatch)
                 period_start=scenario.since,
                 period_end=scenario.until,
             )
-            verdict = await ClaimChecker(shared, claim).run()
+            checker = gazette_checker(
+                claim, settings=live, runtime=runtime, model=model, client=client
+            )
+            verdict = await checker.run()
             results[scenario.key] = verdict.verdict
             print(
                 f"{scenario.number}. {scenario.key}: {verdict.verdict} (seed: {scenario.classification})"

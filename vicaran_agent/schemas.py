@@ -286,11 +286,12 @@ class SourceDigest(_ModelOutput):
     )
 
 
-class DraftClaim(_ModelOutput):
+class BriefClaim(_ModelOutput):
+    """A checkable claim, with where and when it happened (Brazilian cities: its gazettes)."""
+
     claim_text: str = Field(description="Self-contained: who, what, when, where.")
     importance: float = Field(description="0 to 1: how much the story depends on it.")
     entities: list[str] = Field(default_factory=list)
-    source_numbers: list[int] = Field(description="Numbers [S#] of the sources that make it.")
     queries: list[str] = Field(
         default_factory=list, description="1 to 3 web search queries to check this claim."
     )
@@ -312,6 +313,12 @@ class DraftClaim(_ModelOutput):
         description="When they end: YYYY-MM-DD, YYYY-MM or YYYY (the same as period_start for "
         "a single date, month or year); empty when the claim gives no time.",
     )
+
+
+class DraftClaim(BriefClaim):
+    """A claim found in the sources, with the sources that make it."""
+
+    source_numbers: list[int] = Field(description="Numbers [S#] of the sources that make it.")
 
 
 class ClaimDraft(_ModelOutput):
@@ -320,33 +327,6 @@ class ClaimDraft(_ModelOutput):
     claims: list[DraftClaim]
     no_claims_reason: str = Field(
         default="", description="When there are no claims: why, in one friendly sentence."
-    )
-
-
-class BriefClaim(_ModelOutput):
-    claim_text: str = Field(description="Self-contained: who, what, when, where.")
-    importance: float = Field(description="0 to 1: how much the story depends on it.")
-    entities: list[str] = Field(default_factory=list)
-    queries: list[str] = Field(
-        default_factory=list, description="1 to 3 web search queries to check this claim."
-    )
-    city: str = Field(
-        default="", description="The city or municipality the claim is about; empty when none."
-    )
-    state: str = Field(
-        default="",
-        description="For a Brazilian city: its state's two-letter code (UF), e.g. RS, RJ, SP; "
-        "else empty.",
-    )
-    period_start: str = Field(
-        default="",
-        description="When the claimed facts begin: YYYY-MM-DD, YYYY-MM or YYYY; empty when the "
-        "claim gives no time.",
-    )
-    period_end: str = Field(
-        default="",
-        description="When they end: YYYY-MM-DD, YYYY-MM or YYYY (the same as period_start for "
-        "a single date, month or year); empty when the claim gives no time.",
     )
 
 

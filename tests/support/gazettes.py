@@ -22,6 +22,7 @@ import random
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
+from typing import Any
 
 from tests.fakes.querido_diario import FakeCity, FakeGazette
 
@@ -477,3 +478,36 @@ _SCENARIOS = [
 
 SCENARIOS: dict[str, Scenario] = {scenario.key: scenario for scenario in _SCENARIOS}
 BY_NUMBER: dict[int, Scenario] = {scenario.number: scenario for scenario in _SCENARIOS}
+
+
+def gazette_checker(
+    claim: Any,
+    *,
+    settings: Any,
+    runtime: Any,
+    model: Any,
+    client: Any,
+    cap: int = 3,
+    asked: bool = False,
+) -> Any:
+    """A fact checker for one claim whose evidence is the official gazettes (no web results in
+    the fakes), in Portuguese, as the fact_checker stage sets it up."""
+    from vicaran_agent.factcheck.checker import CheckSettings, ClaimChecker
+    from vicaran_agent.factcheck.outlets import outlets_for
+    from vicaran_agent.prompts.fact_checker import FACT_CHECKER_INSTRUCTION
+    from vicaran_agent.tools.fact_check_api import FactCheckApi
+
+    shared = CheckSettings(
+        settings=settings,
+        model=model,
+        instruction=FACT_CHECKER_INSTRUCTION,
+        language="pt-BR",
+        cap=cap,
+        sources=[],
+        runtime=runtime,
+        factcheck=FactCheckApi(settings),
+        outlets=outlets_for("pt-BR", settings),
+        gazettes=client,
+        gazettes_asked=asked,
+    )
+    return ClaimChecker(shared, claim)
