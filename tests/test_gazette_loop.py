@@ -624,8 +624,8 @@ async def test_the_reasoning_log_in_english_and_portuguese(run):
         "encontrados, melhor pontuação",
         "✓ Enough to read: the best excerpts name “hospitais municipais”": "✓ Suficiente para "
         "ler: os melhores trechos citam “hospitais municipais”",
-        "📖 Read Diário Oficial de Rio de Janeiro - 2024-": "📖 Lido: Diário Oficial de Rio de "
-        "Janeiro - 2024-",
+        "📖 Read Diário Oficial de Rio de Janeiro — 2024-": "📖 Lido: Diário Oficial de Rio de "
+        "Janeiro — 2024-",
         "gazette acts bear on the claim": "atos de diários oficiais tratam da alegação",
     }
     for en, pt in expected.items():
@@ -647,7 +647,7 @@ async def test_each_gazette_read_is_a_source_its_evidence_cites(run):
     assert source.origin == "gazette" and source.credibility_score == 5
     assert source.url == doc.key + ".txt" and source.txt_url == doc.key + ".txt"
     assert source.display_url == doc.key + ".pdf"
-    assert source.title == "Diário Oficial de Porto Alegre - 2024-05-17 - edição 7777"
+    assert source.title == "Diário Oficial de Porto Alegre — 2024-05-17, edição 7777"
     assert source.publisher == "Diário Oficial de Porto Alegre/RS"
     assert source.domain == "data.queridodiario.ok.org.br"
     assert source.territory_id == "4314902" and source.gazette_date == "2024-05-17"
@@ -655,7 +655,7 @@ async def test_each_gazette_read_is_a_source_its_evidence_cites(run):
     assert "LOCAR" in source.content_summary
     assert {e.url for e in outcome.evidence} == {source.url}
     bare = gazette_source(_gazette(PA_DECREE), PA_DECREE.text)
-    assert bare.title == "Diário Oficial de Porto Alegre - 2024-05-03" and bare.content_summary
+    assert bare.title == "Diário Oficial de Porto Alegre — 2024-05-03" and bare.content_summary
 
 
 def test_the_judge_rules_can_join_the_fact_checker_instruction():

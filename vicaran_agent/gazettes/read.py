@@ -21,6 +21,7 @@ from ..formatting import data_block, one_line
 from ..llm import ModelCallError, ModelClient
 from ..sanitize import clean
 from ..schemas import GazetteAct, GazetteReading, Source
+from ..schemas import gazette_title as schemas_gazette_title
 from ..textmatch import normalize, quote_problem, sha256_text
 from ..tools.analyze_source import now_iso
 from ..tools.querido_diario import Gazette
@@ -122,10 +123,10 @@ class Reading:
 
 
 def gazette_title(gazette: Gazette) -> str:
-    """ "Diário Oficial de <city> - <date>[ - edição N]"."""
-    title = f"Diário Oficial de {gazette.territory_name} - {gazette.date}"
+    """ "Diário Oficial de <city> — <date>[, edição N][ (extra)]" (schemas.gazette_title)."""
+    title = schemas_gazette_title(gazette.territory_name, gazette.date)
     if gazette.edition:
-        title += f" - edição {gazette.edition}"
+        title += f", edição {gazette.edition}"
     if gazette.is_extra_edition:
         title += " (extra)"
     return title
