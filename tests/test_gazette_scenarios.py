@@ -128,3 +128,15 @@ async def test_a_claim_naming_no_city_is_searched_only_when_the_brief_asks_for_g
         searched = [r for r in env.services.querido_diario.requests if r.path == "/gazettes"]
         assert bool(searched) is asked
         assert (checker.gazette_outcome is not None) is asked
+
+
+async def test_a_gazette_search_that_breaks_leaves_the_claim_checked_with_a_note(env, monkeypatch):
+    from vicaran_agent.gazettes.loop import GazetteSearchLoop
+
+    async def broken(self, claim):
+        raise RuntimeError("index unavailable")
+
+    monkeypatch.setattr(GazetteSearchLoop, "run", broken)
+    checker = await check(env, SCENARIOS["curitiba_enfermeiros"])
+    assert checker.verdict.verdict == "unverified"  # type: ignore[attr-defined]
+    assert any("index unavailable" in note for note in checker.notes)

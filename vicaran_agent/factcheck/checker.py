@@ -260,6 +260,11 @@ class ClaimChecker:
                 message("gather_timeout", shared.language, what=what, seconds=f"{seconds:g}")
             )
             return
+        except Exception as error:  # noqa: BLE001 - the gazettes must never sink the claim
+            what = word("official gazettes", shared.language)
+            detail = f"{type(error).__name__}: {error}"
+            self.notes.append(message("gather_failed", shared.language, what=what, error=detail))
+            return
         self.reasoning += outcome.log
         if not outcome.searches:
             return  # not a claim about a municipality: nothing was searched
