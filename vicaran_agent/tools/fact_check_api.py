@@ -23,7 +23,7 @@ from ..i18n import Phrase
 from .content import published_date
 from .http import LoopBound, async_client
 from .ratelimit import limiter
-from .retry import PermanentError, TransientError, backoff_delay, parse_retry_after
+from .retry import PermanentError, TransientError, backoff_delay, parse_retry_after, retried
 from .urls import host_of, normalize_url
 
 logger = logging.getLogger(__name__)
@@ -335,25 +335,19 @@ class FactCheckApi:
         self, http: httpx.AsyncClient, query: str, params: dict[str, str]
     ) -> list[Review] | str:
         """The reviews for one query, or a failure message."""
-        retries = self.settings.vicaran_max_retries
-        attempt = 0
-        while True:
-            try:
-                async with self._bound.slot():
-                    body = await self._attempt(http, query, params)
-                return _reviews(body, query)
-            except PermanentError as failure:
-                return failure.message
-            except TransientError as failure:
-                if attempt >= retries:
-                    return failure.final_message(retries)
-                delay = self._backoff(attempt, failure.retry_after)
-                logger.info("Fact Check Tools: %s; retry in %.2f s", failure.what, delay)
-                attempt += 1
-                await asyncio.sleep(delay)
-            except Exception as exc:  # a malformed answer must not sink the search (logged)
-                logger.warning("Fact Check Tools search failed", exc_info=True)
-                return Phrase("factcheck_unexpected", error=type(exc).__name__)
+
+        async def call() -> list[Review]:
+            async with self._bound.slot():
+                body = await self._attempt(http, query, params)
+            return _reviews(body, query)
+
+        return await retried(
+            call,
+            retries=self.settings.vicaran_max_retries,
+            backoff=self._backoff,
+            service="Fact Check Tools",
+            unexpected="factcheck_unexpected",
+        )
 
     async def _attempt(
         self, http: httpx.AsyncClient, query: str, params: dict[str, str]

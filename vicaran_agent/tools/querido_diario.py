@@ -44,7 +44,7 @@ from .http import (
     read_capped,
 )
 from .ratelimit import RateLimiter, limiter
-from .retry import PermanentError, TransientError, backoff_delay, parse_retry_after
+from .retry import PermanentError, TransientError, backoff_delay, parse_retry_after, retried
 from .safety import UnreachableURLError, UnsafeURLError, resolve_url
 
 logger = logging.getLogger(__name__)
@@ -322,24 +322,18 @@ class QueridoDiario:
         self, http: httpx.AsyncClient, path: str, params: list[tuple[str, str]], query: str
     ) -> dict[str, Any] | str:
         """The JSON object at `path`, retried on 429/5xx/timeouts; or a failure line."""
-        retries = self.settings.vicaran_max_retries
-        attempt = 0
-        while True:
-            try:
-                async with self._bound.slot():
-                    return await self._attempt(http, path, params, query)
-            except PermanentError as failure:
-                return failure.message
-            except TransientError as failure:
-                if attempt >= retries:
-                    return failure.final_message(retries)
-                delay = self._backoff(attempt, failure.retry_after)
-                logger.info("Querido Diário: %s; retry in %.2f s", failure.what, delay)
-                attempt += 1
-                await asyncio.sleep(delay)
-            except Exception as exc:  # a malformed answer must not sink the search (logged)
-                logger.warning("Querido Diário request failed", exc_info=True)
-                return Phrase("gazettes_unexpected", error=type(exc).__name__)
+
+        async def call() -> dict[str, Any]:
+            async with self._bound.slot():
+                return await self._attempt(http, path, params, query)
+
+        return await retried(
+            call,
+            retries=self.settings.vicaran_max_retries,
+            backoff=self._backoff,
+            service="Querido Diário",
+            unexpected="gazettes_unexpected",
+        )
 
     async def _attempt(
         self, http: httpx.AsyncClient, path: str, params: list[tuple[str, str]], query: str

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import random
 import time
+from collections.abc import Awaitable, Callable
 from email.utils import parsedate_to_datetime
+from typing import TypeVar
 
 from ..i18n import Phrase
+
+logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 def parse_retry_after(value: str | None) -> float | None:
@@ -71,3 +78,34 @@ class PermanentError(Exception):
         return cls(
             Phrase("answered_http", service=service, status=status, setting=setting, url=url)
         )
+
+
+async def retried(
+    call: Callable[[], Awaitable[T]],
+    *,
+    retries: int,
+    backoff: Callable[[int, float | None], float],
+    service: str,
+    unexpected: str,
+) -> T | str:
+    """`call()` retried on TransientError up to `retries` times; its result, or why not.
+
+    A PermanentError's message, the last transient failure's, or - for anything else (a
+    malformed answer; logged) - the `unexpected` phrase: a client never raises into the run.
+    """
+    attempt = 0
+    while True:
+        try:
+            return await call()
+        except PermanentError as failure:
+            return failure.message
+        except TransientError as failure:
+            if attempt >= retries:
+                return failure.final_message(retries)
+            delay = backoff(attempt, failure.retry_after)
+            logger.info("%s: %s; retry in %.2f s", service, failure.what, delay)
+            attempt += 1
+            await asyncio.sleep(delay)
+        except Exception as exc:
+            logger.warning("%s request failed", service, exc_info=True)
+            return Phrase(unexpected, error=type(exc).__name__)
