@@ -27,8 +27,8 @@ from vicaran_agent.storage import Repository, UnknownInvestigationError, get_rep
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Iterator[Repository]:
-    repository = Repository(f"sqlite:///{tmp_path / 'store' / 'vicaran.db'}")
+def repo(records_url: str) -> Iterator[Repository]:
+    repository = Repository(records_url)
     yield repository
     repository.close()
 
@@ -406,10 +406,11 @@ def test_save_bias_upserts_and_resolves_source_ids(repo: Repository) -> None:
     assert data["bias"]["per_source"][0]["indicators"] == ["loaded words"]
 
 
-def test_concurrent_threads_on_one_file(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'shared.db'}"
-    shared = Repository(url)
-    separate = Repository(url)  # a second engine on the same file, like a second process
+def test_concurrent_threads_on_one_database(records_url: str) -> None:
+    shared = Repository(records_url)
+    separate = Repository(
+        records_url
+    )  # a second engine on the same database, like a second process
     common = _started(shared)
     errors: list[BaseException] = []
     barrier = threading.Barrier(4)
