@@ -12,7 +12,7 @@ install: $(STAMP) .env
 $(STAMP): pyproject.toml uv.lock
 	@command -v uv >/dev/null 2>&1 || python3 -m uv --version >/dev/null 2>&1 || \
 		python3 -m pip install --quiet uv
-	$(UV) sync --frozen
+	$(UV) sync --frozen --extra postgres
 	@touch $(STAMP)
 
 .env:

@@ -19,6 +19,7 @@ from tests.fakes.tavily import FakeTavily
 from tests.fakes.web import FakeWeb
 from tests.support import scripted_model
 from tests.support.corpus import MACEIO, RIVERTON, pages, search_results
+from tests.support.databases import BACKENDS, records_database
 from vicaran_agent.config import get_settings
 from vicaran_agent.tools import safety
 from vicaran_agent.tools.querido_diario import clear_city_cache
@@ -126,3 +127,10 @@ def env(services: Services, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     scripted_model.reset_calls()
     yield TestEnv(services, database_url, monkeypatch)
     get_settings.cache_clear()
+
+
+@pytest.fixture(params=BACKENDS)
+def records_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """An empty records database, once per backend (PostgreSQL skips without a server)."""
+    with records_database(request.param, tmp_path) as url:
+        yield url

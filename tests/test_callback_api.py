@@ -8,7 +8,6 @@ import logging
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -34,11 +33,11 @@ SOURCE = {
 
 
 @pytest.fixture
-def database_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """A fresh SQLite store and a configured secret (no .env: see conftest)."""
+def database_url(records_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A fresh store (each backend of the matrix) and a configured secret (no .env: see conftest)."""
     for name in ("AGENT_SECRET", "DEBUG_MODE", "CALLBACK_API_URL"):
         monkeypatch.delenv(name, raising=False)
-    url = f"sqlite:///{tmp_path / 'callbacks.db'}"
+    url = records_url
     monkeypatch.setenv("VICARAN_DATABASE_URL", url)
     monkeypatch.setenv("AGENT_SECRET", SECRET)
     get_settings.cache_clear()

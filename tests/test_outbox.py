@@ -33,10 +33,16 @@ def newsroom_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callba
 
 
 @pytest.fixture
-def newsroom(env, newsroom_server: CallbackServer) -> CallbackServer:
+def newsroom(env, records_url: str, newsroom_server: CallbackServer) -> CallbackServer:
+    """The newsroom, with the records (and their outbox) on each backend of the matrix."""
     if newsroom_server.process is None:
         newsroom_server.start()
-    env.set(CALLBACK_API_URL=newsroom_server.url, AGENT_SECRET=newsroom_server.secret)
+    env.database_url = records_url
+    env.set(
+        CALLBACK_API_URL=newsroom_server.url,
+        AGENT_SECRET=newsroom_server.secret,
+        VICARAN_DATABASE_URL=records_url,
+    )
     return newsroom_server
 
 

@@ -27,8 +27,8 @@ from vicaran_agent.storage import Repository, UnknownInvestigationError, get_rep
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Iterator[Repository]:
-    repository = Repository(f"sqlite:///{tmp_path / 'store' / 'vicaran.db'}")
+def repo(records_url: str) -> Iterator[Repository]:
+    repository = Repository(records_url)
     yield repository
     repository.close()
 
@@ -406,10 +406,11 @@ def test_save_bias_upserts_and_resolves_source_ids(repo: Repository) -> None:
     assert data["bias"]["per_source"][0]["indicators"] == ["loaded words"]
 
 
-def test_concurrent_threads_on_one_file(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'shared.db'}"
-    shared = Repository(url)
-    separate = Repository(url)  # a second engine on the same file, like a second process
+def test_concurrent_threads_on_one_database(records_url: str) -> None:
+    shared = Repository(records_url)
+    separate = Repository(
+        records_url
+    )  # a second engine on the same database, like a second process
     common = _started(shared)
     errors: list[BaseException] = []
     barrier = threading.Barrier(4)
@@ -568,3 +569,42 @@ def test_a_finished_investigation_is_not_reopened_when_asked_not_to(repo: Reposi
     assert saved["status"] == "completed" and saved["title"] != "hijacked"
     repo.start_investigation(config)  # the agent's own restart still may
     assert repo.get_status(iid) == "in_progress"
+
+
+def test_long_text_from_pages_and_the_model_is_kept_on_every_backend(repo: Repository) -> None:
+    """SQLite ignores VARCHAR lengths; PostgreSQL refuses the whole save past them."""
+    iid = _started(repo)
+    url = "https://news1.example/story?" + "q=" * 1000  # the callback API's limit is 2,048
+    publisher = "The Riverton Daily " * 20
+    published_at = "Tuesday, the first of March of the year 2024, late in the evening"
+    ids = repo.save_sources(
+        iid, [_source(1, url=url, publisher=publisher, published_at=published_at)]
+    )
+    claim_key = "C-" + "acme-chemicals-polluted-the-water-" * 3
+    city = "São José do Vale do Rio Preto " * 6
+    repo.save_claims(
+        iid,
+        [
+            Claim(
+                key=claim_key,
+                claim_text="Acme polluted the river.",
+                importance=0.5,
+                source_ids=list(ids.values()),
+                city=city,
+            )
+        ],
+    )
+    when = "early spring of 2024, before the first complaints"
+    repo.save_timeline(iid, [TimelineEvent(event_date=when, event_text="The plant opened.")])
+
+    data = repo.get_investigation(iid)
+    assert data is not None
+    (source,) = data["sources"]
+    assert (source["url"], source["publisher"], source["published_at"]) == (
+        url,
+        publisher,
+        published_at,
+    )
+    (claim,) = data["claims"]
+    assert (claim["key"], claim["city"]) == (claim_key, city)
+    assert [e["event_date"] for e in data["timeline"]] == [when]

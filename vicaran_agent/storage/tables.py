@@ -24,7 +24,9 @@ from sqlalchemy import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 ID = String(64)
-URL = String(2048)
+URL = String(2048)  # the callback API's limit too
+# What pages and the model write (publisher, dates as written, claim keys, cities) is Text: SQLite
+# ignores VARCHAR lengths, PostgreSQL refuses the whole save past one.
 
 
 def new_id() -> str:
@@ -99,14 +101,14 @@ class SourceRow(Base):
     credibility_score: Mapped[int] = mapped_column(Integer)
     content_summary: Mapped[str] = mapped_column(Text, default="")
     key_claims: Mapped[list[str]] = mapped_column(JSON, default=list)
-    published_at: Mapped[str | None] = mapped_column(String(64))
+    published_at: Mapped[str | None] = mapped_column(Text)
     is_user_provided: Mapped[bool] = mapped_column(Boolean, default=False)
     is_reachable: Mapped[bool] = mapped_column(Boolean, default=True)
     unreachable_reason: Mapped[str | None] = mapped_column(Text)
     origin: Mapped[str] = mapped_column(String(32), default="web")
     # Added with the trust work: nullable, so older databases gain them in place.
     display_url: Mapped[str | None] = mapped_column(URL, nullable=True)
-    publisher: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    publisher: Mapped[str | None] = mapped_column(Text, nullable=True)
     retrieved_at: Mapped[str | None] = mapped_column(String(64), nullable=True)
     content_sha256: Mapped[str | None] = mapped_column(String(64), nullable=True)
     relevant: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
@@ -129,13 +131,13 @@ class ClaimRow(Base):
     id: Mapped[str] = mapped_column(ID, primary_key=True, default=new_id)
     investigation_id: Mapped[str] = mapped_column(ID, _fk("investigations.id"), index=True)
     position: Mapped[int] = mapped_column(Integer, default=0)
-    key: Mapped[str] = mapped_column(String(64))
+    key: Mapped[str] = mapped_column(Text)
     claim_text: Mapped[str] = mapped_column(Text)
     importance: Mapped[float] = mapped_column(Float, default=0.0)
     entities: Mapped[list[str]] = mapped_column(JSON, default=list)
     origin: Mapped[str | None] = mapped_column(String(16), nullable=True)
     # A claim about a Brazilian city's act: where and when (its gazettes are searched).
-    city: Mapped[str | None] = mapped_column(String(128), nullable=True)
+    city: Mapped[str | None] = mapped_column(Text, nullable=True)
     state: Mapped[str | None] = mapped_column(String(2), nullable=True)
     period_start: Mapped[str | None] = mapped_column(String(10), nullable=True)
     period_end: Mapped[str | None] = mapped_column(String(10), nullable=True)
@@ -165,7 +167,7 @@ class EvidenceRow(Base):
     quote: Mapped[str | None] = mapped_column(Text, nullable=True)
     query: Mapped[str | None] = mapped_column(Text, nullable=True)
     retrieved_at: Mapped[str | None] = mapped_column(String(64), nullable=True)
-    published_at: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    published_at: Mapped[str | None] = mapped_column(Text, nullable=True)
     content_sha256: Mapped[str | None] = mapped_column(String(64), nullable=True)
     independent: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
     independence_note: Mapped[str | None] = mapped_column(Text, nullable=True)
@@ -191,7 +193,7 @@ class FactCheckRow(Base):
     queries: Mapped[list[str]] = mapped_column(JSON, default=list)
     iterations: Mapped[int] = mapped_column(Integer, default=0)
     stop_reason: Mapped[str] = mapped_column(Text, default="")
-    as_of: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    as_of: Mapped[str | None] = mapped_column(Text, nullable=True)
     reasoning: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
 
     claim: Mapped[ClaimRow] = relationship()
@@ -228,7 +230,7 @@ class TimelineEventRow(Base):
     id: Mapped[str] = mapped_column(ID, primary_key=True, default=new_id)
     investigation_id: Mapped[str] = mapped_column(ID, _fk("investigations.id"), index=True)
     position: Mapped[int] = mapped_column(Integer)
-    event_date: Mapped[str] = mapped_column(String(32))
+    event_date: Mapped[str] = mapped_column(Text)
     date_precision: Mapped[str] = mapped_column(String(8), default="day")
     event_text: Mapped[str] = mapped_column(Text)
     source_ids: Mapped[list[str]] = mapped_column(JSON, default=list)

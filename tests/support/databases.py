@@ -1,0 +1,52 @@
+"""The records-store matrix: SQLite always, PostgreSQL when VICARAN_TEST_POSTGRES_URL names a server.
+
+Each PostgreSQL test gets its own schema (dropped afterwards), selected through the URL's
+`search_path`, so a test sees empty tables and its URL (the repository cache key) is its own.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from sqlalchemy.engine import make_url
+
+# Read once at import: the `env` fixture clears every VICARAN_* variable for the test itself.
+POSTGRES_URL = os.environ.get("VICARAN_TEST_POSTGRES_URL", "")
+BACKENDS = ("sqlite", "postgresql")
+SKIP_REASON = (
+    "PostgreSQL side of the records matrix: set VICARAN_TEST_POSTGRES_URL "
+    "(e.g. postgresql+psycopg://vicaran:vicaran@127.0.0.1:5432/vicaran_test; .ci/run does)"
+)
+
+
+@contextmanager
+def records_database(backend: str, tmp_path: Path) -> Iterator[str]:
+    """A URL of an empty records database on `backend`, gone after the block."""
+    if backend == "sqlite":
+        yield f"sqlite:///{tmp_path / 'records' / 'vicaran.db'}"
+        return
+    if not POSTGRES_URL:
+        pytest.skip(SKIP_REASON)
+    import psycopg  # the `postgres` extra
+
+    schema = f"t_{uuid.uuid4().hex[:16]}"
+    base = make_url(POSTGRES_URL)
+    admin = base.set(drivername="postgresql").render_as_string(hide_password=False)
+    with psycopg.connect(admin, autocommit=True) as connection:
+        connection.execute(f"CREATE SCHEMA {schema}")
+    url = base.update_query_dict({"options": f"-csearch_path={schema}"})
+    try:
+        yield url.render_as_string(hide_password=False)
+    finally:
+        from vicaran_agent.storage.repository import _REPOSITORIES
+
+        for key, repository in list(_REPOSITORIES.items()):
+            if schema in key:
+                repository.close()
+        with psycopg.connect(admin, autocommit=True) as connection:
+            connection.execute(f"DROP SCHEMA {schema} CASCADE")
