@@ -8,23 +8,14 @@ from __future__ import annotations
 import pytest
 
 from tests.support import scripted_model
-from tests.support.gazettes import SCENARIOS, Scenario, gazette_checker
+from tests.support.gazettes import SCENARIOS, Scenario, gazette_checker, scenario_claim
 from vicaran_agent.config import get_settings
 from vicaran_agent.factcheck.checker import ClaimChecker
 from vicaran_agent.llm import ModelClient
 from vicaran_agent.runtime import investigation_runtime
-from vicaran_agent.schemas import Claim
 from vicaran_agent.tools.querido_diario import QueridoDiario
 
 FOUND = ["porto_alegre_flood", "rio_medicamentos", "bh_guarda_municipal", "curitiba_enfermeiros"]
-# The entities a claim extractor names in each claim (the seed gives the claims only).
-ENTITIES = {
-    "porto_alegre_flood": ["Prefeitura de Porto Alegre", "limpeza urbana", "contrato emergencial"],
-    "rio_medicamentos": ["Prefeitura do Rio de Janeiro", "medicamentos", "hospitais municipais"],
-    "bh_guarda_municipal": ["Prefeitura de Belo Horizonte", "Guarda Municipal", "concurso público"],
-    "curitiba_enfermeiros": ["Prefeitura de Curitiba", "Enfermeiro", "concurso público"],
-    "sao_paulo_alien_invasion": ["invasão alienígena"],
-}
 
 
 async def check(env, scenario: Scenario, cap: int = 3, asked: bool = False) -> ClaimChecker:
@@ -36,17 +27,7 @@ async def check(env, scenario: Scenario, cap: int = 3, asked: bool = False) -> C
     model = ModelClient("scripted/default", settings)
     async with investigation_runtime(f"gazettes-{scenario.key}", settings) as runtime:
         client = QueridoDiario(settings)
-        claim = Claim(
-            key="C1",
-            claim_text=scenario.claim,
-            importance=0.9,
-            origin="brief",
-            entities=ENTITIES[scenario.key],
-            city=scenario.city,
-            state=scenario.state,
-            period_start=scenario.since,
-            period_end=scenario.until,
-        )
+        claim = scenario_claim(scenario)
         checker = gazette_checker(
             claim,
             settings=settings,

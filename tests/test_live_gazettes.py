@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.gazettes import SCENARIOS, gazette_checker
-from tests.test_gazette_scenarios import ENTITIES
+from tests.support.gazettes import SCENARIOS, gazette_checker, scenario_claim
 from tests.test_live import _value, live  # noqa: F401 - the fixture
 from vicaran_agent.llm import ModelClient
 from vicaran_agent.runtime import investigation_runtime
-from vicaran_agent.schemas import Claim
 from vicaran_agent.tools.querido_diario import QueridoDiario
 
 pytestmark = [
@@ -34,17 +32,7 @@ async def test_the_five_golden_scenarios_against_the_real_api(live, monkeypatch)
     async with investigation_runtime("live-gazettes", live) as runtime:
         client = QueridoDiario(live)
         for scenario in SCENARIOS.values():
-            claim = Claim(
-                key="C1",
-                claim_text=scenario.claim,
-                importance=0.9,
-                origin="brief",
-                entities=ENTITIES[scenario.key],
-                city=scenario.city,
-                state=scenario.state,
-                period_start=scenario.since,
-                period_end=scenario.until,
-            )
+            claim = scenario_claim(scenario)
             checker = gazette_checker(
                 claim, settings=live, runtime=runtime, model=model, client=client
             )

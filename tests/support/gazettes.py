@@ -511,3 +511,30 @@ def gazette_checker(
         gazettes_asked=asked,
     )
     return ClaimChecker(shared, claim)
+
+
+# The entities a claim extractor names in each claim (the seed gives the claims only).
+ENTITIES = {
+    "porto_alegre_flood": ["Prefeitura de Porto Alegre", "limpeza urbana", "contrato emergencial"],
+    "rio_medicamentos": ["Prefeitura do Rio de Janeiro", "medicamentos", "hospitais municipais"],
+    "bh_guarda_municipal": ["Prefeitura de Belo Horizonte", "Guarda Municipal", "concurso público"],
+    "curitiba_enfermeiros": ["Prefeitura de Curitiba", "Enfermeiro", "concurso público"],
+    "sao_paulo_alien_invasion": ["invasão alienígena"],
+}
+
+
+def scenario_claim(scenario: Scenario) -> Any:
+    """The scenario's claim as the claim extractor would give it: text, entities, place, period."""
+    from vicaran_agent.schemas import Claim
+
+    return Claim(
+        key="C1",
+        claim_text=scenario.claim,
+        importance=0.9,
+        origin="brief",
+        entities=ENTITIES[scenario.key],
+        city=scenario.city,
+        state=scenario.state,
+        period_start=scenario.since,
+        period_end=scenario.until,
+    )

@@ -122,8 +122,13 @@ class FactCheckerAgent(StageAgent):
         if found_sources:  # gazettes read: saved as sources, so the report may cite them
             sources = stage.records(keys.SOURCE_RECORDS, Source)
             known = {s.url for s in sources}
-            added = [s for s in found_sources if s.url not in known and not known.add(s.url)]
-            records[keys.SOURCE_RECORDS] = [s.model_dump(mode="json") for s in sources + added]
+            added: dict[str, Source] = {}  # a gazette several claims read: the first reading
+            for source in found_sources:
+                if source.url not in known:
+                    added.setdefault(source.url, source)
+            records[keys.SOURCE_RECORDS] = [
+                s.model_dump(mode="json") for s in sources + list(added.values())
+            ]
         yield stage.finish(self._markdown(stage, ordered), records)
 
     @staticmethod
