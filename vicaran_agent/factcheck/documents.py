@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from ..config import Settings
 from ..documents.follow import ReadUrl, ReferenceFollower
 from ..documents.model import DocumentInfo, PassageHit
+from ..documents.registry import DocumentRegistry
 from ..documents.store import DocumentStore, get_document_store
 from ..llm import ModelClient
 from ..schemas import Reliability
@@ -46,8 +47,14 @@ class DocumentEvidence:
         documents = [d for docs in listed for d in docs]
         if not documents:
             return None
-        follower = ReferenceFollower(
-            store, names, model, language=language, read_url=read_url, settings=settings
+        follower = ReferenceFollower(  # its registry from the documents listed here, once
+            store,
+            names,
+            model,
+            language=language,
+            read_url=read_url,
+            settings=settings,
+            registry=DocumentRegistry(documents),
         )
         return cls(store, names, documents, {c: known[c] for c in names}, per_round, follower)
 
