@@ -39,7 +39,7 @@ def _table_rows(markdown: str) -> list[list[str]]:
 
 def _shown_default(value: object) -> str:
     """How docs/configuration.md writes a default: `—` for empty, else the value in code."""
-    if value == "":
+    if value in ("", {}):
         return "—"
     if isinstance(value, bool):
         return f"`{str(value).lower()}`"

@@ -66,6 +66,8 @@ class Settings(BaseSettings):
 
     # Storage and the newsroom callback API.
     vicaran_database_url: str = ""
+    # ADK's session store for `vicaran serve` (e.g. postgresql+asyncpg://...); empty: ADK's local one.
+    vicaran_session_db_url: str = ""
     callback_api_url: str = ""
     agent_secret: str = ""
     debug_mode: bool = False
@@ -92,6 +94,11 @@ class Settings(BaseSettings):
     vicaran_heartbeat_seconds: float = Field(default=10.0, gt=0, le=10.0)
     # Output cap of any single model call (0: sized per call).
     vicaran_max_output_tokens: int = Field(default=0, ge=0)
+    # Model tokens one investigation may spend (0: no cap); past it, gathering stops.
+    vicaran_token_budget: int = Field(default=0, ge=0)
+    # USD per million tokens, per model: {"model": {"input": .., "output": .., "cached": ..}};
+    # merged over DEFAULT_MODEL_PRICES. A model with no price costs 0 (and is said unpriced).
+    vicaran_model_prices: dict[str, dict[str, float]] = Field(default={})
     vicaran_max_user_urls: int = Field(default=10, ge=0)
     vicaran_user_source_timeout_seconds: float = Field(default=60.0, gt=0)
 

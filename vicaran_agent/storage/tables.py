@@ -78,6 +78,8 @@ class InvestigationRow(Base):
     summary: Mapped[str | None] = mapped_column(Text)
     overall_bias_score: Mapped[float | None] = mapped_column(Float)
     quality: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    # Model tokens and estimated cost: {input, output, cached, cost_usd, per_stage: {...}}.
+    tokens: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     # The conversation that owns the investigation, and the last sign of life of its run.
     session_id: Mapped[str | None] = mapped_column(String(128), nullable=True)
     heartbeat_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
