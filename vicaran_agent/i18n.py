@@ -1105,6 +1105,29 @@ _PROBLEMS: dict[str, tuple[_Text, _Text]] = {
         "The model's answer did not match the expected format ({error}).",
         "A resposta do modelo não veio no formato esperado ({error}).",
     ),
+    "token_budget_spent": (
+        "The token budget of this investigation ({budget:,} tokens, VICARAN_TOKEN_BUDGET) is "
+        "spent: no more evidence was gathered, and the report was written from what was found.",
+        "O orçamento de tokens desta investigação ({budget:,} tokens, VICARAN_TOKEN_BUDGET) foi "
+        "gasto: nenhuma evidência a mais foi buscada, e o relatório foi escrito com o que já se "
+        "encontrou.",
+    ),
+    "tokens_line": (
+        "{input:,} tokens in · {output:,} out{cached} · ≈ US$ {cost:.4f}{unpriced}",
+        "{input:,} tokens de entrada · {output:,} de saída{cached} · ≈ US$ {cost:.4f}{unpriced}",
+    ),
+    "tokens_cached": (" ({cached:,} cached)", " ({cached:,} em cache)"),
+    "tokens_unpriced": (
+        (
+            " (no price set for {count} model: VICARAN_MODEL_PRICES)",
+            " (no price set for {count} models: VICARAN_MODEL_PRICES)",
+        ),
+        (
+            " (sem preço para {count} modelo: VICARAN_MODEL_PRICES)",
+            " (sem preço para {count} modelos: VICARAN_MODEL_PRICES)",
+        ),
+    ),
+    "report_tokens": ("Model use: {line}", "Uso do modelo: {line}"),
     "model_cut_off": (
         "The model's answer was cut off at its output limit ({cap} tokens) twice; raise "
         "VICARAN_MAX_OUTPUT_TOKENS or use a stronger model.",

@@ -12,24 +12,32 @@ import logging
 import re
 import weakref
 from collections.abc import AsyncGenerator, Iterator
-from contextlib import contextmanager
+from contextlib import aclosing, contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
-from typing import TypeVar
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 import httpx
+from google.adk.agents import LlmAgent
+from google.adk.agents.invocation_context import InvocationContext
+from google.adk.agents.run_config import RunConfig, StreamingMode
+from google.adk.events import Event
+from google.adk.flows.llm_flows.core._model_call import call_llm_async
+from google.adk.flows.llm_flows.single_flow import SingleFlow
 from google.adk.models import BaseLlm, LLMRegistry
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.adk.utils.model_name_utils import is_gemini_model
 from google.genai import errors as genai_errors
 from google.genai import types
+from opentelemetry import trace
 from pydantic import BaseModel, ValidationError
 
 from .config import Settings, get_settings
 from .i18n import Phrase, localized
 from .prompts._common import dated
 from .tools.retry import backoff_delay
+from .usage import TokenLedger, price_of, usage_of
 
 logger = logging.getLogger(__name__)
 
@@ -68,19 +76,25 @@ class CallTally:
     ok: int = 0
     failed: int = 0
     last_error: str = ""
+    tokens: TokenLedger = field(default_factory=TokenLedger)
+    budget: int = 0  # VICARAN_TOKEN_BUDGET; 0: no cap
+    budget_spent: bool = False  # a call was refused because the budget was spent
 
     @property
     def all_failed(self) -> bool:
         return self.failed > 0 and self.ok == 0
+
+    def over_budget(self) -> bool:
+        return self.budget > 0 and self.tokens.total.total >= self.budget
 
 
 _TALLY: ContextVar[CallTally | None] = ContextVar("vicaran_model_calls", default=None)
 
 
 @contextmanager
-def tally_calls() -> Iterator[CallTally]:
-    """Count the model calls made within (and in tasks started within) this block."""
-    tally = CallTally()
+def tally_calls(budget: int = 0) -> Iterator[CallTally]:
+    """Count the model calls (and tokens) made within (and in tasks started within) this block."""
+    tally = CallTally(budget=budget)
     token = _TALLY.set(tally)
     try:
         yield tally
@@ -213,12 +227,132 @@ def resolvable_model(model: str, problem: str | None = None) -> str | BaseLlm:
     return model
 
 
-class ModelClient:
-    """Structured calls to one model, with a timeout and retries for transient failures."""
+# What each structured answer is for: the second half of the agent name a call is labelled with
+# (`fact_checker__judge`: ADK agent names are identifiers, so no dot).
+TASKS = {
+    "SearchPlan": "plan_searches",
+    "SourceDigest": "digest",
+    "BriefClaims": "brief_claims",
+    "ClaimDraft": "extract",
+    "ClaimAssessment": "judge",
+    "BiasJudgement": "judge",
+    "TimelineDraft": "draft",
+    "ReportDraft": "draft",
+    "CitationAudit": "audit",
+    "QualityReview": "review",
+    "GazetteSufficiency": "gazette_sufficiency",
+    "GazetteReading": "gazette_reading",
+    "ReferenceGate": "reference_gate",
+}
+# Stages that still call the model once the token budget is spent: the report is written.
+PAST_BUDGET = frozenset({"summary_writer"})
+_CALLBACKS = ("before_model_callback", "after_model_callback", "on_model_error_callback")
 
-    def __init__(self, model: str, settings: Settings | None = None) -> None:
+
+def task_of(schema: type[BaseModel]) -> str:
+    name = schema.__name__
+    return TASKS.get(name) or re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+@dataclass(eq=False)
+class ModelSite:
+    """Where model calls are made from: the invocation, and the stage they are labelled with.
+
+    A call with a site goes through ADK's model-call path under that invocation: its plugins'
+    and the stage's model callbacks, a `call_llm` span, the LLM call limit. A stand-in
+    `LlmAgent` per task (never part of the agent tree, never run) carries the label and the
+    callbacks, because ADK reads both from the invocation's agent.
+    """
+
+    ctx: InvocationContext
+    stage: str
+    callbacks: dict[str, Any] = field(default_factory=dict)
+    # The stage's own span, current when the site was made: concurrent stages interleave in
+    # one task, so the span current at call time may be another stage's.
+    span: trace.Span = field(default_factory=trace.get_current_span)
+    _agents: dict[tuple[str, int], LlmAgent] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, ctx: InvocationContext, agent: Any = None, *, callbacks: bool = True) -> ModelSite:
+        """The site of `agent` (by default the invocation's own) within `ctx`.
+
+        `callbacks=False` for calls a tool makes: its agent's model callbacks are about the
+        agent's own conversation (the orchestrator's would answer a digest with a plan).
+        """
+        agent = agent if agent is not None else ctx.agent
+        found = {name: getattr(agent, name, None) for name in _CALLBACKS} if callbacks else {}
+        return cls(ctx, agent.name, {k: v for k, v in found.items() if v})
+
+    def agent(self, task: str, llm: BaseLlm) -> LlmAgent:
+        key = (task, id(llm))
+        if key not in self._agents:
+            self._agents[key] = LlmAgent(
+                name=f"{self.stage}__{task}",
+                model=llm,
+                description=f"{self.stage}: {task.replace('_', ' ')}",
+                **self.callbacks,
+            )
+        return self._agents[key]
+
+
+_FLOW: SingleFlow | None = None
+
+
+def _flow() -> SingleFlow:
+    global _FLOW
+    if _FLOW is None:
+        _FLOW = SingleFlow()
+    return _FLOW
+
+
+async def respond(
+    llm: BaseLlm, request: LlmRequest, site: ModelSite | None, task: str
+) -> LlmResponse:
+    """The model's final response, through ADK's model-call path when the call has a site.
+
+    Tokens are counted for the investigation; past its budget, only the report is written.
+    """
+    tally = _TALLY.get()
+    stage = site.stage if site is not None else "other"
+    if tally is not None and stage not in PAST_BUDGET and tally.over_budget():
+        tally.budget_spent = True
+        raise ModelCallError(Phrase("token_budget_spent", budget=tally.budget), permanent=True)
+    final: LlmResponse | None = None
+    if site is None:
+        responses = llm.generate_content_async(request, stream=False)
+    else:
+        agent = site.agent(task, llm)
+        run_config = (site.ctx.run_config or RunConfig()).model_copy(
+            update={"streaming_mode": StreamingMode.NONE}
+        )
+        ctx = site.ctx.model_copy(update={"agent": agent, "run_config": run_config})
+        event = Event(invocation_id=ctx.invocation_id, author=agent.name, branch=ctx.branch)
+        responses = call_llm_async(_flow(), ctx, request, event)
+    with trace.use_span(site.span if site else trace.get_current_span(), end_on_exit=False):
+        async with aclosing(responses) as stream:
+            async for response in stream:
+                if not response.partial:
+                    final = response
+    if final is None:
+        raise ValueError("empty model response")
+    if tally is not None:
+        prices = price_of(llm.model, get_settings())
+        tally.tokens.record(stage, llm.model, usage_of(final.usage_metadata, prices), bool(prices))
+    return final
+
+
+class ModelClient:
+    """Structured calls to one model, with a timeout and retries for transient failures.
+
+    With a `site`, every call goes through ADK's model-call path (see `ModelSite`).
+    """
+
+    def __init__(
+        self, model: str, settings: Settings | None = None, site: ModelSite | None = None
+    ) -> None:
         self.model = model
         self.settings = settings or get_settings()
+        self.site = site
         self._llm: BaseLlm | None = None
 
     def _resolve(self) -> BaseLlm:
@@ -294,12 +428,7 @@ class ModelClient:
                 max_output_tokens=cap,
             ),
         )
-        final = None
-        async for response in self._resolve().generate_content_async(request, stream=False):
-            if not response.partial:
-                final = response
-        if final is None:
-            raise ValueError("empty model response")
+        final = await respond(self._resolve(), request, self.site, task_of(schema))
         if final.finish_reason == types.FinishReason.MAX_TOKENS:
             raise _Truncated
         if final.error_code and not (final.content and final.content.parts):

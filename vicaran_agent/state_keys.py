@@ -43,6 +43,8 @@ TIMELINE_RECORDS = "timeline_records"
 
 # The report's check (quality scores and citation audit counts), saved with the summary.
 REPORT_QUALITY = "report_quality"
+# Model tokens and estimated cost of the run ({input, output, cached, cost_usd, per_stage}).
+TOKEN_USAGE = "token_usage"
 
 # Ids returned by the store.
 SOURCE_ID_MAP = "source_id_map"

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from google.adk.events import Event
+from google.adk.plugins import BasePlugin
 from google.adk.runners import InMemoryRunner
 from google.genai import types
 
@@ -21,8 +22,10 @@ def text_of(event: Event) -> str:
 class Conversation:
     """One session with a freshly built Vicaran app."""
 
-    def __init__(self) -> None:
+    def __init__(self, plugins: Sequence[BasePlugin] = ()) -> None:
         self.app = build_app()
+        if plugins:
+            self.app = self.app.model_copy(update={"plugins": list(plugins)})
         self.runner = InMemoryRunner(app=self.app)
         self.session_id: str | None = None
         self.events: list[Event] = []

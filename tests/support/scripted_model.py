@@ -138,6 +138,15 @@ def _quote_from(body: str, claim_words: set[str], figures: set[str] = frozenset(
     return best[:280]
 
 
+def _usage(prompt_chars: int, content: types.Content) -> types.GenerateContentResponseUsageMetadata:
+    """What a provider bills, estimated like one: about four characters a token."""
+    out_chars = sum(len(p.text or "") for p in content.parts or [])
+    prompt, output = max(1, prompt_chars // 4), max(1, out_chars // 4)
+    return types.GenerateContentResponseUsageMetadata(
+        prompt_token_count=prompt, candidates_token_count=output, total_token_count=prompt + output
+    )
+
+
 class ScriptedModel(BaseLlm):
     """Answers like a careful, fast model would, from the request alone."""
 
@@ -209,7 +218,10 @@ class ScriptedModel(BaseLlm):
                     503, {"error": {"code": 503, "message": "overloaded", "status": "UNAVAILABLE"}}
                 )
             if grounded:
-                yield self._grounded(prompt)
+                grounded_answer = self._grounded(prompt)
+                assert grounded_answer.content is not None
+                grounded_answer.usage_metadata = _usage(record["chars"], grounded_answer.content)
+                yield grounded_answer
                 return
             finish = None
             cap = llm_request.config.max_output_tokens
@@ -234,8 +246,11 @@ class ScriptedModel(BaseLlm):
             with _CALLS_LOCK:
                 _ACTIVE[task] -= 1
                 record["end"] = _tick()
+        usage = _usage(record["chars"], content)
         if finish is not None:
-            yield LlmResponse(content=content, finish_reason=finish, turn_complete=True)
+            yield LlmResponse(
+                content=content, finish_reason=finish, turn_complete=True, usage_metadata=usage
+            )
             return
         if stream and content.parts and content.parts[0].text:
             text = content.parts[0].text
@@ -245,7 +260,7 @@ class ScriptedModel(BaseLlm):
                 ),
                 partial=True,
             )
-        yield LlmResponse(content=content, turn_complete=True)
+        yield LlmResponse(content=content, turn_complete=True, usage_metadata=usage)
 
     # --- live search: an answer grounded on the URIs the test provides -------------------------
 

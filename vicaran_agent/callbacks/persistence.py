@@ -206,6 +206,7 @@ async def finish_investigation(callback_context: CallbackContext) -> None:
             partial_reason=reason if status == "partial" else None,
             error=reason if status == "failed" else None,
             quality=state.get(keys.REPORT_QUALITY),
+            tokens=state.get(keys.TOKEN_USAGE),
         ),
     )
 

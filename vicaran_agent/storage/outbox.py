@@ -80,6 +80,8 @@ def payload(kind: str, row: Any) -> tuple[str | None, dict[str, Any]]:
             data["overall_bias_score"] = row.overall_bias_score
         if row.quality:
             data["quality"] = dict(row.quality)
+        if row.tokens:
+            data["tokens"] = dict(row.tokens)
         if kind == "INVESTIGATION_PARTIAL":
             data["partial_reason"] = row.partial_reason or "partial"
         return None, data

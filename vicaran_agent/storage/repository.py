@@ -568,8 +568,9 @@ class Repository:
         error: str | None = None,
         overall_bias_score: float | None = None,
         quality: dict[str, Any] | None = None,
+        tokens: dict[str, Any] | None = None,
     ) -> None:
-        """Set the final status (and completed_at); a None summary (or quality) keeps the saved one."""
+        """Set the final status (and completed_at); a None summary (quality, tokens) keeps the saved one."""
         if status not in get_args(FinalStatus):
             raise ValueError(f"not a final status: {status!r}")
 
@@ -584,6 +585,8 @@ class Repository:
                 row.overall_bias_score = overall_bias_score
             if quality is not None:
                 row.quality = quality
+            if tokens is not None:
+                row.tokens = tokens
             row.completed_at = row.updated_at
             kind = {"completed": "INVESTIGATION_COMPLETE", "partial": "INVESTIGATION_PARTIAL"}
             self._enqueue_rows(
@@ -963,6 +966,7 @@ def _investigation_dict(session: Session, investigation_id: str) -> dict[str, An
         "summary": row.summary,
         "overall_bias_score": row.overall_bias_score,
         "quality": dict(row.quality) if row.quality else None,
+        "tokens": dict(row.tokens) if row.tokens else None,
         "created_at": _iso(row.created_at),
         "updated_at": _iso(row.updated_at),
         "completed_at": _iso(row.completed_at),

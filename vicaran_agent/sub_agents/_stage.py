@@ -17,7 +17,7 @@ from pydantic import BaseModel
 from .. import state_keys as keys
 from ..config import Settings, get_settings
 from ..i18n import localized, message
-from ..llm import ModelCallError, ModelClient
+from ..llm import ModelCallError, ModelClient, ModelSite
 from ..schemas import InvestigationConfig, Source
 
 T = TypeVar("T")
@@ -45,6 +45,10 @@ class StageAgent(BaseAgent):
 
     model: str = ""
     output_key: str = ""
+    # Model callbacks, as on an LlmAgent: they run for every model call the stage makes.
+    before_model_callback: Any = None
+    after_model_callback: Any = None
+    on_model_error_callback: Any = None
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         stage = Stage(self, ctx)
@@ -65,7 +69,7 @@ class Stage:
         self.settings: Settings = get_settings()
         self.issues: list[str] = []
         self.notes: list[str] = []
-        self.model = ModelClient(agent.model, self.settings)
+        self.model = ModelClient(agent.model, self.settings, ModelSite.of(ctx, agent))
 
     @property
     def state(self) -> dict[str, Any]:

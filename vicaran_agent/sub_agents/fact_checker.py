@@ -41,7 +41,7 @@ class FactCheckerAgent(StageAgent):
         if not settings.factcheck_api_key.strip():
             yield stage.event(stage.msg("factcheck_skipped", note=stage.msg("factcheck_off")))
         live = (
-            LiveSearch(self.model, settings)
+            LiveSearch(self.model, settings, site=stage.model.site)
             if settings.vicaran_live_search_fallback and supports_live_search(self.model)
             else None
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncGenerator
+from typing import Any
 
 from google.adk.agents import ParallelAgent, SequentialAgent
 from google.adk.agents.invocation_context import InvocationContext
@@ -27,7 +28,7 @@ from ..config import Settings, get_settings
 from ..detached import DetachedRun
 from ..i18n import message
 from ..liveness import alive
-from ..llm import tally_calls
+from ..llm import CallTally, tally_calls
 from ..runtime import investigation_runtime
 from ..storage.outbox import queue_for_callback
 from .bias_analyzer import BiasAnalyzerAgent
@@ -51,8 +52,9 @@ class InvestigationPipeline(SequentialAgent):
     async def _stages(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         config = ctx.session.state.get(keys.INVESTIGATION_CONFIG) or {}
         investigation_id = config.get("investigation_id", "")
+        tally: CallTally | None = None
         try:
-            with tally_calls():
+            with tally_calls(get_settings().vicaran_token_budget) as tally:
                 async with (
                     alive(investigation_id),
                     investigation_runtime(investigation_id, get_settings()),
@@ -65,7 +67,7 @@ class InvestigationPipeline(SequentialAgent):
         except Exception as error:
             logger.exception("investigation pipeline failed")
             detail = f"{type(error).__name__}: {error}"
-            await self._mark_failed(ctx, detail)
+            await self._mark_failed(ctx, detail, tally.tokens.as_dict() if tally else None)
             language = (ctx.session.state.get(keys.INVESTIGATION_CONFIG) or {}).get(
                 "language", "en"
             )
@@ -98,7 +100,9 @@ class InvestigationPipeline(SequentialAgent):
             logger.exception("could not record the interruption of %s", investigation_id)
 
     @staticmethod
-    async def _mark_failed(ctx: InvocationContext, detail: str) -> None:
+    async def _mark_failed(
+        ctx: InvocationContext, detail: str, tokens: dict[str, Any] | None
+    ) -> None:
         config = ctx.session.state.get(keys.INVESTIGATION_CONFIG) or {}
         investigation_id = config.get("investigation_id")
         if not investigation_id:
@@ -107,7 +111,7 @@ class InvestigationPipeline(SequentialAgent):
             with queue_for_callback(get_settings().callback_enabled):
                 await asyncio.to_thread(
                     lambda: repository().finish_investigation(
-                        investigation_id, "failed", error=detail
+                        investigation_id, "failed", error=detail, tokens=tokens
                     )
                 )
             delivery.kick()

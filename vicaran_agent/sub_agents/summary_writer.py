@@ -39,6 +39,7 @@ from ..schemas import (
     TimelineEvent,
     Verdict,
 )
+from ..usage import tokens_line
 from ._stage import Stage, StageAgent, issues_key, notes_key
 from .bias_analyzer import score_label
 from .report_review import ReportReviewer, Review
@@ -141,6 +142,10 @@ class SummaryWriterAgent(StageAgent):
                 draft, quality = self._settle(stage, draft, review, problems, rewrites)
             body = self._body(stage, draft, numbered, citable, verdicts, questions)
         report, status, reason = self._close(stage, body, quality, numbered, verdicts)
+        tally = current_tally()
+        tokens = tally.tokens.as_dict() if tally is not None else None
+        if tokens is not None:  # every model call of the run is made by now: the footer
+            report += "\n\n" + stage.msg("report_tokens", line=tokens_line(tokens, stage.language))
         # The chat's last message links the dashboard page; the saved report is the report alone.
         link = stage.msg(
             "dashboard_link", url=stage.settings.investigation_url(config.investigation_id)
@@ -151,6 +156,7 @@ class SummaryWriterAgent(StageAgent):
                 keys.INVESTIGATION_STATUS: status,
                 keys.PARTIAL_REASON: reason or None,
                 keys.REPORT_QUALITY: quality.model_dump(mode="json") if quality else None,
+                keys.TOKEN_USAGE: tokens,
             },
             shown=f"{report}\n\n{link}\n\n{COMPLETE}",
         )
@@ -167,7 +173,7 @@ class SummaryWriterAgent(StageAgent):
         first wrote, and the check round costs one fast call, not a pro one."""
         runtime = open_runtime(stage.config.investigation_id)
         return ReportReviewer(
-            ModelClient(stage.settings.vicaran_fast_model, stage.settings),
+            ModelClient(stage.settings.vicaran_fast_model, stage.settings, stage.model.site),
             await stage.render(CITATION_AUDIT_INSTRUCTION),
             await stage.render(QUALITY_REVIEW_INSTRUCTION),
             numbered=numbered,
@@ -256,9 +262,12 @@ class SummaryWriterAgent(StageAgent):
         if quality is not None:
             body += "\n\n---\n" + cls._footer(stage, quality)
         reason = partial_reason(stage.state, stage.issues)
-        decided = any(v.verdict != "unverified" for v in verdicts)
         tally = current_tally()
-        if tally is not None and tally.all_failed:
+        if tally is not None and tally.budget_spent:  # the reason people need first
+            spent = stage.msg("token_budget_spent", budget=tally.budget)
+            reason = spent + (f" {reason}" if reason else "")
+        decided = any(v.verdict != "unverified" for v in verdicts)
+        if tally is not None and tally.all_failed and not tally.budget_spent:
             status = "failed"
             reason = stage.msg("failed_models", count=tally.failed, error=tally.last_error)
             body += "\n\n" + stage.msg("failed_notice", reason=reason)

@@ -15,7 +15,7 @@ from .. import state_keys as keys
 from ..config import Settings, get_settings
 from ..formatting import data_block
 from ..i18n import ENGLISH, Phrase, message
-from ..llm import ModelCallError, ModelClient
+from ..llm import ModelCallError, ModelClient, ModelSite
 from ..prompts.source_finder import SOURCE_DIGEST_INSTRUCTION
 from ..runtime import PageCache, TextStore
 from ..sanitize import clean
@@ -163,7 +163,13 @@ async def analyze_source(url: str, tool_context: ToolContext) -> dict[str, Any]:
     instruction = await inject_session_state(SOURCE_DIGEST_INSTRUCTION, tool_context)
     kept = TextStore(settings)  # read before any investigation runs: stored right after
     analyzer = SourceAnalyzer(
-        ModelClient(settings.vicaran_fast_model, settings), instruction, texts=kept
+        ModelClient(
+            settings.vicaran_fast_model,
+            settings,
+            ModelSite.of(tool_context._invocation_context, callbacks=False),
+        ),
+        instruction,
+        texts=kept,
     )
     seconds = settings.vicaran_user_source_timeout_seconds
     language = (tool_context.state.get(keys.INVESTIGATION_CONFIG) or {}).get("language", ENGLISH)

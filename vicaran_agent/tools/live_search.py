@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from contextlib import aclosing
 from dataclasses import dataclass, field
 from datetime import date
 from urllib.parse import urljoin, urlsplit
@@ -29,7 +28,7 @@ from google.genai import types
 from ..config import Settings, get_settings
 from ..formatting import data_block
 from ..i18n import PORTUGUESE, Phrase, is_portuguese, language_name
-from ..llm import credentials_problem, describe_model_error, shared_llm
+from ..llm import ModelSite, credentials_problem, describe_model_error, respond, shared_llm
 from ..prompts._common import dated
 from .http import pinned_client
 from .page_reader import MAX_REDIRECTS, REDIRECTS, USER_AGENT
@@ -117,8 +116,10 @@ class LiveSearch:
         settings: Settings | None = None,
         *,
         dialer: httpcore.AsyncNetworkBackend | None = None,
+        site: ModelSite | None = None,
     ) -> None:
         self.model = model
+        self.site = site
         self.settings = settings or get_settings()
         self._dialer = dialer  # opens the (pinned) sockets; tests route or fence them
         self._llm: BaseLlm | None = None
@@ -167,16 +168,7 @@ class LiveSearch:
         return self._llm
 
     async def _ask(self, request: LlmRequest) -> LlmResponse:
-        final: LlmResponse | None = None
-        async with aclosing(
-            self._resolve_llm().generate_content_async(request, stream=False)
-        ) as gen:
-            async for response in gen:
-                if not response.partial:
-                    final = response
-        if final is None:
-            raise ValueError("empty model response")
-        return final
+        return await respond(self._resolve_llm(), request, self.site, "live_search")
 
     # --- grounding links -------------------------------------------------------------------
 

@@ -1,0 +1,207 @@
+"""Every model call goes through ADK's model-call path: plugins, callbacks, spans, tokens."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from google.adk.agents.callback_context import CallbackContext
+from google.adk.models.llm_request import LlmRequest
+from google.adk.models.llm_response import LlmResponse
+from google.adk.plugins import BasePlugin
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from tests.support import scripted_model
+from tests.support.conversation import Conversation
+from tests.test_flow import BRIEF
+from vicaran_agent import state_keys as keys
+from vicaran_agent.config import get_settings
+from vicaran_agent.storage import get_repository
+
+STAGES = ("source_finder", "claim_extractor", "fact_checker", "bias_analyzer", "summary_writer")
+ROOT = "investigation_orchestrator"
+
+
+class CountingPlugin(BasePlugin):
+    """Counts the model calls it sees, by agent name, and the errors."""
+
+    def __init__(self) -> None:
+        super().__init__(name="counting")
+        self.before: list[str] = []
+        self.after: list[tuple[str, Any]] = []
+        self.errors: list[str] = []
+
+    async def before_model_callback(
+        self, *, callback_context: CallbackContext, llm_request: LlmRequest
+    ) -> LlmResponse | None:
+        self.before.append(callback_context.agent_name)
+        return None
+
+    async def after_model_callback(
+        self, *, callback_context: CallbackContext, llm_response: LlmResponse
+    ) -> LlmResponse | None:
+        self.after.append((callback_context.agent_name, llm_response.usage_metadata))
+        return None
+
+    async def on_model_error_callback(
+        self, *, callback_context: CallbackContext, llm_request: LlmRequest, error: Exception
+    ) -> LlmResponse | None:
+        self.errors.append(callback_context.agent_name)
+        return None
+
+
+@pytest.fixture(scope="module")
+def spans() -> InMemorySpanExporter:
+    """ADK's spans, kept in memory (the global provider is set once per process)."""
+    exporter = InMemorySpanExporter()
+    provider = trace.get_tracer_provider()
+    if not isinstance(provider, TracerProvider):
+        provider = TracerProvider()
+        trace.set_tracer_provider(provider)
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    return exporter
+
+
+def stage_of(agent_name: str) -> str:
+    return agent_name.split("__", 1)[0]
+
+
+async def quick_run(plugin: BasePlugin) -> tuple[Conversation, list]:
+    conversation = Conversation(plugins=[plugin])
+    await conversation.send("Quick Search. " + BRIEF)
+    events = await conversation.send("APPROVED")
+    assert conversation.texts(events)[-1].rstrip().endswith("[INVESTIGATION_COMPLETE]")
+    return conversation, events
+
+
+async def test_a_plugin_sees_every_model_call_with_its_stage_name(env):
+    plugin = CountingPlugin()
+    await quick_run(plugin)
+
+    # Every call the model received went through the plugin, before and after (the
+    # orchestrator's own callback answers some turns by itself: the plugin sees those too).
+    stage_calls = [n for n in plugin.before if n != ROOT]
+    model_calls = [c for c in scripted_model.CALLS if c["task"] != "orchestrator"]
+    assert len(stage_calls) == len(model_calls) > 15
+    assert plugin.before.count(ROOT) >= len(scripted_model.calls_for("orchestrator")) > 0
+    assert len(plugin.after) == len(scripted_model.CALLS)
+    seen = {stage_of(name) for name in plugin.before}
+    assert seen == {ROOT, *STAGES}
+    # A stage's calls are labelled with the stage and what the call is for.
+    assert "fact_checker__judge" in plugin.before
+    assert "source_finder__digest" in plugin.before
+    assert "summary_writer__draft" in plugin.before
+    assert f"{ROOT}__digest" in plugin.before  # analyze_source, before the plan
+    # Every answer carried its token usage.
+    assert all(usage is not None and usage.prompt_token_count for _, usage in plugin.after)
+
+
+async def test_model_errors_reach_the_plugin_under_the_stage_name(env):
+    env.set(VICARAN_PRO_MODEL="scripted/error-ClaimAssessment")
+    plugin = CountingPlugin()
+    await quick_run(plugin)
+    assert plugin.errors
+    assert set(plugin.errors) == {"fact_checker__judge"}
+
+
+async def test_a_stage_callback_runs_for_its_calls_and_can_answer_for_the_model(env, monkeypatch):
+    """A stage's own before_model_callback runs (as an LlmAgent's would) and may short-circuit."""
+    from vicaran_agent.sub_agents import pipeline
+
+    asked: list[str] = []
+
+    def before(callback_context: CallbackContext, llm_request: LlmRequest) -> None:
+        asked.append(callback_context.agent_name)
+
+    original = pipeline.build_pipeline
+
+    def with_callback(settings):  # type: ignore[no-untyped-def]
+        tree = original(settings)
+        analysis = next(a for a in tree.sub_agents if a.name == "parallel_analysis")
+        bias = next(a for a in analysis.sub_agents if a.name == "bias_analyzer")
+        bias.before_model_callback = before
+        return tree
+
+    monkeypatch.setattr(pipeline, "build_pipeline", with_callback)
+    import vicaran_agent.agent as agent_module
+
+    monkeypatch.setattr(agent_module, "build_pipeline", with_callback, raising=False)
+    await quick_run(CountingPlugin())
+    assert asked and set(asked) == {"bias_analyzer__judge"}
+
+
+async def test_every_model_call_has_a_span_with_token_usage(env, spans):
+    spans.clear()
+    await quick_run(CountingPlugin())
+    calls = [s for s in spans.get_finished_spans() if s.name.startswith("generate_content")]
+    assert len(calls) == len(scripted_model.CALLS)
+    for span in calls:
+        attributes = dict(span.attributes or {})
+        assert attributes.get("gen_ai.usage.input_tokens"), span.name
+        assert attributes.get("gen_ai.usage.output_tokens"), span.name
+    names = {dict(s.attributes or {}).get("gen_ai.agent.name") for s in calls}
+    assert {"fact_checker__judge", "summary_writer__draft"} <= names
+    # The stage calls sit in the APPROVED turn's trace, under their stage's agent span.
+    by_id = {s.context.span_id: s for s in spans.get_finished_spans()}
+    for span in calls:
+        agent = str(dict(span.attributes or {}).get("gen_ai.agent.name"))
+        parent = by_id[span.parent.span_id] if span.parent else None
+        assert parent is not None, agent
+        stage = stage_of(agent)
+        if stage != ROOT:
+            assert parent.name == f"invoke_agent {stage}", (agent, parent.name)
+
+
+async def test_tokens_are_saved_per_stage_and_shown(env):
+    conversation, _ = await quick_run(CountingPlugin())
+    state = await conversation.state()
+    record = get_repository(get_settings().database_url).get_investigation(
+        state[keys.INVESTIGATION_ID]
+    )
+    assert record is not None
+    tokens = record["tokens"]
+    pipeline_calls = [c for c in scripted_model.CALLS if c["task"] != "orchestrator"]
+    assert tokens["input"] > 0 and tokens["output"] > 0
+    assert set(tokens["per_stage"]) >= {"source_finder", "fact_checker", "summary_writer"}
+    assert sum(s["input"] for s in tokens["per_stage"].values()) == tokens["input"]
+    assert len(pipeline_calls) > 10
+    report = state[keys.INVESTIGATION_SUMMARY]
+    assert f"{tokens['input']:,} tokens in" in report
+
+
+def gathering_calls() -> int:
+    return sum(1 for c in scripted_model.CALLS if c["task"] not in REPORT_TASKS | {"orchestrator"})
+
+
+REPORT_TASKS = {"ReportDraft", "CitationAudit", "QualityReview"}
+
+
+async def test_a_spent_token_budget_stops_gathering_and_the_report_is_still_written(env):
+    conversation, _ = await quick_run(CountingPlugin())
+    state = await conversation.state()
+    unbounded = state[keys.TOKEN_USAGE]
+    calls = gathering_calls()
+    gathered = sum(
+        s["input"] + s["output"]
+        for name, s in unbounded["per_stage"].items()
+        if name != "summary_writer"
+    )
+
+    scripted_model.reset_calls()
+    env.set(VICARAN_TOKEN_BUDGET=str(gathered // 2))
+    conversation, _ = await quick_run(CountingPlugin())
+    state = await conversation.state()
+    record = get_repository(get_settings().database_url).get_investigation(
+        state[keys.INVESTIGATION_ID]
+    )
+    assert record is not None
+    assert record["status"] == "partial"
+    assert (record["partial_reason"] or "").startswith("The token budget of this investigation")
+    # Gathering stopped: fewer calls than the unbounded run, and the report was still written.
+    assert gathering_calls() < calls
+    assert scripted_model.calls_for("ReportDraft")
+    assert record["summary"] and "token budget" in record["summary"]
+    assert record["tokens"]["per_stage"]["summary_writer"]["input"] > 0
