@@ -205,3 +205,22 @@ async def test_a_spent_token_budget_stops_gathering_and_the_report_is_still_writ
     assert scripted_model.calls_for("ReportDraft")
     assert record["summary"] and "token budget" in record["summary"]
     assert record["tokens"]["per_stage"]["summary_writer"]["input"] > 0
+
+
+async def test_the_dashboard_and_read_api_show_the_model_use(env):
+    import httpx
+
+    from vicaran_agent.server.app import build_server
+
+    conversation, _ = await quick_run(CountingPlugin())
+    investigation_id = (await conversation.state())[keys.INVESTIGATION_ID]
+    transport = httpx.ASGITransport(app=build_server(with_adk=False))
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8000") as http:
+        read = (await http.get(f"/api/investigations/{investigation_id}")).json()
+        page = (await http.get(f"/investigations/{investigation_id}")).text
+    tokens = read["tokens"]
+    assert set(tokens) >= {"input", "output", "cached", "cost_usd", "per_stage"}
+    assert set(tokens["per_stage"]["fact_checker"]) == {"input", "output", "cached", "cost_usd"}
+    assert "Model use" in page
+    assert f"{tokens['input']:,} tokens in" in page
+    assert '<th scope="row">fact checker</th>' in page

@@ -72,3 +72,13 @@ def test_hard_breaks_keep_lines_apart_except_in_code():
 def test_the_screen_renderer_applies_erases_cursor_moves_and_hyperlinks():
     raw = "one\r\ntwo\x1b[1A\r\x1b[2K\x1b[32mONE\x1b[0m\x1b[1B\r\n\x1b]8;id=1;http://x\x1b\\link\x1b]8;;\x1b\\"
     assert render(raw) == "ONE\ntwo\nlink\n"
+
+
+def test_the_final_line_says_the_runs_model_use():
+    progress = RunProgress()
+    tokens = {"input": 12345, "output": 2345, "cached": 1000, "cost_usd": 0.01234, "per_stage": {}}
+    progress.observe(event("summary_writer", "report", **{keys.TOKEN_USAGE: tokens}))
+    assert "tokens" not in progress.line("en")  # while running: where it is, not the bill
+    line = progress.line("en", "completed")
+    assert "12,345 tokens in · 2,345 out (1,000 cached) · ≈ US$ 0.0123" in line
+    assert "12,345 tokens de entrada · 2,345 de saída" in progress.line("pt-BR", "completed")

@@ -20,6 +20,7 @@ from google.adk.events import Event
 from . import state_keys as keys
 from .i18n import message, verdict_label
 from .sanitize import strip_markers
+from .usage import tokens_line
 
 # Each pipeline stage (an event's author) and the step it belongs to.
 STAGE_STEPS = {
@@ -107,6 +108,7 @@ class RunProgress:
     sources_total: int | None = None
     claims_checked: int = 0
     claims_total: int | None = None
+    tokens: dict[str, Any] | None = None  # the run's model use, once the report is written
     started: float = field(default_factory=time.monotonic)
 
     def observe(self, event: Event) -> None:
@@ -118,6 +120,8 @@ class RunProgress:
         text = "".join(
             p.text or "" for p in (event.content.parts if event.content else None) or []
         ).strip()
+        if delta.get(keys.TOKEN_USAGE):
+            self.tokens = delta[keys.TOKEN_USAGE]
         if keys.SOURCE_RECORDS in delta:
             self.sources_total = self.sources_read = len(delta[keys.SOURCE_RECORDS] or [])
         elif keys.CLAIM_RECORDS in delta:
@@ -157,6 +161,8 @@ class RunProgress:
                     "progress_claims", language, done=self.claims_checked, total=self.claims_total
                 )
             )
+        if status and self.tokens:
+            parts.append(tokens_line(self.tokens, language))
         parts.append(self.elapsed())
         return " · ".join(parts)
 

@@ -130,7 +130,5 @@ def tokens_line(tokens: dict[str, Any] | None, language: str = "en") -> str:
         output=tokens.get("output") or 0,
         cost=tokens.get("cost_usd") or 0.0,
         cached=message("tokens_cached", language, cached=cached) if cached else "",
-        unpriced=message("tokens_unpriced", language, count=len(unpriced))
-        if unpriced
-        else "",
+        unpriced=message("tokens_unpriced", language, count=len(unpriced)) if unpriced else "",
     )

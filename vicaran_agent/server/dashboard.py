@@ -35,6 +35,7 @@ from ..storage import get_repository
 from ..sub_agents.bias_analyzer import score_label
 from ..tools.credibility import credibility_label
 from ..tools.urls import host_of
+from ..usage import tokens_line
 from . import access
 from .markdown import render_markdown
 
@@ -842,7 +843,7 @@ def _summary(inv: dict[str, Any]) -> str:
         body = _empty("The summary is written when the investigation finishes.")
     else:
         body = f'<div class="prose">{rendered}</div>'
-    return body + _quality(inv.get("quality"))
+    return body + _quality(inv.get("quality")) + _tokens(inv.get("tokens"))
 
 
 def _score(value: Any) -> str:
@@ -886,4 +887,24 @@ def _quality(quality: dict[str, Any] | None) -> str:
             else ""
         )
         + "</section>"
+    )
+
+
+def _tokens(tokens: dict[str, Any] | None) -> str:
+    """The "Model use" box: the run's tokens and estimated cost, per stage."""
+    if not tokens:
+        return ""
+    rows = "".join(
+        f'<tr><th scope="row">{escape(stage.replace("_", " "))}</th>'
+        f"<td>{int(use.get('input') or 0):,}</td><td>{int(use.get('output') or 0):,}</td>"
+        f"<td>{int(use.get('cached') or 0):,}</td><td>${float(use.get('cost_usd') or 0):.4f}</td></tr>"
+        for stage, use in (tokens.get("per_stage") or {}).items()
+    )
+    return (
+        '<section class="tokens" aria-labelledby="tokens-title">'
+        '<h3 class="sub" id="tokens-title">Model use</h3>'
+        f'<p class="audit">{escape(tokens_line(tokens))} (estimated)</p>'
+        '<table class="tokens-table"><thead><tr><th scope="col">Stage</th>'
+        '<th scope="col">Input</th><th scope="col">Output</th><th scope="col">Cached</th>'
+        f'<th scope="col">Cost (USD)</th></tr></thead><tbody>{rows}</tbody></table></section>'
     )

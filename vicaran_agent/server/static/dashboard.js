@@ -510,6 +510,28 @@
         el("ul", { class: "problems" }, problems)] : null);
   }
 
+  // The "Model use" box (mirrors _tokens in dashboard.py).
+  function tokens(t) {
+    if (!t) return null;
+    const n = (v) => Math.round(Number(v) || 0).toLocaleString("en-US");
+    const usd = (v) => (Number(v) || 0).toFixed(4);
+    const unpriced = (t.unpriced_models || []).length;
+    const line = `${n(t.input)} tokens in · ${n(t.output)} out`
+      + (t.cached ? ` (${n(t.cached)} cached)` : "") + ` · ≈ US$ ${usd(t.cost_usd)}`
+      + (unpriced ? ` (no price set for ${unpriced} model${unpriced === 1 ? "" : "s"}:`
+        + " VICARAN_MODEL_PRICES)" : "");
+    const rows = Object.entries(t.per_stage || {}).map(([stage, use]) => el("tr", {},
+      el("th", { scope: "row" }, stage.replaceAll("_", " ")), el("td", {}, n(use.input)),
+      el("td", {}, n(use.output)), el("td", {}, n(use.cached)), el("td", {}, `$${usd(use.cost_usd)}`)));
+    return el("section", { class: "tokens", "aria-labelledby": "tokens-title" },
+      el("h3", { class: "sub", id: "tokens-title" }, "Model use"),
+      el("p", { class: "audit" }, `${line} (estimated)`),
+      el("table", { class: "tokens-table" },
+        el("thead", {}, el("tr", {}, ["Stage", "Input", "Output", "Cached", "Cost (USD)"]
+          .map((h) => el("th", { scope: "col" }, h)))),
+        el("tbody", {}, rows)));
+  }
+
   function summary(inv) {
     const out = document.createDocumentFragment();
     if (!inv.summary_html) {
@@ -520,6 +542,8 @@
     }
     const box = quality(inv.quality);
     if (box) out.append(box);
+    const use = tokens(inv.tokens);
+    if (use) out.append(use);
     return out;
   }
 
