@@ -10,7 +10,8 @@ APPROVED to the investigation's last event; L is the fast model's latency (the p
 Then the documents benchmark (benchmarks/documents.py, its own process): indexing 2,000 text-PDF
 pages and 100,000 passages, search latency and RSS; and the gazettes benchmark
 (benchmarks/gazettes.py): five claims about one city checked in its gazettes at once, within
-Querido Diário's 60 requests a minute.
+Querido Diário's 60 requests a minute; and what routing a model call through ADK costs
+(benchmarks/model_routing.py).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from benchmarks import documents, gazettes
+from benchmarks import documents, gazettes, model_routing
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVICES = ("tavily", "jina", "factcheck", "newsroom")
@@ -36,6 +37,7 @@ PROMPT_BOUND = 40_000
 TIMEOUT_SECONDS = 240
 DOCUMENTS_TIMEOUT_SECONDS = 400
 GAZETTES_TIMEOUT_SECONDS = 300
+ROUTING_TIMEOUT_SECONDS = 120
 
 
 @dataclass(frozen=True)
@@ -367,6 +369,9 @@ def main(argv: list[str] | None = None) -> int:
         gazette_figures = process(argv_gazettes, GAZETTES_TIMEOUT_SECONDS)
         print(f"  gazettes: {gazette_figures['process_s']:.1f} s", file=sys.stderr, flush=True)
 
+    print("running model routing ...", file=sys.stderr, flush=True)
+    routing = process([sys.executable, "-m", "benchmarks.model_routing"], ROUTING_TIMEOUT_SECONDS)
+
     checks = targets(results, args.latency, total)
     if document_figures is not None:
         checks += document_targets(document_figures)
@@ -389,6 +394,9 @@ def main(argv: list[str] | None = None) -> int:
         print("Official gazettes:")
         print("\n".join(gazettes.lines(gazette_figures)))
         print()
+    if "error" not in routing:
+        print(model_routing.lines(routing)[0])
+        print()
     print(f"Targets (L = {args.latency} s):")
     for c in checks:
         print(f"  {'PASS' if c['pass'] else 'FAIL'}  {c['target']}: {c['detail']}")
@@ -405,6 +413,7 @@ def main(argv: list[str] | None = None) -> int:
             "runs": results,
             "documents": document_figures,
             "gazettes": gazette_figures,
+            "model_routing": routing,
             "targets": checks,
         }
         args.json.parent.mkdir(parents=True, exist_ok=True)
@@ -412,7 +421,7 @@ def main(argv: list[str] | None = None) -> int:
     # Figures, not a test: a missed target is reported above; only a run that broke fails.
     broken = any("error" in r for r in results.values())
     broken = broken or any(
-        f is not None and "error" in f for f in (document_figures, gazette_figures)
+        f is not None and "error" in f for f in (document_figures, gazette_figures, routing)
     )
     return 1 if broken else 0
 
