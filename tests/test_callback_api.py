@@ -1010,8 +1010,13 @@ async def test_provenance_fields_are_stored_and_returned(client, repo):
     response = await send(client, "FACT_CHECKED", investigation_id, data)
     assert response.status_code == 200, response.text
     quality = {"scores": {"structure": 80}, "overall": 80, "audited": 3, "rewrites": 1}
+    use = {"input": 900, "output": 100, "cached": 0, "cost_usd": 0.001}
+    tokens = {**use, "input": 1000, "per_stage": {"fact_checker": use}}
     response = await send(
-        client, "INVESTIGATION_COMPLETE", investigation_id, {"summary": "# R", "quality": quality}
+        client,
+        "INVESTIGATION_COMPLETE",
+        investigation_id,
+        {"summary": "# R", "quality": quality, "tokens": tokens},
     )
     assert response.status_code == 200, response.text
 
@@ -1034,6 +1039,8 @@ async def test_provenance_fields_are_stored_and_returned(client, repo):
     )
     assert (evidence["content_sha256"], evidence["origin"]) == (SHA, "page")
     assert saved["quality"]["audited"] == 3 and saved["quality"]["rewrites"] == 1
+    assert saved["tokens"]["input"] == 1000
+    assert saved["tokens"]["per_stage"] == {"fact_checker": use}
 
 
 async def test_malformed_provenance_fields_are_refused(client):
@@ -1271,6 +1278,12 @@ WRONG_TYPES: list[tuple[str, dict[str, Any], str]] = [
         "data.quality.scores.structure",
     ),
     ("INVESTIGATION_COMPLETE", {"summary": 5}, "data.summary"),
+    ("INVESTIGATION_COMPLETE", {"summary": "s", "tokens": {"input": -1}}, "data.tokens.input"),
+    (
+        "INVESTIGATION_COMPLETE",
+        {"summary": "s", "tokens": {"per_stage": {"x": {"output": "9"}}}},
+        "data.tokens.per_stage.x.output",
+    ),
 ]
 
 

@@ -224,3 +224,21 @@ async def test_the_dashboard_and_read_api_show_the_model_use(env):
     assert "Model use" in page
     assert f"{tokens['input']:,} tokens in" in page
     assert '<th scope="row">fact checker</th>' in page
+
+
+async def test_adks_model_call_limit_counts_stage_calls_and_is_explained(env):
+    """Stage calls count against the invocation's max_llm_calls, like any ADK model call."""
+    env.set(ADK_MAX_LLM_CALLS="12")
+    conversation = Conversation()
+    await conversation.send("Quick Search. " + BRIEF)
+    scripted_model.reset_calls()
+    await conversation.send("APPROVED")
+    state = await conversation.state()
+    record = get_repository(get_settings().database_url).get_investigation(
+        state[keys.INVESTIGATION_ID]
+    )
+    assert record is not None
+    assert record["status"] in ("partial", "failed")
+    said = (record["partial_reason"] or "") + (record["error"] or "") + (record["summary"] or "")
+    assert "max_llm_calls" in said
+    assert 0 < len(scripted_model.CALLS) <= 12  # the APPROVED turn's calls, stages included

@@ -1105,6 +1105,12 @@ _PROBLEMS: dict[str, tuple[_Text, _Text]] = {
         "The model's answer did not match the expected format ({error}).",
         "A resposta do modelo não veio no formato esperado ({error}).",
     ),
+    "model_call_limit": (
+        "ADK's limit on model calls per turn was reached (RunConfig.max_llm_calls, 500 unless "
+        "ADK_MAX_LLM_CALLS says otherwise): raise it for large investigations.",
+        "O limite do ADK de chamadas ao modelo por turno foi atingido (RunConfig.max_llm_calls, "
+        "500 se ADK_MAX_LLM_CALLS não disser outro): aumente-o para investigações grandes.",
+    ),
     "token_budget_spent": (
         "The token budget of this investigation ({budget:,} tokens, VICARAN_TOKEN_BUDGET) is "
         "spent: no more evidence was gathered, and the report was written from what was found.",

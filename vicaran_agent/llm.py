@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 import httpx
 from google.adk.agents import LlmAgent
-from google.adk.agents.invocation_context import InvocationContext
+from google.adk.agents.invocation_context import InvocationContext, LlmCallsLimitExceededError
 from google.adk.agents.run_config import RunConfig, StreamingMode
 from google.adk.events import Event
 from google.adk.flows.llm_flows.core._model_call import call_llm_async
@@ -170,6 +170,8 @@ def describe_model_error(error: BaseException, model: str) -> tuple[Phrase, bool
         return Phrase("model_failed_code", code=error.code, detail=text[:200]), False
     if isinstance(error, (asyncio.TimeoutError, TimeoutError)):
         return Phrase("model_timeout"), True
+    if isinstance(error, LlmCallsLimitExceededError):
+        return Phrase("model_call_limit"), False
     if isinstance(error, httpx.TransportError):
         return Phrase("model_unreachable", error=type(error).__name__), True
     if isinstance(error, ValueError) and "not found" in str(error).lower():

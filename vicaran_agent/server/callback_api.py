@@ -347,10 +347,31 @@ class TimelineData(_Data):
         return self
 
 
+TokenCount = Annotated[int, Field(ge=0, le=10**12)]
+StageName = Annotated[str, StringConstraints(min_length=1, max_length=64)]
+
+
+class TokenUse(_Data):
+    input: TokenCount = 0
+    output: TokenCount = 0
+    cached: TokenCount = 0
+    cost_usd: Annotated[float, Field(ge=0, le=10**9)] = 0.0
+
+
+class Tokens(TokenUse):
+    """The run's model use: totals, `per_stage`, and models that had no price."""
+
+    per_stage: Annotated[dict[StageName, TokenUse], Field(max_length=50)] = Field(
+        default_factory=dict
+    )
+    unpriced_models: Annotated[list[Title], Field(max_length=20)] = Field(default_factory=list)
+
+
 class CompleteData(_Data):
     summary: Summary
     overall_bias_score: Score10 | None = None
     quality: ReportQuality | None = None
+    tokens: Tokens | None = None
 
 
 class PartialData(CompleteData):
@@ -727,6 +748,7 @@ class _Writer:
             summary=data.summary,
             overall_bias_score=data.overall_bias_score,
             quality=_quality(data.quality),
+            tokens=_tokens(data.tokens),
         )
         return {"success": True}
 
@@ -739,6 +761,7 @@ class _Writer:
             partial_reason=data.partial_reason,
             overall_bias_score=data.overall_bias_score,
             quality=_quality(data.quality),
+            tokens=_tokens(data.tokens),
         )
         return {"success": True}
 
@@ -768,6 +791,10 @@ def _evidence_origin(value: str | None) -> str:
 
 def _quality(quality: ReportQuality | None) -> dict[str, Any] | None:
     return quality.model_dump(mode="json") if quality is not None else None
+
+
+def _tokens(tokens: Tokens | None) -> dict[str, Any] | None:
+    return tokens.model_dump(mode="json", exclude_defaults=False) if tokens is not None else None
 
 
 def _reopen_refused(status: str) -> CallbackError:
