@@ -30,7 +30,6 @@ from google.adk.models.llm_response import LlmResponse
 from google.adk.utils.model_name_utils import is_gemini_model
 from google.genai import errors as genai_errors
 from google.genai import types
-from opentelemetry import trace
 from pydantic import BaseModel, ValidationError
 
 from .config import Settings, get_settings
@@ -269,9 +268,6 @@ class ModelSite:
     ctx: InvocationContext
     stage: str
     callbacks: dict[str, Any] = field(default_factory=dict)
-    # The stage's own span, current when the site was made: concurrent stages interleave in
-    # one task, so the span current at call time may be another stage's.
-    span: trace.Span = field(default_factory=trace.get_current_span)
     _agents: dict[tuple[str, int], LlmAgent] = field(default_factory=dict)
 
     @classmethod
@@ -330,11 +326,10 @@ async def respond(
         ctx = site.ctx.model_copy(update={"agent": agent, "run_config": run_config})
         event = Event(invocation_id=ctx.invocation_id, author=agent.name, branch=ctx.branch)
         responses = call_llm_async(_flow(), ctx, request, event)
-    with trace.use_span(site.span if site else trace.get_current_span(), end_on_exit=False):
-        async with aclosing(responses) as stream:
-            async for response in stream:
-                if not response.partial:
-                    final = response
+    async with aclosing(responses) as stream:
+        async for response in stream:
+            if not response.partial:
+                final = response
     if final is None:
         raise ValueError("empty model response")
     if tally is not None:
