@@ -99,6 +99,7 @@ def test_investigate_in_a_terminal_shows_live_progress_the_report_and_the_dashbo
     assert len(drawn) > 2, drawn
     status = next(line for line in screen.splitlines() if line.startswith("Completed · "))
     assert re.search(r"sources read (\d+)/\1 · claims checked (\d+)/\2 · \d+:\d\d", status)
+    assert re.search(r"^Model use: [\d,]+ tokens in · [\d,]+ out · ≈ US\$ ", screen, re.M)
     # the report as Markdown: headings and bold are rendered, not shown as syntax
     assert "Investigation Summary" in screen
     assert not [line for line in screen.splitlines() if line.startswith(("# ", "## "))]

@@ -78,7 +78,7 @@ def test_the_final_line_says_the_runs_model_use():
     progress = RunProgress()
     tokens = {"input": 12345, "output": 2345, "cached": 1000, "cost_usd": 0.01234, "per_stage": {}}
     progress.observe(event("summary_writer", "report", **{keys.TOKEN_USAGE: tokens}))
-    assert "tokens" not in progress.line("en")  # while running: where it is, not the bill
-    line = progress.line("en", "completed")
-    assert "12,345 tokens in · 2,345 out (1,000 cached) · ≈ US$ 0.0123" in line
-    assert "12,345 tokens de entrada · 2,345 de saída" in progress.line("pt-BR", "completed")
+    assert RunProgress().model_use("en") == ""  # nothing to say before the report
+    line = progress.model_use("en")
+    assert line == "Model use: 12,345 tokens in · 2,345 out (1,000 cached) · ≈ US$ 0.0123"
+    assert "12,345 tokens de entrada · 2,345 de saída" in progress.model_use("pt-BR")

@@ -161,10 +161,14 @@ class RunProgress:
                     "progress_claims", language, done=self.claims_checked, total=self.claims_total
                 )
             )
-        if status and self.tokens:
-            parts.append(tokens_line(self.tokens, language))
         parts.append(self.elapsed())
         return " · ".join(parts)
+
+    def model_use(self, language: str) -> str:
+        """The run's tokens and estimated cost, once the report is written ("" before)."""
+        if not self.tokens:
+            return ""
+        return message("report_tokens", language, line=tokens_line(self.tokens, language))
 
 
 class Screen(Protocol):
@@ -211,6 +215,8 @@ class PlainScreen:
 
     def finish(self, status: str) -> None:
         self.write(self.progress.line(self.language, status))
+        if use := self.progress.model_use(self.language):
+            self.write(use)
 
 
 class RichScreen:
@@ -274,6 +280,8 @@ class RichScreen:
     def finish(self, status: str) -> None:
         style = {"completed": "bold green", "partial": "bold yellow"}.get(status, "bold red")
         self.console.print(self.progress.line(self.language, status), style=style)
+        if use := self.progress.model_use(self.language):
+            self.console.print(use, style="dim", soft_wrap=True)
 
 
 def event_text(event: Event, language: str) -> str:
