@@ -12,12 +12,15 @@ from google.adk.events import Event, EventActions
 from google.adk.sessions.database_session_service import DatabaseSessionService
 from google.adk.sessions.sqlite_session_service import SqliteSessionService
 from google.genai import types
+from sqlalchemy.engine import make_url
 
 from tests.support.databases import BACKENDS, sessions_database
 from vicaran_agent import cli
 from vicaran_agent.config import get_settings
 from vicaran_agent.detached import append_despite_staleness
 from vicaran_agent.server.app import SessionStoreError, session_service_uri
+
+ASYNCPG = "postgresql+asyncpg"
 
 
 def test_no_url_leaves_adk_its_local_store_and_a_url_is_passed_on(env):
@@ -57,11 +60,19 @@ def test_serve_with_an_unusable_session_url_exits_with_the_sentence(env, capsys)
     assert "VICARAN_SESSION_DB_URL" in err and "Traceback" not in err
 
 
-@pytest.fixture(params=BACKENDS)
+@pytest.fixture(params=[*BACKENDS, ASYNCPG])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[object]:
-    with sessions_database(request.param, tmp_path) as url:
+    backend = "postgresql" if request.param == ASYNCPG else request.param
+    with sessions_database(backend, tmp_path) as url:
         if url.startswith("sqlite:///"):
             yield SqliteSessionService(db_path=url.removeprefix("sqlite:///"))
+        elif request.param == ASYNCPG:  # the documented driver; its schema via server_settings
+            parsed = make_url(url)
+            schema = parsed.query["options"].removeprefix("-csearch_path=")
+            yield DatabaseSessionService(
+                db_url=parsed.set(drivername=ASYNCPG, query={}).render_as_string(False),
+                connect_args={"server_settings": {"search_path": schema}},
+            )
         else:
             yield DatabaseSessionService(db_url=url)
 
