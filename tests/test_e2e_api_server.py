@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 
 import httpx
@@ -13,21 +14,31 @@ import pytest
 from tests.support.api_server import APP, run_sse
 from tests.support.api_server import api_server as start_api_server
 from tests.support.corpus import RIVERTON
+from tests.support.databases import records_database, sessions_database
 from vicaran_agent.storage import Repository
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(240)]
+POSTGRESQL = "postgresql"  # records and sessions on VICARAN_TEST_POSTGRES_URL's server
 
 
-@pytest.fixture(params=["memory://"])
+@pytest.fixture(params=["memory://", POSTGRESQL])
 def api_server(env, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[str]:
-    sessions = request.param.replace("{tmp}", str(tmp_path))
+    """`adk api_server`; with `POSTGRESQL` its records and sessions both on the server."""
     # the scripted model with a little latency, so streaming is observable
     latency = {
         "VICARAN_FAST_MODEL": "scripted/latency-30",
         "VICARAN_PRO_MODEL": "scripted/latency-30",
     }
-    with start_api_server(tmp_path, latency, sessions) as base:
-        yield base
+    with ExitStack() as stack:
+        if request.param == POSTGRESQL:
+            records = stack.enter_context(records_database("postgresql", tmp_path))
+            sessions = stack.enter_context(sessions_database("postgresql", tmp_path))
+            Repository(records)  # the tables, before the server writes
+            env.set(VICARAN_DATABASE_URL=records)
+            env.database_url = records
+        else:
+            sessions = request.param.replace("{tmp}", str(tmp_path))
+        yield stack.enter_context(start_api_server(tmp_path, latency, sessions))
 
 
 def text(event: dict) -> str:
@@ -99,8 +110,8 @@ def test_full_investigation_over_http_and_sse(api_server, env):
 
 
 @pytest.mark.parametrize(
-    "api_server", ["memory://", "sqlite:///{tmp}/sessions.db"], indirect=True
-)  # ADK's own SQLite session store checks for stale sessions: the detached run copes
+    "api_server", ["memory://", "sqlite:///{tmp}/sessions.db", POSTGRESQL], indirect=True
+)  # ADK's SQLite and database stores check for stale sessions: the detached run copes
 def test_a_client_that_disconnects_mid_run_does_not_stop_it(api_server, env):
     base = api_server
     session = httpx.post(f"{base}/apps/{APP}/users/newsroom/sessions", json={}).json()

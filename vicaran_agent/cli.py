@@ -314,10 +314,14 @@ def serve(host: str, port: int) -> int:
     import uvicorn
 
     from . import liveness
-    from .server.app import build_server
+    from .server.app import SessionStoreError, build_server
 
     with sock:
-        app = build_server(host=host, port=port)
+        try:
+            app = build_server(host=host, port=port)
+        except SessionStoreError as error:
+            print(error, file=sys.stderr)
+            return 1
         print(
             f"Vicaran: dev UI http://{host}:{port}/dev-ui/ - "
             f"dashboard http://{host}:{port}/investigations",

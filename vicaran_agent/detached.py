@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from google.adk.agents.invocation_context import InvocationContext
 from google.adk.errors import StaleSessionError
 from google.adk.events import Event
+from google.adk.sessions import BaseSessionService, Session
+from google.adk.sessions.base_session_service import GetSessionConfig
 
 logger = logging.getLogger(__name__)
 
@@ -120,17 +122,35 @@ class DetachedRun:
         session = self._ctx.session
         if any(existing.id == event.id for existing in session.events):
             return
-        service = self._ctx.session_service
+        await append_despite_staleness(self._ctx.session_service, session, event)
+
+
+async def append_despite_staleness(
+    service: BaseSessionService, session: Session, event: Event, attempts: int = 5
+) -> None:
+    """Append `event`; when another writer (a newer turn, another replica) has touched the
+    session since it was read, take the stored revision and append again.
+
+    ADK's stores reject a stale writer: SQLite compares `last_update_time`, the database store
+    (PostgreSQL) an exact revision marker; both are taken from the stored session.
+    """
+    for attempt in range(attempts):
         try:
             await service.append_event(session=session, event=event)
-        except StaleSessionError:  # a newer turn touched the session: catch up, append again
+            return
+        except StaleSessionError:
+            if attempt == attempts - 1:
+                raise
             fresh = await service.get_session(
-                app_name=session.app_name, user_id=session.user_id, session_id=session.id
+                app_name=session.app_name,
+                user_id=session.user_id,
+                session_id=session.id,
+                config=GetSessionConfig(num_recent_events=0),
             )
             if fresh is None:
                 raise
             session.last_update_time = fresh.last_update_time
-            await service.append_event(session=session, event=event)
+            session._storage_update_marker = fresh._storage_update_marker
 
 
 def _changes_state(event: Event) -> bool:

@@ -32,40 +32,58 @@ def api_server(
     """The server's base URL, with the test environment plus `variables` (and the scripted
     model loadable); its output goes to `tmp_path/api_server.log`."""
     port = free_port()
+    command = [
+        sys.executable, "-m", "google.adk.cli", "api_server",
+        "--host", "127.0.0.1", "--port", str(port),
+        "--session_service_uri", sessions,
+        "--artifact_service_uri", "memory://",
+        APP,
+    ]  # fmt: skip
+    with _server(command, port, tmp_path / "api_server.log", variables) as base:
+        yield base
+
+
+@contextmanager
+def vicaran_serve(tmp_path: Path, variables: dict[str, str], name: str = "serve") -> Iterator[str]:
+    """`vicaran serve` (ADK's app, the callback API and the dashboard) on a free port: its
+    base URL; sessions where `VICARAN_SESSION_DB_URL` says; output in `tmp_path/<name>.log`."""
+    port = free_port()
+    command = [
+        sys.executable, "-m", "vicaran_agent.cli",
+        "serve", "--host", "127.0.0.1", "--port", str(port),
+    ]  # fmt: skip
+    with _server(command, port, tmp_path / f"{name}.log", variables) as base:
+        yield base
+
+
+@contextmanager
+def _server(
+    command: list[str], port: int, log_path: Path, variables: dict[str, str]
+) -> Iterator[str]:
+    """Start `command`, wait until it answers `/list-apps`, stop it afterwards."""
     environment = {
         **os.environ,
         "VICARAN_MODEL_PLUGINS": "tests.support.scripted_model",
         "PYTHONPATH": str(ROOT),
         **variables,
     }
-    log_path = tmp_path / "api_server.log"
     log = log_path.open("w")
     process = subprocess.Popen(
-        [
-            sys.executable, "-m", "google.adk.cli", "api_server",
-            "--host", "127.0.0.1", "--port", str(port),
-            "--session_service_uri", sessions,
-            "--artifact_service_uri", "memory://",
-            APP,
-        ],
-        cwd=ROOT,
-        env=environment,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )  # fmt: skip
+        command, cwd=ROOT, env=environment, stdout=log, stderr=subprocess.STDOUT
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 90
         while True:
             if process.poll() is not None:
-                pytest.fail(f"api_server exited: {log_path.read_text()}")
+                pytest.fail(f"{log_path.stem} exited: {log_path.read_text()}")
             try:
                 if httpx.get(f"{base}/list-apps", timeout=2).status_code == 200:
                     break
             except httpx.TransportError:
                 pass
             if time.monotonic() > deadline:
-                pytest.fail("api_server did not start in 90 s")
+                pytest.fail(f"{log_path.stem} did not start in 90 s")
             time.sleep(0.3)
         yield base
     finally:

@@ -50,3 +50,32 @@ def records_database(backend: str, tmp_path: Path) -> Iterator[str]:
                 repository.close()
         with psycopg.connect(admin, autocommit=True) as connection:
             connection.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+@contextmanager
+def sessions_database(backend: str, tmp_path: Path) -> Iterator[str]:
+    """A URL of an empty ADK session store on `backend` (`--session_service_uri`), gone after.
+
+    PostgreSQL: a schema of its own through the async psycopg driver, which (unlike asyncpg)
+    takes `options=-csearch_path=...` from the URL.
+    """
+    if backend == "sqlite":
+        yield f"sqlite:///{tmp_path / 'sessions.db'}"
+        return
+    if not POSTGRES_URL:
+        pytest.skip(SKIP_REASON)
+    import psycopg  # the `postgres` extra
+
+    schema = f"s_{uuid.uuid4().hex[:16]}"
+    base = make_url(POSTGRES_URL)
+    admin = base.set(drivername="postgresql").render_as_string(hide_password=False)
+    with psycopg.connect(admin, autocommit=True) as connection:
+        connection.execute(f"CREATE SCHEMA {schema}")
+    url = base.set(drivername="postgresql+psycopg").update_query_dict(
+        {"options": f"-csearch_path={schema}"}
+    )
+    try:
+        yield url.render_as_string(hide_password=False)
+    finally:
+        with psycopg.connect(admin, autocommit=True) as connection:
+            connection.execute(f"DROP SCHEMA {schema} CASCADE")

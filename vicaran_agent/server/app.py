@@ -26,6 +26,58 @@ async def healthz() -> JSONResponse:
     return JSONResponse({"status": "ok"}, headers={"Cache-Control": "no-store"})
 
 
+class SessionStoreError(RuntimeError):
+    """`VICARAN_SESSION_DB_URL` cannot be used; the message says how to fix it."""
+
+
+# The asyncio drivers ADK's DatabaseSessionService can use, by SQLAlchemy driver name.
+_ASYNC_DRIVERS = {"asyncpg": "asyncpg", "psycopg": "psycopg", "psycopg_async": "psycopg"}
+
+
+def session_service_uri(settings: Settings) -> str | None:
+    """ADK's `session_service_uri` from `VICARAN_SESSION_DB_URL` (None: ADK's local store).
+
+    A PostgreSQL URL needs the `postgres` extra (an asyncio driver and greenlet, which
+    SQLAlchemy's asyncio layer runs on): without it, one sentence says so instead of a traceback
+    from deep inside ADK.
+    """
+    uri = settings.vicaran_session_db_url.strip()
+    if not uri:
+        return None
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        url = make_url(uri)
+    except ArgumentError:
+        if "://" in uri:
+            return uri  # not SQLAlchemy's (memory://, agentengine://): ADK's registry decides
+        raise SessionStoreError(
+            "VICARAN_SESSION_DB_URL is not a database URL: use e.g. "
+            "postgresql+asyncpg://user:password@host:5432/vicaran"
+        ) from None
+    if url.get_backend_name() != "postgresql":
+        return uri
+    driver = url.get_driver_name()
+    module = _ASYNC_DRIVERS.get(driver)
+    if module is None:
+        raise SessionStoreError(
+            f"VICARAN_SESSION_DB_URL names the {driver} driver, which ADK cannot use "
+            "asynchronously: use postgresql+asyncpg://... (or postgresql+psycopg://...)."
+        )
+    import importlib
+
+    for needed in (module, "greenlet"):
+        try:
+            importlib.import_module(needed)
+        except ImportError:
+            raise SessionStoreError(
+                f"VICARAN_SESSION_DB_URL is PostgreSQL but {needed} is not installed: "
+                "run `uv sync --extra postgres`."
+            ) from None
+    return uri
+
+
 def build_server(
     settings: Settings | None = None,
     *,
@@ -56,7 +108,12 @@ def build_server(
         from google.adk.cli.fast_api import get_fast_api_app
 
         app = get_fast_api_app(
-            agents_dir=str(AGENT_DIR), web=True, host=host, port=port, lifespan=lifespan
+            agents_dir=str(AGENT_DIR),
+            session_service_uri=session_service_uri(settings),
+            web=True,
+            host=host,
+            port=port,
+            lifespan=lifespan,
         )
     else:
         app = FastAPI(lifespan=lifespan)
