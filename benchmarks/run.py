@@ -5,7 +5,8 @@
 Runs quick (15 sources, 5 claims), detailed (30, 15), a detailed-mode sweep (5/15/30/60 sources
 with 15 claims; 5/15/30 claims with 30 sources), the serial baselines of quick and detailed
 (every concurrency bound 1), a rate-limited quick run and a detailed run with a 200-page collection
-attached. Wall time is from the journalist's
+attached; with VICARAN_BENCH_POSTGRES_URL (or VICARAN_TEST_POSTGRES_URL) set, quick and detailed
+again with the records on that PostgreSQL server (a fresh schema each). Wall time is from the journalist's
 APPROVED to the investigation's last event; L is the fast model's latency (the pro model: 1.5·L).
 Then the documents benchmark (benchmarks/documents.py, its own process): indexing 2,000 text-PDF
 pages and 100,000 passages, search latency and RSS; and the gazettes benchmark
@@ -50,6 +51,7 @@ class Run:
     rate_limited: bool = False
     rewrite: bool = False
     document_pages: int = 0
+    postgres: bool = False  # records on PostgreSQL (VICARAN_BENCH_POSTGRES_URL)
 
     def argv(self, latency: float) -> list[str]:
         argv = [sys.executable, "-m", "benchmarks.scenario", "--mode", self.mode]
@@ -57,6 +59,7 @@ class Run:
         argv += ["--latency", str(latency)]
         argv += ["--serial"] * self.serial + ["--rate-limited"] * self.rate_limited
         argv += ["--document-pages", str(self.document_pages)] * bool(self.document_pages)
+        argv += ["--postgres", POSTGRES_URL] * self.postgres
         return argv + ["--rewrite"] * self.rewrite
 
 
@@ -64,6 +67,14 @@ QUICK = Run("quick", "quick", 15, 5)
 DETAILED = Run("detailed", "detailed", 30, 15)
 REWRITE = Run("quick rewrite", "quick", 15, 5, rewrite=True)
 # The journalist's documents beside the web: a 200-page collection attached to a detailed run.
+# The records on PostgreSQL too (a bench row), when a server is named.
+POSTGRES_URL = os.environ.get("VICARAN_BENCH_POSTGRES_URL") or os.environ.get(
+    "VICARAN_TEST_POSTGRES_URL", ""
+)
+POSTGRES_RUNS = [
+    Run("quick (PostgreSQL)", "quick", 15, 5, postgres=True),
+    Run("detailed (PostgreSQL)", "detailed", 30, 15, postgres=True),
+]
 DOCUMENT_RUN = Run("detailed + 200 pp", "detailed", 30, 15, document_pages=200)
 SOURCE_SWEEP = [5, 15, 30, 60]  # with 15 claims
 CLAIM_SWEEP = [5, 15, 30]  # with 30 sources
@@ -85,7 +96,16 @@ def plan(quick_only: bool) -> list[list[Run]]:
         Run("quick serial", "quick", 15, 5, serial=True),
         Run("rate-limited", "quick", 15, 5, rate_limited=True),
     ]
-    return [[QUICK], [DETAILED], [DOCUMENT_RUN], [REWRITE], *([run] for run in sweep), background]
+    postgres = [[run] for run in POSTGRES_RUNS] if POSTGRES_URL else []
+    return [
+        [QUICK],
+        [DETAILED],
+        *postgres,
+        [DOCUMENT_RUN],
+        [REWRITE],
+        *([run] for run in sweep),
+        background,
+    ]
 
 
 def execute(batch: list[Run], latency: float) -> dict[str, dict[str, Any]]:
@@ -199,7 +219,9 @@ def targets(
 ) -> list[dict[str, Any]]:
     ok = {n: r for n, r in results.items() if "error" not in r}
     found: list[dict[str, Any]] = []
-    for name, bound in (("quick", 12), ("detailed", 16), (DOCUMENT_RUN.name, 16)):
+    bounds = [("quick", 12), ("detailed", 16), (DOCUMENT_RUN.name, 16)]
+    bounds += [(run.name, 12 if run.mode == "quick" else 16) for run in POSTGRES_RUNS]
+    for name, bound in bounds:
         if name in ok:
             got = ok[name]["wall_per_L"]
             found.append(check(f"{name} <= {bound}*L", got <= bound, f"{got:.1f}*L"))

@@ -24,8 +24,10 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -371,8 +373,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if args.rate_limited:
         services["tavily"].fail(429, times=1, retry_after=1)  # type: ignore[attr-defined]
     try:
-        with tempfile.TemporaryDirectory(prefix="vicaran-bench-") as folder:
-            _configure(args, services, f"sqlite:///{Path(folder) / 'bench.db'}")
+        with (
+            tempfile.TemporaryDirectory(prefix="vicaran-bench-") as folder,
+            _records(args.postgres, Path(folder)) as database_url,
+        ):
+            _configure(args, services, database_url)
             import tests.support.scripted_model  # noqa: F401 - registers scripted/...
             from vicaran_agent.tools import safety
 
@@ -412,6 +417,31 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+@contextmanager
+def _records(postgres: str, folder: Path) -> Iterator[str]:
+    """The records database: a SQLite file, or a fresh, migrated schema on `postgres`."""
+    if not postgres:
+        yield f"sqlite:///{folder / 'bench.db'}"
+        return
+    import psycopg
+    from sqlalchemy.engine import make_url
+    from vicaran_agent.storage.migrate import upgrade
+
+    schema = f"bench_{uuid.uuid4().hex[:12]}"
+    base = make_url(postgres)
+    admin = base.set(drivername="postgresql").render_as_string(hide_password=False)
+    with psycopg.connect(admin, autocommit=True) as connection:
+        connection.execute(f"CREATE SCHEMA {schema}")
+    url = base.update_query_dict({"options": f"-csearch_path={schema}"})
+    database_url = url.render_as_string(hide_password=False)
+    try:
+        upgrade(database_url)
+        yield database_url
+    finally:
+        with psycopg.connect(admin, autocommit=True) as connection:
+            connection.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
 BENCH_COLLECTION = "bench"
 DOCUMENTS = 10  # the collection's pages are split over this many PDFs
 
@@ -442,6 +472,12 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--rewrite", action="store_true", help="the report is rewritten once")
     parser.add_argument(
         "--document-pages", type=int, default=0, help="attach a collection of this many pages"
+    )
+    parser.add_argument(
+        "--postgres",
+        metavar="URL",
+        default="",
+        help="keep the records on this PostgreSQL server (a fresh schema, dropped after)",
     )
     args = parser.parse_args(argv)
     if args.sources is None:
