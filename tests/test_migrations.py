@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -270,3 +271,40 @@ def test_serve_refuses_an_outdated_postgres_schema_before_binding(
 
         error = capsys.readouterr().err
         assert "`vicaran db upgrade`" in error and "0001" in error
+
+
+def test_other_commands_name_the_upgrade_on_an_outdated_postgres_schema(
+    tmp_path: Path, db_env: Any, capsys: Any
+) -> None:
+    with records_database("postgresql", tmp_path, migrated=False) as url:
+        db_env(url)
+
+        assert cli.main(["outbox", "status"]) == 1
+
+        error = capsys.readouterr().err
+        assert "`vicaran db upgrade`" in error and "Traceback" not in error
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_concurrent_upgrades_migrate_once(backend: str, tmp_path: Path) -> None:
+    """Two replicas (or a server and a command) upgrading one database at the same moment."""
+    with records_database(backend, tmp_path, migrated=False) as url:
+        migrate.status(url)  # the SQLite file exists
+        barrier = threading.Barrier(4)
+        results: list[Any] = []
+
+        def run() -> None:
+            barrier.wait()
+            try:
+                results.append(migrate.upgrade(url)[1])
+            except Exception as error:  # noqa: BLE001 - the assertion shows it
+                results.append(error)
+
+        threads = [threading.Thread(target=run) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+
+        assert results == [migrate.head()] * 4
+        assert _differences(url) == []

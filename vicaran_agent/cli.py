@@ -543,22 +543,37 @@ def main(argv: list[str] | None = None) -> int:
     except ValidationError as error:  # every command needs valid settings: say which is wrong
         print(settings_problem(error), file=sys.stderr)
         return 2
-    with quiet_adk():
-        if args.command == "serve":
-            return serve(args.host, args.port)
-        if args.command == "outbox":
-            return outbox(args.action)
-        if args.command == "db":
-            return db(args.action)
-        if args.command == "export":
-            return export(args.investigation_id, args.fmt, args.out)
-        if args.command == "docs":
-            return docs(args)
-        if args.command == "gazettes":
-            from .gazettes_cli import run as gazettes
+    from .storage.migrate import SchemaOutdated, outdated_message
 
-            return gazettes(args)
-        return run_investigation(args)
+    with quiet_adk():
+        try:
+            return dispatch(args)
+        except SchemaOutdated as error:  # PostgreSQL not migrated: say what to run
+            language = system_language()
+            print(
+                outdated_message(error.state, error.revision, error.needed, language),
+                file=sys.stderr,
+            )
+            return 1
+
+
+def dispatch(args: argparse.Namespace) -> int:
+    """Run the command `args` names."""
+    if args.command == "serve":
+        return serve(args.host, args.port)
+    if args.command == "outbox":
+        return outbox(args.action)
+    if args.command == "db":
+        return db(args.action)
+    if args.command == "export":
+        return export(args.investigation_id, args.fmt, args.out)
+    if args.command == "docs":
+        return docs(args)
+    if args.command == "gazettes":
+        from .gazettes_cli import run as gazettes
+
+        return gazettes(args)
+    return run_investigation(args)
 
 
 def run_investigation(args: argparse.Namespace) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import threading
 from pathlib import Path
 from typing import Literal
 
@@ -29,6 +30,10 @@ BASELINE = "0001"  # the schema of commit 6b66a77, the last one made without mig
 UPGRADE_COMMAND = "vicaran db upgrade"
 _LEGACY_MARK = "investigations"  # a table every pre-migration database has
 _FULL_TEXT = ("passages_fts", "ix_passages_text")  # SQLite FTS5 tables, PostgreSQL GIN index
+
+# Alembic's `context` and `op` are module-wide proxies: one migration at a time per process.
+_ALEMBIC = threading.RLock()
+_PG_LOCK = 0x76_69_63_61  # pg_advisory_xact_lock key of Vicaran's migrations ("vica")
 
 State = Literal["current", "empty", "unversioned", "behind", "unknown"]
 
@@ -133,11 +138,13 @@ def upgrade(target: str | Engine, revision: str = "head") -> tuple[str | None, s
             return before, before
         if state == "unknown":
             raise SchemaOutdated(state, before, head())
-        with engine.begin() as connection:
+        with _ALEMBIC, engine.begin() as connection:
+            if connection.dialect.name == "postgresql":  # one migrating process at a time
+                connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_PG_LOCK})")
             config = Config()
             config.set_main_option("script_location", str(SCRIPT_LOCATION))
             config.attributes["connection"] = connection
-            # Re-read under the write transaction: another process may have migrated meanwhile.
+            # Re-read under the lock: another process may have migrated meanwhile.
             state, before = _state(connection)
             if state == "unversioned":
                 _adopt(connection)
@@ -153,7 +160,7 @@ def upgrade(target: str | Engine, revision: str = "head") -> tuple[str | None, s
 def _baseline_columns() -> dict[str, dict[str, bool]]:
     """{table: {column: nullable}} of the baseline, as revision 0001 creates it."""
     engine = create_engine("sqlite://")
-    with engine.begin() as connection:
+    with _ALEMBIC, engine.begin() as connection:
         config = Config()
         config.set_main_option("script_location", str(SCRIPT_LOCATION))
         config.attributes["connection"] = connection
