@@ -541,12 +541,13 @@ def test_in_memory_database(tmp_path: Path) -> None:
 
 
 def test_an_older_database_gains_new_columns(tmp_path):
-    """A store created by an earlier version (no evidence.origin/rating) keeps working."""
+    """A store created before the baseline (no evidence.origin/rating, no migrations) keeps working."""
     import sqlite3
 
     path = tmp_path / "old.db"
     Repository(f"sqlite:///{path}").close()
     with sqlite3.connect(path) as db:
+        db.execute("DROP TABLE alembic_version")
         db.execute("ALTER TABLE evidence DROP COLUMN origin")
         db.execute("ALTER TABLE evidence DROP COLUMN rating")
     Repository(f"sqlite:///{path}").close()

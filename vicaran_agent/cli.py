@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import state_keys as keys
-from .i18n import detect_language, localized, message
+from .i18n import PORTUGUESE, detect_language, localized, message
 
 if TYPE_CHECKING:
     from .terminal import Screen
@@ -209,6 +209,13 @@ def parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="dev UI, agent API, callback API and dashboard")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
+    database = commands.add_parser("db", help="the records database's schema (migrations)")
+    database.add_argument(
+        "action",
+        choices=["upgrade", "status"],
+        help="upgrade: migrate to this version's schema (PostgreSQL needs it; SQLite does it "
+        "itself); status: the database's revision and the one this version needs",
+    )
     outbox = commands.add_parser("outbox", help="records waiting for the newsroom callback API")
     outbox.add_argument("action", choices=["status", "flush"])
     export = commands.add_parser("export", help="export a saved investigation")
@@ -306,6 +313,10 @@ def listen(host: str, port: int) -> socket.socket:
 
 
 def serve(host: str, port: int) -> int:
+    problem = schema_problem()  # an outdated PostgreSQL schema: refuse before binding
+    if problem:
+        print(problem, file=sys.stderr)
+        return 1
     try:
         sock = listen(host, port)  # before anything is loaded or printed: a busy port, at once
     except PortError as error:
@@ -335,6 +346,54 @@ def serve(host: str, port: int) -> int:
                 super().handle_exit(sig, frame)  # type: ignore[arg-type]
 
         Server(uvicorn.Config(app, host=host, port=port)).run(sockets=[sock])
+    return 0
+
+
+def system_language() -> str:
+    """The language of the terminal (LC_ALL, LC_MESSAGES, LANG): Portuguese or English."""
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = os.environ.get(name, "")
+        if value:
+            return PORTUGUESE if value.lower().startswith("pt") else "en"
+    return "en"
+
+
+def schema_problem() -> str | None:
+    """Why the records database cannot be served as it is (PostgreSQL only: SQLite upgrades)."""
+    from sqlalchemy.engine import make_url
+
+    from .config import get_settings
+
+    url = get_settings().database_url
+    if make_url(url).get_backend_name() == "sqlite":
+        return None
+    from .storage import migrate
+
+    state, revision = migrate.status(url)
+    if state == "current":
+        return None
+    return migrate.outdated_message(state, revision, migrate.head(), system_language())
+
+
+def db(action: str) -> int:
+    """`upgrade`: migrate the records database to this version's schema; `status`: compare."""
+    from .config import get_settings
+    from .storage import migrate
+
+    language = system_language()
+    url = get_settings().database_url
+    state, revision = migrate.status(url)
+    head = migrate.head()
+    if action == "status":
+        print(message("db_status", language, revision=revision or "-", head=head))
+    if state == "current":
+        print(message("db_up_to_date", language, head=head))
+        return 0
+    if action == "status" or state == "unknown":
+        print(migrate.outdated_message(state, revision, head, language))
+        return 1
+    before, after = migrate.upgrade(url)
+    print(message("db_upgraded", language, revision=before or "-", head=after))
     return 0
 
 
@@ -488,20 +547,37 @@ def main(argv: list[str] | None = None) -> int:
     except ValidationError as error:  # every command needs valid settings: say which is wrong
         print(settings_problem(error), file=sys.stderr)
         return 2
-    with quiet_adk():
-        if args.command == "serve":
-            return serve(args.host, args.port)
-        if args.command == "outbox":
-            return outbox(args.action)
-        if args.command == "export":
-            return export(args.investigation_id, args.fmt, args.out)
-        if args.command == "docs":
-            return docs(args)
-        if args.command == "gazettes":
-            from .gazettes_cli import run as gazettes
+    from .storage.migrate import SchemaOutdated, outdated_message
 
-            return gazettes(args)
-        return run_investigation(args)
+    with quiet_adk():
+        try:
+            return dispatch(args)
+        except SchemaOutdated as error:  # PostgreSQL not migrated: say what to run
+            language = system_language()
+            print(
+                outdated_message(error.state, error.revision, error.needed, language),
+                file=sys.stderr,
+            )
+            return 1
+
+
+def dispatch(args: argparse.Namespace) -> int:
+    """Run the command `args` names."""
+    if args.command == "serve":
+        return serve(args.host, args.port)
+    if args.command == "outbox":
+        return outbox(args.action)
+    if args.command == "db":
+        return db(args.action)
+    if args.command == "export":
+        return export(args.investigation_id, args.fmt, args.out)
+    if args.command == "docs":
+        return docs(args)
+    if args.command == "gazettes":
+        from .gazettes_cli import run as gazettes
+
+        return gazettes(args)
+    return run_investigation(args)
 
 
 def run_investigation(args: argparse.Namespace) -> int:

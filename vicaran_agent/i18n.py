@@ -1050,6 +1050,36 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
         "Every record reached the callback API.",
         "Todos os registros chegaram à API de callback.",
     ),
+    "db_empty": (
+        "The records database has no tables yet: run `{command}` (with VICARAN_DATABASE_URL "
+        "set) to create them.",
+        "O banco de registros ainda não tem tabelas: rode `{command}` (com VICARAN_DATABASE_URL "
+        "definida) para criá-las.",
+    ),
+    "db_outdated": (
+        "The records database's schema is at revision {revision} and this Vicaran needs {head}: "
+        "run `{command}` (with VICARAN_DATABASE_URL set).",
+        "O esquema do banco de registros está na revisão {revision} e este Vicaran precisa da "
+        "{head}: rode `{command}` (com VICARAN_DATABASE_URL definida).",
+    ),
+    "db_unknown": (
+        "The records database is at revision {revision}, newer than this Vicaran knows "
+        "(its latest is {head}): run the newer Vicaran that migrated it.",
+        "O banco de registros está na revisão {revision}, mais nova do que este Vicaran conhece "
+        "(a última dele é {head}): use o Vicaran mais novo que o migrou.",
+    ),
+    "db_status": (
+        "Records database: revision {revision}; this Vicaran's schema: revision {head}.",
+        "Banco de registros: revisão {revision}; o esquema deste Vicaran: revisão {head}.",
+    ),
+    "db_up_to_date": (
+        "The records database is up to date (revision {head}).",
+        "O banco de registros está atualizado (revisão {head}).",
+    ),
+    "db_upgraded": (
+        "The records database was upgraded from revision {revision} to {head}.",
+        "O banco de registros foi atualizado da revisão {revision} para a {head}.",
+    ),
 }
 
 # --- what failed in a tool or a model call, and what to do -------------------------------------

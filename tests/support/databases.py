@@ -25,8 +25,12 @@ SKIP_REASON = (
 
 
 @contextmanager
-def records_database(backend: str, tmp_path: Path) -> Iterator[str]:
-    """A URL of an empty records database on `backend`, gone after the block."""
+def records_database(backend: str, tmp_path: Path, *, migrated: bool = True) -> Iterator[str]:
+    """A URL of an empty records database on `backend`, gone after the block.
+
+    A PostgreSQL schema is upgraded to the current revision first (`vicaran db upgrade`), unless
+    `migrated` is false (an empty schema); SQLite upgrades itself when a Repository opens it.
+    """
     if backend == "sqlite":
         yield f"sqlite:///{tmp_path / 'records' / 'vicaran.db'}"
         return
@@ -40,8 +44,13 @@ def records_database(backend: str, tmp_path: Path) -> Iterator[str]:
     with psycopg.connect(admin, autocommit=True) as connection:
         connection.execute(f"CREATE SCHEMA {schema}")
     url = base.update_query_dict({"options": f"-csearch_path={schema}"})
+    rendered = url.render_as_string(hide_password=False)
     try:
-        yield url.render_as_string(hide_password=False)
+        if migrated:
+            from vicaran_agent.storage import migrate
+
+            migrate.upgrade(rendered)
+        yield rendered
     finally:
         from vicaran_agent.storage.repository import _REPOSITORIES
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from vicaran_agent.storage.migrate import SchemaOutdated
 from vicaran_agent.storage.repository import (
     FinalStatus,
     InvestigationTakenError,
@@ -14,6 +15,7 @@ __all__ = [
     "FinalStatus",
     "InvestigationTakenError",
     "Repository",
+    "SchemaOutdated",
     "UnknownInvestigationError",
     "get_repository",
 ]

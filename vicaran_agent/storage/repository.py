@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, TypeVar, get_args
 
-from sqlalchemy import Engine, create_engine, event, func, inspect, select
+from sqlalchemy import Engine, create_engine, event, func, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
@@ -30,9 +30,8 @@ from vicaran_agent.schemas import (
     TimelineEvent,
     Verdict,
 )
-from vicaran_agent.storage import outbox
+from vicaran_agent.storage import migrate, outbox
 from vicaran_agent.storage.tables import (
-    Base,
     BiasRow,
     ClaimRow,
     EvidenceRow,
@@ -110,31 +109,21 @@ class Repository:
 
     def __init__(self, database_url: str) -> None:
         self.database_url = database_url
-        url = make_url(database_url)
-        self._sqlite = url.get_backend_name() == "sqlite"
+        self._sqlite = make_url(database_url).get_backend_name() == "sqlite"
         self._lock: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
-        memory = False
-        kwargs: dict[str, Any] = {}
-        if self._sqlite:
-            database = url.database or ""
-            memory = database in ("", ":memory:") or url.query.get("mode") == "memory"
-            kwargs["connect_args"] = {
-                "check_same_thread": False,
-                "timeout": SQLITE_BUSY_TIMEOUT_SECONDS,
-            }
-            if memory:
-                # One shared connection: every call is serialized by a lock.
-                kwargs["poolclass"] = StaticPool
-                self._lock = threading.RLock()
-            elif not database.startswith("file:"):
-                Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-        self._engine = create_engine(url, **kwargs)
+        self._engine, memory = _create_engine(database_url)
+        if memory:  # one shared connection: every call is serialized by a lock
+            self._lock = threading.RLock()
         self._writer: Engine = self._engine
         if self._sqlite:
-            _configure_sqlite(self._engine, wal=not memory)
             self._writer = self._engine.execution_options(vicaran_write=True)
-        Base.metadata.create_all(self._writer)
-        _add_missing_columns(self._writer)
+            migrate.upgrade(self._writer)  # SQLite: always at the schema this code needs
+        else:
+            try:  # PostgreSQL: only `vicaran db upgrade` migrates
+                migrate.require_current(self._engine)
+            except BaseException:
+                self._engine.dispose()
+                raise
 
     # --- transactions ----------------------------------------------------------------------
 
@@ -756,19 +745,28 @@ def get_repository(database_url: str) -> Repository:
 # --- helpers -----------------------------------------------------------------------------
 
 
-def _add_missing_columns(engine: Engine) -> None:
-    """Add nullable columns that newer versions declare to tables an older version created."""
-    with engine.begin() as connection:
-        existing = inspect(connection)
-        for table in Base.metadata.sorted_tables:
-            have = {column["name"] for column in existing.get_columns(table.name)}
-            for column in table.columns:
-                if column.name not in have and column.nullable:
-                    kind = column.type.compile(dialect=engine.dialect)
-                    connection.exec_driver_sql(
-                        f'ALTER TABLE {table.name} ADD COLUMN "{column.name}" {kind}'
-                    )
-                    logger.info("added column %s.%s", table.name, column.name)
+def _create_engine(database_url: str) -> tuple[Engine, bool]:
+    """The engine for `database_url` and whether it is an in-memory SQLite database."""
+    url = make_url(database_url)
+    if url.get_backend_name() != "sqlite":
+        return create_engine(url), False
+    database = url.database or ""
+    memory = database in ("", ":memory:") or url.query.get("mode") == "memory"
+    kwargs: dict[str, Any] = {
+        "connect_args": {"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_SECONDS}
+    }
+    if memory:
+        kwargs["poolclass"] = StaticPool
+    elif not database.startswith("file:"):
+        Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(url, **kwargs)
+    _configure_sqlite(engine, wal=not memory)
+    return engine, memory
+
+
+def sqlite_engine(database_url: str) -> Engine:
+    """A SQLite engine configured as the repository's, writing with BEGIN IMMEDIATE."""
+    return _create_engine(database_url)[0].execution_options(vicaran_write=True)
 
 
 def _configure_sqlite(engine: Engine, *, wal: bool) -> None:
