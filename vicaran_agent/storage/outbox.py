@@ -6,14 +6,14 @@ and are translated to the remote ids the callback API returned at delivery time.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
 from .tables import (
@@ -186,28 +186,80 @@ class Delivery:
     attempts: int
 
 
-def heads(session: Session, now: datetime | None, run: int = 64) -> list[Delivery]:
-    """Per investigation, its leading pending deliveries of one type, when due.
+def claim(
+    session: Session,
+    owner: str,
+    now: datetime | None,
+    lease: timedelta,
+    *,
+    exclude: Collection[int] = (),
+    limit: int = 32,
+    run: int = 64,
+) -> list[Delivery]:
+    """Claim, for `owner`, per investigation its leading pending deliveries of one type, when due.
 
     Everything queued before them is settled, so they may go together (sources among
-    sources, claims among claims) while a claim still never goes before its sources.
-    `now=None`: due now whatever their backoff.
+    sources, claims among claims) while a claim still never goes before its sources. An
+    investigation whose leading run another deliverer holds (an unexpired lease) is left to it.
+    The rows are locked with `FOR UPDATE SKIP LOCKED` (PostgreSQL; SQLite's one writer
+    serializes claims anyway) and only a prefix of each run that was locked and unclaimed is
+    taken, so two deliverers never claim the same row nor rows out of order. `now=None`: due
+    now whatever their backoff; `exclude`: never these (already tried by the caller).
     """
-    rows = session.scalars(
-        select(OutboxRow)
+    clock = utcnow()
+    rows = session.execute(
+        select(
+            OutboxRow.id,
+            OutboxRow.investigation_id,
+            OutboxRow.type,
+            OutboxRow.next_attempt_at,
+            OutboxRow.claimed_until,
+        )
         .where(OutboxRow.status == "pending")
         .order_by(OutboxRow.investigation_id, OutboxRow.id)
     )
-    chosen: list[Delivery] = []
+    wanted: dict[str, list[int]] = {}
     leading: dict[str, str] = {}  # investigation -> the type of its first pending row
     taken: dict[str, int] = {}
-    for r in rows:
-        kind = leading.setdefault(r.investigation_id, r.type)
-        if r.type != kind or taken.get(r.investigation_id, 0) >= run:
-            leading[r.investigation_id] = ""  # the run ended: nothing later goes this round
+    held: set[str] = set()  # investigations whose leading run someone is sending
+    for row_id, investigation_id, kind, next_attempt_at, claimed_until in rows:
+        first = leading.setdefault(investigation_id, kind)
+        if kind != first or taken.get(investigation_id, 0) >= run:
+            leading[investigation_id] = ""  # the run ended: nothing later goes this round
             continue
-        taken[r.investigation_id] = taken.get(r.investigation_id, 0) + 1
-        if now is None or _aware(r.next_attempt_at) <= now:
+        taken[investigation_id] = taken.get(investigation_id, 0) + 1
+        if claimed_until is not None and _aware(claimed_until) > clock:
+            held.add(investigation_id)
+        elif row_id not in exclude and (now is None or _aware(next_attempt_at) <= now):
+            wanted.setdefault(investigation_id, []).append(row_id)
+    candidates: list[int] = []
+    for investigation_id, ids in wanted.items():
+        if investigation_id not in held:
+            candidates.extend(ids[: max(0, limit - len(candidates))])
+    if not candidates:
+        return []
+    locked = {
+        r.id: r
+        for r in session.scalars(
+            select(OutboxRow)
+            .where(
+                OutboxRow.id.in_(candidates),
+                OutboxRow.status == "pending",
+                or_(OutboxRow.claimed_until.is_(None), OutboxRow.claimed_until <= clock),
+            )
+            .order_by(OutboxRow.id)
+            .with_for_update(skip_locked=True)
+        )
+    }
+    chosen: list[Delivery] = []
+    for investigation_id, ids in wanted.items():
+        if investigation_id in held:
+            continue
+        for row_id in ids:
+            r = locked.get(row_id)
+            if r is None:
+                break  # another deliverer has it, or it settled: the rest waits
+            r.claimed_by, r.claimed_until = owner, clock + lease
             chosen.append(
                 Delivery(
                     r.id, r.investigation_id, r.type, r.local_id, r.idempotency_key,

@@ -10,7 +10,7 @@ import contextlib
 import logging
 import threading
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal, TypeVar, get_args
@@ -696,21 +696,37 @@ class Repository:
 
     # --- the callback outbox (read and updated by the deliverer) ----------------------------
 
-    def outbox_heads(self, now: datetime | None = None) -> list[outbox.Delivery]:
-        """Per investigation, its leading pending deliveries of one type, when due."""
-        return self._read(lambda session: outbox.heads(session, now))
+    def outbox_claim(
+        self,
+        owner: str,
+        now: datetime | None,
+        lease_seconds: float,
+        *,
+        exclude: Collection[int] = (),
+        limit: int = 32,
+    ) -> list[outbox.Delivery]:
+        """Claim for `owner` (a lease) per investigation its leading pending deliveries, when due."""
+        lease = timedelta(seconds=lease_seconds)
+        return self._write(
+            lambda session: outbox.claim(session, owner, now, lease, exclude=exclude, limit=limit)
+        )
 
     def outbox_remote_ids(self, local_ids: set[str]) -> dict[str, str]:
         return self._read(lambda session: outbox.remote_ids(session, local_ids))
 
-    def outbox_update(self, delivery_id: int, **fields: Any) -> None:
-        """Record the outcome of one delivery attempt (status, response, remote id, ...)."""
+    def outbox_update(self, delivery_id: int, owner: str | None = None, **fields: Any) -> None:
+        """Record the outcome of one delivery attempt (status, response, remote id, ...).
+
+        `owner`'s claim on the row ends (another deliverer's newer claim is left alone).
+        """
 
         def op(session: Session) -> None:
             row = session.get(OutboxRow, delivery_id)
             if row is not None:
                 for name, value in fields.items():
                     setattr(row, name, value)
+                if owner is not None and row.claimed_by == owner:
+                    row.claimed_by = row.claimed_until = None
 
         self._write(op)
 
