@@ -11,6 +11,7 @@ import itertools
 import os
 import subprocess
 import sys
+import time
 import uuid
 from collections import Counter, defaultdict
 from datetime import timedelta
@@ -19,6 +20,8 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import event
+from sqlalchemy.engine import make_url
 
 from tests.fakes.newsroom import FakeNewsroom
 from tests.support.callback_server import ROOT, CallbackServer
@@ -31,10 +34,12 @@ pytestmark = pytest.mark.timeout(240)
 
 SECRET = "replica-secret-0123"
 
-# One delivering replica: waits for the go file, then delivers until nothing is pending.
+# One delivering replica: says it is ready, waits for the go file, then delivers until
+# nothing is pending (so both replicas start delivering together).
 _DELIVER = (
     "import asyncio, pathlib, sys, time\n"
     "from vicaran_agent.delivery import Deliverer\n"
+    "pathlib.Path(sys.argv[2]).touch()\n"
     "go = pathlib.Path(sys.argv[1])\n"
     "while not go.exists():\n"
     "    time.sleep(0.01)\n"
@@ -94,11 +99,11 @@ def test_two_delivering_replicas_send_each_record_once_in_order(
 ) -> None:
     repository = Repository(records_url)
     try:
-        order = _queue(repository, investigations=8, records=6)
+        order = _queue(repository, investigations=8, records=8)
     finally:
         repository.close()
     go = tmp_path / "go"
-    with FakeNewsroom(latency=0.02) as newsroom:
+    with FakeNewsroom(latency=0.05) as newsroom:
         environment = _environment(
             records_url, CALLBACK_API_URL=newsroom.url + "/api/agent-callback", AGENT_SECRET=SECRET
         )
@@ -108,13 +113,18 @@ def test_two_delivering_replicas_send_each_record_once_in_order(
             with log.open("wb") as out:
                 replicas.append(
                     subprocess.Popen(
-                        [sys.executable, "-c", _DELIVER, str(go)],
+                        [sys.executable, "-c", _DELIVER, str(go), f"{log}.ready"],
                         cwd=ROOT,
                         env=environment,
                         stdout=out,
                         stderr=subprocess.STDOUT,
                     )
                 )
+        deadline = time.monotonic() + 120
+        while not all(Path(f"{log}.ready").exists() for log in logs):
+            assert all(r.poll() is None for r in replicas), [log.read_text() for log in logs]
+            assert time.monotonic() < deadline, "the replicas did not start"
+            time.sleep(0.05)
         go.touch()
         for replica, log in zip(replicas, logs, strict=True):
             assert replica.wait(timeout=180) == 0, log.read_text()
@@ -156,6 +166,60 @@ async def test_a_dead_replicas_claim_expires_and_a_live_claim_is_respected(
     # goes, not even the record after the claimed one.
     assert sorted(sent) == sorted([dead, dead_next])
     assert sent.index(dead) < sent.index(dead_next)
+
+
+def test_a_claim_committed_between_a_read_and_its_lock_is_not_taken_twice(
+    records_url: str,
+) -> None:
+    """Replica B reads the heads, then replica A claims them and commits before B locks them."""
+    if records_url.startswith("sqlite"):
+        pytest.skip("SQLite's one writer serializes claims: this interleaving cannot happen")
+    a, b = Repository(records_url), Repository(records_url)
+    try:
+        order = _queue(a, investigations=3, records=1)
+        claimed_by_a: list[Any] = []
+
+        def a_claims_first(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+            if "FOR UPDATE" in statement and not claimed_by_a:
+                claimed_by_a.append(a.outbox_claim("replica-a", None, 600))
+
+        event.listen(b._engine, "before_cursor_execute", a_claims_first)
+        claimed_by_b = b.outbox_claim("replica-b", None, 600)
+    finally:
+        a.close()
+        b.close()
+    assert sorted(d.idempotency_key for d in claimed_by_a[0]) == sorted(
+        keys[0] for keys in order.values()
+    )
+    assert claimed_by_b == []
+
+
+def test_a_replica_never_waits_for_rows_another_is_claiming(records_url: str) -> None:
+    """While B holds its claim's row locks, A's claim skips those rows instead of waiting."""
+    if records_url.startswith("sqlite"):
+        pytest.skip("SQLite has no row locks: its one writer serializes claims")
+    url = make_url(records_url)
+    impatient = url.update_query_dict(
+        {"options": f"{url.query['options']} -c lock_timeout=3000"}
+    ).render_as_string(hide_password=False)
+    a, b = Repository(impatient), Repository(records_url)
+    try:
+        order = _queue(a, investigations=3, records=1)
+        claimed_by_a: list[Any] = []
+
+        def a_claims_meanwhile(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+            if "FOR UPDATE" in statement and not claimed_by_a:
+                claimed_by_a.append(a.outbox_claim("replica-a", None, 600))
+
+        event.listen(b._engine, "after_cursor_execute", a_claims_meanwhile)
+        claimed_by_b = b.outbox_claim("replica-b", None, 600)
+    finally:
+        a.close()
+        b.close()
+    assert claimed_by_a == [[]]
+    assert sorted(d.idempotency_key for d in claimed_by_b) == sorted(
+        keys[0] for keys in order.values()
+    )
 
 
 # --- the callback API: idempotency across two server processes ----------------------------------

@@ -199,12 +199,12 @@ def claim(
     """Claim, for `owner`, per investigation its leading pending deliveries of one type, when due.
 
     Everything queued before them is settled, so they may go together (sources among
-    sources, claims among claims) while a claim still never goes before its sources. An
-    investigation whose leading run another deliverer holds (an unexpired lease) is left to it.
-    The rows are locked with `FOR UPDATE SKIP LOCKED` (PostgreSQL; SQLite's one writer
-    serializes claims anyway) and only a prefix of each run that was locked and unclaimed is
-    taken, so two deliverers never claim the same row nor rows out of order. `now=None`: due
-    now whatever their backoff; `exclude`: never these (already tried by the caller).
+    sources, claims among claims) while a claim still never goes before its sources. Rows
+    another deliverer holds (an unexpired lease) are left to it, and still end the run. The
+    chosen rows are locked with `FOR UPDATE SKIP LOCKED` and their lease re-checked on the
+    locked version (PostgreSQL; SQLite's one writer serializes claims anyway), so two
+    deliverers never claim the same row. `now=None`: due now whatever their backoff;
+    `exclude`: never these (already tried by the caller).
     """
     clock = utcnow()
     rows = session.execute(
@@ -218,54 +218,39 @@ def claim(
         .where(OutboxRow.status == "pending")
         .order_by(OutboxRow.investigation_id, OutboxRow.id)
     )
-    wanted: dict[str, list[int]] = {}
+    candidates: list[int] = []
     leading: dict[str, str] = {}  # investigation -> the type of its first pending row
     taken: dict[str, int] = {}
-    held: set[str] = set()  # investigations whose leading run someone is sending
     for row_id, investigation_id, kind, next_attempt_at, claimed_until in rows:
         first = leading.setdefault(investigation_id, kind)
         if kind != first or taken.get(investigation_id, 0) >= run:
             leading[investigation_id] = ""  # the run ended: nothing later goes this round
             continue
         taken[investigation_id] = taken.get(investigation_id, 0) + 1
-        if claimed_until is not None and _aware(claimed_until) > clock:
-            held.add(investigation_id)
-        elif row_id not in exclude and (now is None or _aware(next_attempt_at) <= now):
-            wanted.setdefault(investigation_id, []).append(row_id)
-    candidates: list[int] = []
-    for investigation_id, ids in wanted.items():
-        if investigation_id not in held:
-            candidates.extend(ids[: max(0, limit - len(candidates))])
+        claimed = claimed_until is not None and _aware(claimed_until) > clock
+        due = now is None or _aware(next_attempt_at) <= now
+        if not claimed and due and row_id not in exclude and len(candidates) < limit:
+            candidates.append(row_id)
     if not candidates:
         return []
-    locked = {
-        r.id: r
-        for r in session.scalars(
-            select(OutboxRow)
-            .where(
-                OutboxRow.id.in_(candidates),
-                OutboxRow.status == "pending",
-                or_(OutboxRow.claimed_until.is_(None), OutboxRow.claimed_until <= clock),
-            )
-            .order_by(OutboxRow.id)
-            .with_for_update(skip_locked=True)
-        )
-    }
     chosen: list[Delivery] = []
-    for investigation_id, ids in wanted.items():
-        if investigation_id in held:
-            continue
-        for row_id in ids:
-            r = locked.get(row_id)
-            if r is None:
-                break  # another deliverer has it, or it settled: the rest waits
-            r.claimed_by, r.claimed_until = owner, clock + lease
-            chosen.append(
-                Delivery(
-                    r.id, r.investigation_id, r.type, r.local_id, r.idempotency_key,
-                    dict(r.data), r.attempts,
-                )
-            )  # fmt: skip
+    for r in session.scalars(
+        select(OutboxRow)
+        .where(
+            OutboxRow.id.in_(candidates),
+            OutboxRow.status == "pending",
+            or_(OutboxRow.claimed_until.is_(None), OutboxRow.claimed_until <= clock),
+        )
+        .order_by(OutboxRow.id)
+        .with_for_update(skip_locked=True)
+    ):
+        r.claimed_by, r.claimed_until = owner, clock + lease
+        chosen.append(
+            Delivery(
+                r.id, r.investigation_id, r.type, r.local_id, r.idempotency_key,
+                dict(r.data), r.attempts,
+            )
+        )  # fmt: skip
     return chosen
 
 
