@@ -240,6 +240,17 @@ def two_servers(records_url: str, tmp_path: Path) -> Any:
             server.stop()
 
 
+async def _warm(
+    http: httpx.AsyncClient, servers: list[CallbackServer], investigation_id: str
+) -> None:
+    """Both servers have their store open (a cold one would lose every race by its start-up)."""
+    for server in servers:
+        read = await http.get(
+            f"http://127.0.0.1:{server.port}/api/investigations/{investigation_id}"
+        )
+        assert read.status_code == 200, read.text
+
+
 async def _post(
     http: httpx.AsyncClient, url: str, type_: str, investigation_id: str, data: dict[str, Any],
     key: str | None = None,
@@ -260,6 +271,7 @@ async def test_fifty_concurrent_replays_across_two_servers_store_one_record(
             http, urls[0], "INVESTIGATION_STARTED", investigation_id, {"mode": "quick"}
         )
         assert started.status_code == 200, started.text
+        await _warm(http, two_servers, investigation_id)
         data = {"claim_text": "Replayed fifty times.", "source_ids": []}
         replies = await asyncio.gather(
             *(
@@ -292,6 +304,7 @@ async def test_two_bodies_racing_for_one_key_one_wins_the_other_is_409(
     bodies = [{"claim_text": f"Body {b}.", "source_ids": []} for b in "AB"]
     async with httpx.AsyncClient(timeout=60, limits=httpx.Limits(max_connections=100)) as http:
         await _post(http, urls[1], "INVESTIGATION_STARTED", investigation_id, {"mode": "quick"})
+        await _warm(http, two_servers, investigation_id)
         replies = await asyncio.gather(
             *(
                 _post(http, urls[n % 2], "CLAIM_EXTRACTED", investigation_id, bodies[n // 2 % 2],
