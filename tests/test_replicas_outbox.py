@@ -7,6 +7,7 @@ PostgreSQL skips with the reason when VICARAN_TEST_POSTGRES_URL is not set.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import os
 import subprocess
@@ -64,6 +65,11 @@ def _environment(database_url: str, **extra: str) -> dict[str, str]:
         "PYTHONPATH": str(ROOT),
         **extra,
     }
+
+
+def _until(condition: Any) -> None:
+    while not condition():
+        time.sleep(0.02)
 
 
 def _record(kind: str, n: int) -> dict[str, Any]:
@@ -166,6 +172,28 @@ async def test_a_dead_replicas_claim_expires_and_a_live_claim_is_respected(
     # goes, not even the record after the claimed one.
     assert sorted(sent) == sorted([dead, dead_next])
     assert sent.index(dead) < sent.index(dead_next)
+
+
+async def test_a_deliverer_stopped_mid_send_leaves_its_rows_to_the_next(
+    records_url: str, env: Any
+) -> None:
+    repository = Repository(records_url)
+    try:
+        ((key,),) = _queue(repository, investigations=1, records=1).values()
+        with FakeNewsroom(latency=30) as newsroom:
+            env.set(CALLBACK_API_URL=newsroom.url + "/api/agent-callback", AGENT_SECRET=SECRET)
+            stopped = asyncio.create_task(Deliverer(repository=repository).deliver_due())
+            await asyncio.to_thread(_until, lambda: bool(newsroom.requests))
+            stopped.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await stopped
+            newsroom.latency = 0
+            assert await Deliverer(repository=repository).deliver_due() == 1
+            sent = [r.header("idempotency-key") for r in newsroom.requests]
+        assert repository.outbox_summary()["counts"]["delivered"] == 1
+    finally:
+        repository.close()
+    assert sent == [key, key]  # the stopped send may have landed: its key makes it harmless
 
 
 def test_a_claim_committed_between_a_read_and_its_lock_is_not_taken_twice(

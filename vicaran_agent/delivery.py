@@ -118,7 +118,11 @@ class Deliverer:
                 if not due:
                     return delivered
                 tried.update(d.id for d in due)
-                results = await asyncio.gather(*(self._gated(gate, http, d) for d in due))
+                try:
+                    results = await asyncio.gather(*(self._gated(gate, http, d) for d in due))
+                except BaseException:  # stopped mid-round: what it held goes to the next deliverer
+                    self.repository.outbox_release(self.owner, [d.id for d in due])
+                    raise
                 delivered += sum(results)
 
     async def _gated(

@@ -730,6 +730,20 @@ class Repository:
 
         self._write(op)
 
+    def outbox_release(self, owner: str, delivery_ids: Collection[int]) -> None:
+        """End `owner`'s claims on these rows (it stopped before sending them)."""
+
+        def op(session: Session) -> None:
+            rows = session.scalars(
+                select(OutboxRow).where(
+                    OutboxRow.id.in_(list(delivery_ids)), OutboxRow.claimed_by == owner
+                )
+            )
+            for row in rows:
+                row.claimed_by = row.claimed_until = None
+
+        self._write(op)
+
     def outbox_summary(self) -> dict[str, Any]:
         """Counts by status, and every delivery that failed for good with its response."""
 
