@@ -891,6 +891,41 @@ async def test_racing_identical_requests_create_one_record(
     assert len(stored(repo, investigation_id)["claims"]) == 1
 
 
+async def test_a_claim_left_by_a_dead_process_is_taken_over_and_a_live_one_waited_for(
+    client: httpx.AsyncClient, repo: Repository, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from datetime import timedelta
+
+    from vicaran_agent.server import callback_api
+    from vicaran_agent.server.callback_api import request_hash
+    from vicaran_agent.storage.repository import IDEMPOTENCY_PENDING
+    from vicaran_agent.storage.tables import IdempotencyRow, utcnow
+
+    investigation_id = await started(client)
+    data = {"claim_text": "Claimed before.", "source_ids": []}
+    digest = request_hash("CLAIM_EXTRACTED", investigation_id, data)
+    stale = callback_api.IDEMPOTENCY_STALE_SECONDS + 60
+    for key, age in (("dead", stale), ("alive", 0)):
+        repo.write(
+            lambda session, key=key, age=age: session.add(
+                IdempotencyRow(
+                    key=key,
+                    request_hash=digest,
+                    status_code=IDEMPOTENCY_PENDING,
+                    response={},
+                    created_at=utcnow() - timedelta(seconds=age),
+                )
+            )
+        )
+    taken_over = await send(client, "CLAIM_EXTRACTED", investigation_id, data, key="dead")
+    assert taken_over.status_code == 200
+    assert repo.get_idempotent("dead") == (digest, 200, taken_over.json())
+    monkeypatch.setattr(callback_api, "IDEMPOTENCY_WAIT_SECONDS", 0.2)
+    busy = await send(client, "CLAIM_EXTRACTED", investigation_id, data, key="alive")
+    assert busy.status_code == 503 and "still being processed" in busy.json()["error"]
+    assert len(stored(repo, investigation_id)["claims"]) == 1
+
+
 # --- 500 and logging ---------------------------------------------------------------------------
 
 

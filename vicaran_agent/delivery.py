@@ -2,8 +2,9 @@
 
 In order per investigation (a claim never goes before its sources), retried with backoff on
 429/5xx/timeouts/connection errors, never sent twice (a stable `Idempotency-Key` per record),
-resumed after restarts. 4xx answers other than 429 are recorded and not retried. The agent
-never waits for any of this: saving a record only queues it.
+resumed after restarts. Replicas share the outbox: each claims rows (`FOR UPDATE SKIP LOCKED`
+and a lease), so every record is sent by one of them. 4xx answers other than 429 are recorded
+and not retried. The agent never waits for any of this: saving a record only queues it.
 """
 
 from __future__ import annotations
@@ -12,6 +13,9 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
+import socket
+import uuid
 from datetime import timedelta
 from typing import Any
 
@@ -34,6 +38,7 @@ REMOTE_ID_FIELD = {
 }
 IDLE_POLL_SECONDS = 5.0
 SENDS_AT_ONCE = 8
+CLAIMS_AT_ONCE = 32  # rows one deliverer claims per round
 # Kicks within this interval share one round: fewer, larger rounds cost the agent less CPU.
 ROUND_INTERVAL_SECONDS = 0.5
 
@@ -84,6 +89,12 @@ class Deliverer:
         self.repository = repository or get_repository(self.settings.database_url)
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
+        # Who claims rows (replicas share the outbox), and for how long: time for every claimed
+        # row to be sent, twice over. A replica that dies mid-send leaves its rows to the others
+        # once the lease runs out (the Idempotency-Key makes that rare second send harmless).
+        self.owner = f"{socket.gethostname()[:40]}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        waves = -(-CLAIMS_AT_ONCE // SENDS_AT_ONCE)
+        self.lease_seconds = 2 * waves * self.settings.vicaran_callback_timeout_seconds + 30
 
     async def deliver_due(self, *, now_only: bool = True) -> int:
         """Send what is due, head by head, until nothing due is left; returns how many landed.
@@ -97,13 +108,21 @@ class Deliverer:
         async with async_client(timeout=self.settings.vicaran_callback_timeout_seconds) as http:
             while True:
                 due = await asyncio.to_thread(
-                    self.repository.outbox_heads, utcnow() if now_only else None
+                    self.repository.outbox_claim,
+                    self.owner,
+                    utcnow() if now_only else None,
+                    self.lease_seconds,
+                    exclude=tried,
+                    limit=CLAIMS_AT_ONCE,
                 )
-                due = [d for d in due if d.id not in tried]
                 if not due:
                     return delivered
                 tried.update(d.id for d in due)
-                results = await asyncio.gather(*(self._gated(gate, http, d) for d in due))
+                try:
+                    results = await asyncio.gather(*(self._gated(gate, http, d) for d in due))
+                except BaseException:  # stopped mid-round: what it held goes to the next deliverer
+                    self.repository.outbox_release(self.owner, [d.id for d in due])
+                    raise
                 delivered += sum(results)
 
     async def _gated(
@@ -194,7 +213,7 @@ class Deliverer:
         )
 
     async def _update(self, delivery: Delivery, **fields: Any) -> None:
-        await asyncio.to_thread(self.repository.outbox_update, delivery.id, **fields)
+        await asyncio.to_thread(self.repository.outbox_update, delivery.id, self.owner, **fields)
 
 
 # --- the background task of this process -------------------------------------------------

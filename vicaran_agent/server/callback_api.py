@@ -2,8 +2,9 @@
 
 Every request is authenticated (`X-Agent-Secret`, constant time), validated per type and
 written into Vicaran's own embedded store. An `Idempotency-Key` makes retries safe: the
-first 2xx answer is stored and replayed; concurrent requests with the same key are serialized
-in this process by a per-key asyncio lock, so a retry racing the original never writes twice.
+first 2xx answer is stored and replayed. The key is claimed by inserting its row (the primary
+key) before writing, so of concurrent requests with one key, on any number of replicas, one
+writes and the others wait for its stored answer; a failed request releases its claim.
 
 Validation is strict: a body over `VICARAN_CALLBACK_MAX_BODY_BYTES` is 413 (Content-Length
 checked first, the body read with a cap), JSON nested deeper than `MAX_JSON_DEPTH` is 400
@@ -22,8 +23,7 @@ import logging
 import re
 import secrets
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable
 from datetime import date, datetime
 from typing import Annotated, Any, TypeVar, get_args
 
@@ -63,6 +63,7 @@ from ..schemas import (
     VerdictLabel,
 )
 from ..storage.repository import (
+    IDEMPOTENCY_PENDING,
     InvestigationFinishedError,
     Repository,
     UnknownInvestigationError,
@@ -81,6 +82,12 @@ COVERAGE_STANCES: tuple[CoverageStance, ...] = ("supportive", "neutral", "critic
 UNAUTHORIZED = "Unauthorized"
 NOT_FOUND = "investigation not found"
 KEY_REUSED = "Idempotency-Key reused with a different request"
+KEY_BUSY = "a request with this Idempotency-Key is still being processed: retry later"
+# A replay waits this long for the original request (on any replica) to store its answer.
+IDEMPOTENCY_WAIT_SECONDS = 30.0
+IDEMPOTENCY_POLL_SECONDS = 0.05
+# A claim without an answer this old belongs to a process that died: it is taken over.
+IDEMPOTENCY_STALE_SECONDS = 120.0
 INTERNAL = "internal error"
 MAX_JSON_DEPTH = 32  # objects and arrays inside each other; the contract needs 5
 
@@ -518,31 +525,27 @@ def request_hash(type_: str, investigation_id: str, data: dict[str, Any]) -> str
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-class KeyLocks:
-    """Per-key asyncio locks, dropped when nobody holds or waits for them."""
+async def _claim_key(repo: Repository, key: str, digest: str) -> tuple[int, dict[str, Any]] | None:
+    """None when this request now owns `key`; else the original answer (or a refusal).
 
-    def __init__(self) -> None:
-        self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
-
-    @asynccontextmanager
-    async def hold(self, key: str | None) -> AsyncIterator[None]:
-        if key is None:
-            yield
-            return
-        lock, users = self._locks.get(key, (asyncio.Lock(), 0))
-        self._locks[key] = (lock, users + 1)
-        try:
-            async with lock:
-                yield
-        finally:
-            lock, users = self._locks[key]
-            if users <= 1:
-                del self._locks[key]
-            else:
-                self._locks[key] = (lock, users - 1)
-
-    def __len__(self) -> int:
-        return len(self._locks)
+    Waits (bounded) while another request, on any replica, is writing for the same key.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + IDEMPOTENCY_WAIT_SECONDS
+    while True:
+        held = await asyncio.to_thread(
+            repo.claim_idempotent, key, digest, IDEMPOTENCY_STALE_SECONDS
+        )
+        if held is None:
+            return None
+        stored_hash, status_code, body = held
+        if stored_hash != digest:
+            raise CallbackError(409, KEY_REUSED)
+        if status_code != IDEMPOTENCY_PENDING:
+            return status_code, body
+        if loop.time() > deadline:
+            raise CallbackError(503, KEY_BUSY)
+        await asyncio.sleep(IDEMPOTENCY_POLL_SECONDS)
 
 
 async def read_body(request: Request, limit: int) -> bytes:
@@ -817,9 +820,8 @@ def _fresh_key(taken: set[str]) -> str:
 
 
 def callback_router() -> APIRouter:
-    """The router serving `POST /api/agent-callback` (one per app; it owns its key locks)."""
+    """The router serving `POST /api/agent-callback`."""
     router = APIRouter()
-    locks = KeyLocks()
 
     async def handle(request: Request, settings: Settings) -> tuple[int, dict[str, Any]]:
         """(status, body) of one accepted callback; raises CallbackError for refusals."""
@@ -841,14 +843,11 @@ def callback_router() -> APIRouter:
 
         repo = get_repository(settings.database_url)
         digest = request_hash(type_, investigation_id, raw_data)
-        async with locks.hold(key):
-            if key is not None:
-                seen = await asyncio.to_thread(repo.get_idempotent, key)
-                if seen is not None:
-                    stored_hash, status_code, body = seen
-                    if stored_hash != digest:
-                        raise CallbackError(409, KEY_REUSED)
-                    return status_code, body
+        if key is not None:
+            seen = await _claim_key(repo, key, digest)
+            if seen is not None:
+                return seen
+        try:
             # A finished investigation is never reopened: the store refuses it atomically.
             if type_ != "INVESTIGATION_STARTED":
                 status = await asyncio.to_thread(repo.get_status, investigation_id)
@@ -856,12 +855,16 @@ def callback_router() -> APIRouter:
                     raise CallbackError(404, NOT_FOUND)
             writer = _Writer(repo, investigation_id)
             body = await writer.handler(type_)(data)
-            if key is not None:
-                try:
-                    await asyncio.to_thread(repo.put_idempotent, key, digest, 200, body)
-                except Exception:  # logged (so not blind): the record is saved, answer success
-                    logger.exception("could not store the reply for Idempotency-Key %r", key)
-            return 200, body
+        except BaseException:
+            if key is not None:  # only a success is kept: a retry with this key may proceed
+                repo.release_idempotent(key)  # sync: also runs when this task is cancelled
+            raise
+        if key is not None:
+            try:
+                await asyncio.to_thread(repo.put_idempotent, key, digest, 200, body)
+            except Exception:  # logged (so not blind): the record is saved, answer success
+                logger.exception("could not store the reply for Idempotency-Key %r", key)
+        return 200, body
 
     @router.post(CALLBACK_PATH)
     async def agent_callback(request: Request) -> JSONResponse:

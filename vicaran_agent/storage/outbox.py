@@ -6,14 +6,14 @@ and are translated to the remote ids the callback API returned at delivery time.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
 from .tables import (
@@ -188,34 +188,71 @@ class Delivery:
     attempts: int
 
 
-def heads(session: Session, now: datetime | None, run: int = 64) -> list[Delivery]:
-    """Per investigation, its leading pending deliveries of one type, when due.
+def claim(
+    session: Session,
+    owner: str,
+    now: datetime | None,
+    lease: timedelta,
+    *,
+    exclude: Collection[int] = (),
+    limit: int = 32,
+    run: int = 64,
+) -> list[Delivery]:
+    """Claim, for `owner`, per investigation its leading pending deliveries of one type, when due.
 
     Everything queued before them is settled, so they may go together (sources among
-    sources, claims among claims) while a claim still never goes before its sources.
-    `now=None`: due now whatever their backoff.
+    sources, claims among claims) while a claim still never goes before its sources. Rows
+    another deliverer holds (an unexpired lease) are left to it, and still end the run. The
+    chosen rows are locked with `FOR UPDATE SKIP LOCKED` and their lease re-checked on the
+    locked version (PostgreSQL; SQLite's one writer serializes claims anyway), so two
+    deliverers never claim the same row. `now=None`: due now whatever their backoff;
+    `exclude`: never these (already tried by the caller).
     """
-    rows = session.scalars(
-        select(OutboxRow)
+    clock = utcnow()
+    rows = session.execute(
+        select(
+            OutboxRow.id,
+            OutboxRow.investigation_id,
+            OutboxRow.type,
+            OutboxRow.next_attempt_at,
+            OutboxRow.claimed_until,
+        )
         .where(OutboxRow.status == "pending")
         .order_by(OutboxRow.investigation_id, OutboxRow.id)
     )
-    chosen: list[Delivery] = []
+    candidates: list[int] = []
     leading: dict[str, str] = {}  # investigation -> the type of its first pending row
     taken: dict[str, int] = {}
-    for r in rows:
-        kind = leading.setdefault(r.investigation_id, r.type)
-        if r.type != kind or taken.get(r.investigation_id, 0) >= run:
-            leading[r.investigation_id] = ""  # the run ended: nothing later goes this round
+    for row_id, investigation_id, kind, next_attempt_at, claimed_until in rows:
+        first = leading.setdefault(investigation_id, kind)
+        if kind != first or taken.get(investigation_id, 0) >= run:
+            leading[investigation_id] = ""  # the run ended: nothing later goes this round
             continue
-        taken[r.investigation_id] = taken.get(r.investigation_id, 0) + 1
-        if now is None or _aware(r.next_attempt_at) <= now:
-            chosen.append(
-                Delivery(
-                    r.id, r.investigation_id, r.type, r.local_id, r.idempotency_key,
-                    dict(r.data), r.attempts,
-                )
-            )  # fmt: skip
+        taken[investigation_id] = taken.get(investigation_id, 0) + 1
+        claimed = claimed_until is not None and _aware(claimed_until) > clock
+        due = now is None or _aware(next_attempt_at) <= now
+        if not claimed and due and row_id not in exclude and len(candidates) < limit:
+            candidates.append(row_id)
+    if not candidates:
+        return []
+    chosen: list[Delivery] = []
+    for r in session.scalars(
+        select(OutboxRow)
+        .where(
+            OutboxRow.id.in_(candidates),
+            OutboxRow.status == "pending",
+            or_(OutboxRow.claimed_until.is_(None), OutboxRow.claimed_until <= clock),
+        )
+        .order_by(OutboxRow.id)
+        .with_for_update(skip_locked=True)
+    ):
+        r.claimed_by, r.claimed_until = owner, clock + lease
+        chosen.append(
+            Delivery(
+                r.id, r.investigation_id, r.type, r.local_id, r.idempotency_key,
+                dict(r.data), r.attempts,
+            )
+        )  # fmt: skip
     return chosen
 
 

@@ -10,8 +10,8 @@ import contextlib
 import logging
 import threading
 import zlib
-from collections.abc import Callable, Iterable
-from datetime import UTC, datetime
+from collections.abc import Callable, Collection, Iterable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal, TypeVar, get_args
 
@@ -54,6 +54,8 @@ FINISHED = ("completed", "partial", "failed", "interrupted")
 T = TypeVar("T")
 
 SQLITE_BUSY_TIMEOUT_SECONDS = 30
+# `callback_idempotency.status_code` of a claimed key whose reply is not stored yet.
+IDEMPOTENCY_PENDING = 0
 _WRITE_ATTEMPTS = 3  # an IntegrityError from a concurrent insert is retried as an update
 _SOURCE_FIELDS = (
     "title",
@@ -523,19 +525,64 @@ class Repository:
     # --- idempotent callback replies (the server side of the callback API) -----------------
 
     def get_idempotent(self, key: str) -> tuple[str, int, dict[str, Any]] | None:
-        """(request hash, status code, response) stored for `key`, or None."""
+        """(request hash, status code, response) stored for `key`, or None (also while pending)."""
 
         def op(session: Session) -> tuple[str, int, dict[str, Any]] | None:
             row = session.get(IdempotencyRow, key)
-            return (row.request_hash, row.status_code, dict(row.response)) if row else None
+            if row is None or row.status_code == IDEMPOTENCY_PENDING:
+                return None
+            return row.request_hash, row.status_code, dict(row.response)
 
         return self._read(op)
+
+    def claim_idempotent(
+        self, key: str, request_hash: str, stale_seconds: float
+    ) -> tuple[str, int, dict[str, Any]] | None:
+        """Claim `key` for this request: None when claimed, else what holds it.
+
+        The key is the primary key, so of concurrent claims on any replica exactly one INSERT
+        commits; the others get its (hash, status, reply), status `IDEMPOTENCY_PENDING` while
+        the winner writes. A pending claim older than `stale_seconds` (its process died) is
+        deleted and claimed again.
+        """
+        while True:
+            try:
+                with self._lock, Session(self._writer) as session, session.begin():
+                    session.add(
+                        IdempotencyRow(
+                            key=key,
+                            request_hash=request_hash,
+                            status_code=IDEMPOTENCY_PENDING,
+                            response={},
+                        )
+                    )
+                return None
+            except IntegrityError:
+                pass
+
+            def holder(session: Session) -> tuple[str, int, dict[str, Any]] | None:
+                row = session.get(IdempotencyRow, key)
+                if row is None:
+                    return None  # released meanwhile: claim again
+                stale = utcnow() - timedelta(seconds=stale_seconds)
+                if row.status_code == IDEMPOTENCY_PENDING and _aware(row.created_at) < stale:
+                    session.delete(row)
+                    logger.warning("took over the stale Idempotency-Key claim %r", key)
+                    return None
+                return row.request_hash, row.status_code, dict(row.response)
+
+            found = self._write(holder)
+            if found is not None:
+                return found
 
     def put_idempotent(
         self, key: str, request_hash: str, status_code: int, response: dict[str, Any]
     ) -> None:
+        """Store the reply for `key` (completing this request's claim)."""
+
         def op(session: Session) -> None:
-            if session.get(IdempotencyRow, key) is None:
+            row = session.get(IdempotencyRow, key)
+            if row is None:
                 session.add(
                     IdempotencyRow(
                         key=key,
@@ -544,6 +591,18 @@ class Repository:
                         response=response,
                     )
                 )
+            elif row.status_code == IDEMPOTENCY_PENDING:
+                row.status_code, row.response = status_code, response
+
+        self._write(op)
+
+    def release_idempotent(self, key: str) -> None:
+        """Drop a pending claim (its request failed), so a retry can proceed."""
+
+        def op(session: Session) -> None:
+            row = session.get(IdempotencyRow, key)
+            if row is not None and row.status_code == IDEMPOTENCY_PENDING:
+                session.delete(row)
 
         self._write(op)
 
@@ -629,21 +688,51 @@ class Repository:
 
     # --- the callback outbox (read and updated by the deliverer) ----------------------------
 
-    def outbox_heads(self, now: datetime | None = None) -> list[outbox.Delivery]:
-        """Per investigation, its leading pending deliveries of one type, when due."""
-        return self._read(lambda session: outbox.heads(session, now))
+    def outbox_claim(
+        self,
+        owner: str,
+        now: datetime | None,
+        lease_seconds: float,
+        *,
+        exclude: Collection[int] = (),
+        limit: int = 32,
+    ) -> list[outbox.Delivery]:
+        """Claim for `owner` (a lease) per investigation its leading pending deliveries, when due."""
+        lease = timedelta(seconds=lease_seconds)
+        return self._write(
+            lambda session: outbox.claim(session, owner, now, lease, exclude=exclude, limit=limit)
+        )
 
     def outbox_remote_ids(self, local_ids: set[str]) -> dict[str, str]:
         return self._read(lambda session: outbox.remote_ids(session, local_ids))
 
-    def outbox_update(self, delivery_id: int, **fields: Any) -> None:
-        """Record the outcome of one delivery attempt (status, response, remote id, ...)."""
+    def outbox_update(self, delivery_id: int, owner: str | None = None, **fields: Any) -> None:
+        """Record the outcome of one delivery attempt (status, response, remote id, ...).
+
+        `owner`'s claim on the row ends (another deliverer's newer claim is left alone).
+        """
 
         def op(session: Session) -> None:
             row = session.get(OutboxRow, delivery_id)
             if row is not None:
                 for name, value in fields.items():
                     setattr(row, name, value)
+                if owner is not None and row.claimed_by == owner:
+                    row.claimed_by = row.claimed_until = None
+
+        self._write(op)
+
+    def outbox_release(self, owner: str, delivery_ids: Collection[int]) -> None:
+        """End `owner`'s claims on these rows (it stopped before sending them)."""
+
+        def op(session: Session) -> None:
+            rows = session.scalars(
+                select(OutboxRow).where(
+                    OutboxRow.id.in_(list(delivery_ids)), OutboxRow.claimed_by == owner
+                )
+            )
+            for row in rows:
+                row.claimed_by = row.claimed_until = None
 
         self._write(op)
 
