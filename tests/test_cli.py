@@ -138,7 +138,10 @@ async def test_a_portuguese_investigation_is_told_in_portuguese(env, capsys):
     lines = printed.rstrip().splitlines()
     assert lines[-1] == get_settings().investigation_url(ID)
     assert lines[-2].startswith("Abra no painel")
-    assert lines[-3].startswith("Concluída · fontes lidas ")
+    assert lines[-4].startswith("Concluída · fontes lidas ")
+    assert re.match(
+        r"Uso do modelo: [\d.]+ tokens de entrada · [\d.]+ de saída · ≈ US\$ \d+,\d{4}", lines[-3]
+    )
     assert "Open it in the dashboard" not in printed and "sources read" not in printed
 
 

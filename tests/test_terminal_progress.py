@@ -81,4 +81,6 @@ def test_the_final_line_says_the_runs_model_use():
     assert RunProgress().model_use("en") == ""  # nothing to say before the report
     line = progress.model_use("en")
     assert line == "Model use: 12,345 tokens in · 2,345 out (1,000 cached) · ≈ US$ 0.0123"
-    assert "12,345 tokens de entrada · 2,345 de saída" in progress.model_use("pt-BR")
+    assert progress.model_use("pt-BR") == (
+        "Uso do modelo: 12.345 tokens de entrada · 2.345 de saída (1.000 em cache) · ≈ US$ 0,0123"
+    )

@@ -13,7 +13,7 @@ from typing import Any
 from google.genai import types
 
 from .config import Settings
-from .i18n import message
+from .i18n import is_portuguese, message
 
 # USD per million tokens. List prices as published when this table was written (Gemini API,
 # paid tier, prompts up to 200k tokens); set VICARAN_MODEL_PRICES to your contract's prices.
@@ -123,7 +123,7 @@ def tokens_line(tokens: dict[str, Any] | None, language: str = "en") -> str:
         return ""
     cached = tokens.get("cached") or 0
     unpriced = tokens.get("unpriced_models") or []
-    return message(
+    line = message(
         "tokens_line",
         language,
         input=tokens.get("input") or 0,
@@ -132,3 +132,8 @@ def tokens_line(tokens: dict[str, Any] | None, language: str = "en") -> str:
         cached=message("tokens_cached", language, cached=cached) if cached else "",
         unpriced=message("tokens_unpriced", language, count=len(unpriced)) if unpriced else "",
     )
+    # Brazilian Portuguese writes 12.345 tokens and US$ 0,0123.
+    return line.translate(_PT_DIGITS) if is_portuguese(language) else line
+
+
+_PT_DIGITS = str.maketrans({",": ".", ".": ","})

@@ -20,11 +20,15 @@ depends_on = None
 
 
 def upgrade() -> None:
-    op.add_column("callback_outbox", sa.Column("claimed_by", sa.String(64), nullable=True))
-    op.add_column(
-        "callback_outbox",
-        sa.Column("claimed_until", sa.DateTime(timezone=True), nullable=True),
-    )
+    # A file an unreleased build made may have them already (nullable columns added in place).
+    have = {c["name"] for c in sa.inspect(op.get_bind()).get_columns("callback_outbox")}
+    if "claimed_by" not in have:
+        op.add_column("callback_outbox", sa.Column("claimed_by", sa.String(64), nullable=True))
+    if "claimed_until" not in have:
+        op.add_column(
+            "callback_outbox",
+            sa.Column("claimed_until", sa.DateTime(timezone=True), nullable=True),
+        )
 
 
 def downgrade() -> None:
