@@ -24,7 +24,6 @@ import sys
 import tempfile
 import threading
 import time
-import uuid
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -423,23 +422,12 @@ def _records(postgres: str, folder: Path) -> Iterator[str]:
     if not postgres:
         yield f"sqlite:///{folder / 'bench.db'}"
         return
-    import psycopg
-    from sqlalchemy.engine import make_url
+    from tests.support.databases import postgres_schema
     from vicaran_agent.storage.migrate import upgrade
 
-    schema = f"bench_{uuid.uuid4().hex[:12]}"
-    base = make_url(postgres)
-    admin = base.set(drivername="postgresql").render_as_string(hide_password=False)
-    with psycopg.connect(admin, autocommit=True) as connection:
-        connection.execute(f"CREATE SCHEMA {schema}")
-    url = base.update_query_dict({"options": f"-csearch_path={schema}"})
-    database_url = url.render_as_string(hide_password=False)
-    try:
-        upgrade(database_url)
-        yield database_url
-    finally:
-        with psycopg.connect(admin, autocommit=True) as connection:
-            connection.execute(f"DROP SCHEMA {schema} CASCADE")
+    with postgres_schema(postgres, "bench") as (_, url):
+        upgrade(url)
+        yield url
 
 
 BENCH_COLLECTION = "bench"

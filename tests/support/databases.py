@@ -25,6 +25,28 @@ SKIP_REASON = (
 
 
 @contextmanager
+def postgres_schema(
+    server_url: str, prefix: str, drivername: str | None = None
+) -> Iterator[tuple[str, str]]:
+    """(schema, URL) of a fresh schema on `server_url`, selected by the URL's `search_path`;
+    dropped (with everything in it) after the block."""
+    import psycopg  # the `postgres` extra
+
+    schema = f"{prefix}_{uuid.uuid4().hex[:16]}"
+    base = make_url(server_url)
+    admin = base.set(drivername="postgresql").render_as_string(hide_password=False)
+    with psycopg.connect(admin, autocommit=True) as connection:
+        connection.execute(f"CREATE SCHEMA {schema}")
+    url = base.set(drivername=drivername or base.drivername)
+    url = url.update_query_dict({"options": f"-csearch_path={schema}"})
+    try:
+        yield schema, url.render_as_string(hide_password=False)
+    finally:
+        with psycopg.connect(admin, autocommit=True) as connection:
+            connection.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+@contextmanager
 def records_database(backend: str, tmp_path: Path, *, migrated: bool = True) -> Iterator[str]:
     """A URL of an empty records database on `backend`, gone after the block.
 
@@ -36,29 +58,19 @@ def records_database(backend: str, tmp_path: Path, *, migrated: bool = True) -> 
         return
     if not POSTGRES_URL:
         pytest.skip(SKIP_REASON)
-    import psycopg  # the `postgres` extra
+    with postgres_schema(POSTGRES_URL, "t") as (schema, url):
+        try:
+            if migrated:
+                from vicaran_agent.storage import migrate
 
-    schema = f"t_{uuid.uuid4().hex[:16]}"
-    base = make_url(POSTGRES_URL)
-    admin = base.set(drivername="postgresql").render_as_string(hide_password=False)
-    with psycopg.connect(admin, autocommit=True) as connection:
-        connection.execute(f"CREATE SCHEMA {schema}")
-    url = base.update_query_dict({"options": f"-csearch_path={schema}"})
-    rendered = url.render_as_string(hide_password=False)
-    try:
-        if migrated:
-            from vicaran_agent.storage import migrate
+                migrate.upgrade(url)
+            yield url
+        finally:
+            from vicaran_agent.storage.repository import _REPOSITORIES
 
-            migrate.upgrade(rendered)
-        yield rendered
-    finally:
-        from vicaran_agent.storage.repository import _REPOSITORIES
-
-        for key, repository in list(_REPOSITORIES.items()):
-            if schema in key:
-                repository.close()
-        with psycopg.connect(admin, autocommit=True) as connection:
-            connection.execute(f"DROP SCHEMA {schema} CASCADE")
+            for key, repository in list(_REPOSITORIES.items()):
+                if schema in key:
+                    repository.close()
 
 
 @contextmanager
@@ -73,18 +85,5 @@ def sessions_database(backend: str, tmp_path: Path) -> Iterator[str]:
         return
     if not POSTGRES_URL:
         pytest.skip(SKIP_REASON)
-    import psycopg  # the `postgres` extra
-
-    schema = f"s_{uuid.uuid4().hex[:16]}"
-    base = make_url(POSTGRES_URL)
-    admin = base.set(drivername="postgresql").render_as_string(hide_password=False)
-    with psycopg.connect(admin, autocommit=True) as connection:
-        connection.execute(f"CREATE SCHEMA {schema}")
-    url = base.set(drivername="postgresql+psycopg").update_query_dict(
-        {"options": f"-csearch_path={schema}"}
-    )
-    try:
-        yield url.render_as_string(hide_password=False)
-    finally:
-        with psycopg.connect(admin, autocommit=True) as connection:
-            connection.execute(f"DROP SCHEMA {schema} CASCADE")
+    with postgres_schema(POSTGRES_URL, "s", drivername="postgresql+psycopg") as (_, url):
+        yield url
