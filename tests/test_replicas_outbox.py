@@ -12,6 +12,7 @@ import itertools
 import os
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections import Counter, defaultdict
@@ -194,6 +195,36 @@ async def test_a_deliverer_stopped_mid_send_leaves_its_rows_to_the_next(
     finally:
         repository.close()
     assert sent == [key, key]  # the stopped send may have landed: its key makes it harmless
+
+
+async def test_a_deliverer_stopped_while_claiming_leaves_its_rows_to_the_next(
+    records_url: str, env: Any
+) -> None:
+    """The claim commits in its thread even when the deliverer is stopped while it runs."""
+    repository = Repository(records_url)
+    claiming, finish = threading.Event(), threading.Event()
+    claim = repository.outbox_claim
+
+    def slow_claim(*args: Any, **kwargs: Any) -> Any:
+        claiming.set()
+        finish.wait(10)
+        return claim(*args, **kwargs)
+
+    try:
+        _queue(repository, investigations=1, records=1)
+        with FakeNewsroom() as newsroom:
+            env.set(CALLBACK_API_URL=newsroom.url + "/api/agent-callback", AGENT_SECRET=SECRET)
+            repository.outbox_claim = slow_claim  # type: ignore[method-assign]
+            task = asyncio.create_task(Deliverer(repository=repository).deliver_due())
+            await asyncio.to_thread(claiming.wait, 10)
+            task.cancel()
+            finish.set()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            assert await Deliverer(repository=repository).deliver_due() == 1
+        assert repository.outbox_summary()["counts"]["delivered"] == 1
+    finally:
+        repository.close()
 
 
 def test_a_claim_committed_between_a_read_and_its_lock_is_not_taken_twice(

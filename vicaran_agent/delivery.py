@@ -107,14 +107,7 @@ class Deliverer:
         gate = asyncio.Semaphore(SENDS_AT_ONCE)  # a few at a time: cheap for the agent's loop
         async with async_client(timeout=self.settings.vicaran_callback_timeout_seconds) as http:
             while True:
-                due = await asyncio.to_thread(
-                    self.repository.outbox_claim,
-                    self.owner,
-                    utcnow() if now_only else None,
-                    self.lease_seconds,
-                    exclude=tried,
-                    limit=CLAIMS_AT_ONCE,
-                )
+                due = await self._claim(now_only, tried)
                 if not due:
                     return delivered
                 tried.update(d.id for d in due)
@@ -124,6 +117,27 @@ class Deliverer:
                     self.repository.outbox_release(self.owner, [d.id for d in due])
                     raise
                 delivered += sum(results)
+
+    async def _claim(self, now_only: bool, tried: set[int]) -> list[Delivery]:
+        """Claim due rows. Stopped meanwhile, it waits for the claim (its thread commits it
+        anyway) and releases what it took, so the next deliverer need not wait for the lease."""
+        claiming = asyncio.ensure_future(
+            asyncio.to_thread(
+                self.repository.outbox_claim,
+                self.owner,
+                utcnow() if now_only else None,
+                self.lease_seconds,
+                exclude=tried,
+                limit=CLAIMS_AT_ONCE,
+            )
+        )
+        try:
+            return await asyncio.shield(claiming)
+        except asyncio.CancelledError:
+            with contextlib.suppress(Exception):
+                taken = await claiming
+                self.repository.outbox_release(self.owner, [d.id for d in taken])
+            raise
 
     async def _gated(
         self, gate: asyncio.Semaphore, http: httpx.AsyncClient, delivery: Delivery
