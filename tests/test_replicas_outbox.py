@@ -227,6 +227,19 @@ async def test_a_deliverer_stopped_while_claiming_leaves_its_rows_to_the_next(
         repository.close()
 
 
+def _claims_interleaved(a: Repository, b: Repository, hook: str) -> tuple[list[Any], Any]:
+    """(A's claims, B's claim): B claims, and A claims at B's FOR UPDATE statement (`hook`:
+    before or after the statement runs)."""
+    claimed_by_a: list[Any] = []
+
+    def a_claims(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        if "FOR UPDATE" in statement and not claimed_by_a:
+            claimed_by_a.append(a.outbox_claim("replica-a", None, 600))
+
+    event.listen(b._engine, hook, a_claims)
+    return claimed_by_a, b.outbox_claim("replica-b", None, 600)
+
+
 def test_a_claim_committed_between_a_read_and_its_lock_is_not_taken_twice(
     records_url: str,
 ) -> None:
@@ -236,14 +249,7 @@ def test_a_claim_committed_between_a_read_and_its_lock_is_not_taken_twice(
     a, b = Repository(records_url), Repository(records_url)
     try:
         order = _queue(a, investigations=3, records=1)
-        claimed_by_a: list[Any] = []
-
-        def a_claims_first(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
-            if "FOR UPDATE" in statement and not claimed_by_a:
-                claimed_by_a.append(a.outbox_claim("replica-a", None, 600))
-
-        event.listen(b._engine, "before_cursor_execute", a_claims_first)
-        claimed_by_b = b.outbox_claim("replica-b", None, 600)
+        claimed_by_a, claimed_by_b = _claims_interleaved(a, b, "before_cursor_execute")
     finally:
         a.close()
         b.close()
@@ -264,14 +270,7 @@ def test_a_replica_never_waits_for_rows_another_is_claiming(records_url: str) ->
     a, b = Repository(impatient), Repository(records_url)
     try:
         order = _queue(a, investigations=3, records=1)
-        claimed_by_a: list[Any] = []
-
-        def a_claims_meanwhile(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
-            if "FOR UPDATE" in statement and not claimed_by_a:
-                claimed_by_a.append(a.outbox_claim("replica-a", None, 600))
-
-        event.listen(b._engine, "after_cursor_execute", a_claims_meanwhile)
-        claimed_by_b = b.outbox_claim("replica-b", None, 600)
+        claimed_by_a, claimed_by_b = _claims_interleaved(a, b, "after_cursor_execute")
     finally:
         a.close()
         b.close()
