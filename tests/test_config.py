@@ -39,7 +39,7 @@ def _table_rows(markdown: str) -> list[list[str]]:
 
 def _shown_default(value: object) -> str:
     """How docs/configuration.md writes a default: `—` for empty, else the value in code."""
-    if value in ("", {}):
+    if value == "":
         return "—"
     if isinstance(value, bool):
         return f"`{str(value).lower()}`"
@@ -94,3 +94,10 @@ async def test_unknown_model_name_is_explained(env):
     events = await conversation.send("Investigate Acme in Riverton.")
     (reply,) = conversation.texts(events)
     assert "VICARAN_FAST_MODEL" in reply
+
+
+def test_env_example_as_it_ships_is_a_valid_env_file(env):
+    """`make run` copies `.env.example` to `.env`: every value in it must load as it is."""
+    settings = Settings(_env_file=ROOT / ".env.example")  # type: ignore[call-arg]
+    assert settings.vicaran_token_budget == 0
+    assert settings.model_prices == {}

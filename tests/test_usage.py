@@ -64,3 +64,19 @@ def test_the_ledger_adds_per_stage_and_lists_unpriced_models():
     assert ledger.total.total == 50
     assert "(no price set for 1 model: VICARAN_MODEL_PRICES)" in tokens_line(record)
     assert tokens_line(None) == ""
+
+
+def test_an_empty_price_table_setting_is_no_override_and_a_bad_one_is_explained(env):
+    """`.env.example` ships `VICARAN_MODEL_PRICES=` empty: `make run` copies it to `.env`."""
+    from pydantic import ValidationError
+
+    from vicaran_agent.config import Settings
+
+    env.set(VICARAN_MODEL_PRICES="")
+    assert price_of("gemini-2.5-flash", Settings()) is not None
+    env.set(VICARAN_MODEL_PRICES="{not json")
+    with pytest.raises(ValidationError, match="VICARAN_MODEL_PRICES must be JSON"):
+        Settings()
+    env.set(VICARAN_MODEL_PRICES='{"m": {"input": "cheap"}}')
+    with pytest.raises(ValidationError, match="VICARAN_MODEL_PRICES must be JSON"):
+        Settings()

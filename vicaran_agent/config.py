@@ -9,7 +9,7 @@ from functools import lru_cache
 from pathlib import Path
 from urllib.parse import quote
 
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, TypeAdapter, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from .i18n import Phrase
@@ -17,6 +17,9 @@ from .i18n import Phrase
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 _TRUE = {"1", "true", "yes", "on"}
+
+
+_PRICES = TypeAdapter(dict[str, dict[str, float]])
 
 
 class Settings(BaseSettings):
@@ -96,9 +99,10 @@ class Settings(BaseSettings):
     vicaran_max_output_tokens: int = Field(default=0, ge=0)
     # Model tokens one investigation may spend (0: no cap); past it, gathering stops.
     vicaran_token_budget: int = Field(default=0, ge=0)
-    # USD per million tokens, per model: {"model": {"input": .., "output": .., "cached": ..}};
-    # merged over DEFAULT_MODEL_PRICES. A model with no price costs 0 (and is said unpriced).
-    vicaran_model_prices: dict[str, dict[str, float]] = Field(default={})
+    # JSON, USD per million tokens, per model: {"model": {"input": .., "output": .., "cached": ..}};
+    # merged over usage.DEFAULT_MODEL_PRICES. A model with no price costs 0 (and is said unpriced).
+    # A string, not a dict: an empty line in .env means no override, not a JSON error.
+    vicaran_model_prices: str = ""
     vicaran_max_user_urls: int = Field(default=10, ge=0)
     vicaran_user_source_timeout_seconds: float = Field(default=60.0, gt=0)
 
@@ -151,6 +155,25 @@ class Settings(BaseSettings):
                     f"VICARAN_TODAY must be a date as YYYY-MM-DD (got {value!r})"
                 ) from None
         return value
+
+    @field_validator("vicaran_model_prices")
+    @classmethod
+    def _price_table(cls, value: str) -> str:
+        value = value.strip()
+        if value:
+            try:
+                _PRICES.validate_json(value)
+            except ValidationError as error:
+                raise ValueError(
+                    'VICARAN_MODEL_PRICES must be JSON like {"gemini-3.5-flash": {"input": 1.5, '
+                    f'"output": 9, "cached": 0.15}} (USD per million tokens): {error}'
+                ) from None
+        return value
+
+    @property
+    def model_prices(self) -> dict[str, dict[str, float]]:
+        """VICARAN_MODEL_PRICES, parsed (empty: no override)."""
+        return _PRICES.validate_json(self.vicaran_model_prices) if self.vicaran_model_prices else {}
 
     @property
     def today(self) -> date:

@@ -27,7 +27,7 @@ DEFAULT_MODEL_PRICES: dict[str, dict[str, float]] = {
 
 def price_of(model: str, settings: Settings) -> dict[str, float] | None:
     """The model's prices (`input`, `output`, `cached`), or None when it has none."""
-    table = {**DEFAULT_MODEL_PRICES, **settings.vicaran_model_prices}
+    table = {**DEFAULT_MODEL_PRICES, **settings.model_prices}
     name = model.rsplit("/", 1)[-1]  # "models/gemini-…" and provider prefixes name the same model
     prices = table.get(model) or table.get(name)
     if prices is None:
