@@ -3,7 +3,6 @@ API, the callback API (both directions), the dashboard and the exports."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import sqlite3
@@ -17,7 +16,7 @@ import httpx
 import pytest
 
 from tests.support.callback_server import CallbackServer
-from tests.support.store import dashboard_client, fresh_repository
+from tests.support.store import dashboard_client, fresh_repository, panel, snapshot_href
 from vicaran_agent import export
 from vicaran_agent.callbacks.persistence import rested_on
 from vicaran_agent.config import get_settings
@@ -33,6 +32,7 @@ from vicaran_agent.schemas import (
 )
 from vicaran_agent.storage import Repository
 from vicaran_agent.storage.outbox import queue_for_callback
+from vicaran_agent.textmatch import sha256_text
 
 XSS = "<script>alert(1)</script>"
 ESCAPED_XSS = "&lt;script&gt;alert(1)&lt;/script&gt;"
@@ -45,10 +45,6 @@ REASONING = [
 ]
 
 
-def sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
 def document_source(**changes: object) -> Source:
     data: dict[str, object] = {
         "url": f"doc://{DOC_ID}",
@@ -57,7 +53,7 @@ def document_source(**changes: object) -> Source:
         "publisher": "contrato-002-2024.pdf",
         "credibility_score": 4,
         "content_summary": "The contract for the Riverton bridge.",
-        "content_sha256": sha256(DOCUMENT_TEXT),
+        "content_sha256": sha256_text(DOCUMENT_TEXT),
         "origin": "document",
         "document_id": DOC_ID,
         "page": 1,
@@ -76,7 +72,7 @@ def document_evidence(**changes: object) -> Evidence:
         "quote": "Valor total do contrato: R$ 4.200.000,00",
         "query": "valor total contrato ponte",
         "origin": "document",
-        "content_sha256": sha256(PASSAGE),
+        "content_sha256": sha256_text(PASSAGE),
         "document_id": DOC_ID,
         "page": 4,
     }
@@ -112,7 +108,7 @@ def document_investigation(
     repo.start_investigation(config)
     iid = config.investigation_id
     doc = source or document_source()
-    ids = repo.save_sources(iid, [doc], {sha256(DOCUMENT_TEXT): DOCUMENT_TEXT})
+    ids = repo.save_sources(iid, [doc], {sha256_text(DOCUMENT_TEXT): DOCUMENT_TEXT})
     claim_ids = repo.save_claims(
         iid,
         [
@@ -135,7 +131,7 @@ def document_investigation(
         source_ids=[ids[doc.url]],
         reasoning=list(reasoning),
     )
-    repo.save_verdicts(iid, [verdict], {sha256(PASSAGE): PASSAGE})
+    repo.save_verdicts(iid, [verdict], {sha256_text(PASSAGE): PASSAGE})
     return iid
 
 
@@ -309,16 +305,6 @@ async def client(repo: Repository) -> AsyncIterator[httpx.AsyncClient]:
         yield http
 
 
-def section(page: str, key: str) -> str:
-    """One panel of the dashboard page."""
-    start = page.index(f'<section class="panel" id="{key}"')
-    return page[start : page.index("</section>", start)]
-
-
-def snapshot_href(iid: str, text: str) -> str:
-    return f'href="/api/investigations/{iid}/snapshots/{sha256(text)}"'
-
-
 async def test_the_read_api_returns_the_document_fields_and_the_reasoning_log(
     client: httpx.AsyncClient, repo: Repository
 ) -> None:
@@ -338,18 +324,18 @@ async def test_the_dashboard_shows_a_document_by_title_and_page_linking_its_pass
     page = (await client.get(f"/investigations/{iid}")).text
     assert "doc://" not in page  # a document is never shown or linked as a web address
 
-    sources = section(page, "sources")
+    sources = panel(page, "sources")
     assert f"{snapshot_href(iid, DOCUMENT_TEXT)} " in sources
     assert ">📄 Contrato 002/2024, p. 1</a>" in sources
     assert "contrato-002-2024.pdf" in sources
 
-    evidence = section(page, "fact-checks").split('<ol class="evidence">')[1].split("</ol>")[0]
+    evidence = panel(page, "fact-checks").split('<ol class="evidence">')[1].split("</ol>")[0]
     document, web = evidence.split("</li><li>")
     assert f"{snapshot_href(iid, PASSAGE)} " in document
     assert ">📄 Contrato 002/2024, p. 4</a>" in document
     assert 'href="https://news.example/bridge"' in web and "📄" not in web
     # The linked passage is served.
-    response = await client.get(f"/api/investigations/{iid}/snapshots/{sha256(PASSAGE)}")
+    response = await client.get(f"/api/investigations/{iid}/snapshots/{sha256_text(PASSAGE)}")
     assert response.text == PASSAGE
 
 
@@ -364,7 +350,7 @@ async def test_the_fact_check_card_shows_the_reasoning_log_as_text(
     )
     page = (await client.get(f"/investigations/{iid}")).text
     assert XSS not in page
-    checks = section(page, "fact-checks")
+    checks = panel(page, "fact-checks")
     assert f">📄 Anexo II {ESCAPED_XSS}, p. 4</a>" in checks
     log = checks.split('<details class="reasoning">')[1].split("</details>")[0]
     assert "<summary>How this verdict was reached: 2 steps</summary>" in log
@@ -378,7 +364,7 @@ async def test_a_fact_check_without_reasoning_shows_no_log(
 ) -> None:
     iid = document_investigation(repo, reasoning=[])
     page = (await client.get(f"/investigations/{iid}")).text
-    assert "reasoning" not in section(page, "fact-checks")
+    assert "reasoning" not in panel(page, "fact-checks")
 
 
 # --- exports ---------------------------------------------------------------------------------
@@ -410,7 +396,7 @@ def test_the_markdown_export_names_documents_by_title_and_page(repo: Repository)
     text = exported(repo, "md")
     evidence, sources = text.split("## All sources read")
     assert "1. **📄 Contrato 002/2024, p. 4** — contrato-002-2024.pdf" in evidence
-    assert f"   - Snapshot: `{sha256(PASSAGE)}`" in evidence
+    assert f"   - Snapshot: `{sha256_text(PASSAGE)}`" in evidence
     assert "\n".join(["How this verdict was reached:", "", *(f"- {r}" for r in REASONING)]) in (
         evidence
     )
@@ -424,7 +410,7 @@ def test_the_html_export_links_a_document_passage_to_its_snapshot(repo: Reposito
     passage = f"{base}/api/investigations/"
     linked = re.findall(r'<a href="([^"]{1,300})"[^>]{0,100}>📄 Contrato 002/2024, p\. 4</a>', text)
     assert len(linked) == 1 and linked[0].startswith(passage)
-    assert linked[0].endswith(f"/snapshots/{sha256(PASSAGE)}")
+    assert linked[0].endswith(f"/snapshots/{sha256_text(PASSAGE)}")
     assert f"<strong>📄 Contrato {ESCAPED_XSS}, p. 1</strong>" in text
     log = text.split('<ol class="reasoning">')[1].split("</ol>")[0]
     assert log == "".join(f"<li>{escape(line)}</li>" for line in REASONING)
@@ -444,7 +430,7 @@ def test_the_json_export_keeps_the_document_fields_and_the_reasoning_log(
     (check,) = record["investigation"]["fact_checks"]
     assert check["reasoning"] == REASONING
     assert (check["evidence"][0]["document_id"], check["evidence"][0]["page"]) == (DOC_ID, 4)
-    assert record["snapshots"][sha256(PASSAGE)] == PASSAGE
+    assert record["snapshots"][sha256_text(PASSAGE)] == PASSAGE
 
 
 # --- the verdict's sources -------------------------------------------------------------------

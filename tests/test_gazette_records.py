@@ -3,7 +3,6 @@ the callback API (both directions), the dashboard and the exports."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 import uuid
@@ -15,7 +14,7 @@ import httpx
 import pytest
 
 from tests.support.callback_server import CallbackServer
-from tests.support.store import dashboard_client, fresh_repository
+from tests.support.store import dashboard_client, fresh_repository, panel, snapshot_href
 from vicaran_agent import export
 from vicaran_agent.config import get_settings
 from vicaran_agent.delivery import Deliverer
@@ -31,6 +30,7 @@ from vicaran_agent.schemas import (
 )
 from vicaran_agent.storage import Repository
 from vicaran_agent.storage.outbox import queue_for_callback
+from vicaran_agent.textmatch import sha256_text
 
 XSS = "<script>alert(1)</script>"
 ESCAPED_XSS = "&lt;script&gt;alert(1)&lt;/script&gt;"
@@ -55,10 +55,6 @@ REASONING = [
 ]
 
 
-def sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
 def gazette_source(**changes: object) -> Source:
     data: dict[str, object] = {
         "url": GAZETTE_URL,
@@ -69,7 +65,7 @@ def gazette_source(**changes: object) -> Source:
         "credibility_score": 5,
         "content_summary": "Extracts of the city's emergency contracts after the May floods.",
         "published_at": DATE,
-        "content_sha256": sha256(GAZETTE_TEXT),
+        "content_sha256": sha256_text(GAZETTE_TEXT),
         "origin": "gazette",
         "territory_id": TERRITORY,
         "gazette_date": DATE,
@@ -91,7 +87,7 @@ def gazette_evidence(**changes: object) -> Evidence:
         "query": '"contrato emergencial" + limpeza',
         "origin": "gazette",
         "published_at": DATE,
-        "content_sha256": sha256(PASSAGE),
+        "content_sha256": sha256_text(PASSAGE),
         "territory_id": TERRITORY,
     }
     return Evidence.model_validate({**data, **changes})
@@ -137,7 +133,7 @@ def gazette_investigation(
     repo.start_investigation(config)
     iid = config.investigation_id
     gazette = source or gazette_source()
-    ids = repo.save_sources(iid, [gazette, web_source()], {sha256(GAZETTE_TEXT): GAZETTE_TEXT})
+    ids = repo.save_sources(iid, [gazette, web_source()], {sha256_text(GAZETTE_TEXT): GAZETTE_TEXT})
     claim_ids = repo.save_claims(
         iid,
         [Claim(key="C1", claim_text=CLAIM, importance=0.9, source_ids=[ids[gazette.url]])],
@@ -153,7 +149,7 @@ def gazette_investigation(
         source_ids=[ids[gazette.url], ids[web_source().url]],
         reasoning=list(reasoning),
     )
-    repo.save_verdicts(iid, [verdict], {sha256(PASSAGE): PASSAGE})
+    repo.save_verdicts(iid, [verdict], {sha256_text(PASSAGE): PASSAGE})
     rated = SourceBias(url=gazette.url, source_id=ids[gazette.url], bias_score=0.5)
     repo.save_bias(
         iid,
@@ -316,16 +312,6 @@ async def client(repo: Repository) -> AsyncIterator[httpx.AsyncClient]:
         yield http
 
 
-def section(page: str, key: str) -> str:
-    """One panel of the dashboard page."""
-    start = page.index(f'<section class="panel" id="{key}"')
-    return page[start : page.index("</section>", start)]
-
-
-def snapshot_href(iid: str, text: str) -> str:
-    return f'href="/api/investigations/{iid}/snapshots/{sha256(text)}"'
-
-
 def web_link(url: str, text: str) -> str:
     return f'<a href="{url}" target="_blank" rel="noopener noreferrer">{text}</a>'
 
@@ -370,7 +356,7 @@ async def test_the_dashboard_shows_a_gazette_by_city_and_date_linking_it_and_its
     iid = gazette_investigation(repo)
     page = (await client.get(f"/investigations/{iid}")).text
 
-    gazette, web = section(page, "sources").split('<li class="card source')[1:]
+    gazette, web = panel(page, "sources").split('<li class="card source')[1:]
     assert web_link(GAZETTE_URL, LABEL) in gazette  # public: linked where it was published
     assert snapshot_href(iid, GAZETTE_TEXT) in gazette  # and the text Vicaran read
     assert f'href="{TXT_URL}"' in gazette and ">full text</a>" in gazette
@@ -379,14 +365,14 @@ async def test_the_dashboard_shows_a_gazette_by_city_and_date_linking_it_and_its
     assert "Published" not in gazette  # the gazette's date says it once
     assert "📰" not in web and "IBGE" not in web and "full text" not in web
 
-    evidence = section(page, "fact-checks").split('<ol class="evidence">')[1].split("</ol>")[0]
+    evidence = panel(page, "fact-checks").split('<ol class="evidence">')[1].split("</ol>")[0]
     passage, other = evidence.split("</li><li>")
     assert web_link(GAZETTE_URL, LABEL) in passage
     assert snapshot_href(iid, PASSAGE) in passage
     assert f"Gazette of {DATE} · IBGE territory {TERRITORY}" in passage
     assert "📰" not in other and "IBGE" not in other
 
-    (row,) = section(page, "bias").split("<tbody>")[1].split("</tr>")[:-1]
+    (row,) = panel(page, "bias").split("<tbody>")[1].split("</tr>")[:-1]
     assert f"[1]</a> {LABEL}</td>" in row  # the per-source table names it as the cards do
 
 
@@ -399,8 +385,8 @@ async def test_a_gazette_title_is_shown_as_text(
     )
     page = (await client.get(f"/investigations/{iid}")).text
     assert XSS not in page
-    assert f">📰 Diário Oficial {ESCAPED_XSS} — {DATE}</a>" in section(page, "sources")
-    assert f">📰 Diário Oficial {ESCAPED_XSS} — {DATE}</a>" in section(page, "fact-checks")
+    assert f">📰 Diário Oficial {ESCAPED_XSS} — {DATE}</a>" in panel(page, "sources")
+    assert f">📰 Diário Oficial {ESCAPED_XSS} — {DATE}</a>" in panel(page, "fact-checks")
 
 
 async def test_a_gazette_full_text_address_that_is_not_http_is_not_linked(
@@ -431,7 +417,7 @@ def test_the_markdown_export_names_gazettes_by_city_and_date(repo: Repository) -
     assert f"   - Gazette of {DATE} · IBGE territory {TERRITORY}\n" in passage
     assert "Published" not in passage
     assert f"   - Link: {GAZETTE_URL}\n" in passage  # public: linked
-    assert f"   - Snapshot: `{sha256(PASSAGE)}`" in passage
+    assert f"   - Snapshot: `{sha256_text(PASSAGE)}`" in passage
     assert f"1. **{LABEL}** — Prefeitura de Porto Alegre — {GAZETTE_URL}\n" in sources
     assert f"   - Gazette of {DATE} · IBGE territory {TERRITORY}\n" in sources
     assert f"   - Full text: {TXT_URL}\n" in sources
@@ -486,4 +472,4 @@ def test_the_json_export_keeps_the_gazette_fields(repo: Repository) -> None:
     )
     (check,) = record["investigation"]["fact_checks"]
     assert check["evidence"][0]["territory_id"] == TERRITORY
-    assert record["snapshots"][sha256(GAZETTE_TEXT)] == GAZETTE_TEXT
+    assert record["snapshots"][sha256_text(GAZETTE_TEXT)] == GAZETTE_TEXT

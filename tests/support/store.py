@@ -13,6 +13,7 @@ from fastapi import FastAPI
 from vicaran_agent.config import get_settings
 from vicaran_agent.server.dashboard import dashboard_router
 from vicaran_agent.storage import Repository, get_repository
+from vicaran_agent.textmatch import sha256_text
 
 
 @contextmanager
@@ -44,3 +45,14 @@ async def dashboard_client() -> AsyncIterator[httpx.AsyncClient]:
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
         yield http
+
+
+def panel(page: str, key: str) -> str:
+    """One panel of a dashboard page."""
+    start = page.index(f'<section class="panel" id="{key}"')
+    return page[start : page.index("</section>", start)]
+
+
+def snapshot_href(investigation_id: str, text: str) -> str:
+    """The dashboard's link to the stored snapshot of `text`."""
+    return f'href="/api/investigations/{investigation_id}/snapshots/{sha256_text(text)}"'
