@@ -22,6 +22,7 @@ from tests.fakes.jina import FakeJinaReader, Page, http_date
 from tests.fakes.web import FakeDNS, FakeWeb, LoopbackDialer, SocketFence
 from vicaran_agent.config import Settings
 from vicaran_agent.tools import page_reader as page_reader_module
+from vicaran_agent.tools import safety as safety_module
 from vicaran_agent.tools.page_reader import PageReader, PageResult
 from vicaran_agent.tools.safety import ResolvedURL, resolve_url
 from vicaran_agent.tools.urls import normalize_url
@@ -296,7 +297,7 @@ async def test_redirect_to_a_private_host_is_refused(
             return ResolvedURL("127.0.0.1", web.port, (ipaddress.IPv4Address("127.0.0.1"),))
         return await resolve_url(url, allow_private=allow_private)
 
-    monkeypatch.setattr(page_reader_module, "resolve_url", only_fake_site_is_public)
+    monkeypatch.setattr(safety_module, "resolve_url", only_fake_site_is_public)
     web.add_redirect("/start", "/hop")
     web.add_redirect("/hop", "http://10.0.0.1/admin", status=301)
     reader = make_reader(jina, vicaran_fetch_allow_private=False)

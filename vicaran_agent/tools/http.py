@@ -22,9 +22,11 @@ from __future__ import annotations
 import asyncio
 import ssl
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from contextlib import asynccontextmanager
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urljoin
 
 import certifi
 import httpcore
@@ -155,6 +157,64 @@ def pinned_client(
     backend = PinnedBackend(target.host, target.port, [str(a) for a in target.addresses], dialer)
     options.setdefault("follow_redirects", False)
     return httpx.AsyncClient(transport=_PinnedTransport(backend), trust_env=False, **options)
+
+
+MAX_REDIRECTS = 5
+REDIRECTS = frozenset({301, 302, 303, 307, 308})
+
+
+class RedirectError(Exception):
+    """A redirect chain not followed: a redirect without a Location (`status`), or more than
+    MAX_REDIRECTS hops (`status` None)."""
+
+    def __init__(self, status: int | None) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+@asynccontextmanager
+async def guarded_get(
+    url: str,
+    *,
+    allow_private: bool,
+    hop_seconds: float,
+    headers: dict[str, str],
+    accept: str,
+    dialer: httpcore.AsyncNetworkBackend | None = None,
+    before_hop: Callable[[], Awaitable[None]] | None = None,
+    next_url: Callable[[str], str] | None = None,
+) -> AsyncIterator[tuple[str, httpx.Response]]:
+    """(final URL, streamed response) of a GET of the untrusted `url`, redirects followed hop
+    by hop: each hop's host is checked (`safety.resolve_url`) and dialled at the checked
+    addresses, each hop within `hop_seconds` (reading the body included).
+
+    `before_hop` runs after a hop's check (a request budget); `next_url` normalizes a
+    redirect's target. Raises the guard's UnsafeURLError/UnreachableURLError, RedirectError,
+    TimeoutError and httpx's errors.
+    """
+    from .safety import resolve_url  # safety needs nothing from here; keeps the import light
+
+    current = url
+    for _hop in range(MAX_REDIRECTS + 1):
+        target = await resolve_url(current, allow_private=allow_private)
+        if before_hop is not None:
+            await before_hop()
+        async with (
+            asyncio.timeout(hop_seconds),
+            pinned_client(
+                target, dialer=dialer, headers=headers, timeout=httpx.Timeout(hop_seconds)
+            ) as client,
+            client.stream("GET", current, headers={"Accept": accept}) as response,
+        ):
+            if response.status_code not in REDIRECTS:
+                yield current, response
+                return
+            location = response.headers.get("location", "").strip()
+            if not location:
+                raise RedirectError(response.status_code)
+            joined = urljoin(current, location)
+            current = next_url(joined) if next_url is not None else joined
+    raise RedirectError(None)
 
 
 # --- bounded body reads --------------------------------------------------------------------

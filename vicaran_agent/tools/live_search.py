@@ -15,7 +15,7 @@ import asyncio
 import logging
 from dataclasses import dataclass, field
 from datetime import date
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
 import httpcore
 import httpx
@@ -30,9 +30,9 @@ from ..formatting import data_block
 from ..i18n import PORTUGUESE, Phrase, is_portuguese, language_name
 from ..llm import ModelSite, credentials_problem, describe_model_error, respond, shared_llm
 from ..prompts._common import dated
-from .http import pinned_client
-from .page_reader import MAX_REDIRECTS, REDIRECTS, USER_AGENT
-from .safety import UnreachableURLError, UnsafeURLError, resolve_url
+from .http import MAX_REDIRECTS, RedirectError, guarded_get
+from .page_reader import USER_AGENT
+from .safety import UnreachableURLError, UnsafeURLError
 from .urls import fetchable_url, normalize_url
 
 logger = logging.getLogger(__name__)
@@ -215,41 +215,39 @@ class LiveSearch:
             return _Unresolved(f"{type(error).__name__}: {error}")
 
     async def _follow(self, uri: str) -> str:
-        current = fetchable_url(uri) or uri.strip()
-        seen = {current}
-        for _hop in range(MAX_REDIRECTS + 1):
-            try:
-                target = await resolve_url(
-                    current, allow_private=self.settings.vicaran_fetch_allow_private
-                )
-            except (UnsafeURLError, UnreachableURLError) as error:
-                raise _Unresolved(str(error)) from error
-            # Headers only: leaving the block without reading closes the response unread.
-            async with (
-                pinned_client(
-                    target,
-                    dialer=self._dialer,
-                    headers={"User-Agent": USER_AGENT, "Accept": "text/html,*/*;q=0.8"},
-                    timeout=httpx.Timeout(self.settings.vicaran_page_timeout_seconds),
-                ) as client,
-                client.stream("GET", current) as response,
-            ):
-                status = response.status_code
-                location = response.headers.get("location", "").strip()
-            if status not in REDIRECTS:
-                if is_grounding_redirect(current):
-                    raise _Unresolved(f"the Google redirect link answered HTTP {status}")
-                if not 200 <= status < 300:  # a chain ending in an error is no source
-                    raise _Unresolved(f"{_shown(current)} answered HTTP {status}")
-                return current
-            if not location:
-                raise _Unresolved(f"redirect ({status}) without a Location")
-            joined = urljoin(current, location)
-            current = fetchable_url(joined) or joined
-            if current in seen:
+        start = fetchable_url(uri) or uri.strip()
+        seen = {start}
+
+        def next_hop(joined: str) -> str:
+            url = fetchable_url(joined) or joined
+            if url in seen:
                 raise _Unresolved("redirect loop")
-            seen.add(current)
-        raise _Unresolved(f"too many redirects (more than {MAX_REDIRECTS})")
+            seen.add(url)
+            return url
+
+        try:
+            # Headers only: leaving the block without reading closes the response unread.
+            async with guarded_get(
+                start,
+                allow_private=self.settings.vicaran_fetch_allow_private,
+                hop_seconds=self.settings.vicaran_page_timeout_seconds,
+                headers={"User-Agent": USER_AGENT},
+                accept="text/html,*/*;q=0.8",
+                dialer=self._dialer,
+                next_url=next_hop,
+            ) as (current, response):
+                status = response.status_code
+        except (UnsafeURLError, UnreachableURLError) as error:
+            raise _Unresolved(str(error)) from error
+        except RedirectError as error:
+            if error.status is not None:
+                raise _Unresolved(f"redirect ({error.status}) without a Location") from error
+            raise _Unresolved(f"too many redirects (more than {MAX_REDIRECTS})") from error
+        if is_grounding_redirect(current):
+            raise _Unresolved(f"the Google redirect link answered HTTP {status}")
+        if not 200 <= status < 300:  # a chain ending in an error is no source
+            raise _Unresolved(f"{_shown(current)} answered HTTP {status}")
+        return current
 
 
 def _shown(url: str, limit: int = 100) -> str:

@@ -23,31 +23,36 @@ import string
 import unicodedata
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
 import httpcore
 import httpx
 
 from ..config import Settings
 from .content import blocked_reason, clip_text, published_date, read_html
-from .http import ACCEPT_ENCODING, BodyDecodeError, async_client, pinned_client, read_capped
+from .http import (
+    ACCEPT_ENCODING,
+    MAX_REDIRECTS,
+    BodyDecodeError,
+    RedirectError,
+    async_client,
+    guarded_get,
+    read_capped,
+)
 from .parsing import run_parser
 from .ratelimit import RateLimiter, limiter
 from .retry import backoff_delay, parse_retry_after
-from .safety import ResolvedURL, UnreachableURLError, UnsafeURLError, resolve_url
+from .safety import UnreachableURLError, UnsafeURLError
 from .urls import fetchable_url
 
 logger = logging.getLogger(__name__)
 
 TEXT_LIMIT = 5000
-MAX_REDIRECTS = 5
 BACKOFF_BASE_SECONDS = 0.5
 BACKOFF_MAX_SECONDS = 8.0
 USER_AGENT = "Mozilla/5.0 (compatible; Vicaran/0.1; investigation assistant for journalists)"
 DIRECT_ACCEPT = "text/html,application/xhtml+xml;q=0.9,text/plain;q=0.8,*/*;q=0.1"
 HTML_TYPES = ("text/html", "application/xhtml+xml", "text/plain", "application/xml", "text/xml")
-REDIRECTS = frozenset({301, 302, 303, 307, 308})
-
 _JINA_FIELDS = frozenset({"Title", "URL Source", "Published Time", "Warning", "Number of Pages"})
 _TARGET_ERROR = "target url returned error "
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)  # keeps positions
@@ -235,41 +240,35 @@ class PageReader:
     # --- direct fetch ----------------------------------------------------------------------
 
     async def _direct(self, url: str) -> _Page:
-        current = url
-        for _hop in range(MAX_REDIRECTS + 1):
-            try:
-                target = await resolve_url(
-                    current, allow_private=self.settings.vicaran_fetch_allow_private
-                )
-            except (UnsafeURLError, UnreachableURLError) as exc:
-                raise _Failed(str(exc)) from exc
-            try:
-                async with (
-                    asyncio.timeout(self.timeout),
-                    self._pinned(target) as client,
-                    client.stream("GET", current, headers={"Accept": DIRECT_ACCEPT}) as response,
-                ):
-                    if response.status_code in REDIRECTS:
-                        location = response.headers.get("location", "").strip()
-                        if not location:
-                            raise _Failed(f"redirect ({response.status_code}) without a Location")
-                        joined = urljoin(current, location)
-                        current = fetchable_url(joined) or joined
-                        continue
-                    if response.status_code != 200:
-                        raise _Failed(f"the site answered HTTP {response.status_code}")
-                    content_type = response.headers.get("content-type", "").lower()
-                    media = content_type.split(";", 1)[0].strip()
-                    if media and media not in HTML_TYPES:
-                        raise _Failed(f"not a web page ({media})")
-                    body = await self._body(response)
-                    charset = response.charset_encoding
-            except (TimeoutError, httpx.TimeoutException) as exc:
-                raise _Failed(f"timed out after {self.timeout:g} s") from exc
-            except httpx.TransportError as exc:
-                raise _Failed(f"connection failed ({type(exc).__name__})") from exc
-            return await self._parse(_page_from_html, body, charset, media, current)
-        raise _Failed(f"too many redirects (more than {MAX_REDIRECTS})")
+        try:
+            async with guarded_get(
+                url,
+                allow_private=self.settings.vicaran_fetch_allow_private,
+                hop_seconds=self.timeout,
+                headers={"User-Agent": USER_AGENT, "Accept-Encoding": ACCEPT_ENCODING},
+                accept=DIRECT_ACCEPT,
+                dialer=self._dialer,
+                next_url=lambda joined: fetchable_url(joined) or joined,
+            ) as (current, response):
+                if response.status_code != 200:
+                    raise _Failed(f"the site answered HTTP {response.status_code}")
+                content_type = response.headers.get("content-type", "").lower()
+                media = content_type.split(";", 1)[0].strip()
+                if media and media not in HTML_TYPES:
+                    raise _Failed(f"not a web page ({media})")
+                body = await self._body(response)
+                charset = response.charset_encoding
+        except (UnsafeURLError, UnreachableURLError) as exc:
+            raise _Failed(str(exc)) from exc
+        except RedirectError as exc:
+            if exc.status is not None:
+                raise _Failed(f"redirect ({exc.status}) without a Location") from exc
+            raise _Failed(f"too many redirects (more than {MAX_REDIRECTS})") from exc
+        except (TimeoutError, httpx.TimeoutException) as exc:
+            raise _Failed(f"timed out after {self.timeout:g} s") from exc
+        except httpx.TransportError as exc:
+            raise _Failed(f"connection failed ({type(exc).__name__})") from exc
+        return await self._parse(_page_from_html, body, charset, media, current)
 
     # --- helpers ---------------------------------------------------------------------------
 
@@ -285,15 +284,6 @@ class PageReader:
             )
             self._loop = loop
         return self._http
-
-    def _pinned(self, target: ResolvedURL) -> httpx.AsyncClient:
-        """A client for one direct-fetch hop, connecting only to `target`'s checked addresses."""
-        return pinned_client(
-            target,
-            dialer=self._dialer,
-            headers={"User-Agent": USER_AGENT, "Accept-Encoding": ACCEPT_ENCODING},
-            timeout=httpx.Timeout(self.timeout),
-        )
 
     async def _body(self, response: httpx.Response) -> bytes:
         """At most `vicaran_max_page_bytes` of the decoded body."""

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
 import httpcore
 import httpx
@@ -37,15 +37,17 @@ from ..config import Settings
 from ..i18n import Phrase
 from .http import (
     ACCEPT_ENCODING,
+    MAX_REDIRECTS,
     BodyDecodeError,
     LoopBound,
+    RedirectError,
     async_client,
-    pinned_client,
+    guarded_get,
     read_capped,
 )
 from .ratelimit import RateLimiter, limiter
 from .retry import PermanentError, TransientError, backoff_delay, parse_retry_after, retried
-from .safety import UnreachableURLError, UnsafeURLError, resolve_url
+from .safety import UnreachableURLError, UnsafeURLError
 
 logger = logging.getLogger(__name__)
 
@@ -60,14 +62,12 @@ SORT_BY = "relevance"
 MAX_SIZE = 100  # per querystring; the loop asks 30
 MAX_QUERY_CHARS = 500
 CACHE_SIZE = 256
-MAX_REDIRECTS = 5
 BYTES_PER_CHAR = 4  # UTF-8: `max_chars` characters never take more bytes than this many times
 BACKOFF_BASE_SECONDS = 0.5
 BACKOFF_MAX_SECONDS = 8.0
 USER_AGENT = "Vicaran/0.1 (investigation assistant for journalists)"
 _NOT_TEXT = ("application/pdf", "application/zip", "application/octet-stream+zip")
 _NOT_TEXT_PREFIXES = ("image/", "audio/", "video/", "font/")
-REDIRECTS = frozenset({301, 302, 303, 307, 308})
 
 # The 27 federative units, for "Porto Alegre/RS" and for checking a state code.
 _UFS = "AC AL AM AP BA CE DF ES GO MA MG MS MT PA PB PE PI PR RJ RN RO RR RS SC SE SP TO"
@@ -413,51 +413,46 @@ class QueridoDiario:
     async def _fetch_text(self, url: str, limit: int) -> tuple[bytes, bool]:
         """(at most `limit` bytes of the body, whether it was cut), hop by hop, each checked."""
         timeout = self.settings.vicaran_page_timeout_seconds
-        current = url
-        for _hop in range(MAX_REDIRECTS + 1):
-            try:
-                target = await resolve_url(
-                    current, allow_private=self.settings.vicaran_fetch_allow_private
-                )
-            except (UnsafeURLError, UnreachableURLError) as exc:
-                raise _TextFailure(str(exc)) from exc
+
+        async def spend() -> None:  # every hop is a request against the API's budget
             await self._budget().acquire()
             self.requests += 1
-            headers = {"User-Agent": USER_AGENT, "Accept-Encoding": ACCEPT_ENCODING}
-            try:
-                async with (
-                    asyncio.timeout(timeout),
-                    pinned_client(
-                        target, dialer=self._dialer, headers=headers, timeout=timeout
-                    ) as client,
-                    client.stream("GET", current, headers={"Accept": "text/plain"}) as response,
-                ):
-                    status = response.status_code
-                    if status in REDIRECTS:
-                        location = response.headers.get("location", "").strip()
-                        if not location:
-                            raise _TextFailure(Phrase("gazette_text_status", status=status))
-                        current = urljoin(current, location)
-                        continue
-                    if status != 200:
-                        raise _TextFailure(
-                            Phrase("gazette_text_status", status=status),
-                            retry=status == 429 or status >= 500,
-                            retry_after=parse_retry_after(response.headers.get("retry-after")),
-                        )
-                    media = response.headers.get("content-type", "").split(";")[0].strip()
-                    if media.lower() in _NOT_TEXT or media.lower().startswith(_NOT_TEXT_PREFIXES):
-                        raise _TextFailure(Phrase("gazette_text_not_text", media=media))
-                    return await read_capped(response, limit)
-            except (TimeoutError, httpx.TimeoutException) as exc:
-                reason = Phrase("gazette_text_timeout", seconds=f"{timeout:g}")
-                raise _TextFailure(reason, retry=True) from exc
-            except httpx.TransportError as exc:
-                reason = Phrase("gazette_text_unreachable", error=type(exc).__name__)
-                raise _TextFailure(reason, retry=True) from exc
-            except BodyDecodeError as exc:
-                raise _TextFailure(str(exc)) from exc
-        raise _TextFailure(Phrase("gazette_text_redirects", count=MAX_REDIRECTS))
+
+        try:
+            async with guarded_get(
+                url,
+                allow_private=self.settings.vicaran_fetch_allow_private,
+                hop_seconds=timeout,
+                headers={"User-Agent": USER_AGENT, "Accept-Encoding": ACCEPT_ENCODING},
+                accept="text/plain",
+                dialer=self._dialer,
+                before_hop=spend,
+            ) as (_, response):
+                status = response.status_code
+                if status != 200:
+                    raise _TextFailure(
+                        Phrase("gazette_text_status", status=status),
+                        retry=status == 429 or status >= 500,
+                        retry_after=parse_retry_after(response.headers.get("retry-after")),
+                    )
+                media = response.headers.get("content-type", "").split(";")[0].strip()
+                if media.lower() in _NOT_TEXT or media.lower().startswith(_NOT_TEXT_PREFIXES):
+                    raise _TextFailure(Phrase("gazette_text_not_text", media=media))
+                return await read_capped(response, limit)
+        except (UnsafeURLError, UnreachableURLError) as exc:
+            raise _TextFailure(str(exc)) from exc
+        except RedirectError as exc:
+            if exc.status is not None:
+                raise _TextFailure(Phrase("gazette_text_status", status=exc.status)) from exc
+            raise _TextFailure(Phrase("gazette_text_redirects", count=MAX_REDIRECTS)) from exc
+        except (TimeoutError, httpx.TimeoutException) as exc:
+            reason = Phrase("gazette_text_timeout", seconds=f"{timeout:g}")
+            raise _TextFailure(reason, retry=True) from exc
+        except httpx.TransportError as exc:
+            reason = Phrase("gazette_text_unreachable", error=type(exc).__name__)
+            raise _TextFailure(reason, retry=True) from exc
+        except BodyDecodeError as exc:
+            raise _TextFailure(str(exc)) from exc
 
     # --- helpers ---------------------------------------------------------------------------
 
