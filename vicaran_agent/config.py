@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import os
 from datetime import date
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from urllib.parse import quote
 
@@ -170,9 +170,9 @@ class Settings(BaseSettings):
                 ) from None
         return value
 
-    @property
+    @cached_property
     def model_prices(self) -> dict[str, dict[str, float]]:
-        """VICARAN_MODEL_PRICES, parsed (empty: no override)."""
+        """VICARAN_MODEL_PRICES, parsed once (empty: no override): read for every model call."""
         return _PRICES.validate_json(self.vicaran_model_prices) if self.vicaran_model_prices else {}
 
     @property
