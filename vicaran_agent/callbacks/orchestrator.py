@@ -36,7 +36,7 @@ from ..documents.intake import (
     without_attachments,
 )
 from ..formatting import markdown_text, one_line, user_sources_digest
-from ..i18n import detect_language, language_name, message
+from ..i18n import detect_language, language_name, message, report_language, text_language
 from ..llm import (
     MODEL_FAILED,
     ORCHESTRATOR_OUTPUT_TOKENS,
@@ -295,9 +295,16 @@ async def initialize_investigation_state(callback_context: CallbackContext) -> t
         text = message("id_taken", detect_language(brief), id=investigation_id, status=taken)
         return types.Content(role="model", parts=[types.Part(text=text)])
     investigation_id = investigation_id or state.get(keys.INVESTIGATION_ID) or str(uuid.uuid4())
-    language = detect_language(brief)
+    # The first detection loads the language model (about a second): off the event loop.
+    brief_language = await asyncio.to_thread(text_language, brief)
+    language = report_language(brief_language)
     config = InvestigationConfig.for_mode(
-        mode, investigation_id=investigation_id, title=title, brief=brief, language=language
+        mode,
+        investigation_id=investigation_id,
+        title=title,
+        brief=brief,
+        language=language,
+        text_language=brief_language,
     )
     config.collections = list(first.collections)
     # Documents make a brief specific enough, as a link does: they say who and what.
@@ -599,6 +606,7 @@ def _planning_reply(
         shown, more = _plan_documents(documents)
         facts = PlanFacts(
             language=config.language,
+            text_language=config.search_language,
             title=config.title,
             mode=config.mode,
             sources=sources,

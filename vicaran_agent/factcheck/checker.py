@@ -44,7 +44,7 @@ class CheckSettings:
     settings: Settings
     model: ModelClient
     instruction: str
-    language: str
+    language: str  # the report's
     cap: int
     sources: list[Source]
     runtime: InvestigationRuntime
@@ -54,6 +54,8 @@ class CheckSettings:
     documents: DocumentEvidence | None = None
     gazettes: QueridoDiario | None = None  # municipal gazettes (claims about a city's acts)
     gazettes_asked: bool = False  # the brief asks for gazettes: searched without a city too
+    # The language published fact-checks are searched in (the brief's; "": any language).
+    search_language: str | None = None  # None: the report's
 
 
 @dataclass
@@ -178,7 +180,7 @@ class ClaimChecker:
             await documents
             return
         self.queries += queries
-        language = shared.language
+        language = shared.language if shared.search_language is None else shared.search_language
         search = shared.runtime.search
         reviews, general, outlets, _ = await asyncio.gather(
             self._timed("Fact Check Tools", shared.factcheck.search(queries, language=language)),
