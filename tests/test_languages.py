@@ -184,12 +184,12 @@ async def test_a_brief_in_another_language_is_checked_in_it_and_reported_in_engl
 async def test_english_and_portuguese_briefs_are_asked_and_reported_as_before(env) -> None:
     _, plan, report = await run(ENGLISH_BRIEF)
     assert {s.get("languageCode") for s in env.services.factcheck.searches()} == {"en"}
-    assert "Your brief is in" not in plan and "the brief is in" not in report
+    assert "🌐" not in plan and "🌐" not in report  # no language note
 
     env.services.factcheck.reset_log()
     conversation, plan, report = await run(PORTUGUESE_BRIEF)
     assert {s.get("languageCode") for s in env.services.factcheck.searches()} == {"pt"}
-    assert "Plano de Investigação" in plan and "Your brief is in" not in plan
+    assert "Plano de Investigação" in plan and "🌐" not in plan and "🌐" not in report
     config = (await conversation.state())[keys.INVESTIGATION_CONFIG]
     assert (config["language"], config["text_language"]) == (PORTUGUESE, "pt")
 

@@ -35,25 +35,28 @@ _TEXT_LANGUAGE_CODES = (
     "sl so sq sr sv sw ta te th tl tr uk ur uz vi yo zh zu"
 )
 TEXT_LANGUAGES = frozenset(_TEXT_LANGUAGE_CODES.split())
-# What the model answers for text that is no one's language: Latin (lorem ipsum), and "zxx"
-# (no linguistic content: numbers, codes). Either means "cannot tell".
+# Languages that are no brief's, kept in the model so that text written in none wins them and is
+# set aside: Latin (lorem ipsum) and "zxx" (no linguistic content: numbers, codes).
 _NOT_A_BRIEF = frozenset({"la", "zxx"})
-# Below these, a text cannot be told apart: a few letters, or a guess the model itself doubts.
-MIN_LETTERS = 12
+# Below this, the model doubts its own guess (short texts, names of elsewhere): no language.
 MIN_CONFIDENCE = 0.55
 
 _load_lock = threading.Lock()
 
 
-@lru_cache(maxsize=1)
 def _identifier() -> LanguageIdentifier:
     """py3langid's bundled model, limited to TEXT_LANGUAGES (loaded once: about a second)."""
-    with _load_lock:
-        from py3langid.langid import MODEL_FILE, LanguageIdentifier
+    with _load_lock:  # threads asking at once wait for one load
+        return _load_identifier()
 
-        identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
-        identifier.set_languages(sorted((TEXT_LANGUAGES | _NOT_A_BRIEF) & set(identifier.labels)))
-        return identifier
+
+@lru_cache(maxsize=1)
+def _load_identifier() -> LanguageIdentifier:
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+    identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+    identifier.set_languages(sorted((TEXT_LANGUAGES | _NOT_A_BRIEF) & set(identifier.labels)))
+    return identifier
 
 
 def _prose(text: str) -> str:
@@ -67,15 +70,10 @@ def _prose(text: str) -> str:
 
 def text_language(text: str) -> str:
     """The language `text` is written in, as an ISO 639-1 code ("pt", "es", "de", …), or ""
-    when it cannot be told: too few letters (a link, numbers), no one's language (lorem
-    ipsum), or a guess below MIN_CONFIDENCE."""
-    prose = _prose(text)
-    if sum(c.isalpha() for c in prose) < MIN_LETTERS:
-        return ""
-    code, confidence = _identifier().classify(prose)
-    if code in _NOT_A_BRIEF or code not in TEXT_LANGUAGES or confidence < MIN_CONFIDENCE:
-        return ""
-    return code
+    when it cannot be told: no words (a link, numbers), no one's language (lorem ipsum), or a
+    guess the model doubts (below MIN_CONFIDENCE)."""
+    code, confidence = _identifier().classify(_prose(text))
+    return code if code in TEXT_LANGUAGES and confidence >= MIN_CONFIDENCE else ""
 
 
 def report_language(code: str) -> str:
