@@ -72,6 +72,13 @@ LOREM = (
         (ENGLISH_BRIEF, "en"),
         (PORTUGUESE_BRIEF, "pt"),
         ("Verificar a denúncia sobre a merenda escolar em São Paulo", "pt"),
+        ("Fraude electoral en Venezuela", "es"),  # short, and told (the model gives 0.61)
+        # the words of a link are no one's language: an English brief with a Portuguese slug
+        (
+            "Check this story: https://g1.globo.com/politica/noticia/2024/05/01/"
+            "prefeitura-de-maceio-contrata-empresa-sem-licitacao-para-merenda-escolar.ghtml",
+            "en",
+        ),
     ],
 )
 def test_the_language_of_a_brief_is_told_by_its_words(text: str, code: str) -> None:
