@@ -620,9 +620,10 @@ async def test_fake_wrong_key_is_400_api_key_invalid(fake: FakeFactCheckTools) -
     error = response.json()["error"]
     assert error["status"] == "INVALID_ARGUMENT"
     assert error["message"] == "API key not valid. Please pass a valid API key."
-    (info,) = error["details"]
+    info, localized = error["details"]  # as Google sends it (contracts/factcheck)
     assert info["@type"] == "type.googleapis.com/google.rpc.ErrorInfo"
     assert info["reason"] == "API_KEY_INVALID"
+    assert localized["@type"] == "type.googleapis.com/google.rpc.LocalizedMessage"
 
 
 async def test_fake_accepts_the_key_header_and_percent_encoded_colon(
