@@ -1479,6 +1479,12 @@ _PROBLEMS: dict[str, tuple[_Text, _Text]] = {
         "Live Google Search: dropped the source '{name}' ({reason}).",
         "Busca do Google ao vivo: a fonte '{name}' foi descartada ({reason}).",
     ),
+    "live_unread": (
+        "Live Google Search: the source '{name}' ({url}) is cited as Google found it, not read "
+        "by Vicaran ({reason}).",
+        "Busca do Google ao vivo: a fonte '{name}' ({url}) é citada como o Google a encontrou, "
+        "sem ter sido lida pelo Vicaran ({reason}).",
+    ),
     # reading and digesting a page
     "page_unreadable": ("{url} could not be read: {reason}", "{url} não pôde ser lida: {reason}"),
     "page_not_summarised": (

@@ -15,7 +15,7 @@ from ..evidence import enforce_verdict, is_sufficient
 from ..formatting import one_line
 from ..gazettes.loop import GazetteOutcome, GazetteSearchLoop
 from ..gazettes.score import gazette_key
-from ..i18n import message, verdict_label, word
+from ..i18n import Phrase, message, verdict_label, word
 from ..llm import ModelCallError, ModelClient
 from ..runtime import InvestigationRuntime
 from ..sanitize import clean
@@ -405,6 +405,10 @@ class ClaimChecker:
                 sha = runtime.texts.put(page.text)
                 candidate.read(page.text, sha, self.claim.claim_text, now_iso())
                 candidate.published_at = page.published_at
+            elif not source.is_reachable:  # cited by Google, refused to Vicaran: said so
+                reason = source.unreachable_reason or ""
+                name = source.title or source.url
+                self.notes.append(Phrase("live_unread", name=name, url=source.url, reason=reason))
             self.pool.add(candidate)
         return len(fresh)
 
