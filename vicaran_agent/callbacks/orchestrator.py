@@ -286,18 +286,19 @@ async def initialize_investigation_state(callback_context: CallbackContext) -> t
         first.brief,
         first.title,
     )
-    if len(re.findall(r"\w+", brief)) < 2 and not extract_urls(brief):
-        if files:  # the files first, the brief next: they wait in this session's collection
-            return await _documents_before_the_brief(callback_context, files, detect_language(text))
-        hint = message("empty_brief", detect_language(text))
-        return types.Content(role="model", parts=[types.Part(text=hint)])
-    if investigation_id and (taken := await _taken(investigation_id, callback_context)):
-        text = message("id_taken", detect_language(brief), id=investigation_id, status=taken)
-        return types.Content(role="model", parts=[types.Part(text=text)])
-    investigation_id = investigation_id or state.get(keys.INVESTIGATION_ID) or str(uuid.uuid4())
     # The first detection loads the language model (about a second): off the event loop.
+    if len(re.findall(r"\w+", brief)) < 2 and not extract_urls(brief):
+        language = await asyncio.to_thread(detect_language, text)
+        if files:  # the files first, the brief next: they wait in this session's collection
+            return await _documents_before_the_brief(callback_context, files, language)
+        hint = message("empty_brief", language)
+        return types.Content(role="model", parts=[types.Part(text=hint)])
     brief_language = await asyncio.to_thread(text_language, brief)
     language = report_language(brief_language)
+    if investigation_id and (taken := await _taken(investigation_id, callback_context)):
+        text = message("id_taken", language, id=investigation_id, status=taken)
+        return types.Content(role="model", parts=[types.Part(text=text)])
+    investigation_id = investigation_id or state.get(keys.INVESTIGATION_ID) or str(uuid.uuid4())
     config = InvestigationConfig.for_mode(
         mode,
         investigation_id=investigation_id,
