@@ -7,7 +7,7 @@ import os
 from datetime import date
 from functools import cached_property, lru_cache
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from pydantic import Field, TypeAdapter, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -60,7 +60,7 @@ class Settings(BaseSettings):
     # Later stages (declared here so the names never change).
     factcheck_api_key: str = ""
     factcheck_base_url: str = "https://factchecktools.googleapis.com"
-    querido_diario_base_url: str = "https://api.queridodiario.ok.org.br"
+    querido_diario_base_url: str = "https://api.queridodiario.org.br"
     # Official gazettes (Querido Diário): the API asks for about 60 requests a minute.
     vicaran_querido_diario_rpm: int = Field(default=60, ge=1)
     vicaran_gazette_rounds: int = Field(default=3, ge=1, le=5)  # search rounds per claim
@@ -240,6 +240,24 @@ class Settings(BaseSettings):
 
 def _split(value: str) -> list[str]:
     return [item.strip().lower() for item in value.split(",") if item.strip()]
+
+
+# Querido Diário's hosts before it moved to api.queridodiario.org.br (2026-07); they answer 404.
+RETIRED_QUERIDO_DIARIO_DOMAIN = "queridodiario.ok.org.br"
+
+
+def retired_querido_diario_host(url: str) -> bool:
+    """True when `url` (with or without a scheme) names a host of Querido Diário's retired
+    domain (api.queridodiario.ok.org.br and its siblings), which serves no API any more."""
+    text = (url or "").strip()
+    if "://" not in text:
+        text = "//" + text
+    try:
+        host = (urlsplit(text).hostname or "").rstrip(".").lower()
+    except ValueError:
+        return False
+    domain = RETIRED_QUERIDO_DIARIO_DOMAIN
+    return host == domain or host.endswith("." + domain)
 
 
 @lru_cache(maxsize=1)
