@@ -246,6 +246,80 @@ async def test_an_unreachable_api_is_a_failure_line_not_an_exception():
     assert "QUERIDO_DIARIO_BASE_URL" in line
 
 
+# --- a moved API: redirects followed hop by hop, each checked ------------------------------
+
+
+class Moved(FakeServer):
+    """An old address that answers every request with `status` and the same path at `to`
+    (`to` None: itself, a loop; "deeper": one more path segment each time, never the same)."""
+
+    def __init__(self, status: int, to: FakeServer | str | None) -> None:
+        super().__init__()
+        self.status = status
+        self.to = to
+
+    def handle(self, request: RecordedRequest) -> Response:
+        if self.to == "deeper":
+            path, _, query = request.raw_path.partition("?")
+            location = f"{self.url}{path}/x" + (f"?{query}" if query else "")
+        else:
+            base = self.url if self.to is None else self.to.url  # type: ignore[union-attr]
+            location = f"{base}{request.raw_path}"
+        return Response(self.status, {"Location": location, "Content-Length": "0"})
+
+
+@pytest.mark.parametrize("status", [301, 302, 307, 308])
+async def test_a_moved_api_is_followed_to_its_new_host(fake, status):
+    with Moved(status, fake) as old:
+        client = client_for(old.url)
+        outcome = await client.search(["limpeza"], territory_ids=["4314902"])
+        city = await client.resolve_city("Porto Alegre")
+
+    assert outcome.failures == [] and outcome.gazettes
+    assert city.city is not None and city.city.territory_id == "4314902"
+    (search,) = fake.searches()
+    assert search.query["querystring"] == ["limpeza"]
+    assert search.query["territory_ids"] == ["4314902"]  # the query string survives the hop
+    assert [r.path for r in old.requests] == ["/gazettes", "/cities"]
+    assert client.requests == 4  # every hop is a request of the budget
+
+
+async def test_a_redirect_loop_is_one_clear_failure_line():
+    with Moved(307, None) as loop:
+        client = client_for(loop.url)
+        outcome = await client.search(["limpeza"])
+        city = await client.resolve_city("Porto Alegre")
+        sent = loop.count()
+
+    (line,) = outcome.failures
+    assert line.startswith("Querido Diário's address redirects in a loop")
+    assert "QUERIDO_DIARIO_BASE_URL" in line
+    assert city.city is None and "redirects in a loop" in city.note
+    assert sent == 2  # one request each: its Location is the URL just asked; never retried
+
+
+async def test_too_many_redirects_is_one_clear_failure_line():
+    with Moved(301, "deeper") as deep:
+        outcome = await client_for(deep.url).search(["limpeza"])
+        sent = deep.count()
+
+    (line,) = outcome.failures
+    assert line.startswith("Querido Diário's address redirected more than 5 times")
+    assert sent == 6  # the request and five redirects, then no more
+
+
+async def test_the_configured_api_may_be_private_but_its_redirects_are_checked(fake):
+    private = {"vicaran_fetch_allow_private": False}
+    direct = await client_for(fake.url, **private).search(["limpeza"], territory_ids=["4314902"])
+    with Moved(307, fake) as old:
+        moved = await client_for(old.url, **private).search(["limpeza"])
+
+    assert direct.failures == [] and direct.gazettes  # the operator's own address: trusted
+    (line,) = moved.failures  # a redirect into a private network is not followed
+    assert "refusing to fetch" in line and "loopback" in line
+    assert len(fake.searches()) == 1
+
+
 # --- cities ---------------------------------------------------------------------------------
 
 

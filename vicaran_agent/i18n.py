@@ -1358,6 +1358,21 @@ _PROBLEMS: dict[str, tuple[_Text, _Text]] = {
         "wait a minute, or lower VICARAN_QUERIDO_DIARIO_RPM",
         "espere um minuto ou diminua VICARAN_QUERIDO_DIARIO_RPM",
     ),
+    "gazettes_redirect_loop": (
+        "Querido Diário's address redirects in a loop ({url}): check QUERIDO_DIARIO_BASE_URL",
+        "O endereço do Querido Diário redireciona em círculo ({url}): confira "
+        "QUERIDO_DIARIO_BASE_URL",
+    ),
+    "gazettes_redirects": (
+        "Querido Diário's address redirected more than {count} times: check "
+        "QUERIDO_DIARIO_BASE_URL ({url})",
+        "O endereço do Querido Diário redirecionou mais de {count} vezes: confira "
+        "QUERIDO_DIARIO_BASE_URL ({url})",
+    ),
+    "gazettes_refused": (
+        "Querido Diário request not sent ({reason}): check QUERIDO_DIARIO_BASE_URL",
+        "Requisição ao Querido Diário não enviada ({reason}): confira QUERIDO_DIARIO_BASE_URL",
+    ),
     "gazettes_not_json": (
         "Querido Diário answered with something other than JSON: check QUERIDO_DIARIO_BASE_URL "
         "({url})",

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import codecs
 import difflib
+import json
 import logging
 import unicodedata
 from collections.abc import Sequence
@@ -41,7 +42,6 @@ from .http import (
     BodyDecodeError,
     LoopBound,
     RedirectError,
-    async_client,
     guarded_get,
     read_capped,
 )
@@ -66,6 +66,8 @@ BYTES_PER_CHAR = 4  # UTF-8: `max_chars` characters never take more bytes than t
 BACKOFF_BASE_SECONDS = 0.5
 BACKOFF_MAX_SECONDS = 8.0
 USER_AGENT = "Vicaran/0.1 (investigation assistant for journalists)"
+API_MAX_BYTES = 20_000_000  # an answer of the API (the whole city list is about 2 MB)
+ERROR_MAX_BYTES = 64_000  # an error answer: its detail is all Vicaran reads
 _NOT_TEXT = ("application/pdf", "application/zip", "application/octet-stream+zip")
 _NOT_TEXT_PREFIXES = ("image/", "audio/", "video/", "font/")
 
@@ -131,6 +133,12 @@ class GazetteText:
     text: str | None
     truncated: bool = False
     failure: str | None = None
+
+
+class _RedirectLoop(Exception):
+    def __init__(self, url: str) -> None:
+        super().__init__(url)
+        self.url = url
 
 
 class _TextFailure(Exception):
@@ -240,10 +248,7 @@ class QueridoDiario:
         }
         missing = [i for i in range(len(queries)) if i not in results]
         if missing:
-            async with self._api_client() as http:
-                fresh = await asyncio.gather(
-                    *(self._search_one(http, queries[i], params) for i in missing)
-                )
+            fresh = await asyncio.gather(*(self._search_one(queries[i], params) for i in missing))
             for i, result in zip(missing, fresh, strict=True):
                 results[i] = result
                 if not isinstance(result, str):
@@ -256,9 +261,9 @@ class QueridoDiario:
         self._cache[key] = result
 
     async def _search_one(
-        self, http: httpx.AsyncClient, query: str, params: list[tuple[str, str]]
+        self, query: str, params: list[tuple[str, str]]
     ) -> tuple[int, list[Gazette]] | str:
-        body = await self._get_json(http, GAZETTES_PATH, [("querystring", query), *params], query)
+        body = await self._get_json(GAZETTES_PATH, [("querystring", query), *params], query)
         if isinstance(body, str):
             return body
         return _gazettes(body)
@@ -308,8 +313,7 @@ class QueridoDiario:
         async with _CITY_FETCH.slot():
             if (cached := _CITY_LISTS.get(base)) is not None:
                 return cached
-            async with self._api_client() as http:
-                body = await self._get_json(http, CITIES_PATH, [], "")
+            body = await self._get_json(CITIES_PATH, [], "")
             if isinstance(body, str):
                 return body
             cities = _cities(body)
@@ -319,13 +323,13 @@ class QueridoDiario:
     # --- requests to the API ---------------------------------------------------------------
 
     async def _get_json(
-        self, http: httpx.AsyncClient, path: str, params: list[tuple[str, str]], query: str
+        self, path: str, params: list[tuple[str, str]], query: str
     ) -> dict[str, Any] | str:
         """The JSON object at `path`, retried on 429/5xx/timeouts; or a failure line."""
 
         async def call() -> dict[str, Any]:
             async with self._bound.slot():
-                return await self._attempt(http, path, params, query)
+                return await self._attempt(path, params, query)
 
         return await retried(
             call,
@@ -336,34 +340,68 @@ class QueridoDiario:
         )
 
     async def _attempt(
-        self, http: httpx.AsyncClient, path: str, params: list[tuple[str, str]], query: str
+        self, path: str, params: list[tuple[str, str]], query: str
     ) -> dict[str, Any]:
+        """One GET of the API, redirects followed hop by hop (each checked, each a request of
+        the budget); the JSON object it answered, else TransientError/PermanentError."""
         timeout = self.settings.vicaran_search_timeout_seconds
-        await self._budget().acquire()
-        self.requests += 1
+        url = str(httpx.URL(self.base_url + path, params=params))
+        seen = {url}
+
+        def hop(location: str) -> str:  # a Location already visited: a loop, said as one
+            if location in seen:
+                raise _RedirectLoop(location)
+            seen.add(location)
+            return location
+
         try:
-            async with asyncio.timeout(timeout):
-                response = await http.get(path, params=params, timeout=timeout)
+            async with guarded_get(
+                url,
+                allow_private=self.settings.vicaran_fetch_allow_private,
+                hop_seconds=timeout,
+                headers={"User-Agent": USER_AGENT, "Accept-Encoding": ACCEPT_ENCODING},
+                accept="application/json",
+                dialer=self._dialer,
+                before_hop=self._spend,
+                next_url=hop,
+                trusted=self._is_api,
+            ) as (_, response):
+                status = response.status_code
+                body, cut = await read_capped(
+                    response, API_MAX_BYTES if status == 200 else ERROR_MAX_BYTES
+                )
+        except _RedirectLoop as exc:
+            raise PermanentError(Phrase("gazettes_redirect_loop", url=_short(exc.url))) from exc
+        except RedirectError as exc:
+            if exc.status is not None:  # a redirect that names no Location
+                raise PermanentError.answered_http(
+                    SERVICE, exc.status, SETTING, self.base_url
+                ) from exc
+            phrase = Phrase("gazettes_redirects", count=MAX_REDIRECTS, url=self.base_url)
+            raise PermanentError(phrase) from exc
+        except UnsafeURLError as exc:
+            raise PermanentError(Phrase("gazettes_refused", reason=str(exc))) from exc
         except (TimeoutError, httpx.TimeoutException) as exc:
             raise TransientError(
                 Phrase("search_timed_out", service=SERVICE, seconds=f"{timeout:g}"),
                 Phrase("advice_timeout"),
             ) from exc
-        except httpx.TransportError as exc:
+        except (UnreachableURLError, httpx.TransportError) as exc:
             raise TransientError.unreachable(SERVICE, self.base_url, SETTING, exc) from exc
-        if response.status_code != 200:
-            raise self._error(response, query)
+        except BodyDecodeError as exc:
+            raise PermanentError(Phrase("gazettes_not_json", url=self.base_url)) from exc
+        if status != 200:
+            raise self._error(status, response.headers, body, query)
         try:
-            body = response.json()
+            parsed = json.loads(body) if not cut else None
         except (ValueError, UnicodeDecodeError) as exc:
             raise PermanentError(Phrase("gazettes_not_json", url=self.base_url)) from exc
-        if not isinstance(body, dict):
+        if not isinstance(parsed, dict):
             raise PermanentError(Phrase("gazettes_not_json", url=self.base_url))
-        return body
+        return parsed
 
-    def _error(self, response: httpx.Response, query: str) -> Exception:
-        status = response.status_code
-        retry_after = parse_retry_after(response.headers.get("retry-after"))
+    def _error(self, status: int, headers: httpx.Headers, body: bytes, query: str) -> Exception:
+        retry_after = parse_retry_after(headers.get("retry-after"))
         if status == 429:
             return TransientError(
                 Phrase("gazettes_rate_limited"), Phrase("advice_gazettes_rate"), retry_after
@@ -375,11 +413,22 @@ class QueridoDiario:
                 retry_after,
             )
         if status == 422:
-            detail = _validation_detail(response) or f"HTTP {status}"
+            detail = _validation_detail(body) or f"HTTP {status}"
             return PermanentError(
                 Phrase("gazettes_rejected", query=_short(query, 80), detail=detail)
             )
         return PermanentError.answered_http(SERVICE, status, SETTING, self.base_url)
+
+    async def _spend(self) -> None:
+        """Every request this module sends (each redirect hop too) is one of the budget's."""
+        await self._budget().acquire()
+        self.requests += 1
+
+    def _is_api(self, url: str) -> bool:
+        """`url` is on the configured API's own origin (the operator's choice: it may be a
+        private address); anywhere a redirect leads otherwise is checked like any page."""
+        origin = _origin(url)
+        return origin is not None and origin == _origin(self.base_url)
 
     # --- gazette texts ---------------------------------------------------------------------
 
@@ -414,10 +463,6 @@ class QueridoDiario:
         """(at most `limit` bytes of the body, whether it was cut), hop by hop, each checked."""
         timeout = self.settings.vicaran_page_timeout_seconds
 
-        async def spend() -> None:  # every hop is a request against the API's budget
-            await self._budget().acquire()
-            self.requests += 1
-
         try:
             async with guarded_get(
                 url,
@@ -426,7 +471,7 @@ class QueridoDiario:
                 headers={"User-Agent": USER_AGENT, "Accept-Encoding": ACCEPT_ENCODING},
                 accept="text/plain",
                 dialer=self._dialer,
-                before_hop=spend,
+                before_hop=self._spend,
             ) as (_, response):
                 status = response.status_code
                 if status != 200:
@@ -465,14 +510,6 @@ class QueridoDiario:
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         return backoff_delay(attempt, retry_after, base=self.backoff_base, cap=self.backoff_max)
-
-    def _api_client(self) -> httpx.AsyncClient:
-        return async_client(
-            base_url=self.base_url,
-            headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
-            limits=httpx.Limits(max_connections=max(1, self.settings.vicaran_concurrency)),
-            follow_redirects=False,
-        )
 
     async def aclose(self) -> None:
         """Nothing to release (connections live only for one call)."""
@@ -623,10 +660,10 @@ def _cities(body: dict[str, Any]) -> tuple[City, ...]:
     return tuple(cities)
 
 
-def _validation_detail(response: httpx.Response) -> str:
+def _validation_detail(body: bytes) -> str:
     """FastAPI's 422 body as one line: "published_since: Input should be a valid date …"."""
     try:
-        payload = response.json()
+        payload = json.loads(body)
     except (ValueError, UnicodeDecodeError):
         return ""
     detail = payload.get("detail") if isinstance(payload, dict) else None
@@ -660,6 +697,17 @@ def _resolved(city: City) -> Phrase:
 
 def _unreadable(url: str, reason: str) -> Phrase:
     return Phrase("gazette_unreadable", url=_short(url, 160), reason=reason)
+
+
+def _origin(url: str) -> tuple[str, str, int | None] | None:
+    """(scheme, host, port) of `url`, the scheme's default port filled in; None if malformed."""
+    try:
+        parts = urlsplit(url)
+        scheme = parts.scheme.lower()
+        port = parts.port or {"http": 80, "https": 443}.get(scheme)
+        return scheme, (parts.hostname or "").rstrip(".").lower(), port
+    except ValueError:
+        return None
 
 
 def _is_web_url(url: str) -> bool:
