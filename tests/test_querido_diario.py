@@ -9,9 +9,11 @@ from typing import Any
 
 import httpx
 import pytest
+from pydantic import ValidationError
 
 from tests.fakes.querido_diario import FakeCity, FakeGazette, FakeQueridoDiario
 from tests.fakes.server import FakeServer, RecordedRequest, Response
+from tests.fakes.traefik import TraefikRateLimit
 from tests.support.gazettes import BY_NUMBER, text_of
 from vicaran_agent.config import Settings
 from vicaran_agent.tools import querido_diario as qd
@@ -500,14 +502,19 @@ async def test_every_request_takes_a_slot_of_the_querido_diario_budget(fake, mon
 
     monkeypatch.setattr(qd, "limiter", lambda *key: Spy(key))
     fake.fail(503, times=1, query="limpeza")
-    client = client_for(fake.url, vicaran_querido_diario_rpm=42, vicaran_rate_window_seconds=30)
+    client = client_for(
+        fake.url,
+        vicaran_querido_diario_rpm=42,
+        vicaran_rate_window_seconds=30,
+        vicaran_querido_diario_burst=7,
+    )
 
     await client.search(["limpeza", "calamidade"], territory_ids=["4314902"])
     await client.resolve_city("Porto Alegre")
     await client.read_text(fake.txt_url(PA.decisive[0].path))
 
     assert len(fake.requests) == 5  # 2 searches + 1 retry, the city list, a text
-    assert taken == [("querido_diario", 42, 30)] * 5
+    assert taken == [("querido_diario", 42, 30, 7)] * 5
     assert client.requests == 5
 
 
@@ -522,3 +529,119 @@ async def test_no_window_carries_more_requests_than_the_budget(fake):
     stamps = sorted(r.started for r in fake.searches())
     assert len(stamps) == 4
     assert max(sum(1 for s in stamps if t <= s < t + 0.95) for t in stamps) <= 2
+
+
+def test_the_budget_and_timeout_default_to_the_production_service():
+    """api-rate-limit: 25 a minute, burst 50 (querido-diario-deployment); cold queries 20-36 s."""
+    settings = Settings(_env_file=None)
+
+    assert settings.vicaran_querido_diario_rpm == 25
+    assert 1 <= settings.vicaran_querido_diario_burst <= 50
+    assert settings.vicaran_querido_diario_timeout_seconds == 45
+    for burst in (0, 51):
+        with pytest.raises(ValidationError, match="vicaran_querido_diario_burst"):
+            Settings(_env_file=None, vicaran_querido_diario_burst=burst)
+
+
+class Sleeps:
+    """The client's waits, recorded instead of slept (each moves `clock`, when given)."""
+
+    def __init__(self, clock: Any = None) -> None:
+        self.waits: list[float] = []
+        self.clock = clock
+
+    async def __call__(self, seconds: float) -> None:
+        self.waits.append(seconds)
+        if self.clock is not None:
+            self.clock.now += seconds
+        await asyncio.sleep(0)
+
+
+async def test_a_429_waits_its_retry_after_even_past_the_backoff_cap(monkeypatch):
+    holds: list[float] = []
+    monkeypatch.setattr(qd.RateLimiter, "hold", lambda self, seconds: holds.append(seconds))
+    sleeps = Sleeps()
+    refused = Response(429, {"Retry-After": "20"}, b"Too Many Requests")
+    with Scripted(refused, Response.json(200, {"total_gazettes": 0, "gazettes": []})) as server:
+        client = QueridoDiario(
+            settings_for(server.url), backoff_base=0.01, backoff_max=0.05, sleep=sleeps
+        )
+        outcome = await client.search(["limpeza"])
+        sent = server.count()
+
+    assert outcome.failures == [] and sent == 2
+    assert sleeps.waits == [20.0]  # the server's word, not the 0.05 s backoff cap
+    assert holds == [20.0]  # and every other request of the process waits as long
+
+
+async def test_a_retry_after_longer_than_a_request_may_take_is_said_not_waited():
+    sleeps = Sleeps()
+    refused = Response(429, {"Retry-After": "600"}, b"Too Many Requests")
+    with Scripted(refused) as server:
+        client = QueridoDiario(settings_for(server.url), sleep=sleeps)
+        outcome = await client.search(["limpeza"])
+        sent = server.count()
+
+    (line,) = outcome.failures
+    assert "asks Vicaran to wait 600 s" in line and "VICARAN_QUERIDO_DIARIO_TIMEOUT_SECONDS" in line
+    assert sleeps.waits == [] and sent == 1
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 5000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def test_traefiks_429_is_waited_out_and_the_searches_all_answer():
+    clock = Clock()
+    sleeps = Sleeps(clock)  # the client's waits move the fake's clock: no real waiting
+    bucket = TraefikRateLimit(burst=2, clock=clock)
+    with FakeQueridoDiario(rate_limit=bucket) as fake:
+        client = QueridoDiario(
+            settings_for(fake.url, vicaran_max_retries=1),
+            backoff_base=0.01,
+            backoff_max=0.05,
+            sleep=sleeps,
+        )
+        outcome = await client.search(
+            ["limpeza", '"contrato emergencial"', "calamidade"], territory_ids=["4314902"]
+        )
+
+    assert outcome.failures == [] and set(outcome.totals) == {
+        "limpeza",
+        '"contrato emergencial"',
+        "calamidade",
+    }
+    assert bucket.refused == 1 and [r.status for r in fake.searches()].count(429) == 1
+    assert sleeps.waits == [3.0]  # Traefik's Retry-After (2.4 s rounded up)
+
+
+async def test_a_cold_query_slower_than_the_search_timeout_still_answers():
+    """A term's first query takes 20-36 s on the real service: the gazette requests have their
+    own timeout (VICARAN_QUERIDO_DIARIO_TIMEOUT_SECONDS), not the web search's (scaled down)."""
+    with FakeQueridoDiario(cold_seconds=0.6) as fake:
+        client = client_for(
+            fake.url,
+            vicaran_max_retries=0,
+            vicaran_search_timeout_seconds=0.2,
+            vicaran_querido_diario_timeout_seconds=5,
+        )
+        outcome = await client.search(["limpeza"], territory_ids=["4314902"])
+
+    assert outcome.failures == [] and outcome.gazettes
+    assert fake.cold == ["limpeza"]
+
+
+async def test_a_query_slower_than_the_gazette_timeout_fails_plainly():
+    with FakeQueridoDiario(cold_seconds=5) as fake:
+        client = client_for(
+            fake.url, vicaran_max_retries=0, vicaran_querido_diario_timeout_seconds=0.3
+        )
+        outcome = await client.search(["limpeza"], territory_ids=["4314902"])
+
+    (line,) = outcome.failures
+    assert line.startswith("Querido Diário search timed out after 0.3 s")
+    assert "VICARAN_QUERIDO_DIARIO_TIMEOUT_SECONDS" in line

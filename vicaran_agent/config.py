@@ -61,8 +61,11 @@ class Settings(BaseSettings):
     factcheck_api_key: str = ""
     factcheck_base_url: str = "https://factchecktools.googleapis.com"
     querido_diario_base_url: str = "https://api.queridodiario.org.br"
-    # Official gazettes (Querido Diário): the API asks for about 60 requests a minute.
-    vicaran_querido_diario_rpm: int = Field(default=60, ge=1)
+    # Official gazettes (Querido Diário). Its production API (Traefik's api-rate-limit) takes 25
+    # requests a minute with a burst of 50 per client; a term's first query can take 20-36 s.
+    vicaran_querido_diario_rpm: int = Field(default=25, ge=1)
+    vicaran_querido_diario_burst: int = Field(default=25, ge=1, le=50)  # requests at once
+    vicaran_querido_diario_timeout_seconds: float = Field(default=45.0, gt=0)  # per request
     vicaran_gazette_rounds: int = Field(default=3, ge=1, le=5)  # search rounds per claim
     vicaran_gazettes_read: int = Field(default=3, ge=0)  # read in full per claim (0: off)
     vicaran_gazette_read_chars: int = Field(default=80_000, gt=0)  # of each gazette read

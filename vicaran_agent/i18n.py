@@ -1358,6 +1358,19 @@ _PROBLEMS: dict[str, tuple[_Text, _Text]] = {
         "wait a minute, or lower VICARAN_QUERIDO_DIARIO_RPM",
         "espere um minuto ou diminua VICARAN_QUERIDO_DIARIO_RPM",
     ),
+    "gazettes_rate_wait": (
+        "Querido Diário rate limit hit (429): it asks Vicaran to wait {seconds} s, longer than a "
+        "request may take ({longest} s, VICARAN_QUERIDO_DIARIO_TIMEOUT_SECONDS): try again later",
+        "Limite de requisições do Querido Diário atingido (429): ele pede que o Vicaran espere "
+        "{seconds} s, mais do que uma requisição pode levar ({longest} s, "
+        "VICARAN_QUERIDO_DIARIO_TIMEOUT_SECONDS): tente de novo mais tarde",
+    ),
+    "advice_gazettes_timeout": (
+        "a term's first search can take 40 s: try again (it is faster the second time) or raise "
+        "VICARAN_QUERIDO_DIARIO_TIMEOUT_SECONDS",
+        "a primeira busca de um termo pode levar 40 s: tente de novo (a segunda é mais rápida) "
+        "ou aumente VICARAN_QUERIDO_DIARIO_TIMEOUT_SECONDS",
+    ),
     "gazettes_redirect_loop": (
         "Querido Diário's address redirects in a loop ({url}): check QUERIDO_DIARIO_BASE_URL",
         "O endereço do Querido Diário redireciona em círculo ({url}): confira "

@@ -1,9 +1,23 @@
 """Querido Diário (Brazilian municipal gazettes): search, city lookup and full texts.
 
-Contract: ../shared/reference/external-apis.md §4. No authentication; about 60 requests a minute,
-held by the `querido_diario` request budget (VICARAN_QUERIDO_DIARIO_RPM) for every request this
-module sends, retries and gazette texts included.
+Contract: ../shared/reference/external-apis.md §4. Production API: https://api.queridodiario.org.br
+(since 2026-07; api.queridodiario.ok.org.br is retired). No authentication.
 
+- Rate: the API sits behind Traefik's `api-rate-limit` (okfn-brasil/querido-diario-deployment):
+  a token bucket of 50 per client refilled at 25 a minute; a request it cannot serve within
+  0.5 s gets 429 with `Retry-After`. Every request this module sends (each redirect hop, retries
+  and gazette texts included, though the files host is not behind that limit) takes a slot of
+  the process-wide `querido_diario` budget: at most VICARAN_QUERIDO_DIARIO_RPM (25) in any 60 s
+  and VICARAN_QUERIDO_DIARIO_BURST at once (`tools.ratelimit`). Kept to 25 in any minute, the
+  client never empties Traefik's bucket (its deficit stays at most 25 of 50). A 429 is waited
+  out for its `Retry-After` (past the backoff cap), and the budget holds every other request of
+  the process as long; one longer than a request may take is reported instead.
+- Time: each request has VICARAN_QUERIDO_DIARIO_TIMEOUT_SECONDS (45): a term's first query
+  takes 20-36 s on the real service (its search engine is cold), a repeat well under a second.
+- Redirects are followed hop by hop through `http.guarded_get`: each hop's host is resolved,
+  checked and dialled at the checked address, within the timeout; the configured address may be
+  private (the operator chose it), anywhere it redirects to is checked like any page. A loop or
+  more than `http.MAX_REDIRECTS` hops is one failure line.
 - `search` sends one GET /gazettes per querystring, concurrently, each with `size`,
   `excerpt_size=500`, `number_of_excerpts=3` and `sort_by=relevance`, `territory_ids` repeated
   (a comma-joined value would be ONE id to the API) and dates as YYYY-MM-DD; it merges the answers,
@@ -25,7 +39,7 @@ import difflib
 import json
 import logging
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any
@@ -169,12 +183,14 @@ class QueridoDiario:
         backoff_base: float = BACKOFF_BASE_SECONDS,
         backoff_max: float = BACKOFF_MAX_SECONDS,
         dialer: httpcore.AsyncNetworkBackend | None = None,
+        sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
     ) -> None:
-        """`dialer` opens the sockets of gazette-text fetches, always to the checked
-        addresses (tests fence or route them)."""
+        """`dialer` opens the sockets, always to the checked addresses (tests fence or route
+        them); `sleep` waits between tries (tests record the waits)."""
         self.settings = settings
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
+        self._sleep = sleep
         self.requests = 0  # HTTP requests sent (retries and texts included): for the bench
         self._dialer = dialer
         self._bound = LoopBound(settings.vicaran_concurrency)
@@ -337,6 +353,7 @@ class QueridoDiario:
             backoff=self._backoff,
             service="Querido Diário",
             unexpected="gazettes_unexpected",
+            sleep=self._sleep,
         )
 
     async def _attempt(
@@ -344,7 +361,7 @@ class QueridoDiario:
     ) -> dict[str, Any]:
         """One GET of the API, redirects followed hop by hop (each checked, each a request of
         the budget); the JSON object it answered, else TransientError/PermanentError."""
-        timeout = self.settings.vicaran_search_timeout_seconds
+        timeout = self.settings.vicaran_querido_diario_timeout_seconds
         url = str(httpx.URL(self.base_url + path, params=params))
         seen = {url}
 
@@ -384,7 +401,7 @@ class QueridoDiario:
         except (TimeoutError, httpx.TimeoutException) as exc:
             raise TransientError(
                 Phrase("search_timed_out", service=SERVICE, seconds=f"{timeout:g}"),
-                Phrase("advice_timeout"),
+                Phrase("advice_gazettes_timeout"),
             ) from exc
         except (UnreachableURLError, httpx.TransportError) as exc:
             raise TransientError.unreachable(SERVICE, self.base_url, SETTING, exc) from exc
@@ -402,7 +419,14 @@ class QueridoDiario:
 
     def _error(self, status: int, headers: httpx.Headers, body: bytes, query: str) -> Exception:
         retry_after = parse_retry_after(headers.get("retry-after"))
+        longest = self.settings.vicaran_querido_diario_timeout_seconds
+        if status == 429 and retry_after is not None and retry_after > longest:
+            return PermanentError(
+                Phrase("gazettes_rate_wait", seconds=f"{retry_after:g}", longest=f"{longest:g}")
+            )
         if status == 429:
+            if retry_after is not None:  # the whole process waits: the limit is per client
+                self._budget().hold(retry_after)
             return TransientError(
                 Phrase("gazettes_rate_limited"), Phrase("advice_gazettes_rate"), retry_after
             )
@@ -454,7 +478,7 @@ class QueridoDiario:
                     return GazetteText(url, None, failure=_unreadable(url, failure.reason))
                 delay = self._backoff(attempt, failure.retry_after)
                 attempt += 1
-                await asyncio.sleep(delay)
+                await self._sleep(delay)
             except Exception as exc:  # never raise into the loop (logged)
                 logger.warning("reading gazette text %s failed unexpectedly", url, exc_info=True)
                 return GazetteText(url, None, failure=_unreadable(url, type(exc).__name__))
@@ -502,14 +526,19 @@ class QueridoDiario:
     # --- helpers ---------------------------------------------------------------------------
 
     def _budget(self) -> RateLimiter:
+        settings = self.settings
         return limiter(
             BUDGET,
-            self.settings.vicaran_querido_diario_rpm,
-            self.settings.vicaran_rate_window_seconds,
+            settings.vicaran_querido_diario_rpm,
+            settings.vicaran_rate_window_seconds,
+            settings.vicaran_querido_diario_burst,
         )
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
-        return backoff_delay(attempt, retry_after, base=self.backoff_base, cap=self.backoff_max)
+        """Exponential backoff, or the server's Retry-After when longer (past the cap: a longer
+        one than a request may take was refused before any wait)."""
+        delay = backoff_delay(attempt, None, base=self.backoff_base, cap=self.backoff_max)
+        return delay if retry_after is None else max(delay, retry_after)
 
     async def aclose(self) -> None:
         """Nothing to release (connections live only for one call)."""
