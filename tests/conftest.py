@@ -119,6 +119,7 @@ def env(services: Services, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
         "VICARAN_FACTCHECK_RPM": "60000",
         "VICARAN_QUERIDO_DIARIO_RPM": "60000",
         "VICARAN_GATHER_TIMEOUT_SECONDS": "5",
+        "VICARAN_GAZETTE_TIMEOUT_SECONDS": "20",
     }
     for name, value in values.items():
         monkeypatch.setenv(name, value)

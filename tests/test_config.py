@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from markdown_it import MarkdownIt
+from pydantic import ValidationError
 
 from tests.support.conversation import Conversation
 from vicaran_agent.config import Settings, retired_querido_diario_host
@@ -135,3 +136,14 @@ def test_querido_diario_defaults_to_the_production_host_in_code_and_in_env_examp
 )
 def test_retired_querido_diario_host_names_only_the_old_ok_org_br_hosts(url, retired):
     assert retired_querido_diario_host(url) is retired
+
+
+def test_the_gazette_budget_leaves_room_for_one_querido_diario_request():
+    with pytest.raises(ValidationError, match="VICARAN_GAZETTE_TIMEOUT_SECONDS"):
+        Settings(
+            _env_file=None,  # type: ignore[call-arg]
+            vicaran_gazette_timeout_seconds=30,
+            vicaran_querido_diario_timeout_seconds=45,
+        )
+    settings = Settings(_env_file=None)  # type: ignore[call-arg]
+    assert settings.vicaran_gazette_timeout_seconds >= 3 * 36  # three rounds of cold queries

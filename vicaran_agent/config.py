@@ -9,7 +9,7 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from urllib.parse import quote, urlsplit
 
-from pydantic import Field, TypeAdapter, ValidationError, field_validator
+from pydantic import Field, TypeAdapter, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from .i18n import Phrase
@@ -66,6 +66,8 @@ class Settings(BaseSettings):
     vicaran_querido_diario_rpm: int = Field(default=25, ge=1)
     vicaran_querido_diario_burst: int = Field(default=25, ge=1, le=50)  # requests at once
     vicaran_querido_diario_timeout_seconds: float = Field(default=45.0, gt=0)  # per request
+    # One claim's whole gazette search (rounds, texts, reading): three rounds of cold queries fit.
+    vicaran_gazette_timeout_seconds: float = Field(default=180.0, gt=0)
     vicaran_gazette_rounds: int = Field(default=3, ge=1, le=5)  # search rounds per claim
     vicaran_gazettes_read: int = Field(default=3, ge=0)  # read in full per claim (0: off)
     vicaran_gazette_read_chars: int = Field(default=80_000, gt=0)  # of each gazette read
@@ -158,6 +160,18 @@ class Settings(BaseSettings):
                     f"VICARAN_TODAY must be a date as YYYY-MM-DD (got {value!r})"
                 ) from None
         return value
+
+    @model_validator(mode="after")
+    def _gazette_budget(self) -> Settings:
+        if self.vicaran_gazette_timeout_seconds < self.vicaran_querido_diario_timeout_seconds:
+            raise ValueError(
+                "VICARAN_GAZETTE_TIMEOUT_SECONDS "
+                f"({self.vicaran_gazette_timeout_seconds:g} s) must be at least "
+                "VICARAN_QUERIDO_DIARIO_TIMEOUT_SECONDS "
+                f"({self.vicaran_querido_diario_timeout_seconds:g} s): one claim's gazette search "
+                "would end before its first request could"
+            )
+        return self
 
     @field_validator("vicaran_model_prices")
     @classmethod
