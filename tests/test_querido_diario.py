@@ -234,7 +234,8 @@ async def test_a_lasting_503_is_one_failure_line_and_the_other_queries_still_ans
 async def test_a_lasting_429_says_which_budget_to_lower(fake):
     fake.fail(429)
 
-    outcome = await client_for(fake.url, vicaran_max_retries=1).search(["limpeza"])
+    client = QueridoDiario(settings_for(fake.url, vicaran_max_retries=1), sleep=Sleeps())
+    outcome = await client.search(["limpeza"])
 
     (line,) = outcome.failures
     assert "rate limit hit (429)" in line and "VICARAN_QUERIDO_DIARIO_RPM" in line

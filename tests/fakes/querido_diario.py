@@ -19,8 +19,9 @@ ctx}]}`). No filter at all answers `{"total_gazettes":0,"gazettes":[]}`; unknown
 ignored; fields whose value is None are left out. Without a querystring (or sorted by date) the
 index order holds: territory ascending, date descending.
 
-Failures are injected with `fail(kind, times=N, path=prefix, query=substring)`: a status (429, 500,
-503 ... answered with a FastAPI-style `{"detail": ...}` body) or "hang".
+Failures are injected with `fail(kind, times=N, path=prefix, query=substring)`: a status (500,
+503 ... answered with a FastAPI-style `{"detail": ...}` body; 429 in Traefik's shape, the only
+one that answers it: `Retry-After: 3`) or "hang".
 
 As deployed (okfn-brasil/querido-diario-deployment): every API request (not the gazette files,
 which the real service serves from another host) first meets Traefik's `api-rate-limit`, 25 a
@@ -48,8 +49,10 @@ from pydantic import TypeAdapter, ValidationError
 
 from tests.fakes import simple_query as sq
 from tests.fakes.server import FailureQueue, FakeServer, RecordedRequest, Response
-from tests.fakes.traefik import TOO_MANY_REQUESTS, TraefikRateLimit
+from tests.fakes.traefik import TOO_MANY_REQUESTS, Decision, TraefikRateLimit
 
+# What Traefik answers a request that meets an empty bucket of 25 a minute (a token in 2.4 s).
+EMPTY_BUCKET = Decision(60 / 25, refused=True)
 DEFAULT_SIZE = 10
 DEFAULT_EXCERPT_SIZE = 500
 DEFAULT_EXCERPTS = 1
@@ -221,6 +224,8 @@ class FakeQueridoDiario(FakeServer):
         if failure is not None:
             if failure.kind == "hang":
                 return Response(hang=True)
+            if failure.kind == 429:  # only Traefik answers 429, in its own shape
+                return Response(429, EMPTY_BUCKET.headers(), TOO_MANY_REQUESTS)
             return Response.json(int(failure.kind), {"detail": "Service Unavailable"})
         if path == "/gazettes":
             return self._gazettes(request.query)
