@@ -646,3 +646,17 @@ async def test_a_query_slower_than_the_gazette_timeout_fails_plainly():
     (line,) = outcome.failures
     assert line.startswith("Querido Diário search timed out after 0.3 s")
     assert "VICARAN_QUERIDO_DIARIO_TIMEOUT_SECONDS" in line
+
+
+async def test_a_gazette_text_waits_a_retry_after_no_longer_than_a_request_may_take(fake):
+    path = PA.decisive[0].path
+    sleeps = Sleeps()
+    with Scripted(Response(503, {"Retry-After": "3600"}, b"")) as files:
+        client = QueridoDiario(
+            settings_for(fake.url, vicaran_max_retries=1, vicaran_querido_diario_timeout_seconds=7),
+            sleep=sleeps,
+        )
+        read = await client.read(f"{files.url}/{path}")
+
+    assert read.text is None and "HTTP 503" in str(read.failure)
+    assert sleeps.waits == [7.0]  # an hour asked: bounded by the request timeout

@@ -1366,10 +1366,10 @@ _PROBLEMS: dict[str, tuple[_Text, _Text]] = {
         "VICARAN_QUERIDO_DIARIO_TIMEOUT_SECONDS): tente de novo mais tarde",
     ),
     "advice_gazettes_timeout": (
-        "a term's first search can take 40 s: try again (it is faster the second time) or raise "
+        "a term's first search can take 20-36 s: try again (a repeat is faster) or raise "
         "VICARAN_QUERIDO_DIARIO_TIMEOUT_SECONDS",
-        "a primeira busca de um termo pode levar 40 s: tente de novo (a segunda é mais rápida) "
-        "ou aumente VICARAN_QUERIDO_DIARIO_TIMEOUT_SECONDS",
+        "a primeira busca de um termo pode levar de 20 a 36 s: tente de novo (a repetição é mais "
+        "rápida) ou aumente VICARAN_QUERIDO_DIARIO_TIMEOUT_SECONDS",
     ),
     "gazettes_redirect_loop": (
         "Querido Diário's address redirects in a loop ({url}): check QUERIDO_DIARIO_BASE_URL",

@@ -535,10 +535,12 @@ class QueridoDiario:
         )
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
-        """Exponential backoff, or the server's Retry-After when longer (past the cap: a longer
-        one than a request may take was refused before any wait)."""
+        """Exponential backoff, or the server's Retry-After when longer, past the backoff cap but
+        never longer than a request may take (an API 429 asking more is reported, not waited)."""
         delay = backoff_delay(attempt, None, base=self.backoff_base, cap=self.backoff_max)
-        return delay if retry_after is None else max(delay, retry_after)
+        if retry_after is None:
+            return delay
+        return max(delay, min(retry_after, self.settings.vicaran_querido_diario_timeout_seconds))
 
     async def aclose(self) -> None:
         """Nothing to release (connections live only for one call)."""
