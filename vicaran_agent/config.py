@@ -7,9 +7,9 @@ import os
 from datetime import date
 from functools import cached_property, lru_cache
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
-from pydantic import Field, TypeAdapter, ValidationError, field_validator
+from pydantic import Field, TypeAdapter, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from .i18n import Phrase
@@ -60,9 +60,14 @@ class Settings(BaseSettings):
     # Later stages (declared here so the names never change).
     factcheck_api_key: str = ""
     factcheck_base_url: str = "https://factchecktools.googleapis.com"
-    querido_diario_base_url: str = "https://api.queridodiario.ok.org.br"
-    # Official gazettes (Querido Diário): the API asks for about 60 requests a minute.
-    vicaran_querido_diario_rpm: int = Field(default=60, ge=1)
+    querido_diario_base_url: str = "https://api.queridodiario.org.br"
+    # Official gazettes (Querido Diário). Its production API (Traefik's api-rate-limit) takes 25
+    # requests a minute with a burst of 50 per client; a term's first query can take 20-36 s.
+    vicaran_querido_diario_rpm: int = Field(default=25, ge=1)
+    vicaran_querido_diario_burst: int = Field(default=25, ge=1, le=50)  # requests at once
+    vicaran_querido_diario_timeout_seconds: float = Field(default=45.0, gt=0)  # per request
+    # One claim's whole gazette search (rounds, texts, reading): three rounds of cold queries fit.
+    vicaran_gazette_timeout_seconds: float = Field(default=180.0, gt=0)
     vicaran_gazette_rounds: int = Field(default=3, ge=1, le=5)  # search rounds per claim
     vicaran_gazettes_read: int = Field(default=3, ge=0)  # read in full per claim (0: off)
     vicaran_gazette_read_chars: int = Field(default=80_000, gt=0)  # of each gazette read
@@ -156,6 +161,18 @@ class Settings(BaseSettings):
                 ) from None
         return value
 
+    @model_validator(mode="after")
+    def _gazette_budget(self) -> Settings:
+        if self.vicaran_gazette_timeout_seconds < self.vicaran_querido_diario_timeout_seconds:
+            raise ValueError(
+                "VICARAN_GAZETTE_TIMEOUT_SECONDS "
+                f"({self.vicaran_gazette_timeout_seconds:g} s) must be at least "
+                "VICARAN_QUERIDO_DIARIO_TIMEOUT_SECONDS "
+                f"({self.vicaran_querido_diario_timeout_seconds:g} s): one claim's gazette search "
+                "would end before its first request could"
+            )
+        return self
+
     @field_validator("vicaran_model_prices")
     @classmethod
     def _price_table(cls, value: str) -> str:
@@ -240,6 +257,24 @@ class Settings(BaseSettings):
 
 def _split(value: str) -> list[str]:
     return [item.strip().lower() for item in value.split(",") if item.strip()]
+
+
+# Querido Diário's hosts before it moved to api.queridodiario.org.br (2026-07); they answer 404.
+RETIRED_QUERIDO_DIARIO_DOMAIN = "queridodiario.ok.org.br"
+
+
+def retired_querido_diario_host(url: str) -> bool:
+    """True when `url` (with or without a scheme) names a host of Querido Diário's retired
+    domain (api.queridodiario.ok.org.br and its siblings), which serves no API any more."""
+    text = (url or "").strip()
+    if "://" not in text:
+        text = "//" + text
+    try:
+        host = (urlsplit(text).hostname or "").rstrip(".").lower()
+    except ValueError:
+        return False
+    domain = RETIRED_QUERIDO_DIARIO_DOMAIN
+    return host == domain or host.endswith("." + domain)
 
 
 @lru_cache(maxsize=1)

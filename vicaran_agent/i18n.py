@@ -1358,6 +1358,34 @@ _PROBLEMS: dict[str, tuple[_Text, _Text]] = {
         "wait a minute, or lower VICARAN_QUERIDO_DIARIO_RPM",
         "espere um minuto ou diminua VICARAN_QUERIDO_DIARIO_RPM",
     ),
+    "gazettes_rate_wait": (
+        "Querido Diário rate limit hit (429): it asks Vicaran to wait {seconds} s, longer than a "
+        "request may take ({longest} s, VICARAN_QUERIDO_DIARIO_TIMEOUT_SECONDS): try again later",
+        "Limite de requisições do Querido Diário atingido (429): ele pede que o Vicaran espere "
+        "{seconds} s, mais do que uma requisição pode levar ({longest} s, "
+        "VICARAN_QUERIDO_DIARIO_TIMEOUT_SECONDS): tente de novo mais tarde",
+    ),
+    "advice_gazettes_timeout": (
+        "a term's first search can take 20-36 s: try again (a repeat is faster) or raise "
+        "VICARAN_QUERIDO_DIARIO_TIMEOUT_SECONDS",
+        "a primeira busca de um termo pode levar de 20 a 36 s: tente de novo (a repetição é mais "
+        "rápida) ou aumente VICARAN_QUERIDO_DIARIO_TIMEOUT_SECONDS",
+    ),
+    "gazettes_redirect_loop": (
+        "Querido Diário's address redirects in a loop ({url}): check QUERIDO_DIARIO_BASE_URL",
+        "O endereço do Querido Diário redireciona em círculo ({url}): confira "
+        "QUERIDO_DIARIO_BASE_URL",
+    ),
+    "gazettes_redirects": (
+        "Querido Diário's address redirected more than {count} times: check "
+        "QUERIDO_DIARIO_BASE_URL ({url})",
+        "O endereço do Querido Diário redirecionou mais de {count} vezes: confira "
+        "QUERIDO_DIARIO_BASE_URL ({url})",
+    ),
+    "gazettes_refused": (
+        "Querido Diário request not sent ({reason}): check QUERIDO_DIARIO_BASE_URL",
+        "Requisição ao Querido Diário não enviada ({reason}): confira QUERIDO_DIARIO_BASE_URL",
+    ),
     "gazettes_not_json": (
         "Querido Diário answered with something other than JSON: check QUERIDO_DIARIO_BASE_URL "
         "({url})",
