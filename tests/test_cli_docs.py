@@ -305,3 +305,19 @@ def test_the_excerpt_shown_is_where_the_query_words_are_and_stays_bounded() -> N
     assert "burst water mains were counted" in shown and len(shown) <= 80
     assert excerpt("x" * 1_000_000, "x", 50) == "x" * 48 + "…"
     assert excerpt("short", "q", 50) == "short"
+
+
+def test_a_file_named_in_a_legacy_encoding_is_added_and_removed_by_its_name(
+    env, tmp_path, capsys
+) -> None:
+    import os
+
+    name = os.fsdecode(b"caf\xe9 da merenda.txt")  # as sys.argv and os.walk give it
+    (tmp_path / name).write_text("Relatório sobre a merenda escolar de 2024.")
+
+    code, lines, _ = run(capsys, "docs", "add", str(tmp_path), "--collection", "c")
+    assert code == 0 and lines[0].startswith("added")
+    assert [d.file_name for d in store().documents("c")] == ["caf\\xe9 da merenda.txt"]
+
+    code, lines, _ = run(capsys, "docs", "remove", "--collection", "c", name)
+    assert code == 0 and store().documents("c") == []

@@ -14,6 +14,7 @@ import pytest
 from tests.support import documents as gen
 from vicaran_agent.config import Settings
 from vicaran_agent.documents import ocr, parse
+from vicaran_agent.documents.characters import storable_text
 from vicaran_agent.documents.model import DocumentError, ParsedDocument
 from vicaran_agent.documents.parse import kind_of, parse_bytes, parse_file
 
@@ -209,7 +210,7 @@ def test_ocr_that_hangs_is_stopped_and_the_rest_of_the_file_waits_no_longer(
 def test_ocr_failure_and_empty_result_are_reasons(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    failing = fake_tesseract(tmp_path, "echo 'Error: image too small' >&2; exit 1")
+    failing = fake_tesseract(tmp_path, r"printf 'Error: image\033 too small\n' >&2; exit 1")
     monkeypatch.setattr(ocr, "find_tesseract", lambda: failing)
     scan = gen.image_only_pdf(tmp_path / "scan.pdf", SCAN_TEXT)
     [unreadable] = parse_file(scan, settings()).unreadable
@@ -423,6 +424,99 @@ def test_binary_file_named_text_is_a_clear_error() -> None:
     data = bytes(range(256)) * 64
     with pytest.raises(DocumentError, match=r"^blob\.txt does not look like text"):
         parse_bytes(data, "blob.txt", settings=settings())
+
+
+# --- characters no database or reader should get --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("raw", "stored"),
+    [
+        ("scan\x00", "scan"),
+        ("a\x01b\x08c\x0e\x1b[0m\x1fd\x7fe", "abc[0mde"),
+        ("tab\tand\nline", "tab\tand\nline"),
+        (
+            "dos\r\nmac\rvt\x0bff\x0cnel\x85ls\u2028ps\u2029fs\x1cgs\x1drs\x1e",
+            "dos\nmac\nvt\nff\nnel\nls\nps\nfs\ngs\nrs\n",
+        ),
+        ("c1\x80\x9b31m\x9f", "c131m"),
+        ("non\ufffe\uffff\ufdd0\ufdef\U0001fffe\U0010ffff", "non"),
+        ("lone\ud800 \udfff!", "lone !"),
+        ("pair \ud83d\ude00", "pair \U0001f600"),
+        ("Relatório São João ½ 中文 \U0001f600 \ufffd \u200b\u00a0", None),  # kept as it is
+    ],
+)
+def test_only_characters_a_database_and_a_reader_take_are_kept(
+    raw: str, stored: str | None
+) -> None:
+    assert storable_text(raw) == (raw if stored is None else stored)
+
+
+def unwanted(text: str) -> list[str]:
+    """The characters of `text` that no stored field may hold."""
+    return [
+        char
+        for char in text
+        if (ord(char) < 0x20 and char not in "\t\n")
+        or 0x7F <= ord(char) <= 0x9F
+        or 0xD800 <= ord(char) <= 0xDFFF
+        or 0xFDD0 <= ord(char) <= 0xFDEF
+        or ord(char) & 0xFFFE == 0xFFFE
+    ]
+
+
+def _docx_with_controls(path: Path) -> Path:
+    # XML 1.0 holds no C0 control but tab and line ends; C1 controls it does hold
+    return gen.docx_file(
+        path,
+        ["Texto\x85com\x80controles\x9b31m sobre a licitação da merenda."],
+        title="Nota\x9fTécnica\x85 4/2024",
+        heading="Parecer\x9b técnico",
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "make"),
+    [
+        (
+            "notes\x07.txt",
+            lambda p: p.write_bytes(b"Title\x07 line\x1b[1m\r\nbody\x0bmore\xc2\x9b\x00"),
+        ),
+        (
+            "notes.md",
+            lambda p: p.write_bytes(b"# Head\x07ing\x1b[2J\n\nBody\x01 text\xef\xbf\xbe."),
+        ),
+        (
+            "page.html",
+            lambda p: p.write_bytes(
+                b"<html><head><title>Rel\x07at\xc3\xb3rio\x1b</title></head><body><h1>Con\x1bclus"
+                b"\xc3\xb5es</h1>"
+                + b"<p>A comiss\xc3\xa3o\x01 concluiu\x7f que houve fraude.</p>" * 5
+                + b"</body></html>"
+            ),
+        ),
+        ("nota.docx", _docx_with_controls),
+        (
+            "scan.pdf",
+            lambda p: gen.text_pdf(p, ["Relatório\x07 de\x1b auditoria."], title="scan\x00\x1b"),
+        ),
+    ],
+)
+def test_every_reader_hands_over_fields_without_such_characters(
+    tmp_path: Path, name: str, make: object
+) -> None:
+    path = tmp_path / "file"
+    make(path)  # type: ignore[operator]
+    parsed = parse_bytes(path.read_bytes(), name, settings=settings())
+    fields = [parsed.file_name, parsed.title, parsed.metadata_title, parsed.first_heading]
+    fields += [page.text for page in parsed.pages]
+    assert parsed.pages and parsed.title
+    assert {field: unwanted(field) for field in fields if unwanted(field)} == {}
+
+
+def test_a_title_that_was_only_a_placeholder_and_controls_is_no_title(tmp_path: Path) -> None:
+    path = gen.text_pdf(tmp_path / "memo.pdf", ["12 | 34"], title="Untitled\x00")
+    assert parse_file(path, settings()).title == "memo"
 
 
 # --- kinds -------------------------------------------------------------------------------------

@@ -31,6 +31,7 @@ from ..config import Settings, get_settings
 from ..i18n import Phrase, detect_language
 from ..tools.content import read_html
 from . import ocr
+from .characters import path_text, storable_text
 from .model import DocumentError, DocumentKind, PageText, ParsedDocument, UnreadablePage
 
 if TYPE_CHECKING:
@@ -76,8 +77,6 @@ _LANGUAGE_SAMPLE_CHARS = 20_000
 # PDFium is not thread-safe: calls into it from different threads take turns.
 _PDFIUM_LOCK = threading.RLock()
 
-# Control characters out of extracted text (PDFium marks a hyphen at a line end with \x02).
-_CONTROLS = dict.fromkeys([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F, 0xFFFE])
 _JUNK_TITLES = frozenset({"untitled", "sem título", "sem titulo", "title", "document", "documento"})
 _JUNK_TITLE_SUFFIXES = (".doc", ".docx", ".pdf", ".odt", ".rtf", ".txt", ".xls", ".xlsx", ".tmp")
 _JUNK_TITLE_PREFIXES = ("microsoft word - ", "microsoft powerpoint - ", "microsoft excel - ")
@@ -119,16 +118,19 @@ def parse_file(path: Path, settings: Settings | None = None) -> ParsedDocument:
             Phrase("document_unreadable_file", name=path.name, error=detail)
         ) from None
     parsed = parse_bytes(data, path.name, settings=settings)
-    parsed.path = str(path)
+    parsed.path = path_text(str(path))
     return parsed
 
 
 def parse_bytes(
     data: bytes, file_name: str, *, mime: str | None = None, settings: Settings | None = None
 ) -> ParsedDocument:
-    """Parse a file's bytes (an attachment or a file read from disk)."""
+    """Parse a file's bytes (an attachment or a file read from disk).
+
+    Whatever the reader, its text and names reach the caller as `storable_text`.
+    """
     settings = settings or get_settings()
-    name = Path(file_name).name or file_name or "attachment"
+    name = path_text(Path(file_name).name or file_name) or "attachment"
     kind = kind_of(file_name, mime) or sniff(data)
     if kind is None:
         raise DocumentError(Phrase("document_unsupported", name=name))
@@ -144,7 +146,7 @@ def parse_bytes(
         )
     if not data or (len(data) < 4096 and not data.strip()):
         raise DocumentError(Phrase("document_empty", name=name))
-    content = _READERS[kind](data, name, settings)
+    content = _storable(_READERS[kind](data, name, settings))
     stem = Path(name).stem or name
     sample = "\n".join(page.text for page in islice(content.pages, 20))
     return ParsedDocument(
@@ -173,6 +175,19 @@ class _Content:
     metadata_title: str = ""
     first_heading: str = ""
     ocr_pages: list[int] = field(default_factory=list)
+
+
+def _storable(content: _Content) -> _Content:
+    """What a reader found, without the characters no database or reader takes (see
+    `characters`); a title that was a placeholder among them is no title."""
+    content.pages = [
+        PageText(page.number, text)
+        for page in content.pages
+        if (text := storable_text(page.text)).strip()
+    ]
+    content.metadata_title = _clean_title(storable_text(content.metadata_title))
+    content.first_heading = _clean_title(storable_text(content.first_heading))
+    return content
 
 
 # --- PDF ---------------------------------------------------------------------------------------
@@ -542,7 +557,7 @@ def _check_pages(count: int, name: str, settings: Settings) -> None:
 def _tidy(text: str) -> str:
     """Extracted text with Unix line ends, hyphenated line ends joined and controls removed."""
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x02\n", "")
-    return text.translate(_CONTROLS).strip()
+    return storable_text(text).strip()
 
 
 def _first_line(text: str) -> str:
