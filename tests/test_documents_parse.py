@@ -262,6 +262,27 @@ def test_docx_without_title_property_is_titled_by_its_first_heading(tmp_path: Pa
     assert (parsed.metadata_title, parsed.title) == ("", "Parecer 9")
 
 
+def test_docx_without_core_properties_has_no_title_of_python_docx_making(tmp_path: Path) -> None:
+    # python-docx gives a package without docProps/core.xml the title "Word Document"
+    # (CorePropertiesPart.default); that is no title of the file's
+    headed = gen.docx_file(tmp_path / "parecer.docx", ["Texto."], heading="Parecer 9")
+    parsed = parse_file(gen.without_core_properties(headed), settings())
+    assert (parsed.metadata_title, parsed.title) == ("", "Parecer 9")
+    plain = gen.docx_file(tmp_path / "ata_reuniao.docx", ["12 | 34"])
+    parsed = parse_file(gen.without_core_properties(plain), settings())
+    assert (parsed.metadata_title, parsed.title) == ("", "ata_reuniao")
+
+
+def test_docx_saved_by_python_docx_with_its_made_up_title_has_no_title(tmp_path: Path) -> None:
+    import docx
+
+    path = gen.without_core_properties(gen.docx_file(tmp_path / "memo.docx", ["12 | 34"]))
+    resaved = docx.Document(str(path))
+    assert resaved.core_properties.author == ""  # reading them makes them up: saved with it
+    resaved.save(str(path))
+    assert parse_file(path, settings()).title == "memo"
+
+
 def test_docx_pages_split_at_hard_page_breaks(tmp_path: Path) -> None:
     path = gen.docx_file(
         tmp_path / "p.docx", ["Page one.", gen.PAGE_BREAK, "Page two.", gen.PAGE_BREAK, "Three."]

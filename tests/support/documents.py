@@ -6,13 +6,16 @@ layout work, so thousands of pages take about a second. Every figure and fact is
 
 from __future__ import annotations
 
+import io
 import random
 import textwrap
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
 import docx
 from fpdf import FPDF
+from lxml import etree
 from PIL import Image, ImageDraw, ImageFont
 
 LINE_CHARS = 95  # characters per line at FONT_SIZE on an A4 page
@@ -126,6 +129,27 @@ def docx_file(
                 for cell, value in zip(cells.cells, row, strict=False):
                     cell.text = value
     document.save(str(path))
+    return Path(path)
+
+
+def without_core_properties(path: Path) -> Path:
+    """The Word file at `path` rewritten without `docProps/core.xml` (title, author, dates) and
+    every mention of it, as some generators write packages; returns `path`."""
+    core = "docProps/core.xml"
+    with zipfile.ZipFile(path) as package:
+        members = {info.filename: package.read(info) for info in package.infolist()}
+    del members[core]
+    for name, attribute in (("_rels/.rels", "Target"), ("[Content_Types].xml", "PartName")):
+        root = etree.fromstring(members[name])
+        for element in list(root):
+            if element.get(attribute, "").lstrip("/") == core:
+                root.remove(element)
+        members[name] = etree.tostring(root, xml_declaration=True, encoding="UTF-8")
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as package:
+        for name, data in members.items():
+            package.writestr(name, data)
+    Path(path).write_bytes(buffer.getvalue())
     return Path(path)
 
 

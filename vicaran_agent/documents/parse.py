@@ -316,6 +316,9 @@ _PAGE_BREAK_BEFORE, _STYLE, _VAL, _TYPE = (
     f"{_W}type",
 )
 _RENDERED_BREAK = f"{_W}lastRenderedPageBreak"
+# What python-docx gives a package without core properties: title and last editor
+# (docx.opc.parts.coreprops.CorePropertiesPart.default, python-docx 1.2).
+_PYTHON_DOCX_MADE_UP = ("Word Document", "python-docx")
 # Word stores a text box twice: for today's readers (mc:Choice) and old ones (mc:Fallback).
 _FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
 
@@ -379,12 +382,21 @@ def _docx_content(document: DocxDocument, name: str, settings: Settings) -> _Con
             if not first_heading and line.strip() and _is_heading(styles.get(style_id, "")):
                 first_heading = _clean_title(line)
     content = _Content(len(pages), first_heading=first_heading)
-    content.metadata_title = _clean_title(document.core_properties.title or "")
+    content.metadata_title = _clean_title(_docx_title(document))
     for number, lines in enumerate(pages, start=1):
         text = "\n".join(lines).strip()
         if text:
             content.pages.append(PageText(number, text))
     return content
+
+
+def _docx_title(document: DocxDocument) -> str:
+    """The title in the file's properties (docProps/core.xml); "" for the one python-docx makes
+    up for a file without them (and saves, if the file is saved again)."""
+    properties = document.core_properties
+    if (properties.title, properties.last_modified_by) == _PYTHON_DOCX_MADE_UP:
+        return ""
+    return properties.title or ""
 
 
 def _is_heading(style_name: str) -> bool:
