@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import io
-import os
 import stat
+import struct
 import zipfile
+import zlib
 from pathlib import Path
 
 import pytest
+from PIL import Image, ImageDraw
 
 from tests.support import documents as gen
 from vicaran_agent.config import Settings
@@ -30,7 +32,8 @@ def page_numbers_with(parsed: ParsedDocument, text: str) -> list[int]:
 
 
 def fake_tesseract(folder: Path, body: str, languages: tuple[str, ...] = ("eng", "osd")) -> str:
-    """A `tesseract` stand-in: lists `languages`, logs its arguments, then runs `body`."""
+    """A `tesseract` stand-in: lists `languages`, logs its arguments, keeps the image of the Nth
+    page it is given as `page-N.pgm`, then runs `body`."""
     script = folder / "tesseract"
     listing = "\n".join(languages)
     script.write_text(
@@ -40,7 +43,7 @@ def fake_tesseract(folder: Path, body: str, languages: tuple[str, ...] = ("eng",
         "  exit 0\n"
         "fi\n"
         f'echo "$@" >> "{folder}/arguments"\n'
-        "cat > /dev/null\n"
+        f'cat > "{folder}/page-$(wc -l < "{folder}/arguments").pgm"\n'  # the page it was given
         f"{body}\n"
     )
     script.chmod(script.stat().st_mode | stat.S_IEXEC)
@@ -124,11 +127,7 @@ def test_blank_pdf_page_is_neither_read_nor_unreadable(tmp_path: Path) -> None:
 
 
 def test_scanned_page_is_read_by_ocr(tmp_path: Path) -> None:
-    if ocr.find_tesseract() is None:
-        reason = "tesseract is not installed (apt-get install tesseract-ocr tesseract-ocr-por)"
-        if os.environ.get("VICARAN_REQUIRE_OCR") == "1":
-            pytest.fail(reason)
-        pytest.skip(reason)
+    gen.require_tesseract()
     parsed = parse_file(gen.image_only_pdf(tmp_path / "scan.pdf", SCAN_TEXT), settings())
     assert parsed.ocr_pages == [1]
     assert parsed.unreadable == []
@@ -223,6 +222,225 @@ def test_ocr_failure_and_empty_result_are_reasons(
     monkeypatch.setattr(ocr, "find_tesseract", lambda: quiet)
     [unreadable] = parse_file(scan, settings()).unreadable
     assert unreadable.reason == "page 1 is an image in which OCR found no text"
+
+
+# --- images: photographed and scanned pages ----------------------------------------------------
+
+
+def image_bytes(image: Image.Image, image_format: str, **options: object) -> bytes:
+    buffer = io.BytesIO()
+    image.save(buffer, format=image_format, **options)
+    return buffer.getvalue()
+
+
+def pages_given_to_ocr(folder: Path) -> list[Image.Image]:
+    """The images the fake Tesseract in `folder` was given, in order."""
+    count = len((folder / "arguments").read_text().splitlines())
+    return [Image.open(folder / f"page-{n}.pgm") for n in range(1, count + 1)]
+
+
+def png_header_only(width: int, height: int) -> bytes:
+    """A PNG that says it is `width` x `height` (1 bit a pixel) and holds almost no data."""
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return (
+            struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+        )
+
+    header = struct.pack(">IIBBBBB", width, height, 1, 0, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(b"\0" * 64))
+        + chunk(b"IEND", b"")
+    )
+
+
+@pytest.mark.parametrize(("name", "image_format"), [("photo.png", "PNG"), ("photo.JPG", "JPEG")])
+def test_a_photographed_page_is_one_page_read_by_ocr(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, image_format: str
+) -> None:
+    binary = fake_tesseract(tmp_path, "echo 'Texto lido na foto'", languages=("eng", "por"))
+    monkeypatch.setattr(ocr, "find_tesseract", lambda: binary)
+    data = image_bytes(gen.page_image(SCAN_TEXT, "RGB"), image_format)
+    parsed = parse_bytes(data, name, settings=settings(vicaran_ocr_languages="por"))
+    assert (parsed.kind, parsed.page_count, parsed.ocr_pages) == ("image", 1, [1])
+    assert [(page.number, page.text) for page in parsed.pages] == [(1, "Texto lido na foto")]
+    assert parsed.unreadable == [] and parsed.title == "Texto lido na foto"
+    assert "-l por " in (tmp_path / "arguments").read_text()
+    [page] = pages_given_to_ocr(tmp_path)
+    assert (page.mode, page.size) == ("L", (1654, 2339))  # greyscale, full size
+
+
+def test_a_nameless_attachment_is_recognised_as_an_image_by_its_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    binary = fake_tesseract(tmp_path, "echo 'Lido'")
+    monkeypatch.setattr(ocr, "find_tesseract", lambda: binary)
+    page = gen.page_image(SCAN_TEXT)
+    for image_format in ("PNG", "JPEG", "TIFF"):
+        data = image_bytes(page, image_format)
+        parsed = parse_bytes(data, "", mime="application/octet-stream", settings=settings())
+        assert (parsed.kind, [p.text for p in parsed.pages]) == ("image", ["Lido"])
+
+
+def test_a_multi_page_tiff_is_a_page_per_frame(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    body = f'echo "Frame $(wc -l < "{tmp_path}/arguments")"'
+    monkeypatch.setattr(ocr, "find_tesseract", lambda: fake_tesseract(tmp_path, body))
+    frames = [gen.page_image(f"Page {n}.").crop((0, 0, 1654, 2339 - 100 * n)) for n in (1, 2, 3)]
+    data = image_bytes(frames[0], "TIFF", save_all=True, append_images=frames[1:])
+    parsed = parse_bytes(data, "ata.tiff", settings=settings())
+    assert (parsed.page_count, parsed.ocr_pages) == (3, [1, 2, 3])
+    assert [(page.number, page.text) for page in parsed.pages] == [
+        (1, "Frame 1"),
+        (2, "Frame 2"),
+        (3, "Frame 3"),
+    ]
+    assert [page.size for page in pages_given_to_ocr(tmp_path)] == [frame.size for frame in frames]
+
+
+def test_a_tiff_with_more_frames_than_the_page_limit_is_refused_before_any_ocr(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    binary = fake_tesseract(tmp_path, "echo 'Read'")
+    monkeypatch.setattr(ocr, "find_tesseract", lambda: binary)
+    frames = [gen.page_image(f"Page {n}.") for n in (1, 2, 3)]
+    data = image_bytes(frames[0], "TIFF", save_all=True, append_images=frames[1:])
+    with pytest.raises(DocumentError) as error:
+        parse_bytes(data, "ata.tif", settings=settings(vicaran_document_max_pages=2))
+    assert str(error.value).startswith("ata.tif has more than 2 pages, the limit")
+    assert not (tmp_path / "arguments").exists()
+    assert parse_bytes(data, "ata.tif", settings=settings(vicaran_document_max_pages=3)).pages
+
+
+def test_an_image_without_tesseract_is_refused_with_the_reason_in_both_languages(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(ocr, "find_tesseract", lambda: None)
+    with pytest.raises(DocumentError) as error:
+        parse_bytes(image_bytes(gen.page_image(SCAN_TEXT), "PNG"), "photo.png", settings=settings())
+    assert str(error.value) == (
+        "photo.png is an image and OCR is not installed: install tesseract-ocr (Debian: apt-get "
+        "install tesseract-ocr tesseract-ocr-por), then add it again."
+    )
+    assert error.value.said_in("pt-BR").startswith(
+        "photo.png é uma imagem e o OCR não está instalado: instale o tesseract-ocr"
+    )
+
+
+def test_an_image_in_which_no_text_is_read_is_refused_with_the_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected = (
+        "wall.png is an image and no text was read from it: page 1 is an image in which OCR "
+        "found no text."
+    )
+    for output in ("exit 0", r"printf '\001\033\n'"):  # nothing; nothing but controls
+        binary = fake_tesseract(tmp_path, output)
+        monkeypatch.setattr(ocr, "find_tesseract", lambda found=binary: found)
+        with pytest.raises(DocumentError) as error:
+            parse_bytes(image_bytes(gen.page_image(""), "PNG"), "wall.png", settings=settings())
+        assert str(error.value) == expected
+
+
+def test_image_frames_share_the_file_ocr_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    body = (
+        f'if [ "$(wc -l < "{tmp_path}/arguments")" -eq 1 ]; then echo First; else exec sleep 30; fi'
+    )
+    monkeypatch.setattr(ocr, "find_tesseract", lambda: fake_tesseract(tmp_path, body))
+    monkeypatch.setattr(ocr, "PAGE_TIMEOUT_SECONDS", 0.5)
+    monkeypatch.setattr(ocr, "FILE_BUDGET_SECONDS", 0.5)
+    frames = [gen.page_image(f"Page {n}.") for n in (1, 2, 3)]
+    data = image_bytes(frames[0], "TIFF", save_all=True, append_images=frames[1:])
+    parsed = parse_bytes(data, "scans.tiff", settings=settings())
+    assert [(page.number, page.text) for page in parsed.pages] == [(1, "First")]
+    reasons = {page.number: str(page.reason) for page in parsed.unreadable}
+    assert reasons[2] == "page 2 is a scanned image and OCR took longer than 1 s on it"
+    assert reasons[3].startswith("page 3 is a scanned image and was not read: OCR of this file")
+    assert len((tmp_path / "arguments").read_text().splitlines()) == 2
+
+
+@pytest.mark.parametrize("size", [(8000, 6000), (20000, 20000)])  # ours; Pillow's bomb limit
+def test_an_image_of_too_many_pixels_is_never_decoded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: tuple[int, int]
+) -> None:
+    binary = fake_tesseract(tmp_path, "echo 'Read'")
+    monkeypatch.setattr(ocr, "find_tesseract", lambda: binary)
+    with pytest.raises(DocumentError) as error:
+        parse_bytes(png_header_only(*size), "mural.png", settings=settings())
+    assert str(error.value) == (
+        "mural.png is an image and no text was read from it: page 1 is an image of more than "
+        "40 million pixels and was not read."
+    )
+    assert not (tmp_path / "arguments").exists()
+
+
+def test_a_photo_of_more_pixels_than_the_limit_is_read_at_a_smaller_scale(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    binary = fake_tesseract(tmp_path, "echo 'Read'")
+    monkeypatch.setattr(ocr, "find_tesseract", lambda: binary)
+    photo = Image.new("L", (8160, 6120), 255)  # a 50-megapixel phone camera's photo
+    parsed = parse_bytes(image_bytes(photo, "JPEG"), "photo.jpg", settings=settings())
+    assert parsed.ocr_pages == [1]
+    [page] = pages_given_to_ocr(tmp_path)
+    assert page.size == (4080, 3060)  # decoded at half the scale: within the limit
+
+
+def test_a_photo_is_turned_upright_by_its_orientation_tag(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    binary = fake_tesseract(tmp_path, "echo 'Read'")
+    monkeypatch.setattr(ocr, "find_tesseract", lambda: binary)
+    sideways = Image.new("L", (300, 100), 255)
+    sideways.putpixel((0, 0), 0)
+    exif = Image.Exif()
+    exif[0x0112] = 6  # Orientation: the camera was turned; shown rotated 90 degrees clockwise
+    parse_bytes(image_bytes(sideways, "JPEG", exif=exif, quality=100), "p.jpg", settings=settings())
+    [page] = pages_given_to_ocr(tmp_path)
+    assert page.size == (100, 300)
+    assert page.getpixel((99, 0)) < 128  # the dark corner went round with the page
+
+
+@pytest.mark.parametrize("mode", ["RGBA", "LA", "I;16"])
+def test_transparent_and_16_bit_pages_reach_ocr_as_dark_text_on_white(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    binary = fake_tesseract(tmp_path, "echo 'Read'")
+    monkeypatch.setattr(ocr, "find_tesseract", lambda: binary)
+    if mode == "I;16":  # white 65535; the text a dark grey, far above 255
+        image = Image.new(mode, (400, 200), 65535)
+        ImageDraw.Draw(image).rectangle((50, 50, 150, 100), fill=12_000)
+    else:  # nothing but the text drawn: the rest transparent black
+        image = Image.new(mode, (400, 200), 0)
+        ImageDraw.Draw(image).rectangle((50, 50, 150, 100), fill="black")
+    parse_bytes(image_bytes(image, "PNG"), "page.png", settings=settings())
+    [page] = pages_given_to_ocr(tmp_path)
+    assert page.getpixel((300, 150)) == 255  # the background is white
+    assert page.getpixel((100, 75)) < 64  # the text is dark
+
+
+def test_a_damaged_image_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    binary = fake_tesseract(tmp_path, "echo 'Read'")
+    monkeypatch.setattr(ocr, "find_tesseract", lambda: binary)
+    with pytest.raises(DocumentError) as error:
+        parse_bytes(b"\x89PNG\r\n\x1a\n not an image", "scan.png", settings=settings())
+    assert str(error.value).startswith(
+        "scan.png is damaged or incomplete and cannot be read as PNG, JPEG or TIFF"
+    )
+    gif = image_bytes(gen.page_image(SCAN_TEXT), "GIF")  # no format Pillow opens for Vicaran
+    with pytest.raises(DocumentError, match=r"^photo\.png is damaged or incomplete"):
+        parse_bytes(gif, "photo.png", settings=settings())
+    data = image_bytes(gen.page_image(SCAN_TEXT), "PNG")
+    with pytest.raises(DocumentError) as error:
+        parse_bytes(data[: len(data) // 2], "cut.png", settings=settings())
+    assert str(error.value) == (
+        "cut.png is an image and no text was read from it: page 1 is damaged and could not be read."
+    )
 
 
 # --- DOCX --------------------------------------------------------------------------------------
@@ -561,7 +779,16 @@ def test_a_title_that_was_only_a_placeholder_and_controls_is_no_title(tmp_path: 
         ("upload", "text/markdown", "markdown"),
         ("upload", "TEXT/PLAIN", "text"),
         ("notes.md", "text/plain", "markdown"),  # the name wins
-        ("photo.jpg", "image/jpeg", None),
+        ("photo.jpg", "image/jpeg", "image"),
+        ("scan.PNG", None, "image"),
+        ("scan.jpeg", None, "image"),
+        ("scan.tif", None, "image"),
+        ("scan.tiff", None, "image"),
+        ("upload", "image/png", "image"),
+        ("upload", "image/jpeg", "image"),
+        ("upload", "image/tiff", "image"),
+        ("photo.heic", "image/heic", None),
+        ("upload", "image/gif", None),
         ("upload", None, None),
     ],
 )
@@ -579,13 +806,14 @@ def test_nameless_attachment_is_recognised_by_its_bytes(tmp_path: Path) -> None:
 
 
 def test_unsupported_file_is_a_clear_error(tmp_path: Path) -> None:
-    path = tmp_path / "photo.jpg"
-    path.write_bytes(b"\xff\xd8\xff\xe0 not read")
+    path = tmp_path / "photo.heic"
+    path.write_bytes(b"\x00\x00\x00\x18ftypheic not read")
     with pytest.raises(DocumentError) as error:
         parse_file(path, settings())
     assert str(error.value) == (
-        "photo.jpg: Vicaran cannot read this kind of file; it reads PDF, Word (DOCX), HTML, "
-        "Markdown and plain-text files."
+        "photo.heic: Vicaran cannot read this kind of file; it reads PDF, Word (DOCX), HTML, "
+        "Markdown and plain-text files, and pages photographed or scanned as PNG, JPEG or TIFF "
+        "images."
     )
 
 

@@ -1,4 +1,4 @@
-"""Scanned pages read with the `tesseract` binary when it is installed, bounded in time.
+"""Scanned pages and page images read by the `tesseract` binary when installed, bounded in time.
 
 Tesseract runs as a subprocess (one per page, a timeout each, a time budget per file); the page
 image goes to it on stdin and nothing is written to disk or sent anywhere.

@@ -1,8 +1,9 @@
-"""Files into pages of text, locally: PDF, DOCX, HTML, Markdown and plain text.
+"""Files into pages of text, locally: PDF, DOCX, HTML, Markdown, plain text and page images.
 
 Every file is untrusted: its size and page count are checked before it is read, a page's text
-is capped, a DOCX's unpacked size is checked before it is unzipped, OCR runs with timeouts, and
-everything else is linear-time library code. Nothing is sent anywhere.
+is capped, a DOCX's unpacked size is checked before it is unzipped, an image's pixels before it
+is decoded, OCR runs with timeouts, and everything else is linear-time library code. Nothing is
+sent anywhere.
 """
 
 from __future__ import annotations
@@ -50,6 +51,11 @@ SUFFIXES: dict[str, DocumentKind] = {
     ".markdown": "markdown",
     ".txt": "text",
     ".text": "text",
+    ".png": "image",
+    ".jpg": "image",
+    ".jpeg": "image",
+    ".tif": "image",
+    ".tiff": "image",
 }
 MIME_TYPES: dict[str, DocumentKind] = {
     "application/pdf": "pdf",
@@ -60,6 +66,9 @@ MIME_TYPES: dict[str, DocumentKind] = {
     "text/markdown": "markdown",
     "text/x-markdown": "markdown",
     "text/plain": "text",
+    "image/png": "image",
+    "image/jpeg": "image",
+    "image/tiff": "image",
 }
 
 MAX_PAGE_CHARS = 200_000  # a dense printed page holds ~5,000; more is not a page of text
@@ -67,6 +76,15 @@ SCAN_TEXT_CHARS = 200  # a page with less text than this and a page-sized image 
 _SCAN_IMAGE_SHARE = 0.5  # ... when one image covers this share of the page
 _MAX_IMAGES_LOOKED_AT = 64
 MAX_RENDER_PIXELS = 40_000_000  # a page drawn for OCR (A4 at 300 dpi is 8.7 million)
+IMAGE_FORMATS = ("PNG", "JPEG", "TIFF")  # the only formats Pillow is asked to open
+_IMAGE_SIGNATURES = (
+    b"\x89PNG\r\n\x1a\n",
+    b"\xff\xd8\xff",
+    b"II*\x00",
+    b"MM\x00*",
+    b"II+\x00",
+    b"MM\x00+",
+)
 MAX_UNPACKED_BYTES = 100_000_000  # a DOCX's members, unzipped
 MAX_ZIP_MEMBERS = 10_000
 MAX_TITLE_CHARS = 300
@@ -94,9 +112,12 @@ def kind_of(file_name: str, mime: str | None = None) -> DocumentKind | None:
 
 
 def sniff(data: bytes) -> DocumentKind | None:
-    """The kind of a nameless attachment from its first bytes (PDF and DOCX say what they are)."""
+    """The kind of a nameless attachment from its first bytes (PDF, DOCX and images say what
+    they are)."""
     if b"%PDF-" in data[:1024]:
         return "pdf"
+    if data.startswith(_IMAGE_SIGNATURES):
+        return "image"
     if data.startswith(b"PK\x03\x04") and b"word/" in data[:65_536]:
         return "docx"
     return None
@@ -300,6 +321,110 @@ def _render(page: pdfium.PdfPage, number: int) -> Image:
             return page.render(scale=scale, grayscale=True, may_draw_forms=True).to_pil()
         except pdfium.PdfiumError:
             raise ocr.PageNotRead(Phrase("page_damaged", page=number)) from None
+
+
+# --- page images -------------------------------------------------------------------------------
+
+
+def _read_image(data: bytes, name: str, settings: Settings) -> _Content:
+    """A photographed or scanned page read by OCR like a scanned PDF page: a PNG or JPEG is one
+    page, a TIFF a page a frame. A file of which no page could be read is refused with why."""
+    from PIL import Image as Pillow  # imported here, as python-docx is
+
+    reader = ocr.PageReader(settings.vicaran_ocr_languages)
+    if not reader.binary:
+        raise DocumentError(Phrase("document_image_ocr_missing", name=name))
+    try:
+        image = Pillow.open(io.BytesIO(data), formats=IMAGE_FORMATS)  # reads the header only
+    except Pillow.DecompressionBombError:  # over Pillow's own limit (MAX_IMAGE_PIXELS)
+        reason = _too_large(1)
+        raise DocumentError(Phrase("document_image_unread", name=name, reason=reason)) from None
+    except Exception:  # Pillow fails in many ways on damaged files
+        logger.debug("Pillow could not open %s", name, exc_info=True)
+        kinds = ", ".join(IMAGE_FORMATS[:-1]) + " or " + IMAGE_FORMATS[-1]
+        raise DocumentError(Phrase("document_corrupt", name=name, kind=kinds)) from None
+    with image:
+        count = _frame_count(image, name, settings)
+        content = _Content(count)
+        for number in range(1, count + 1):
+            _read_frame(image, number, reader, content)
+    if not content.pages:  # then every page is unreadable, and says why
+        reason = content.unreadable[0].reason
+        raise DocumentError(Phrase("document_image_unread", name=name, reason=reason))
+    content.first_heading = _first_line(content.pages[0].text)
+    return content
+
+
+def _frame_count(image: Image, name: str, settings: Settings) -> int:
+    """A page for each frame of a TIFF (counted no further than the page limit), else one."""
+    if image.format != "TIFF":
+        return 1  # an animated PNG's or a camera's extra JPEG frames are no pages
+    count = 1
+    while True:
+        try:
+            image.seek(count)
+        except EOFError:
+            return count
+        except Exception:  # a damaged directory of frames: the frames before it are read
+            logger.debug("a TIFF's frame %d could not be found", count + 1, exc_info=True)
+            return count
+        count += 1
+        _check_pages(count, name, settings)
+
+
+def _read_frame(image: Image, number: int, reader: ocr.PageReader, content: _Content) -> None:
+    """One frame's text into `content`, by OCR."""
+    try:
+        text = _tidy(reader.read(number, lambda: _page_picture(image, number)))
+        if not text:
+            raise ocr.PageNotRead(Phrase("page_ocr_no_text", page=number))
+    except ocr.PageNotRead as why:
+        content.unreadable.append(UnreadablePage(number, why.reason))
+        return
+    content.ocr_pages.append(number)
+    content.pages.append(PageText(number, text))
+
+
+def _page_picture(image: Image, number: int) -> Image:
+    """Frame `number` as OCR reads it: upright (by its orientation tag), dark on white, of at most
+    MAX_RENDER_PIXELS (a JPEG is decoded at a smaller scale; another image is not decoded)."""
+    from PIL import ImageOps
+
+    try:
+        image.seek(number - 1)
+        width, height = image.size
+        if width * height > MAX_RENDER_PIXELS and image.format in ("JPEG", "MPO"):
+            # libjpeg decodes at 1/2, 1/4 or 1/8 of the size, at a fraction of the cost
+            reduction = 2 ** math.ceil(math.log2(math.sqrt(width * height / MAX_RENDER_PIXELS)))
+            image.draft("L", (math.ceil(width / reduction), math.ceil(height / reduction)))
+            width, height = image.size
+        if width * height > MAX_RENDER_PIXELS:
+            raise ocr.PageNotRead(_too_large(number))
+        return _on_white(ImageOps.exif_transpose(image))  # decodes the frame
+    except ocr.PageNotRead:
+        raise
+    except Exception:  # a damaged or cut file; Pillow fails in many ways
+        logger.debug("Pillow could not decode page %d", number, exc_info=True)
+        raise ocr.PageNotRead(Phrase("page_damaged", page=number)) from None
+
+
+def _on_white(image: Image) -> Image:
+    """Greyscale, what is transparent white, and 16-bit shades scaled down (not cut) to 8 bits."""
+    from PIL import Image as Pillow
+
+    if image.mode.startswith("I"):
+        return image.convert("I").point(lambda value: value * (1 / 256)).convert("L")
+    if image.has_transparency_data:  # text drawn on nothing: onto white paper
+        if image.mode not in ("RGBA", "LA"):
+            image = image.convert("RGBA")
+        page = Pillow.new("L", image.size, 255)
+        page.paste(image.convert("L"), mask=image.getchannel("A"))
+        return page
+    return image.convert("L")
+
+
+def _too_large(number: int) -> Phrase:
+    return Phrase("page_image_too_large", page=number, limit=MAX_RENDER_PIXELS // 1_000_000)
 
 
 # --- DOCX --------------------------------------------------------------------------------------
@@ -607,4 +732,5 @@ _READERS: dict[DocumentKind, Callable[[bytes, str, Settings], _Content]] = {
     "html": _read_html,
     "markdown": _read_markdown,
     "text": _read_text,
+    "image": _read_image,
 }
