@@ -372,9 +372,9 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
     ),
     "attachments_none_read": (
         "None of the files could be read:\n{lines}\nSend your brief, with files Vicaran reads "
-        "(PDF, DOCX, HTML, Markdown or text).",
+        "(PDF, DOCX, HTML, Markdown or text, or pages as PNG, JPEG or TIFF images).",
         "Nenhum dos arquivos pôde ser lido:\n{lines}\nEnvie o seu briefing, com arquivos que o "
-        "Vicaran lê (PDF, DOCX, HTML, Markdown ou texto).",
+        "Vicaran lê (PDF, DOCX, HTML, Markdown ou texto, ou páginas em imagens PNG, JPEG ou TIFF).",
     ),
     "attachments_not_added": (
         (
@@ -1531,9 +1531,11 @@ _MESSAGES.update(_PROBLEMS)
 _DOCUMENT_PROBLEMS: dict[str, tuple[_Text, _Text]] = {
     "document_unsupported": (
         "{name}: Vicaran cannot read this kind of file; it reads PDF, Word (DOCX), HTML, "
-        "Markdown and plain-text files.",
+        "Markdown and plain-text files, and pages photographed or scanned as PNG, JPEG or TIFF "
+        "images.",
         "{name}: o Vicaran não lê este tipo de arquivo; ele lê arquivos PDF, Word (DOCX), HTML, "
-        "Markdown e texto simples.",
+        "Markdown e texto simples, e páginas fotografadas ou digitalizadas em imagens PNG, JPEG "
+        "ou TIFF.",
     ),
     "document_unreadable_file": (
         "{name} could not be opened ({error}): check the path and the file's permissions.",
@@ -1581,6 +1583,16 @@ _DOCUMENT_PROBLEMS: dict[str, tuple[_Text, _Text]] = {
         "{name} ocuparia mais de {limit} ao ser descompactado, muito além de um documento Word "
         "comum: ele não foi aberto.",
     ),
+    "document_image_ocr_missing": (
+        "{name} is an image and OCR is not installed: install tesseract-ocr (Debian: apt-get "
+        "install tesseract-ocr tesseract-ocr-por), then add it again.",
+        "{name} é uma imagem e o OCR não está instalado: instale o tesseract-ocr (Debian: apt-get "
+        "install tesseract-ocr tesseract-ocr-por) e adicione-a de novo.",
+    ),
+    "document_image_unread": (
+        "{name} is an image and no text was read from it: {reason}.",
+        "{name} é uma imagem e nenhum texto foi lido nela: {reason}.",
+    ),
     "document_not_text": (
         "{name} does not look like text (its bytes match no text encoding): if it is a PDF or a "
         "Word file, give it the right extension.",
@@ -1616,6 +1628,10 @@ _DOCUMENT_PROBLEMS: dict[str, tuple[_Text, _Text]] = {
         "{seconds} s, the limit",
         "a página {page} é uma imagem digitalizada e não foi lida: o OCR deste arquivo já levou "
         "{seconds} s, o limite",
+    ),
+    "page_image_too_large": (
+        "page {page} is an image of more than {limit} million pixels and was not read",
+        "a página {page} é uma imagem de mais de {limit} milhões de pixels e não foi lida",
     ),
     "page_ocr_no_text": (
         "page {page} is an image in which OCR found no text",
