@@ -419,7 +419,8 @@ def test_the_html_export_links_a_document_passage_to_its_snapshot(repo: Reposito
 def test_the_html_export_without_a_public_address_names_the_passage_unlinked(
     repo: Repository,
 ) -> None:
-    text = exported(repo, "html")
+    iid = document_investigation(repo, evidence=document_evidence())
+    text = export.to_html(repo.get_investigation(iid) or {}, public_url="")
     assert "<strong>📄 Contrato 002/2024, p. 4</strong>" in text
 
 

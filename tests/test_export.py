@@ -279,6 +279,33 @@ def test_json_export_is_the_full_record_set(repo: Repository) -> None:
         assert hashlib.sha256(body.encode("utf-8")).hexdigest() == name
 
 
+def test_markdown_and_json_exports_link_snapshots_where_the_server_is(
+    repo: Repository, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A report written while the server was elsewhere (a headless run, another port) is
+    exported with its snapshot links on the server that exports it."""
+    iid, _ = trust_investigation(repo)
+    configure(monkeypatch, VICARAN_PUBLIC_URL="http://127.0.0.1:8123")
+    investigation = repo.get_investigation(iid) or {}
+    path = f"/api/investigations/{iid}/snapshots/{sha256(SOURCE_TEXT)}"
+    other = f"/api/investigations/other-id/snapshots/{sha256(SOURCE_TEXT)}"
+    investigation["summary"] = (
+        f"# Dam contract\n\n- [1] **Story 1** — <https://news1.example/story> — "
+        f"[snapshot](http://127.0.0.1:8000{path})\n- see also http://localhost:8000{path}.\n"
+        f"- not this one: http://127.0.0.1:8000{other}\n"
+        f"- nor an address followed by a path: http://news1.example/a and {path}\n"
+    )
+    markdown = export.render("md", investigation)
+    assert f"[snapshot](http://127.0.0.1:8123{path})" in markdown
+    assert f"see also http://127.0.0.1:8123{path}." in markdown
+    assert f"http://127.0.0.1:8000{other}" in markdown  # another investigation's: as written
+    assert f"http://news1.example/a and {path}\n" in markdown
+    assert "<https://news1.example/story>" in markdown
+    summary = json.loads(export.render("json", investigation))["investigation"]["summary"]
+    assert markdown.startswith(summary)
+    assert f"http://127.0.0.1:8000{path}" not in summary
+
+
 def test_unknown_format_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown export format"):
         export.render("pdf", {})

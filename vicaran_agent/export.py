@@ -1,11 +1,14 @@
 """Exports of one investigation: Markdown, a standalone HTML page, JSON and ClaimReview.
 
 Every export works from the investigation dict that `Repository.get_investigation` returns (and,
-for JSON, the snapshots its records rest on). No protocol marker is ever exported. `[N]` in the
-report cites the N-th entry of `investigation["sources"]`; `[N]` in a fact-check's explanation
-cites that check's N-th evidence item. A source or evidence item from the journalist's documents
-has no web address (its `doc://` url is an identity): it is named `📄 <title>, p. N` and linked,
-at most, to the snapshot of the passage Vicaran read; the JSON export keeps the records as stored.
+for JSON, the snapshots its records rest on). No protocol marker is ever exported. A link to
+one of the investigation's snapshots names the server where it is now (the settings'
+`public_url`), whichever server the report was written on.
+`[N]` in the report cites the N-th entry of `investigation["sources"]`; `[N]` in a fact-check's
+explanation cites that check's N-th evidence item. A source or evidence item from the
+journalist's documents has no web address (its `doc://` url is an identity): it is named
+`📄 <title>, p. N` and linked, at most, to the snapshot of the passage Vicaran read; the JSON
+export keeps the records as stored.
 An official gazette (origin `gazette`) is public: it is named `📰 Diário Oficial de <city> — <date>`
 (its title), linked to its public address, with its territory and its full text's address.
 """
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from html import escape
@@ -35,6 +39,8 @@ _SHA256 = re.compile(r"[0-9a-f]{64}")
 _LANGUAGE = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})?")
 _DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 GAZETTE_NAME = "Diário Oficial"
+_URL_LENGTH = 300  # a server address longer than this is not one Vicaran wrote
+_NOT_IN_URL = frozenset("<>()[]\"'`\\")  # Markdown's delimiters around a link
 
 
 @dataclass(frozen=True)
@@ -78,12 +84,13 @@ def render(
         ValueError: `fmt` is not a known format.
     """
     settings = settings or get_settings()
+    public_url = settings.public_url
     if fmt == "md":
-        return to_markdown(investigation)
+        return to_markdown(investigation, public_url=public_url)
     if fmt == "html":
-        return to_html(investigation, public_url=settings.vicaran_public_url)
+        return to_html(investigation, public_url=public_url)
     if fmt == "json":
-        return to_json(investigation, snapshots or {}, now=now)
+        return to_json(investigation, snapshots or {}, now=now, public_url=public_url)
     if fmt == "claimreview":
         return to_claimreview(investigation, settings)
     raise ValueError(f"unknown export format {fmt!r}: use {', '.join(FORMATS)}")
@@ -113,6 +120,64 @@ def snapshot_url(investigation_id: str, sha256: str, public_url: str) -> str:
 def is_sha256(value: Any) -> bool:
     """Whether `value` names a snapshot: 64 lowercase hex digits."""
     return isinstance(value, str) and _SHA256.fullmatch(value) is not None
+
+
+def snapshot_of(url: str, investigation_id: str) -> str | None:
+    """The SHA-256 a link to one of the investigation's snapshots names, on whatever server
+    (and under whatever path prefix) it was written; None for any other link."""
+    parts = urlsplit(url)
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc or parts.query:
+        return None
+    prefix = snapshot_path(investigation_id, "")
+    at = parts.path.rfind(prefix)
+    sha = parts.path[at + len(prefix) :] if at >= 0 and investigation_id else ""
+    return sha if is_sha256(sha) and not parts.fragment else None
+
+
+def rebased(markdown: str, investigation_id: str, public_url: str) -> str:
+    """`markdown` with each link to one of the investigation's snapshots on `public_url`.
+
+    A report keeps the server address it was written with (a headless run assumes the default
+    one, a server may since have moved): its snapshot links follow the server that exports it.
+    Linear: each snapshot path is found once, its address looked for in the few hundred
+    characters before it.
+    """
+    base = public_url.rstrip("/")
+    marker = snapshot_path(investigation_id, "")
+    if not (base and investigation_id and marker in markdown):
+        return markdown
+    out: list[str] = []
+    done = 0
+    at = markdown.find(marker)
+    while at >= 0:
+        end = at + len(marker) + 64
+        window = markdown[max(done, at - _URL_LENGTH) : at]
+        start = max(window.rfind("http://"), window.rfind("https://"))
+        if start >= 0 and is_sha256(markdown[at + len(marker) : end]):
+            start += at - len(window)
+            address = markdown[start:at]
+            if (
+                not any(c.isspace() or c in _NOT_IN_URL for c in address)
+                and not markdown[end : end + 1].isalnum()
+                and snapshot_of(markdown[start:end], investigation_id)
+            ):
+                out.append(markdown[done:start] + base + markdown[at:end])
+                done = end
+        at = markdown.find(marker, max(done, at + 1))
+    return "".join(out) + markdown[done:]
+
+
+def snapshot_links(
+    investigation_id: str, target: Callable[[str], str | None]
+) -> Callable[[str], str | None]:
+    """For `render_markdown(relink=...)`: a link to one of the investigation's snapshots, on
+    any server, goes where `target(sha256)` says (None: the link is judged as written)."""
+
+    def relink(url: str) -> str | None:
+        sha = snapshot_of(url, investigation_id)
+        return target(sha) if sha else None
+
+    return relink
 
 
 # --- shared wording --------------------------------------------------------------------------
@@ -275,9 +340,13 @@ def _check_heading(number: int, check: dict[str, Any], language: str) -> str:
 # --- Markdown --------------------------------------------------------------------------------
 
 
-def to_markdown(investigation: dict[str, Any]) -> str:
-    """The report followed by an evidence appendix and the list of every source read."""
-    report = report_markdown(investigation.get("summary"))
+def to_markdown(investigation: dict[str, Any], *, public_url: str = "") -> str:
+    """The report followed by an evidence appendix and the list of every source read.
+
+    `public_url`: where the server is; the report's snapshot links are moved there.
+    """
+    iid = str(investigation.get("id") or "")
+    report = rebased(report_markdown(investigation.get("summary")), iid, public_url)
     if not report:
         title = _one_line(investigation.get("title")) or "Untitled investigation"
         report = f"# {title}\n\n_No report has been written yet._"
@@ -410,7 +479,7 @@ blockquote { margin: 6px 0; padding: 4px 12px; border-left: 4px solid #1d4ed8;
 def saved_links(investigation: dict[str, Any], public_url: str | None = None) -> set[str]:
     """The only addresses a report may link: the investigation's saved sources (normalized and
     as found) and their snapshots (under `public_url`, default the configured one)."""
-    base = get_settings().vicaran_public_url if public_url is None else public_url
+    base = get_settings().public_url if public_url is None else public_url
     iid = str(investigation.get("id") or "")
     links: set[str] = set()
     for source in investigation.get("sources") or []:
@@ -433,15 +502,28 @@ def to_html(investigation: dict[str, Any], *, public_url: str = "") -> str:
     title = _one_line(investigation.get("title")) or "Untitled investigation"
     language = investigation.get("language") or "en"
     lang = language if _LANGUAGE.fullmatch(language) else "en"
+    base = public_url.rstrip("/")
+    iid = str(investigation.get("id") or "")
+
+    def snapshot_href(sha: Any) -> str | None:
+        """A snapshot's address on the server, when it is known."""
+        if base and iid and is_sha256(sha) and _href(base):
+            return base + snapshot_path(iid, sha)
+        return None
+
     report = report_markdown(investigation.get("summary"))
     body = (
-        render_markdown(report, allowed_links=saved_links(investigation, public_url))
+        render_markdown(
+            report,
+            allowed_links=saved_links(investigation, public_url),
+            relink=snapshot_links(iid, snapshot_href),
+        )
         if report
         else f"<h1>{escape(title)}</h1><p><em>No report has been written yet.</em></p>"
     )
-    base = public_url.rstrip("/")
-    iid = str(investigation.get("id") or "")
-    appendix = _evidence_html(investigation, base, iid) + _sources_html(investigation, base, iid)
+    appendix = _evidence_html(investigation, snapshot_href) + _sources_html(
+        investigation, snapshot_href
+    )
     return (
         "<!doctype html>\n"
         f'<html lang="{escape(lang)}">\n<head>\n<meta charset="utf-8">\n'
@@ -464,31 +546,27 @@ def _a(url: str, text: str) -> str:
     return f'<a href="{href}" rel="noopener noreferrer">{escape(text)}</a>'
 
 
-def _snapshot_href(sha: Any, base: str, iid: str) -> str | None:
-    """The snapshot's absolute address, escaped, when the dashboard's public address is known."""
-    if base and iid and is_sha256(sha) and _href(base):
-        return escape(base + snapshot_path(iid, sha))
-    return None
+SnapshotHref = Callable[[Any], str | None]  # a snapshot's SHA-256 → where it is (unescaped)
 
 
-def _snapshot_html(sha: Any, base: str, iid: str) -> str:
+def _snapshot_html(sha: Any, snapshot_href: SnapshotHref) -> str:
     if not sha:
         return ""
     code = f"<code>{escape(str(sha))}</code>"
-    if href := _snapshot_href(sha, base, iid):
-        code = f'<a href="{href}">{code}</a>'
+    if href := snapshot_href(sha):
+        code = f'<a href="{escape(href)}">{code}</a>'
     return f"<li>Snapshot: {code}</li>"
 
 
-def _document_html(item: dict[str, Any], base: str, iid: str) -> str:
+def _document_html(item: dict[str, Any], snapshot_href: SnapshotHref) -> str:
     """`📄 <title>, p. N`, linked to the passage's snapshot when it can be reached."""
     label = escape(document_label(item))
-    if href := _snapshot_href(item.get("content_sha256"), base, iid):
-        return f'<a href="{href}" rel="noopener noreferrer">{label}</a>'
+    if href := snapshot_href(item.get("content_sha256")):
+        return f'<a href="{escape(href)}" rel="noopener noreferrer">{label}</a>'
     return label
 
 
-def _evidence_html(investigation: dict[str, Any], base: str, iid: str) -> str:
+def _evidence_html(investigation: dict[str, Any], snapshot_href: SnapshotHref) -> str:
     language = investigation.get("language") or "en"
     claims = _claims_by_id(investigation)
     checks = investigation.get("fact_checks") or []
@@ -507,7 +585,7 @@ def _evidence_html(investigation: dict[str, Any], base: str, iid: str) -> str:
         items = check.get("evidence") or []
         evidence = (
             '<ol class="evidence">'
-            + "".join(_evidence_item_html(item, base, iid) for item in items)
+            + "".join(_evidence_item_html(item, snapshot_href) for item in items)
             + "</ol>"
             if items
             else "<p><em>No evidence was found.</em></p>"
@@ -527,7 +605,7 @@ def _evidence_html(investigation: dict[str, Any], base: str, iid: str) -> str:
     return "".join(parts) + "</section>"
 
 
-def _evidence_item_html(item: dict[str, Any], base: str, iid: str) -> str:
+def _evidence_item_html(item: dict[str, Any], snapshot_href: SnapshotHref) -> str:
     title = _title(item)
     publisher = _one_line(item.get("publisher"))
     independent = independence(item)
@@ -545,11 +623,13 @@ def _evidence_item_html(item: dict[str, Any], base: str, iid: str) -> str:
         details.append(f"<li>Found by: {escape(_one_line(item['query']))}</li>")
     if link := _web_link(item):
         details.append(f"<li>Link: {_a(link, link)}</li>")
-    details.append(_snapshot_html(item.get("content_sha256"), base, iid))
+    details.append(_snapshot_html(item.get("content_sha256"), snapshot_href))
     quote_html = (
         f"<blockquote>{escape(_one_line(item['quote']))}</blockquote>" if item.get("quote") else ""
     )
-    heading = _document_html(item, base, iid) if is_document(item) else _a(_link_of(item), title)
+    heading = (
+        _document_html(item, snapshot_href) if is_document(item) else _a(_link_of(item), title)
+    )
     return (
         f"<li><strong>{heading}</strong>"
         + (f' <span class="muted">{escape(publisher)}</span>' if publisher else "")
@@ -557,7 +637,7 @@ def _evidence_item_html(item: dict[str, Any], base: str, iid: str) -> str:
     )
 
 
-def _sources_html(investigation: dict[str, Any], base: str, iid: str) -> str:
+def _sources_html(investigation: dict[str, Any], snapshot_href: SnapshotHref) -> str:
     sources = investigation.get("sources") or []
     if not sources:
         return '<section id="sources"><h2>All sources read</h2><p>No source was read.</p></section>'
@@ -577,7 +657,7 @@ def _sources_html(investigation: dict[str, Any], base: str, iid: str) -> str:
             details.append(f"<li>Link: {_a(link, link)}</li>")
         if full_text := _full_text_link(source):
             details.append(f"<li>Full text: {_a(full_text, full_text)}</li>")
-        details.append(_snapshot_html(source.get("content_sha256"), base, iid))
+        details.append(_snapshot_html(source.get("content_sha256"), snapshot_href))
         entries.append(
             f'<li id="source-{n}"><strong>{escape(title)}</strong>'
             + (f' <span class="muted">{escape(publisher)}</span>' if publisher else "")
@@ -593,7 +673,11 @@ def _sources_html(investigation: dict[str, Any], base: str, iid: str) -> str:
 
 
 def to_json(
-    investigation: dict[str, Any], snapshots: dict[str, str], *, now: datetime | None = None
+    investigation: dict[str, Any],
+    snapshots: dict[str, str],
+    *,
+    now: datetime | None = None,
+    public_url: str = "",
 ) -> str:
     """Every record (quality included) and the texts Vicaran read, pretty-printed.
 
@@ -601,13 +685,15 @@ def to_json(
         investigation: the dict `Repository.get_investigation` returns.
         snapshots: {sha256: text}, e.g. `Repository.get_snapshots(id)`.
         now: the export time (default: now, UTC).
+        public_url: where the server is; the report's snapshot links are moved there.
 
     Returns:
         `{"format", "version", "exported_at", "investigation", "snapshots"}` as JSON text.
     """
     record = dict(investigation)
     if record.get("summary") is not None:
-        record["summary"] = report_markdown(record["summary"])
+        iid = str(record.get("id") or "")
+        record["summary"] = rebased(report_markdown(record["summary"]), iid, public_url)
     exported_at = (now or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="seconds")
     document = {
         "format": JSON_FORMAT,

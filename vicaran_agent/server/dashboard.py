@@ -28,7 +28,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 
 from .. import export
-from ..config import get_settings
+from ..config import Settings, get_settings
 from ..i18n import message
 from ..schemas import QUALITY_DIMENSIONS
 from ..storage import get_repository
@@ -200,9 +200,7 @@ async def _api_one(request: Request) -> Response:
     investigation = await _investigation(request.path_params["investigation_id"])
     if investigation is None:
         return _json({"success": False, "error": "investigation not found"}, 404)
-    rendered = await asyncio.to_thread(
-        summary_html, investigation.get("summary"), export.saved_links(investigation)
-    )
+    rendered = await asyncio.to_thread(_report_html, investigation, get_settings())
     return _json({**investigation, "summary_html": rendered})
 
 
@@ -240,7 +238,7 @@ async def _api_export(request: Request) -> Response:
     loaded = await asyncio.to_thread(load)
     if loaded is None:
         return _json({"success": False, "error": "investigation not found"}, 404)
-    text = export.render(fmt, *loaded)
+    text = await asyncio.to_thread(export.render, fmt, *loaded, settings=get_settings())
     name = export.filename(loaded[0]["id"], fmt)
     headers = {
         "Content-Disposition": f'attachment; filename="{name}"',
@@ -283,16 +281,32 @@ async def _static(request: Request) -> Response:
     )
 
 
-def summary_html(summary: str | None, allowed_links: Collection[str] | None = None) -> str:
+def summary_html(
+    summary: str | None,
+    allowed_links: Collection[str] | None = None,
+    relink: Callable[[str], str | None] | None = None,
+) -> str:
     """The summary Markdown as safe HTML (citations link to `#source-N`).
 
     Only `allowed_links` are linked (the dashboard passes the saved sources' addresses); other
-    URLs are shown as text. Parsing is CPU work: call it off the event loop.
+    URLs are shown as text; `relink` sends some elsewhere (see `render_markdown`). Parsing is
+    CPU work: call it off the event loop.
     """
     text = export.report_markdown(summary)
     if not text:
         return ""
-    return render_markdown(text, heading_offset=2, allowed_links=allowed_links)
+    return render_markdown(text, heading_offset=2, allowed_links=allowed_links, relink=relink)
+
+
+def _report_html(inv: dict[str, Any], settings: Settings) -> str:
+    """The investigation's report as the dashboard shows it: its snapshot links, written on
+    whatever server, are paths on this one (so they work at whatever address it is opened)."""
+    iid = inv["id"]
+    return summary_html(
+        inv.get("summary"),
+        export.saved_links(inv, settings.public_url),
+        export.snapshot_links(iid, lambda sha: export.snapshot_path(iid, sha)),
+    )
 
 
 # --- HTML ----------------------------------------------------------------------------------
@@ -838,7 +852,7 @@ def _timeline(inv: dict[str, Any], refs: Callable[[list[str]], str]) -> str:
 
 
 def _summary(inv: dict[str, Any]) -> str:
-    rendered = summary_html(inv.get("summary"), export.saved_links(inv))
+    rendered = _report_html(inv, get_settings())
     if not rendered:
         body = _empty("The summary is written when the investigation finishes.")
     else:
