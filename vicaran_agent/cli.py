@@ -468,8 +468,8 @@ def export(investigation_id: str, fmt: str, out: str | None) -> int:
     if investigation is None:
         print(f"No investigation with id {investigation_id} is saved here.", file=sys.stderr)
         return 1
-    snapshots = repository.get_snapshots(investigation_id) if fmt == "json" else {}
-    text = exports.render(fmt, investigation, snapshots)
+    snapshots = repository.get_snapshots(investigation_id) if fmt in exports.WITH_SNAPSHOTS else {}
+    text = exports.render(fmt, investigation, snapshots, settings=get_settings())
     if not out:
         sys.stdout.write(text)
         sys.stdout.flush()

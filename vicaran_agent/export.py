@@ -1,9 +1,11 @@
 """Exports of one investigation: Markdown, a standalone HTML page, JSON and ClaimReview.
 
 Every export works from the investigation dict that `Repository.get_investigation` returns (and,
-for JSON, the snapshots its records rest on). No protocol marker is ever exported. A link to
-one of the investigation's snapshots names the server where it is now (the settings'
-`public_url`), whichever server the report was written on.
+for JSON and HTML, the snapshots its records rest on). No protocol marker is ever exported. A
+link to one of the investigation's snapshots names the server where it is now (the settings'
+`public_url`), whichever server the report was written on; the HTML page carries the texts it
+cites (each cut to `SNAPSHOT_CHARS`, all of them to `EXPORT_SNAPSHOT_CHARS`) and links them
+inside itself, so it needs no server.
 `[N]` in the report cites the N-th entry of `investigation["sources"]`; `[N]` in a fact-check's
 explanation cites that check's N-th evidence item. A source or evidence item from the
 journalist's documents has no web address (its `doc://` url is an identity): it is named
@@ -39,6 +41,8 @@ _SHA256 = re.compile(r"[0-9a-f]{64}")
 _LANGUAGE = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})?")
 _DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 GAZETTE_NAME = "Diário Oficial"
+SNAPSHOT_CHARS = 100_000  # of one text, in the HTML export
+EXPORT_SNAPSHOT_CHARS = 2_000_000  # of all the texts one HTML export carries
 _URL_LENGTH = 300  # a server address longer than this is not one Vicaran wrote
 _NOT_IN_URL = frozenset("<>()[]\"'`\\")  # Markdown's delimiters around a link
 
@@ -73,7 +77,8 @@ def render(
     Args:
         fmt: "md", "html", "json" or "claimreview".
         investigation: the dict `Repository.get_investigation` returns.
-        snapshots: {sha256: text} of what Vicaran read (only the JSON export carries them).
+        snapshots: {sha256: text} of what Vicaran read (the JSON and HTML exports carry them:
+            see `WITH_SNAPSHOTS`).
         settings: publisher and public URL; the process settings when omitted.
         now: the export time written into the JSON export (default: now, UTC).
 
@@ -88,12 +93,15 @@ def render(
     if fmt == "md":
         return to_markdown(investigation, public_url=public_url)
     if fmt == "html":
-        return to_html(investigation, public_url=public_url)
+        return to_html(investigation, public_url=public_url, snapshots=snapshots or {})
     if fmt == "json":
         return to_json(investigation, snapshots or {}, now=now, public_url=public_url)
     if fmt == "claimreview":
         return to_claimreview(investigation, settings)
     raise ValueError(f"unknown export format {fmt!r}: use {', '.join(FORMATS)}")
+
+
+WITH_SNAPSHOTS = frozenset({"json", "html"})  # the formats that carry the texts read
 
 
 def filename(investigation_id: str, fmt: str) -> str:
@@ -472,6 +480,9 @@ blockquote { margin: 6px 0; padding: 4px 12px; border-left: 4px solid #1d4ed8;
 .evidence > li, .sources > li { margin-bottom: 12px; }
 .set-aside { color: #a15c07; }
 .dependent { color: #b42318; }
+.snapshot pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #f6f8fa;
+  padding: 12px; border-radius: 4px; font-family: inherit; font-size: 0.9em; max-height: 40em;
+  overflow: auto; }
 :target { background: #fdf3e1; }
 """
 
@@ -489,12 +500,21 @@ def saved_links(investigation: dict[str, Any], public_url: str | None = None) ->
     return links
 
 
-def to_html(investigation: dict[str, Any], *, public_url: str = "") -> str:
-    """A standalone HTML page: the report, the evidence appendix and every source read.
+def to_html(
+    investigation: dict[str, Any],
+    *,
+    public_url: str = "",
+    snapshots: dict[str, str] | None = None,
+) -> str:
+    """A standalone HTML page: the report, the evidence appendix, every source read and the
+    texts Vicaran read of them.
 
     Args:
         investigation: the dict `Repository.get_investigation` returns.
-        public_url: where the dashboard is reachable; snapshot names link there when given.
+        public_url: where the dashboard is reachable; a snapshot the page does not carry is
+            linked there when given.
+        snapshots: {sha256: text}, e.g. `Repository.get_snapshots(id)`: each one the page cites
+            gets a section (linked as `#snapshot-<sha256>`), cut to keep the file's size sane.
 
     Returns:
         The HTML document (inline styles, no scripts, every value escaped).
@@ -504,9 +524,14 @@ def to_html(investigation: dict[str, Any], *, public_url: str = "") -> str:
     lang = language if _LANGUAGE.fullmatch(language) else "en"
     base = public_url.rstrip("/")
     iid = str(investigation.get("id") or "")
+    texts = snapshots or {}
+    cited = [(sha, name) for sha, name in _cited_snapshots(investigation) if sha in texts]
+    carried = {sha for sha, _ in cited}
 
     def snapshot_href(sha: Any) -> str | None:
-        """A snapshot's address on the server, when it is known."""
+        """Where a snapshot is: in this page, else on the server (when its address is known)."""
+        if sha in carried:
+            return f"#snapshot-{sha}"
         if base and iid and is_sha256(sha) and _href(base):
             return base + snapshot_path(iid, sha)
         return None
@@ -521,8 +546,10 @@ def to_html(investigation: dict[str, Any], *, public_url: str = "") -> str:
         if report
         else f"<h1>{escape(title)}</h1><p><em>No report has been written yet.</em></p>"
     )
-    appendix = _evidence_html(investigation, snapshot_href) + _sources_html(
-        investigation, snapshot_href
+    appendix = (
+        _evidence_html(investigation, snapshot_href)
+        + _sources_html(investigation, snapshot_href)
+        + _snapshots_html(cited, texts)
     )
     return (
         "<!doctype html>\n"
@@ -547,6 +574,52 @@ def _a(url: str, text: str) -> str:
 
 
 SnapshotHref = Callable[[Any], str | None]  # a snapshot's SHA-256 → where it is (unescaped)
+
+
+def _cited_snapshots(investigation: dict[str, Any]) -> list[tuple[str, str]]:
+    """(sha256, what it is the text of) for each text the export cites, once, in the order it
+    first cites them: the sources, then the evidence of each check."""
+    named: dict[str, str] = {}
+    items = list(investigation.get("sources") or [])
+    for check in investigation.get("fact_checks") or []:
+        items.extend(check.get("evidence") or [])
+    for item in items:
+        if is_sha256(sha := item.get("content_sha256")):
+            named.setdefault(sha, _title(item))
+    return list(named.items())
+
+
+def _snapshots_html(cited: list[tuple[str, str]], texts: dict[str, str]) -> str:
+    """A section per text read, each cut to `SNAPSHOT_CHARS`, all to `EXPORT_SNAPSHOT_CHARS`."""
+    if not cited:
+        return ""
+    parts = [
+        '<section id="snapshots"><h2>Texts Vicaran read</h2><p class="muted">Each source and '
+        "piece of evidence as Vicaran read it; the JSON export carries every text whole.</p>"
+    ]
+    left = EXPORT_SNAPSHOT_CHARS
+    for sha, name in cited:
+        text = texts[sha]
+        shown = text[: max(0, min(SNAPSHOT_CHARS, left))]
+        left -= len(shown)
+        notes = [f"SHA-256 <code>{sha}</code> · {len(text):,} characters"]
+        if text and not shown:
+            notes.append(
+                f"This text is not copied here: the export already carries "
+                f"{EXPORT_SNAPSHOT_CHARS:,} characters of texts. The JSON export has it."
+            )
+        elif len(shown) < len(text):
+            notes.append(
+                f"The first {len(shown):,} of {len(text):,} characters; the JSON export has "
+                "the whole text."
+            )
+        parts.append(
+            f'<article id="snapshot-{sha}" class="snapshot"><h3>{escape(name)}</h3>'
+            + "".join(f'<p class="meta">{note}</p>' for note in notes)
+            + (f"<pre>{escape(shown)}</pre>" if shown else "")
+            + "</article>"
+        )
+    return "".join(parts) + "</section>"
 
 
 def _snapshot_html(sha: Any, snapshot_href: SnapshotHref) -> str:

@@ -233,7 +233,8 @@ async def _api_export(request: Request) -> Response:
         investigation = repository.get_investigation(investigation_id)
         if investigation is None:
             return None
-        return investigation, repository.get_snapshots(investigation_id) if fmt == "json" else {}
+        texts = fmt in export.WITH_SNAPSHOTS
+        return investigation, repository.get_snapshots(investigation_id) if texts else {}
 
     loaded = await asyncio.to_thread(load)
     if loaded is None:
