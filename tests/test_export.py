@@ -138,7 +138,8 @@ def test_claimreview_author_and_url_come_from_the_settings(
     iid, _ = trust_investigation(repo)
     review = reviews_of(repo, iid)[0]
     assert review["author"] == {"@type": "Organization", "name": "Vicaran"}  # no url when unset
-    assert review["url"] == f"http://127.0.0.1:8000/investigations/{iid}#claim-C1"
+    # Each review names the page that carries it: its claim's own (see test_public_links.py).
+    assert review["url"] == f"http://127.0.0.1:8000/investigations/{iid}/claims/1"
     configure(
         monkeypatch,
         VICARAN_PUBLISHER_NAME="Diário do Rio",
@@ -152,7 +153,7 @@ def test_claimreview_author_and_url_come_from_the_settings(
         "url": "https://diario.example",
     }
     assert [r["url"] for r in reviews] == [
-        f"https://vicaran.diario.example/investigations/{iid}#claim-C{n}" for n in range(1, 6)
+        f"https://vicaran.diario.example/investigations/{iid}/claims/{n}" for n in range(1, 6)
     ]
 
 

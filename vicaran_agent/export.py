@@ -5,7 +5,7 @@ for JSON and HTML, the snapshots its records rest on). No protocol marker is eve
 link to one of the investigation's snapshots names the server where it is now (the settings'
 `public_url`), whichever server the report was written on; the HTML page carries the texts it
 cites (each cut to `SNAPSHOT_CHARS`, all of them to `EXPORT_SNAPSHOT_CHARS`) and links them
-inside itself, so it needs no server.
+inside itself, so it needs no server. Each ClaimReview names its claim's own dashboard page.
 `[N]` in the report cites the N-th entry of `investigation["sources"]`; `[N]` in a fact-check's
 explanation cites that check's N-th evidence item. A source or evidence item from the
 journalist's documents has no web address (its `doc://` url is an identity): it is named
@@ -790,7 +790,11 @@ def to_claimreview(investigation: dict[str, Any], settings: Settings | None = No
 def claim_reviews(
     investigation: dict[str, Any], settings: Settings | None = None
 ) -> list[dict[str, Any]]:
-    """One schema.org ClaimReview per fact-check.
+    """One schema.org ClaimReview per fact-check, each naming the page that carries it.
+
+    Google's fact-check guidance: one ClaimReview per page, on the page its `url` names, with
+    the review (at least its summary and verdict) shown there; that page is the claim's
+    (`GET /investigations/{id}/claims/{n}`, n its place in the report).
 
     Args:
         investigation: the dict `Repository.get_investigation` returns.
@@ -808,13 +812,13 @@ def claim_reviews(
         for source in investigation.get("sources") or []
         if not is_document(source)
     }
-    page = settings.investigation_url(str(investigation.get("id") or ""))
+    iid = str(investigation.get("id") or "")
     fallback = (investigation.get("completed_at") or investigation.get("updated_at") or "")[:10]
     author: dict[str, Any] = {"@type": "Organization", "name": settings.vicaran_publisher_name}
     if settings.vicaran_publisher_url:
         author["url"] = settings.vicaran_publisher_url
     reviews = []
-    for check in investigation.get("fact_checks") or []:
+    for number, check in enumerate(investigation.get("fact_checks") or [], 1):
         claim = claims.get(check.get("claim_id"), {})
         appearance = [
             {"@type": "CreativeWork", "url": links[source_id]}
@@ -827,7 +831,7 @@ def claim_reviews(
         review: dict[str, Any] = {
             "@context": "https://schema.org",
             "@type": "ClaimReview",
-            "url": f"{page}#claim-{quote(str(check.get('claim_key') or ''), safe='')}",
+            "url": settings.claim_url(iid, number),
             "claimReviewed": check.get("claim_text") or claim.get("claim_text") or "",
             "author": dict(author),
             "reviewRating": review_rating(check.get("verdict", ""), language),
