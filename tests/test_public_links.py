@@ -198,8 +198,11 @@ def test_env_example_leaves_the_public_url_to_the_server(env):
 
 
 @pytest.mark.parametrize("retired", [RETIRED, RETIRED + "/"])
-def test_the_retired_default_is_taken_as_unset_and_said_so(env, retired: str):
-    settings = Settings(_env_file=None, vicaran_public_url=retired)  # type: ignore[call-arg]
+def test_the_retired_default_is_taken_as_unset_and_said_so(env, tmp_path: Path, retired: str):
+    dotenv = tmp_path / ".env"  # what `make run` copied from .env.example before
+    dotenv.write_text(f"VICARAN_PUBLIC_URL={retired}\n")
+    settings = Settings(_env_file=dotenv)  # type: ignore[call-arg]
+    assert settings.vicaran_public_url == retired
     assert settings.serving_at("127.0.0.1", 8123) == "http://127.0.0.1:8123"
     (notice,) = cli.serve_notices(settings, "127.0.0.1", 8123)
     assert notice.startswith(f"VICARAN_PUBLIC_URL={RETIRED} ")
