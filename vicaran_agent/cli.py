@@ -23,6 +23,7 @@ from . import state_keys as keys
 from .i18n import PORTUGUESE, detect_language, localized, message
 
 if TYPE_CHECKING:
+    from .config import Settings
     from .terminal import Screen
 
 EXIT_CODES = {"completed": 0, "partial": 2, "failed": 1}
@@ -136,8 +137,10 @@ async def investigate(
         say(message("cli_details", screen.language))
     investigation_id = str(state.get(keys.INVESTIGATION_ID) or "")
     if investigation_id:
-        url = get_settings().investigation_url(investigation_id)
-        screen.link(message("cli_dashboard", screen.language), url)
+        settings = get_settings()
+        # No server here to ask: the label says the link assumes `vicaran serve`'s default.
+        label = "cli_dashboard" if settings.public_url_set else "cli_dashboard_assumed"
+        screen.link(message(label, screen.language), settings.investigation_url(investigation_id))
     return EXIT_CODES[status]
 
 
@@ -312,6 +315,20 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
+def serve_notices(settings: Settings, host: str, port: int) -> list[str]:
+    """What the operator should know about the links a server bound to host:port gives."""
+    from .config import RETIRED_PUBLIC_URL as RETIRED
+
+    language = system_language()
+    public = settings.serving_at(host, port)
+    notices = []
+    if settings.vicaran_public_url and not settings.public_url_set and public != RETIRED:
+        notices.append(message("serve_retired_public_url", language, retired=RETIRED, url=public))
+    if not settings.public_url_set and host.strip().strip("[]") in ("0.0.0.0", "::"):
+        notices.append(message("serve_every_interface", language, url=public))
+    return notices
+
+
 def serve(host: str, port: int) -> int:
     problem = schema_problem()  # an outdated PostgreSQL schema: refuse before binding
     if problem:
@@ -325,17 +342,27 @@ def serve(host: str, port: int) -> int:
     import uvicorn
 
     from . import liveness
+    from .config import get_settings, server_url
     from .server.app import SessionStoreError, build_server
 
     with sock:
+        settings = get_settings()
+        for notice in serve_notices(settings, host, port):
+            print(notice, file=sys.stderr, flush=True)
+        # Every link this process gives (reports, the dashboard, exports) names where it is
+        # reached: the agent ADK loads here reads it from the settings, as everything else.
+        public = settings.serving_at(host, port)
+        os.environ["VICARAN_PUBLIC_URL"] = public
+        get_settings.cache_clear()
         try:
             app = build_server(host=host, port=port)
         except SessionStoreError as error:
             print(error, file=sys.stderr)
             return 1
+        bound = server_url(host, port)
+        elsewhere = f" - links name {public}" if public != bound else ""
         print(
-            f"Vicaran: dev UI http://{host}:{port}/dev-ui/ - "
-            f"dashboard http://{host}:{port}/investigations",
+            f"Vicaran: dev UI {bound}/dev-ui/ - dashboard {bound}/investigations{elsewhere}",
             flush=True,
         )
 
@@ -441,8 +468,8 @@ def export(investigation_id: str, fmt: str, out: str | None) -> int:
     if investigation is None:
         print(f"No investigation with id {investigation_id} is saved here.", file=sys.stderr)
         return 1
-    snapshots = repository.get_snapshots(investigation_id) if fmt == "json" else {}
-    text = exports.render(fmt, investigation, snapshots)
+    snapshots = repository.get_snapshots(investigation_id) if fmt in exports.WITH_SNAPSHOTS else {}
+    text = exports.render(fmt, investigation, snapshots, settings=get_settings())
     if not out:
         sys.stdout.write(text)
         sys.stdout.flush()

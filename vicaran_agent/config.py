@@ -21,6 +21,29 @@ _TRUE = {"1", "true", "yes", "on"}
 
 _PRICES = TypeAdapter(dict[str, dict[str, float]])
 
+# `vicaran serve`'s (and `make run`'s) address when none is given: where links point when no
+# server says otherwise (`vicaran investigate`, `vicaran export`, `adk web`, `adk api_server`).
+SERVE_HOST = "127.0.0.1"
+SERVE_PORT = 8000
+# What `.env.example` set VICARAN_PUBLIC_URL to until it followed the server: a `.env` copied
+# from it pins port 8000 whatever port serves it, so this exact value is taken as unset.
+RETIRED_PUBLIC_URL = "http://127.0.0.1:8000"
+# A server bound to every interface is reached, on its own machine, through loopback.
+_WILDCARDS = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}
+
+
+def server_url(host: str, port: int) -> str:
+    """The address a browser on this machine uses for a server bound to host:port.
+
+    An IPv6 address is bracketed; a wildcard (0.0.0.0, ::) becomes loopback (127.0.0.1, ::1),
+    the one address every such server answers and its Host check allows.
+    """
+    name = host.strip()
+    if name.startswith("[") and name.endswith("]"):
+        name = name[1:-1]
+    name = _WILDCARDS.get(name, name)
+    return f"http://[{name}]:{port}" if ":" in name else f"http://{name}:{port}"
+
 
 class Settings(BaseSettings):
     """Vicaran configuration. Field names map to the upper-case environment variables."""
@@ -137,7 +160,8 @@ class Settings(BaseSettings):
     vicaran_quality_threshold: int = Field(default=70, ge=0, le=100)
     vicaran_publisher_name: str = "Vicaran"
     vicaran_publisher_url: str = ""
-    vicaran_public_url: str = "http://127.0.0.1:8000"
+    # Where people reach `vicaran serve` ("" = the address it is bound to; see `public_url`).
+    vicaran_public_url: str = ""
 
     # Requests per minute each service may receive from this process, whatever the concurrency.
     vicaran_tavily_rpm: int = Field(
@@ -172,6 +196,19 @@ class Settings(BaseSettings):
                 "would end before its first request could"
             )
         return self
+
+    @field_validator("vicaran_public_url")
+    @classmethod
+    def _public_url(cls, value: str) -> str:
+        value = value.strip()
+        parts = urlsplit(value)
+        if value and (parts.scheme not in ("http", "https") or not parts.netloc):
+            raise ValueError(
+                "VICARAN_PUBLIC_URL must be where people reach the server, like "
+                f"https://vicaran.example.org (got {value!r}); leave it empty to use the "
+                "address `vicaran serve` is bound to"
+            )
+        return value
 
     @field_validator("vicaran_model_prices")
     @classmethod
@@ -235,9 +272,32 @@ class Settings(BaseSettings):
     def check_outlets(self) -> list[str]:
         return _split(self.vicaran_check_outlets)
 
+    @property
+    def public_url_set(self) -> bool:
+        """Whether VICARAN_PUBLIC_URL names the server (the retired default does not)."""
+        return self.vicaran_public_url.rstrip("/") not in ("", RETIRED_PUBLIC_URL)
+
+    @property
+    def public_url(self) -> str:
+        """Where people reach the server, without a final slash: VICARAN_PUBLIC_URL, else the
+        address `vicaran serve` is bound to (`serve` puts it there), else its default one."""
+        if self.public_url_set:
+            return self.vicaran_public_url.rstrip("/")
+        return server_url(SERVE_HOST, SERVE_PORT)
+
+    def serving_at(self, host: str, port: int) -> str:
+        """`public_url` for a server bound to host:port: VICARAN_PUBLIC_URL when it is set,
+        else that address."""
+        return self.public_url if self.public_url_set else server_url(host, port)
+
     def investigation_url(self, investigation_id: str) -> str:
         """The dashboard page of one investigation, as `vicaran serve` publishes it."""
-        return f"{self.vicaran_public_url.rstrip('/')}/investigations/{quote(investigation_id, safe='')}"
+        return f"{self.public_url}/investigations/{quote(investigation_id, safe='')}"
+
+    def claim_url(self, investigation_id: str, number: int) -> str:
+        """The page of the investigation's `number`-th checked claim (1-based, as the report
+        numbers them): the one page that carries its ClaimReview."""
+        return f"{self.investigation_url(investigation_id)}/claims/{number}"
 
     @property
     def uses_vertex(self) -> bool:

@@ -1016,6 +1016,27 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
         "Open it in the dashboard (`make run` or `vicaran serve`):",
         "Abra no painel (`make run` ou `vicaran serve`):",
     ),
+    "cli_dashboard_assumed": (
+        "Open it in the dashboard, at the address `make run` and `vicaran serve` use by default "
+        "(set VICARAN_PUBLIC_URL if yours runs elsewhere):",
+        "Abra no painel, no endereço que `make run` e `vicaran serve` usam por padrão (defina "
+        "VICARAN_PUBLIC_URL se o seu roda em outro lugar):",
+    ),
+    "serve_retired_public_url": (
+        "VICARAN_PUBLIC_URL={retired} (the line .env.example used to ship) is taken as unset: "
+        "links name {url}, where this server listens. Remove the line from .env, or set the "
+        "address people use (http://localhost:8000 to keep that one).",
+        "VICARAN_PUBLIC_URL={retired} (a linha que o .env.example trazia) é tratada como "
+        "ausente: os links apontam para {url}, onde este servidor atende. Tire a linha do .env "
+        "ou defina o endereço que as pessoas usam (http://localhost:8000 para manter aquele).",
+    ),
+    "serve_every_interface": (
+        "Listening on every interface: links name {url}, which works on this machine only; set "
+        "VICARAN_PUBLIC_URL (and VICARAN_ALLOWED_HOSTS) to the address others use.",
+        "Atendendo em todas as interfaces: os links apontam para {url}, que só funciona nesta "
+        "máquina; defina VICARAN_PUBLIC_URL (e VICARAN_ALLOWED_HOSTS) com o endereço que os "
+        "outros usam.",
+    ),
     "cli_details": (
         "Some steps ran into problems: run again with --verbose to see the details.",
         "Algumas etapas tiveram problemas: rode de novo com --verbose para ver os detalhes.",
