@@ -428,3 +428,25 @@ def test_the_newsroom_fake_checks_the_secret_before_the_record():
     assert wrong.json() == {"success": False, "error": "Unauthorized"}
     assert empty.status_code == 400 and empty.json()["success"] is False
     assert good.status_code == 200 and good.json()["source_id"]
+
+
+def test_the_services_doc_covers_every_line_doctor_prints():
+    """docs/services.md: a section per service, with every setting a doctor line names."""
+    import re
+    from pathlib import Path
+
+    from vicaran_agent.i18n import _MESSAGES
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "services.md").read_text()
+    headings = " ".join(re.findall(r"^## (.+)$", doc, re.M)).lower()
+    for word in ("gemini", "tavily", "jina reader", "fact check tools", "querido diário"):
+        assert word in headings
+    assert "callback api" in headings and "records database" in headings
+    english = " ".join(
+        text if isinstance(text, str) else " ".join(text)
+        for key, (text, _) in _MESSAGES.items()
+        if key.startswith("doctor_")
+    )
+    named = set(re.findall(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b", english)) - {"API_KEY_INVALID"}
+    assert {name for name in named if f"`{name}`" not in doc and name not in doc} == set()
+    assert "vicaran doctor" in doc and "--timeout" in doc
