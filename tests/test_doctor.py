@@ -450,3 +450,34 @@ def test_the_services_doc_covers_every_line_doctor_prints():
     named = set(re.findall(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b", english)) - {"API_KEY_INVALID"}
     assert {name for name in named if f"`{name}`" not in doc and name not in doc} == set()
     assert "vicaran doctor" in doc and "--timeout" in doc
+
+
+PLUGIN = """
+from google.adk.models import BaseLlm, LLMRegistry
+
+
+class DoctorTestModel(BaseLlm):
+    @classmethod
+    def supported_models(cls):
+        return [r"doctortest/.*"]
+
+
+LLMRegistry.register(DoctorTestModel)
+"""
+
+
+def test_model_plugins_are_loaded_before_the_names_are_resolved(env, capsys, tmp_path, monkeypatch):
+    (tmp_path / "doctor_test_plugin.py").write_text(PLUGIN)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    env.set(VICARAN_PRO_MODEL="doctortest/newsroom-model")
+    code, lines, _ = doctor(capsys)
+    assert code == 1 and "VICARAN_PRO_MODEL" in failed(lines)[0]  # no plugin: unknown
+    env.set(VICARAN_MODEL_PLUGINS="doctor_test_plugin")
+    code, lines, _ = doctor(capsys)
+    assert code == 0, lines
+    assert "DoctorTestModel" in line_of(lines, "Model doctortest/newsroom-model")
+    env.set(VICARAN_MODEL_PLUGINS="doctor_test_plugin,no_such_plugin_module")
+    code, lines, _ = doctor(capsys)
+    (broken,) = failed(lines)
+    assert code == 1 and broken[2:].startswith("Model plugins")
+    assert "no_such_plugin_module" in broken and "VICARAN_MODEL_PLUGINS" in broken
