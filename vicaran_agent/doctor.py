@@ -21,14 +21,13 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from .config import Settings, model_plugins_problem
+from .config import Settings, model_plugins_problem, retired_querido_diario_host
 from .i18n import Phrase, is_portuguese, localized, message
 from .tools.http import async_client
 
 Status = Literal["ok", "note", "warn", "fail"]
 MARKS: dict[Status, str] = {"ok": "✓", "note": "–", "warn": "!", "fail": "✗"}
 
-RETIRED_QUERIDO_DIARIO_HOST = "api.queridodiario.ok.org.br"
 QUERIDO_DIARIO_HOST = "https://api.queridodiario.org.br"
 # A city every deployment of Querido Diário lists (Porto Alegre): `/cities/{id}` reads the city
 # table only, so it answers at once (a search can take 20-36 s the first time).
@@ -67,14 +66,16 @@ class Line:
 _start_warned = False
 
 
-def retired_host(url: str) -> bool:
-    """Whether `url` names Querido Diário's retired host (it answers 404 on every path)."""
-    return (urlsplit(url.strip()).hostname or "").rstrip(".") == RETIRED_QUERIDO_DIARIO_HOST
+def _host(url: str) -> str:
+    try:
+        return urlsplit(url.strip()).hostname or url.strip()[:80]
+    except ValueError:
+        return url.strip()[:80]
 
 
 def retired_host_warning(settings: Settings, language: str) -> str | None:
     """The one line that says the gazette API's address must change, or None."""
-    if not retired_host(settings.querido_diario_base_url):
+    if not retired_querido_diario_host(settings.querido_diario_base_url):
         return None
     where = (
         "doctor_in_environment" if os.environ.get("QUERIDO_DIARIO_BASE_URL") else "doctor_in_env"
@@ -82,7 +83,7 @@ def retired_host_warning(settings: Settings, language: str) -> str | None:
     return message(
         "doctor_retired_host",
         language,
-        host=RETIRED_QUERIDO_DIARIO_HOST,
+        host=_host(settings.querido_diario_base_url),
         new=QUERIDO_DIARIO_HOST,
         where=Phrase(where),
     )
@@ -393,8 +394,8 @@ class Doctor:
 
     async def querido_diario(self) -> Line:
         base = self.settings.querido_diario_base_url.strip().rstrip("/")
-        if retired_host(base):
-            said = Phrase("doctor_retired", host=RETIRED_QUERIDO_DIARIO_HOST)
+        if retired_querido_diario_host(base):
+            said = Phrase("doctor_retired", host=_host(base))
             return Line("", "fail", said, Phrase("doctor_fix_retired", new=QUERIDO_DIARIO_HOST))
         response = await self._get(f"{base}/cities/{PROBE_TERRITORY}")
         status = response.status_code
@@ -413,7 +414,8 @@ class Doctor:
         if status != 200 or not isinstance(city, dict):
             return self._answered(status, "QUERIDO_DIARIO_BASE_URL", base)
         rpm = Figure(self.settings.vicaran_querido_diario_rpm)
-        return Line("", "ok", Phrase("doctor_querido_diario_ok", rpm=rpm))
+        burst = Figure(self.settings.vicaran_querido_diario_burst)
+        return Line("", "ok", Phrase("doctor_querido_diario_ok", rpm=rpm, burst=burst))
 
     # --- the callback API ----------------------------------------------------------------------
 

@@ -1778,8 +1778,10 @@ _DOCTOR: dict[str, tuple[_Text, _Text]] = {
     ),
     # Querido Diário
     "doctor_querido_diario_ok": (
-        "reachable; Vicaran sends at most {rpm} requests/min (VICARAN_QUERIDO_DIARIO_RPM)",
-        "acessível; o Vicaran envia no máximo {rpm} requisições/min (VICARAN_QUERIDO_DIARIO_RPM)",
+        "reachable; Vicaran sends at most {rpm} requests/min, {burst} at once "
+        "(VICARAN_QUERIDO_DIARIO_RPM, VICARAN_QUERIDO_DIARIO_BURST)",
+        "acessível; o Vicaran envia no máximo {rpm} requisições/min, {burst} de uma vez "
+        "(VICARAN_QUERIDO_DIARIO_RPM, VICARAN_QUERIDO_DIARIO_BURST)",
     ),
     "doctor_retired": (
         "{host} is the retired host: it answers 404 on every path",
