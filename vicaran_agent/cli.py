@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import state_keys as keys
-from .i18n import PORTUGUESE, detect_language, localized, message
+from .i18n import PORTUGUESE, detect_language, localized, message, system_language
 
 if TYPE_CHECKING:
     from .config import Settings
@@ -231,6 +231,19 @@ def parser() -> argparse.ArgumentParser:
         help="Markdown report, standalone HTML, every record as JSON, or ClaimReview JSON-LD",
     )
     export.add_argument("--out", help="write to this file instead of standard output")
+    doctor = commands.add_parser(
+        "doctor", help="check each service the next run uses: reachable, keys accepted, limits"
+    )
+    doctor.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=10.0,
+        metavar="SECONDS",
+        help="how long each check may take (default 10)",
+    )
+    doctor.add_argument(
+        "--language", choices=["en", PORTUGUESE], help="of the output (default: the terminal's)"
+    )
     add_docs_parser(commands)
     from .gazettes_cli import add_gazettes_parser
 
@@ -265,6 +278,16 @@ def add_docs_parser(commands: argparse._SubParsersAction) -> None:
         "--collection", required=True, action="append", metavar="NAME", help="repeat for more"
     )
     search.add_argument("--limit", type=_limit, default=8, metavar="N", help="1-200 (default 8)")
+
+
+def _seconds(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = 0.0
+    if not 0 < seconds <= 120:
+        raise argparse.ArgumentTypeError("give a number of seconds from 0.1 to 120")
+    return seconds
 
 
 def _limit(value: str) -> int:
@@ -374,15 +397,6 @@ def serve(host: str, port: int) -> int:
 
         Server(uvicorn.Config(app, host=host, port=port)).run(sockets=[sock])
     return 0
-
-
-def system_language() -> str:
-    """The language of the terminal (LC_ALL, LC_MESSAGES, LANG): Portuguese or English."""
-    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
-        value = os.environ.get(name, "")
-        if value:
-            return PORTUGUESE if value.lower().startswith("pt") else "en"
-    return "en"
 
 
 def schema_problem() -> str | None:
@@ -570,10 +584,13 @@ def main(argv: list[str] | None = None) -> int:
     from .config import get_settings, settings_problem
 
     try:
-        get_settings()
+        settings = get_settings()
     except ValidationError as error:  # every command needs valid settings: say which is wrong
         print(settings_problem(error), file=sys.stderr)
         return 2
+    from .doctor import warn_at_start
+
+    warn_at_start(settings, lambda line: print(line, file=sys.stderr), system_language())
     from .storage.migrate import SchemaOutdated, outdated_message
 
     with quiet_adk():
@@ -600,6 +617,11 @@ def dispatch(args: argparse.Namespace) -> int:
         return export(args.investigation_id, args.fmt, args.out)
     if args.command == "docs":
         return docs(args)
+    if args.command == "doctor":
+        from .config import get_settings
+        from .doctor import run as doctor
+
+        return doctor(get_settings(), args.language or system_language(), args.timeout)
     if args.command == "gazettes":
         from .gazettes_cli import run as gazettes
 
