@@ -401,3 +401,21 @@ async def test_live_search_fallback_adds_resolved_sources(harness):
     assert item.url == normalize_url(article)  # ... and its normalized identity
     assert "grounding-api-redirect" not in item.url
     assert verdict.stop_reason.endswith("; live search added 1 source")
+
+
+async def test_a_live_search_source_that_refuses_vicaran_is_kept_as_unread_evidence(harness):
+    """Cited by Google, refused to Vicaran's reader (403): evidence with no snapshot, said so."""
+    env = harness.env
+    walled = env.services.web.add_html(
+        "/walled-story", "<html><body>Access denied</body></html>", status=403
+    )
+    env.set(VICARAN_FETCH_ALLOW_PRIVATE="true", SCRIPTED_GROUNDING_URIS=walled)
+    search_returns(env, [])
+    checker = harness.make(cap=1, live=True)
+    verdict = await checker.run()
+    (item,) = [e for e in verdict.evidence if e.origin == "live_search"]
+    assert item.display_url == walled
+    assert item.content_sha256 is None and item.retrieved_at is None  # nothing was read
+    assert item.stance == "context"  # no text of its own: no stance can rest on it
+    (note,) = [n for n in checker.notes if walled in n]
+    assert "not read" in note and "HTTP 403" in note

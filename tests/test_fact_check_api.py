@@ -154,6 +154,50 @@ def test_map_rating_known_labels(rating: str, verdict: str) -> None:
 @pytest.mark.parametrize(
     ("rating", "verdict"),
     [
+        # Spanish (Maldita, Newtral, Chequeado, ColombiaCheck, AFP Factual)
+        ("Falso", "false"),
+        ("Bulo", "false"),
+        ("Engañoso", "misleading"),
+        ("Engañosa", "misleading"),
+        ("Falta contexto", "misleading"),
+        ("Sacado de contexto", "misleading"),
+        ("Verdadero, pero", "partially_true"),
+        ("Parcialmente falso", "misleading"),
+        ("Insostenible", "unverified"),
+        ("Inchequeable", "unverified"),
+        ("Verdadero", "verified"),
+        # French (AFP Factuel, Les Décodeurs, Africa Check)
+        ("Faux", "false"),
+        ("C'est faux", "false"),
+        ("Plutôt faux", "misleading"),
+        ("Trompeur", "misleading"),
+        ("Manque de contexte", "misleading"),
+        ("Partiellement faux", "misleading"),
+        ("Exagéré", "partially_true"),
+        ("Plutôt vrai", "partially_true"),
+        ("Vrai", "verified"),
+        ("Infondé", "unverified"),
+        # German (Correctiv, dpa, AFP Faktencheck)
+        ("Falsch", "false"),
+        ("Das ist falsch.", "false"),
+        ("Frei erfunden", "false"),
+        ("Größtenteils falsch", "misleading"),
+        ("Teilweise falsch", "misleading"),
+        ("Irreführend", "misleading"),
+        ("Fehlender Kontext", "misleading"),
+        ("Teilweise richtig", "partially_true"),
+        ("Richtig", "verified"),
+        ("Unbelegt", "unverified"),
+    ],
+)
+def test_ratings_of_spanish_french_and_german_fact_checkers(rating: str, verdict: str) -> None:
+    """Briefs in these languages are checked against their fact-checkers: their labels map."""
+    assert map_rating(rating) == verdict
+
+
+@pytest.mark.parametrize(
+    ("rating", "verdict"),
+    [
         ("This is false.", "false"),
         ("This claim is false", "false"),
         ("Falso: o vídeo é de 2019", "false"),
@@ -182,6 +226,7 @@ def test_map_rating_sentences_starting_with_a_label(rating: str, verdict: str) -
         "Não é falso",
         "Nao e falso",
         "Never true",
+        "Nicht falsch",
         "No, it is true",  # leading negation: never fall back to a later label
         "Falsely attributed",  # "false" must be a whole word
         "Trueish",
@@ -575,9 +620,10 @@ async def test_fake_wrong_key_is_400_api_key_invalid(fake: FakeFactCheckTools) -
     error = response.json()["error"]
     assert error["status"] == "INVALID_ARGUMENT"
     assert error["message"] == "API key not valid. Please pass a valid API key."
-    (info,) = error["details"]
+    info, localized = error["details"]  # as Google sends it (contracts/factcheck)
     assert info["@type"] == "type.googleapis.com/google.rpc.ErrorInfo"
     assert info["reason"] == "API_KEY_INVALID"
+    assert localized["@type"] == "type.googleapis.com/google.rpc.LocalizedMessage"
 
 
 async def test_fake_accepts_the_key_header_and_percent_encoded_colon(

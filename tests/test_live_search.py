@@ -481,3 +481,110 @@ def test_is_grounding_redirect() -> None:
     )
     assert not is_grounding_redirect("https://news.example/grounding-api-redirect/x")
     assert not is_grounding_redirect("https://vertexaisearch.cloud.google.com/other")
+
+
+# --- Google's redirector: its first Location is the cited page -----------------------------
+
+GOOGLE = "https://vertexaisearch.cloud.google.com/grounding-api-redirect/"
+
+
+@pytest.fixture
+def google(web: FakeWeb, monkeypatch: pytest.MonkeyPatch) -> FakeWeb:
+    """Google's redirector and the news sites it names, served by the loopback site at public
+    addresses (as in real DNS) through the SSRF guard; nothing leaves the machine."""
+
+    async def fake_dns(host: str, port: int) -> set[ipaddress.IPv4Address | ipaddress.IPv6Address]:
+        if host in {"vertexaisearch.cloud.google.com", "news.example", "paper.example"}:
+            return {ipaddress.IPv4Address("142.250.64.100")}
+        raise safety.UnreachableURLError(f"could not resolve host {host}: tests run offline")
+
+    monkeypatch.setattr(safety, "_resolve", fake_dns)
+    SocketFence().route("142.250.64.100", web.port).install(monkeypatch)
+    return web
+
+
+async def test_a_page_that_refuses_bots_stays_cited_marked_unread(google: FakeWeb) -> None:
+    """The redirector names the page; the page answers 403 to Vicaran: still the citation."""
+    google.add_redirect("/grounding-api-redirect/blocked", "https://news.example/blocked")
+    google.add_html("/blocked", "<html><body>Access denied</body></html>", status=403)
+    google.add_redirect("/grounding-api-redirect/open", "https://paper.example/open")
+    google.add_article("/open", "Council minutes", ["The council voted the cut."])
+    chunks = [(GOOGLE + "blocked", "news.example"), (GOOGLE + "open", "paper.example")]
+    SCRIPTS["grounded-stub/403"] = grounded(ANSWER, chunks, [("The council cut it.", [0, 1])])
+    settings = make_settings(vicaran_fetch_allow_private=False)
+
+    outcome = await LiveSearch("grounded-stub/403", settings).search(CLAIM)
+
+    assert outcome.failures == []
+    blocked, read = outcome.sources
+    assert (blocked.url, blocked.title, blocked.snippet) == (
+        "https://news.example/blocked",
+        "news.example",
+        "The council cut it.",
+    )
+    assert blocked.is_reachable is False
+    assert "HTTP 403" in (blocked.unreachable_reason or "")
+    assert (read.url, read.is_reachable, read.unreachable_reason) == (
+        "https://paper.example/open",
+        True,
+        None,
+    )
+    assert google.count("/blocked") == 1  # headers only, once
+
+
+async def test_the_first_location_is_cited_even_when_the_page_redirects_on(
+    google: FakeWeb,
+) -> None:
+    """A consent wall or a login page after the article is not what Google cited."""
+    google.add_redirect("/grounding-api-redirect/walled", "https://news.example/story?id=7")
+    google.add_redirect("/story", "https://news.example/consent?next=%2Fstory")
+    google.add_article("/consent", "Cookies", ["Accept our cookies."])
+    SCRIPTS["grounded-stub/wall"] = grounded(ANSWER, [(GOOGLE + "walled", "news.example")])
+
+    outcome = await LiveSearch(
+        "grounded-stub/wall", make_settings(vicaran_fetch_allow_private=False)
+    ).search(CLAIM)
+
+    assert outcome.failures == []
+    assert [(s.url, s.is_reachable) for s in outcome.sources] == [
+        ("https://news.example/story?id=7", True)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("status", "kept"), [(401, True), (403, True), (429, True), (451, True), (404, False)]
+)
+async def test_refusals_keep_the_citation_and_a_missing_page_drops_it(
+    google: FakeWeb, status: int, kept: bool
+) -> None:
+    google.add_redirect("/grounding-api-redirect/x", "https://news.example/x")
+    google.add_html("/x", "<html><body>no</body></html>", status=status)
+    SCRIPTS["grounded-stub/refusal"] = grounded(ANSWER, [(GOOGLE + "x", "news.example")])
+
+    outcome = await LiveSearch(
+        "grounded-stub/refusal", make_settings(vicaran_fetch_allow_private=False)
+    ).search(CLAIM)
+
+    if kept:
+        ((url, reachable),) = [(s.url, s.is_reachable) for s in outcome.sources]
+        assert (url, reachable, outcome.failures) == ("https://news.example/x", False, [])
+    else:
+        assert outcome.sources == []
+        (failure,) = outcome.failures
+        assert "'news.example'" in failure and f"HTTP {status}" in failure
+
+
+async def test_a_cited_page_that_cannot_be_reached_stays_cited_unread(google: FakeWeb) -> None:
+    """The redirector named it; the name does not resolve here (offline): unread, not lost."""
+    google.add_redirect("/grounding-api-redirect/far", "https://elsewhere.example/a")
+    SCRIPTS["grounded-stub/far"] = grounded(ANSWER, [(GOOGLE + "far", "elsewhere.example")])
+
+    outcome = await LiveSearch(
+        "grounded-stub/far", make_settings(vicaran_fetch_allow_private=False)
+    ).search(CLAIM)
+
+    ((url, reachable, reason),) = [
+        (s.url, s.is_reachable, s.unreachable_reason) for s in outcome.sources
+    ]
+    assert (url, reachable, outcome.failures) == ("https://elsewhere.example/a", False, [])
+    assert "could not resolve host" in (reason or "")

@@ -1,140 +1,119 @@
 """The journalist's language: detection and the fixed messages Vicaran writes itself.
 
+Two languages are kept apart. The *text's* language is whatever language a brief or document is
+written in (an ISO 639-1 code such as "es", told by `text_language`); it decides which
+fact-checks and outlets are searched. The *report* language is the one Vicaran writes in:
+Brazilian Portuguese for a Portuguese text, English for any other (`report_language`).
+
 Markers (`[PROGRESS]`, `[NO_SOURCES_FOUND]`, …) stay as specified in every language.
 """
 
 from __future__ import annotations
 
 import os
-import re
+import threading
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from py3langid.langid import LanguageIdentifier
 
 ENGLISH = "en"
 PORTUGUESE = "pt-BR"
 
 _NAMES = {ENGLISH: "English", PORTUGUESE: "Brazilian Portuguese"}
 
-_PT_WORDS = frozenset(
-    [
-        "a",
-        "o",
-        "os",
-        "as",
-        "de",
-        "da",
-        "do",
-        "das",
-        "dos",
-        "em",
-        "no",
-        "na",
-        "nos",
-        "nas",
-        "um",
-        "uma",
-        "que",
-        "não",
-        "nao",
-        "é",
-        "são",
-        "sao",
-        "com",
-        "para",
-        "por",
-        "sobre",
-        "como",
-        "mais",
-        "foi",
-        "ser",
-        "está",
-        "esta",
-        "pelo",
-        "pela",
-        "investigue",
-        "investigar",
-        "verifique",
-        "verificar",
-        "prefeitura",
-        "governo",
-        "município",
-        "municipio",
-        "denúncia",
-        "denuncia",
-        "você",
-        "voce",
-        "também",
-        "tambem",
-        "notícia",
-        "noticia",
-        "reportagem",
-        "ano",
-        "anos",
-        "contra",
-        "entre",
-        "após",
-        "apos",
-        "sua",
-        "seu",
-        "se",
-    ]
+# The languages a text may be told to be in: those of the fact-checkers Google Fact Check Tools
+# indexes (IFCN signatories and other ClaimReview publishers, Americas to Asia and Africa).
+# Left out, so that a short brief is not taken for them: languages close to a bigger one that
+# briefs are hardly written in (Galician, Occitan, Asturian…); Catalan, which short Portuguese
+# and Spanish briefs full of English names are mistaken for (a Catalan brief comes out Spanish,
+# the language its fact-checkers also publish in); and Malay, which short Indonesian texts (far
+# more often fact-checked) are mistaken for.
+_TEXT_LANGUAGE_CODES = (
+    "af am ar as az be bg bn bs cs da de el en es et eu fa fi fr gu ha he hi hr hu hy id ig "
+    "it ja ka kk km kn ko ky lg lt lv mk ml mn mr my ne nl no or pa pl ps pt ro ru rw si sk "
+    "sl so sq sr sv sw ta te th tl tr uk ur uz vi yo zh zu"
 )
-_EN_WORDS = frozenset(
-    [
-        "the",
-        "a",
-        "an",
-        "of",
-        "in",
-        "on",
-        "and",
-        "or",
-        "is",
-        "are",
-        "was",
-        "were",
-        "to",
-        "for",
-        "with",
-        "about",
-        "by",
-        "from",
-        "that",
-        "this",
-        "it",
-        "investigate",
-        "check",
-        "verify",
-        "claims",
-        "company",
-        "government",
-        "city",
-        "report",
-        "news",
-        "year",
-        "years",
-        "against",
-        "between",
-        "after",
-        "its",
-        "their",
-        "be",
-        "has",
-        "have",
-    ]
-)
-_PT_CHARS = re.compile(r"[ãõçáéíóúâêô]", re.IGNORECASE)
+TEXT_LANGUAGES = frozenset(_TEXT_LANGUAGE_CODES.split())
+# Languages that are no brief's, kept in the model so that text written in none wins them and is
+# set aside: Latin (lorem ipsum) and "zxx" (no linguistic content: numbers, codes).
+_NOT_A_BRIEF = frozenset({"la", "zxx"})
+# Below this, the model doubts its own guess (short texts, names of elsewhere): no language.
+MIN_CONFIDENCE = 0.55
+
+_load_lock = threading.Lock()
+
+
+def _identifier() -> LanguageIdentifier:
+    """py3langid's bundled model, limited to TEXT_LANGUAGES (loaded once: about a second)."""
+    with _load_lock:  # threads asking at once wait for one load
+        return _load_identifier()
+
+
+@lru_cache(maxsize=1)
+def _load_identifier() -> LanguageIdentifier:
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+    identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+    identifier.set_languages(sorted((TEXT_LANGUAGES | _NOT_A_BRIEF) & set(identifier.labels)))
+    return identifier
+
+
+def _prose(text: str) -> str:
+    """`text` without its web addresses and e-mails (their words are no one's language)."""
+    return " ".join(
+        w
+        for w in text.split()
+        if "://" not in w and not w.lower().startswith("www.") and "@" not in w
+    )
+
+
+def text_language(text: str) -> str:
+    """The language `text` is written in, as an ISO 639-1 code ("pt", "es", "de", …), or ""
+    when it cannot be told: no words (a link, numbers), no one's language (lorem ipsum), or a
+    guess the model doubts (below MIN_CONFIDENCE)."""
+    code, confidence = _identifier().classify(_prose(text))
+    return code if code in TEXT_LANGUAGES and confidence >= MIN_CONFIDENCE else ""
+
+
+def report_language(code: str) -> str:
+    """The language Vicaran writes in for a text in `code`: Brazilian Portuguese for
+    Portuguese, English for every other language and for an unknown one."""
+    return PORTUGUESE if is_portuguese(code) else ENGLISH
+
+
+def language_tag(code: str) -> str:
+    """How a text's language is recorded (a document's): "pt-BR" for Portuguese, as Vicaran's
+    Portuguese is Brazilian; the code itself for any other; English when it could not be told."""
+    return PORTUGUESE if is_portuguese(code) else (code or ENGLISH)
 
 
 def detect_language(text: str) -> str:
-    """English or Brazilian Portuguese, from the words of the brief (English when unsure)."""
-    text = " ".join(w for w in text.split() if "://" not in w and "www." not in w)  # ".com"
-    words = re.findall(r"[a-zà-ÿ]+", text.lower())
-    pt = sum(w in _PT_WORDS for w in words) + 2 * len(_PT_CHARS.findall(text))
-    en = sum(w in _EN_WORDS for w in words)
-    return PORTUGUESE if pt > en else ENGLISH
+    """The language to answer `text` in: Brazilian Portuguese or English (see report_language)."""
+    return report_language(text_language(text))
+
+
+def written_in_another_language(code: str) -> bool:
+    """True when a text in `code` gets its plan and report in English although it is neither
+    English nor Portuguese (the journalist is told so)."""
+    return bool(code) and report_language(code) == ENGLISH and not code.lower().startswith("en")
 
 
 def language_name(code: str) -> str:
+    """The name of the report language, for prompts ("English", "Brazilian Portuguese")."""
     return _NAMES.get(code, "English")
+
+
+def text_language_name(code: str, language: str = ENGLISH) -> str:
+    """The name of any language `code`, said in `language` ("es" → "Spanish" / "espanhol")."""
+    from babel import Locale, UnknownLocaleError
+
+    try:
+        names = Locale.parse("pt_BR" if is_portuguese(language) else "en").languages
+    except (UnknownLocaleError, ValueError):
+        return code
+    return names.get(code.split("-")[0].lower(), code)
 
 
 def is_portuguese(code: str) -> bool:
@@ -348,6 +327,20 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
     ),
     "language_en": ("English", "inglês"),
     "language_pt": ("Portuguese", "português"),
+    "plan_language_note": (
+        "🌐 Your brief is in {name}. Vicaran writes its plans and reports in English or "
+        "Brazilian Portuguese, so this plan and the report are in English; published "
+        "fact-checks are searched in {name}.",
+        "🌐 Seu briefing está em {name}. O Vicaran escreve planos e relatórios em inglês ou "
+        "português do Brasil, por isso este plano e o relatório estão em inglês; as checagens "
+        "publicadas são buscadas em {name}.",
+    ),
+    "report_language_note": (
+        "🌐 This report is in English: Vicaran writes reports in English or Brazilian "
+        "Portuguese, and the brief is in {name}.",
+        "🌐 Este relatório está em inglês: o Vicaran escreve relatórios em inglês ou português "
+        "do Brasil, e o briefing está em {name}.",
+    ),
     "plan_collection_missing": (
         'Collection "{name}": not found. Create it with `vicaran docs add PATH --collection '
         "{name}`, then name it again in your brief.",
@@ -1544,6 +1537,12 @@ _PROBLEMS: dict[str, tuple[_Text, _Text]] = {
     "live_dropped": (
         "Live Google Search: dropped the source '{name}' ({reason}).",
         "Busca do Google ao vivo: a fonte '{name}' foi descartada ({reason}).",
+    ),
+    "live_unread": (
+        "Live Google Search: the source '{name}' ({url}) is cited as Google found it, not read "
+        "by Vicaran ({reason}).",
+        "Busca do Google ao vivo: a fonte '{name}' ({url}) é citada como o Google a encontrou, "
+        "sem ter sido lida pelo Vicaran ({reason}).",
     ),
     # reading and digesting a page
     "page_unreadable": ("{url} could not be read: {reason}", "{url} não pôde ser lida: {reason}"),

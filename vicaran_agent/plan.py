@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .formatting import data_block, markdown_text, one_line
-from .i18n import message
+from .i18n import message, text_language_name, written_in_another_language
 from .sanitize import clean
 from .schemas import Mode, Source
 from .tools.credibility import stars
@@ -136,6 +136,7 @@ class PlanFacts:
     language: str
     title: str
     mode: Mode
+    text_language: str = ""  # the brief's (any language; "" when it could not be told)
     sources: list[Source] = field(default_factory=list)
     not_used: list[str] = field(default_factory=list)
     documents: list[PlanDocument] = field(default_factory=list)
@@ -163,6 +164,7 @@ def render_plan(reply: str, facts: PlanFacts) -> str:
     parts = [
         message("plan_heading", lang),
         message(intro, lang, count=count),
+        *language_note("plan_language_note", facts.text_language, lang),
         message("plan_topic", lang, topic=topic),
         "\n".join([message("plan_questions", lang)] + [f"- {q}" for q in questions]),
         "\n".join(
@@ -188,6 +190,14 @@ def render_plan(reply: str, facts: PlanFacts) -> str:
         + message("plan_time", lang, time=message(f"time_{facts.mode}", lang))
     )
     return "\n\n".join(parts)
+
+
+def language_note(key: str, text_language: str, language: str) -> list[str]:
+    """The note (message `key`) that a brief in another language than English or Portuguese
+    gets its plan and report in English; none for the others."""
+    if not written_in_another_language(text_language):
+        return []
+    return [message(key, language, name=text_language_name(text_language, language))]
 
 
 def _yours(source: Source, language: str) -> str:
@@ -236,7 +246,7 @@ def _document(document: PlanDocument, language: str) -> str:
         else (
             message("language_en", language)
             if code.startswith("en")
-            else markdown_text(document.language, 20)
+            else markdown_text(text_language_name(code, language), 40)
         )
     )
     line = message(

@@ -49,12 +49,22 @@ class InvestigationConfig(BaseModel):
     summary_depth: Literal["brief", "comprehensive"]
     title: str
     brief: str
-    language: str = "en"
+    language: str = "en"  # the report's: "en" or "pt-BR"
+    # The brief's own language (ISO 639-1, any language; "" when it could not be told; None in
+    # configs saved before it was recorded).
+    text_language: str | None = None
     collections: list[str] = Field(default_factory=list)  # the journalist's documents
 
     @classmethod
     def for_mode(
-        cls, mode: Mode, *, investigation_id: str, title: str, brief: str, language: str
+        cls,
+        mode: Mode,
+        *,
+        investigation_id: str,
+        title: str,
+        brief: str,
+        language: str,
+        text_language: str | None = None,
     ) -> InvestigationConfig:
         quick = mode == "quick"
         return cls(
@@ -68,7 +78,14 @@ class InvestigationConfig(BaseModel):
             title=title,
             brief=brief,
             language=language,
+            text_language=text_language,
         )
+
+    @property
+    def search_language(self) -> str:
+        """The language published fact-checks and outlets are searched in: the brief's ("": any
+        language), or the report's for a config saved before the brief's was recorded."""
+        return self.language if self.text_language is None else self.text_language
 
 
 class Source(BaseModel):

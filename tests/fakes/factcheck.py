@@ -19,6 +19,12 @@ enough. A claim left without reviews is dropped. No match answers `{}`.
 Failures are injected with `fail(kind, times=N, query=substring)`: a status (429
 RESOURCE_EXHAUSTED, 500 INTERNAL, 503 UNAVAILABLE, any other code), "service_disabled" (403
 with a SERVICE_DISABLED ErrorInfo) or "hang". They apply after the key check.
+
+Errors carry the details Google sends with them, in its order (tests/fixtures/contracts/
+factcheck/error-*.http): a bad key an ErrorInfo and a LocalizedMessage, a disabled API an ErrorInfo
+(activation URL, consumer, project, service and its title), a LocalizedMessage and a Help link, a
+quota refusal an ErrorInfo with the quota's metric and limit and a Help link. A client that reads
+only the first detail, or expects one, finds out here.
 """
 
 from __future__ import annotations
@@ -179,11 +185,9 @@ class FakeFactCheckTools(FakeServer):
         if not key:
             return error(403, "The request is missing a valid API key.")
         if key != self.api_key:
-            return error(
-                400,
-                "API key not valid. Please pass a valid API key.",
-                details=[_error_info("API_KEY_INVALID")],
-            )
+            message = "API key not valid. Please pass a valid API key."
+            details = [_error_info("API_KEY_INVALID"), _localized(message)]
+            return error(400, message, details=details)
         if request.body:
             return error(400, "Invalid JSON payload received. GET requests take no body.")
         for name in params:
@@ -229,17 +233,39 @@ class FakeFactCheckTools(FakeServer):
                 "enabled this API recently, wait a few minutes for the action to propagate to "
                 "our systems and retry."
             )
+            activation = (
+                f"https://console.developers.google.com/apis/api/{SERVICE}/overview"
+                f"?project={PROJECT_NUMBER}"
+            )
             info = _error_info(
                 "SERVICE_DISABLED",
-                activationUrl=(
-                    "https://console.developers.google.com/apis/api/"
-                    f"{SERVICE}/overview?project={PROJECT_NUMBER}"
-                ),
+                activationUrl=activation,
                 consumer=f"projects/{PROJECT_NUMBER}",
+                containerInfo=PROJECT_NUMBER,
+                serviceTitle="Fact Check Tools API",
             )
-            return error(403, message, details=[info], headers=headers)
+            details = [
+                info,
+                _localized(message),
+                _help("Google developers console API activation", activation),
+            ]
+            return error(403, message, details=details, headers=headers)
         status = int(failure.kind)
-        details = [_error_info("RATE_LIMIT_EXCEEDED")] if status == 429 else None
+        details = None
+        if status == 429:
+            quota = _error_info(
+                "RATE_LIMIT_EXCEEDED",
+                consumer=f"projects/{PROJECT_NUMBER}",
+                quota_limit="ReadRequestsPerMinutePerProject",
+                quota_limit_value="60",
+                quota_location="global",
+                quota_metric=f"{SERVICE}/read_requests",
+            )
+            help_ = _help(
+                "Request a higher quota limit.",
+                "https://cloud.google.com/docs/quotas/help/request_increase",
+            )
+            details = [quota, help_]
         return error(status, failure.message, details=details, headers=headers)
 
     def _search(self, params: dict[str, str], numbers: dict[str, int]) -> Response:
@@ -315,6 +341,21 @@ def _error_info(reason: str, **metadata: str) -> dict[str, Any]:
         "reason": reason,
         "domain": "googleapis.com",
         "metadata": {"service": SERVICE, **metadata},
+    }
+
+
+def _localized(message: str) -> dict[str, Any]:
+    return {
+        "@type": "type.googleapis.com/google.rpc.LocalizedMessage",
+        "locale": "en-US",
+        "message": message,
+    }
+
+
+def _help(description: str, url: str) -> dict[str, Any]:
+    return {
+        "@type": "type.googleapis.com/google.rpc.Help",
+        "links": [{"description": description, "url": url}],
     }
 
 

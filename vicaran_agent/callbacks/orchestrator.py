@@ -36,7 +36,7 @@ from ..documents.intake import (
     without_attachments,
 )
 from ..formatting import markdown_text, one_line, user_sources_digest
-from ..i18n import detect_language, language_name, message
+from ..i18n import detect_language, language_name, message, report_language, text_language
 from ..llm import (
     MODEL_FAILED,
     ORCHESTRATOR_OUTPUT_TOKENS,
@@ -286,18 +286,26 @@ async def initialize_investigation_state(callback_context: CallbackContext) -> t
         first.brief,
         first.title,
     )
+    # The first detection loads the language model (about a second): off the event loop.
     if len(re.findall(r"\w+", brief)) < 2 and not extract_urls(brief):
+        language = await asyncio.to_thread(detect_language, text)
         if files:  # the files first, the brief next: they wait in this session's collection
-            return await _documents_before_the_brief(callback_context, files, detect_language(text))
-        hint = message("empty_brief", detect_language(text))
+            return await _documents_before_the_brief(callback_context, files, language)
+        hint = message("empty_brief", language)
         return types.Content(role="model", parts=[types.Part(text=hint)])
+    brief_language = await asyncio.to_thread(text_language, brief)
+    language = report_language(brief_language)
     if investigation_id and (taken := await _taken(investigation_id, callback_context)):
-        text = message("id_taken", detect_language(brief), id=investigation_id, status=taken)
+        text = message("id_taken", language, id=investigation_id, status=taken)
         return types.Content(role="model", parts=[types.Part(text=text)])
     investigation_id = investigation_id or state.get(keys.INVESTIGATION_ID) or str(uuid.uuid4())
-    language = detect_language(brief)
     config = InvestigationConfig.for_mode(
-        mode, investigation_id=investigation_id, title=title, brief=brief, language=language
+        mode,
+        investigation_id=investigation_id,
+        title=title,
+        brief=brief,
+        language=language,
+        text_language=brief_language,
     )
     config.collections = list(first.collections)
     # Documents make a brief specific enough, as a link does: they say who and what.
@@ -599,6 +607,7 @@ def _planning_reply(
         shown, more = _plan_documents(documents)
         facts = PlanFacts(
             language=config.language,
+            text_language=config.search_language,
             title=config.title,
             mode=config.mode,
             sources=sources,

@@ -29,7 +29,7 @@ from lxml import etree
 from markdown_it import MarkdownIt
 
 from ..config import Settings, get_settings
-from ..i18n import Phrase, detect_language
+from ..i18n import Phrase, language_tag, text_language
 from ..tools.content import read_html
 from . import ocr
 from .characters import path_text, storable_text
@@ -179,7 +179,7 @@ def parse_bytes(
         page_count=content.page_count,
         pages=content.pages,
         unreadable=content.unreadable,
-        language=detect_language(sample[:_LANGUAGE_SAMPLE_CHARS]),
+        language=language_tag(text_language(sample[:_LANGUAGE_SAMPLE_CHARS])),
         metadata_title=content.metadata_title,
         first_heading=content.first_heading,
         ocr_pages=content.ocr_pages,

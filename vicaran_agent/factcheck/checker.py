@@ -15,7 +15,7 @@ from ..evidence import enforce_verdict, is_sufficient
 from ..formatting import one_line
 from ..gazettes.loop import GazetteOutcome, GazetteSearchLoop
 from ..gazettes.score import gazette_key
-from ..i18n import message, verdict_label, word
+from ..i18n import Phrase, message, verdict_label, word
 from ..llm import ModelCallError, ModelClient
 from ..runtime import InvestigationRuntime
 from ..sanitize import clean
@@ -43,7 +43,7 @@ class CheckSettings:
     settings: Settings
     model: ModelClient
     instruction: str
-    language: str
+    language: str  # the report's
     cap: int
     sources: list[Source]
     runtime: InvestigationRuntime
@@ -53,6 +53,8 @@ class CheckSettings:
     documents: DocumentEvidence | None = None
     gazettes: QueridoDiario | None = None  # municipal gazettes (claims about a city's acts)
     gazettes_asked: bool = False  # the brief asks for gazettes: searched without a city too
+    # The language published fact-checks are searched in (the brief's; "": any language).
+    search_language: str | None = None  # None: the report's
 
 
 @dataclass
@@ -177,7 +179,7 @@ class ClaimChecker:
             await documents
             return
         self.queries += queries
-        language = shared.language
+        language = shared.language if shared.search_language is None else shared.search_language
         search = shared.runtime.search
         reviews, general, outlets, _ = await asyncio.gather(
             self._timed("Fact Check Tools", shared.factcheck.search(queries, language=language)),
@@ -403,6 +405,10 @@ class ClaimChecker:
                 sha = runtime.texts.put(page.text)
                 candidate.read(page.text, sha, self.claim.claim_text, now_iso())
                 candidate.published_at = page.published_at
+            elif not source.is_reachable:  # cited by Google, refused to Vicaran: said so
+                reason = source.unreachable_reason or ""
+                name = source.title or source.url
+                self.notes.append(Phrase("live_unread", name=name, url=source.url, reason=reason))
             self.pool.add(candidate)
         return len(fresh)
 

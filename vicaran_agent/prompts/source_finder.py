@@ -14,8 +14,9 @@ and primary documents this investigation needs.
 - Each query is self-contained (names, places, dates spelled out), under 400 characters, and
   aims at a different angle: the core allegation, official or court records, the other side's
   response, local coverage, earlier history.
-- Write queries in the language of the story's coverage (usually {{investigation_language}});
-  add one English query when international coverage is likely.
+- Write queries in the language of the story's coverage: usually the brief's own language
+  (`text_language` in the settings above, an ISO 639-1 code), or {{investigation_language}} when
+  that is empty; add one English query when international coverage is likely.
 - Do not add site: operators or search syntax; Vicaran applies domain filters itself.
 - If the input is empty or not an investigation, return an empty list. Never invent sources.
 

@@ -21,7 +21,7 @@ from ..export import is_sha256, snapshot_url
 from ..formatting import data_block, markdown_text, one_line
 from ..i18n import verdict_label, word
 from ..llm import ModelCallError, ModelClient, current_tally
-from ..plan import plan_questions
+from ..plan import language_note, plan_questions
 from ..prompts.summary_writer import (
     CITATION_AUDIT_INSTRUCTION,
     QUALITY_REVIEW_INSTRUCTION,
@@ -255,7 +255,11 @@ class SummaryWriterAgent(StageAgent):
         numbered: list[tuple[int, Source]],
         verdicts: list[Verdict],
     ) -> tuple[str, str, str]:
-        """(the report, the status, its reason): notes, footer and notice added."""
+        """(the report, the status, its reason): language note, notes, footer and notice added."""
+        config = stage.config
+        for note in language_note("report_language_note", config.search_language, config.language):
+            title, _, rest = body.partition("\n")  # the note goes right under the title
+            body = f"{title}\n\n{note}" + (f"\n{rest}" if rest else "")
         notes = item_notes(stage.state, stage.notes)
         if notes:
             body += "\n\n" + cls._notes_section(stage, notes)

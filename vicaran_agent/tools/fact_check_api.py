@@ -58,6 +58,8 @@ RATING_LABELS: dict[str, str] = {
     "Verdadero": "verified",
     "Cierto": "verified",
     "Vrai": "verified",
+    "Richtig": "verified",
+    "Wahr": "verified",
     # partially_true
     "Partly true": "partially_true",
     "Partially true": "partially_true",
@@ -84,6 +86,11 @@ RATING_LABELS: dict[str, str] = {
     "Media verdad": "partially_true",
     "Parcialmente cierto": "partially_true",
     "Exagerada": "partially_true",
+    "Verdadero, pero": "partially_true",
+    "Exagéré": "partially_true",
+    "Plutôt vrai": "partially_true",
+    "Teilweise richtig": "partially_true",
+    "Überwiegend richtig": "partially_true",
     # misleading
     "Misleading": "misleading",
     "Missing context": "misleading",
@@ -107,8 +114,19 @@ RATING_LABELS: dict[str, str] = {
     "Não é bem assim": "misleading",
     "Parcialmente falso": "misleading",
     "Engañoso": "misleading",
+    "Engañosa": "misleading",
     "Sin contexto": "misleading",
+    "Sacado de contexto": "misleading",
     "Trompeur": "misleading",
+    "Trompeuse": "misleading",
+    "Plutôt faux": "misleading",
+    "Manque de contexte": "misleading",
+    "Partiellement faux": "misleading",
+    "Hors contexte": "misleading",
+    "Irreführend": "misleading",
+    "Fehlender Kontext": "misleading",
+    "Teilweise falsch": "misleading",
+    "Größtenteils falsch": "misleading",
     # false
     "False": "false",
     "Fake": "false",
@@ -131,6 +149,9 @@ RATING_LABELS: dict[str, str] = {
     "Não é verdade": "false",
     "Não procede": "false",
     "Faux": "false",
+    "Bulo": "false",
+    "Falsch": "false",
+    "Frei erfunden": "false",
     # unverified
     "Unproven": "unverified",
     "Unverified": "unverified",
@@ -150,6 +171,10 @@ RATING_LABELS: dict[str, str] = {
     "Sin evidencia": "unverified",
     "Sin pruebas": "unverified",
     "Inverificable": "unverified",
+    "Insostenible": "unverified",
+    "Inchequeable": "unverified",
+    "Infondé": "unverified",
+    "Unbelegt": "unverified",
 }
 
 # Leading words that frame a rating without changing it ("This is false.", "Rating: Falso").
@@ -174,6 +199,8 @@ RATING_FILLERS = (
     "selo",
     "esto es",
     "es",
+    "c est",
+    "das ist",
 )
 
 # A rating that opens with one of these matches only a label written with it ("Not true").
