@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from datetime import date
 
 import httpx
 import pytest
@@ -75,13 +76,36 @@ async def test_async_client_gets_documented_shape(fake_tavily: FakeTavily) -> No
     assert body["answer"] is None and body["follow_up_questions"] is None and body["images"] == []
     assert [r["url"] for r in body["results"]] == [RESULTS[0]["url"], RESULTS[1]["url"]]
     first, second = body["results"]
-    assert first["published_date"] == RESULTS[0]["published_date"]
-    assert "published_date" not in second
+    assert "published_date" not in first and "published_date" not in second  # general: none
     assert first["raw_content"] is None and first["content"] == "alpha" and first["score"] == 0.9
     (req,) = fake_tavily.requests
     assert req.method == "POST" and req.path == "/search"
     assert req.header("authorization") == "Bearer tvly-test"
     assert req.json == {"query": "who is X", "max_results": 2}
+
+
+async def test_tavily_dates_only_for_news_in_rfc_1123() -> None:
+    """`published_date` comes with topic="news" only, as an RFC 1123 date, within `days`
+    (3 unless the request says otherwise) of the fake's today."""
+    results = [
+        {**RESULTS[0], "published_date": "2025-11-28"},  # an ISO day is sent as the API does
+        {**RESULTS[1], "published_date": "Mon, 24 Nov 2025 10:00:00 GMT"},
+        RESULTS[2],  # undated: never in a news index
+    ]
+    with FakeTavily(results, today=date(2025, 11, 29)) as fake:
+        client = tavily.AsyncTavilyClient(api_key="tvly-test", api_base_url=fake.url)
+        try:
+            general = await client.search("x")
+            recent = await client.search("x", topic="news")
+            older = await client.search("x", topic="news", days=30)
+        finally:
+            await client.close()
+    assert [r.get("published_date") for r in general["results"]] == [None, None, None]
+    assert [r["published_date"] for r in recent["results"]] == ["Fri, 28 Nov 2025 00:00:00 GMT"]
+    assert [r["published_date"] for r in older["results"]] == [
+        "Fri, 28 Nov 2025 00:00:00 GMT",
+        "Mon, 24 Nov 2025 10:00:00 GMT",
+    ]
 
 
 def test_sync_client_and_default_max_results() -> None:
@@ -108,11 +132,11 @@ async def test_overrides_by_substring_and_callable() -> None:
         await client.close()
 
     def pick(query: str, body: dict) -> list[dict] | None:
-        return special if body.get("topic") == "news" else None
+        return special if body.get("search_depth") == "advanced" else None
 
     with FakeTavily(RESULTS, overrides=pick) as fake:
         client = tavily.AsyncTavilyClient(api_key="tvly-test", api_base_url=fake.url)
-        assert (await client.search("x", topic="news"))["results"] == [
+        assert (await client.search("x", search_depth="advanced"))["results"] == [
             {**special[0], "score": 0.9, "raw_content": None}
         ]
         assert len((await client.search("x"))["results"]) == 3

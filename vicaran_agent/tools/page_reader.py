@@ -29,6 +29,7 @@ import httpcore
 import httpx
 
 from ..config import Settings
+from ..schemas import DateSource
 from .content import blocked_reason, clip_text, published_date, read_html
 from .http import (
     ACCEPT_ENCODING,
@@ -72,7 +73,8 @@ class PageResult:
     ok: bool
     title: str = ""
     text: str = ""
-    published_at: str | None = None
+    published_at: str | None = None  # the page's own metadata's publication date, if any
+    published_at_source: DateSource | None = None
     via: str = ""  # "jina" | "direct" | ""
     error: str | None = None
     timed_out: bool = False  # a step timed out: worth one more try later
@@ -176,6 +178,7 @@ class PageReader:
         result.title = page.title
         result.text = clip_text(page.text, TEXT_LIMIT)
         result.published_at = page.published_at
+        result.published_at_source = "metadata" if page.published_at else None
         result.via = via
         return result
 
