@@ -103,6 +103,7 @@ async def test_a_matching_fact_check_review_is_sufficient_after_one_round(harnes
     assert verdict.iterations == 1 and verdict.stop_reason == "sufficient evidence"
     (item,) = [e for e in verdict.evidence if e.origin == "factcheck_api"]
     assert item.reliability == "high" and item.rating == "False" and item.stance == "refutes"
+    assert (item.published_at, item.published_at_source) == ("2024-06-01", "review")
     assert env.services.factcheck.searches()[0]["languageCode"] == "en"
 
 
