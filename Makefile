@@ -23,7 +23,7 @@ run: install
 	$(UV) run vicaran serve --host $(HOST) --port $(PORT)
 
 web: install
-	@echo 'Note: `adk web` serves the dev UI only; `make run` serves it with the dashboard at http://$(HOST):$(PORT)/investigations'
+	@echo 'Note: `adk web` serves the dev UI only; its reports link the dashboard `make run` serves, at http://127.0.0.1:8000/investigations (or VICARAN_PUBLIC_URL)'
 	$(UV) run adk web --host $(HOST) --port $(PORT) vicaran_agent
 
 api: install

@@ -10,8 +10,9 @@ again with the records on that PostgreSQL server (a fresh schema each). Wall tim
 APPROVED to the investigation's last event; L is the fast model's latency (the pro model: 1.5·L).
 Then the documents benchmark (benchmarks/documents.py, its own process): indexing 2,000 text-PDF
 pages and 100,000 passages, search latency and RSS; and the gazettes benchmark
-(benchmarks/gazettes.py): five claims about one city checked in its gazettes at once, within
-Querido Diário's 60 requests a minute; and what routing a model call through ADK costs
+(benchmarks/gazettes.py): five claims about one city checked in its gazettes at once, against
+Querido Diário as deployed (25 requests a minute, 25 s cold first queries); and what routing a
+model call through ADK costs
 (benchmarks/model_routing.py).
 """
 

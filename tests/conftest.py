@@ -109,6 +109,7 @@ def env(services: Services, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
         "VICARAN_DATABASE_URL": database_url,
         "VICARAN_PAGE_TIMEOUT_SECONDS": "2",
         "VICARAN_SEARCH_TIMEOUT_SECONDS": "2",
+        "VICARAN_QUERIDO_DIARIO_TIMEOUT_SECONDS": "2",
         "VICARAN_MODEL_TIMEOUT_SECONDS": "10",
         "VICARAN_MAX_RETRIES": "1",
         "VICARAN_LIVE_SEARCH_FALLBACK": "false",
@@ -118,6 +119,7 @@ def env(services: Services, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
         "VICARAN_FACTCHECK_RPM": "60000",
         "VICARAN_QUERIDO_DIARIO_RPM": "60000",
         "VICARAN_GATHER_TIMEOUT_SECONDS": "5",
+        "VICARAN_GAZETTE_TIMEOUT_SECONDS": "20",
     }
     for name, value in values.items():
         monkeypatch.setenv(name, value)

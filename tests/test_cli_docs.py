@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import documents as gen
 from vicaran_agent import cli
 from vicaran_agent.config import get_settings
 from vicaran_agent.documents import commands
@@ -23,7 +24,7 @@ def folder(tmp_path: Path) -> Path:
     (root / "audit.txt").write_text("The audit found the licitação overpriced by 40 percent.")
     (root / "annexes" / "anexo-ii.md").write_text("# Anexo II\n\nTotal: R$ 9.870.000,00")
     (root / "annexes" / "deeper" / "memo.txt").write_text("A memo about the school meals.")
-    (root / "photo.png").write_bytes(b"\x89PNG\r\n")
+    (root / "photo.heic").write_bytes(b"\x00\x00\x00\x18ftypheic")  # a kind Vicaran does not read
     (root / ".hidden.txt").write_text("never read")
     return root
 
@@ -48,7 +49,7 @@ def test_add_walks_folders_and_says_what_became_of_each_file(env, folder, capsys
 
     assert code == 0
     assert sorted(line.split()[0] for line in lines[:-1]) == ["added", "added", "added", "skipped"]
-    assert any(line.startswith("skipped") and "photo.png" in line for line in lines)
+    assert any(line.startswith("skipped") and "photo.heic" in line for line in lines)
     assert any(line.startswith("added") and "memo.txt" in line for line in lines)
     assert not any("hidden" in line for line in lines)
     assert lines[-1] == 'Collection "merenda": 3 added, 1 skipped.'
@@ -105,8 +106,8 @@ def test_an_unexpected_parser_error_is_one_failed_line(env, folder, capsys, monk
 
 
 def test_nothing_readable_exits_1(env, tmp_path, capsys) -> None:
-    (tmp_path / "only.png").write_bytes(b"png")
-    code, lines, err = run(capsys, "docs", "add", str(tmp_path / "only.png"), "--collection", "c")
+    (tmp_path / "only.gif").write_bytes(b"GIF89a")
+    code, lines, err = run(capsys, "docs", "add", str(tmp_path / "only.gif"), "--collection", "c")
 
     assert code == 1
     assert lines[0].startswith("skipped")
@@ -297,6 +298,47 @@ def test_a_generated_pdf_is_cited_by_its_page(env, tmp_path, capsys) -> None:
     assert ", p. 2 - score" in lines[0]
 
 
+def test_a_photographed_page_is_searchable_after_docs_add(env, tmp_path, capsys) -> None:
+    gen.require_tesseract()
+    page = gen.page_image("Inspectors counted 4,812 burst water mains in Riverton during 2023.")
+    page.save(tmp_path / "page.png")
+
+    code, lines, _ = run(capsys, "docs", "add", str(tmp_path / "page.png"), "--collection", "c")
+    assert code == 0
+    assert lines[0].startswith("added") and lines[0].endswith("page.png (1 page; 1 passage)")
+
+    code, lines, _ = run(capsys, "docs", "search", "burst water mains", "--collection", "c")
+    assert code == 0
+    assert lines[0].startswith("1. ") and "(page.png), p. 1 - score" in lines[0]
+    assert "4,812 burst water mains in Riverton" in lines[1]
+    [document] = store().documents("c")
+    assert (document.kind, document.ocr_pages) == ("image", (1,))
+
+
+def test_an_image_without_tesseract_fails_with_the_reason_and_goes_in_once_it_is_there(
+    env, tmp_path, capsys, monkeypatch
+) -> None:
+    from vicaran_agent.documents import ocr
+
+    gen.page_image("A page.").save(tmp_path / "page.jpg")
+    monkeypatch.setattr(ocr, "find_tesseract", lambda: None)
+    code, lines, _ = run(capsys, "docs", "add", str(tmp_path), "--collection", "c")
+    assert code == 1
+    assert (
+        lines[0].startswith("failed")
+        and "page.jpg is an image and OCR is not installed" in lines[0]
+    )
+    assert store().documents("c") == []
+
+    fake = tmp_path / "bin" / "tesseract"
+    fake.parent.mkdir()
+    fake.write_text('#!/bin/sh\n[ "$1" = --list-langs ] && { echo eng; exit 0; }\necho A page.\n')
+    fake.chmod(0o755)
+    monkeypatch.setattr(ocr, "find_tesseract", lambda: str(fake))
+    code, lines, _ = run(capsys, "docs", "add", str(tmp_path / "page.jpg"), "--collection", "c")
+    assert code == 0 and lines[0].startswith("added")  # not "unchanged": it was never stored
+
+
 def test_the_excerpt_shown_is_where_the_query_words_are_and_stays_bounded() -> None:
     from vicaran_agent.documents.query import excerpt
 
@@ -305,3 +347,19 @@ def test_the_excerpt_shown_is_where_the_query_words_are_and_stays_bounded() -> N
     assert "burst water mains were counted" in shown and len(shown) <= 80
     assert excerpt("x" * 1_000_000, "x", 50) == "x" * 48 + "…"
     assert excerpt("short", "q", 50) == "short"
+
+
+def test_a_file_named_in_a_legacy_encoding_is_added_and_removed_by_its_name(
+    env, tmp_path, capsys
+) -> None:
+    import os
+
+    name = os.fsdecode(b"caf\xe9 da merenda.txt")  # as sys.argv and os.walk give it
+    (tmp_path / name).write_text("Relatório sobre a merenda escolar de 2024.")
+
+    code, lines, _ = run(capsys, "docs", "add", str(tmp_path), "--collection", "c")
+    assert code == 0 and lines[0].startswith("added")
+    assert [d.file_name for d in store().documents("c")] == ["caf\\xe9 da merenda.txt"]
+
+    code, lines, _ = run(capsys, "docs", "remove", "--collection", "c", name)
+    assert code == 0 and store().documents("c") == []

@@ -5,10 +5,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from markdown_it import MarkdownIt
+from pydantic import ValidationError
 
 from tests.support.conversation import Conversation
-from vicaran_agent.config import Settings
+from vicaran_agent.config import Settings, retired_querido_diario_host
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -101,3 +103,47 @@ def test_env_example_as_it_ships_is_a_valid_env_file(env):
     settings = Settings(_env_file=ROOT / ".env.example")  # type: ignore[call-arg]
     assert settings.vicaran_token_budget == 0
     assert settings.model_prices == {}
+
+
+def test_querido_diario_defaults_to_the_production_host_in_code_and_in_env_example(env):
+    """Querido Diário moved to api.queridodiario.org.br (its deployment repository, 2026-07);
+    `make run` copies .env.example to .env, so the example must not pin the retired host."""
+    env.monkeypatch.delenv("QUERIDO_DIARIO_BASE_URL")  # the fixture points it at the fake
+    default = Settings(_env_file=None)  # type: ignore[call-arg]
+    shipped = Settings(_env_file=ROOT / ".env.example")  # type: ignore[call-arg]
+
+    assert default.querido_diario_base_url == "https://api.queridodiario.org.br"
+    assert shipped.querido_diario_base_url == "https://api.queridodiario.org.br"
+    assert not retired_querido_diario_host(shipped.querido_diario_base_url)
+
+
+@pytest.mark.parametrize(
+    ("url", "retired"),
+    [
+        ("https://api.queridodiario.ok.org.br", True),
+        ("https://api.queridodiario.ok.org.br/", True),
+        ("HTTPS://API.QueridoDiario.OK.org.br./gazettes", True),
+        ("api.queridodiario.ok.org.br", True),
+        ("https://queridodiario.ok.org.br/api", True),
+        ("http://www.api.queridodiario.ok.org.br", True),
+        ("https://api.queridodiario.org.br", False),
+        ("http://127.0.0.1:8080", False),
+        ("https://qd.example.org/queridodiario.ok.org.br", False),
+        ("https://notqueridodiario.ok.org.br", False),
+        ("", False),
+        ("http://[::1", False),
+    ],
+)
+def test_retired_querido_diario_host_names_only_the_old_ok_org_br_hosts(url, retired):
+    assert retired_querido_diario_host(url) is retired
+
+
+def test_the_gazette_budget_leaves_room_for_one_querido_diario_request():
+    with pytest.raises(ValidationError, match="VICARAN_GAZETTE_TIMEOUT_SECONDS"):
+        Settings(
+            _env_file=None,  # type: ignore[call-arg]
+            vicaran_gazette_timeout_seconds=30,
+            vicaran_querido_diario_timeout_seconds=45,
+        )
+    settings = Settings(_env_file=None)  # type: ignore[call-arg]
+    assert settings.vicaran_gazette_timeout_seconds >= 3 * 36  # three rounds of cold queries

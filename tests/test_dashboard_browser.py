@@ -572,6 +572,41 @@ def test_gazettes_render_the_same_from_the_script(
     assert errors == []
 
 
+def test_claim_page_links_render_the_same_from_the_script(
+    repo: Repository, server: LiveServer, browser: WebDriver
+) -> None:
+    """The script's claim and fact-check cards link each checked claim to its own page, as the
+    server's do; a claim not checked has none."""
+    from selenium.webdriver.common.by import By
+
+    from vicaran_agent.schemas import Claim
+
+    iid = start(repo)  # still running: the script renders the panels itself
+    ids = repo.save_sources(iid, [source(1)])
+    add_findings(repo, iid, list(ids.values()))
+    repo.save_claims(iid, [Claim(key="C2", claim_text="Not checked.", importance=0.1)])
+    _resize(browser, WIDE)
+    browser.get(f"{server.url}/investigations/{iid}#claims")
+    _wait(browser, lambda d: d.execute_script("return document.documentElement.className"), "js")
+    keys = ("claims", "fact-checks")
+    served = {key: _panel_view(browser, key) for key in keys}
+    browser.execute_script(
+        "for (const b of document.querySelectorAll('[data-body]')) b.firstChild.dataset.served = 1;"
+    )
+    _wait(
+        browser,
+        lambda d: not d.find_elements(By.CSS_SELECTOR, "[data-body='claims'] [data-served]"),
+        "the script to render the panels",
+    )
+    assert {key: _panel_view(browser, key) for key in keys} == served
+    page = f"/investigations/{iid}/claims/1"
+    for key in keys:
+        assert served[key][1].count(page) == 1, key
+    assert f"/investigations/{iid}/claims/2" not in served["claims"][1]
+    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert errors == []
+
+
 def test_dates_render_the_same_from_the_script(
     repo: Repository, server: LiveServer, browser: WebDriver
 ) -> None:

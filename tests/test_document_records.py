@@ -407,19 +407,20 @@ def test_the_html_export_links_a_document_passage_to_its_snapshot(repo: Reposito
     base = "https://vicaran.newsroom.example"
     text = exported(repo, "html", base)
     assert XSS not in text
-    passage = f"{base}/api/investigations/"
     linked = re.findall(r'<a href="([^"]{1,300})"[^>]{0,100}>📄 Contrato 002/2024, p\. 4</a>', text)
-    assert len(linked) == 1 and linked[0].startswith(passage)
-    assert linked[0].endswith(f"/snapshots/{sha256_text(PASSAGE)}")
+    assert linked == [f"#snapshot-{sha256_text(PASSAGE)}"]  # the passage, carried in the file
+    section = text.split(f'<article id="snapshot-{sha256_text(PASSAGE)}"')[1].split("</article>")[0]
+    assert escape(PASSAGE) in section and base not in text
     assert f"<strong>📄 Contrato {ESCAPED_XSS}, p. 1</strong>" in text
     log = text.split('<ol class="reasoning">')[1].split("</ol>")[0]
     assert log == "".join(f"<li>{escape(line)}</li>" for line in REASONING)
 
 
-def test_the_html_export_without_a_public_address_names_the_passage_unlinked(
+def test_the_html_export_without_the_text_or_an_address_names_the_passage_unlinked(
     repo: Repository,
 ) -> None:
-    text = exported(repo, "html")
+    iid = document_investigation(repo, evidence=document_evidence())
+    text = export.to_html(repo.get_investigation(iid) or {}, public_url="")
     assert "<strong>📄 Contrato 002/2024, p. 4</strong>" in text
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import hashlib
+import io
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -204,13 +205,15 @@ async def test_an_attachment_without_a_name_gets_one_from_its_type(store):
 
 async def test_an_unreadable_attachment_is_listed_as_not_used_with_the_reason(store):
     conversation = Conversation()
-    scan = types.Part(
-        inline_data=types.Blob(data=b"\x89PNG\r\n", mime_type="image/png", display_name="scan.png")
+    clip = types.Part(
+        inline_data=types.Blob(
+            data=b"\x1aE\xdf\xa3", mime_type="video/webm", display_name="clip.webm"
+        )
     )
-    events = await conversation.send(BRIEF, [scan, text_file("notes.txt", MEMO)])
+    events = await conversation.send(BRIEF, [clip, text_file("notes.txt", MEMO)])
     plan = plan_of(conversation, events)
     not_used = plan.split("**Not used in this investigation:**")[1]
-    line = next(x for x in not_used.splitlines() if "scan.png" in x)
+    line = next(x for x in not_used.splitlines() if "clip.webm" in x)
     assert "could not be read" in line and "cannot read this kind of file" in line
     assert "(notes.txt) - 1 page" in plan.split("**Your documents:**")[1]
     state = await conversation.state()
@@ -218,9 +221,42 @@ async def test_an_unreadable_attachment_is_listed_as_not_used_with_the_reason(st
     assert all(c["files"] == [] for c in scripted_model.CALLS)
     records = state[keys.INVESTIGATION_DOCUMENTS]["attachments"]
     assert [(r["file_name"], r["status"]) for r in records] == [
-        ("scan.png", "unreadable"),
+        ("clip.webm", "unreadable"),
         ("notes.txt", "added"),
     ]
+
+
+async def test_a_photographed_page_attached_without_a_name_is_read_into_the_collection(
+    store, tmp_path, monkeypatch
+):
+    from tests.support import documents as gen
+    from vicaran_agent.documents import ocr
+
+    fake = tmp_path / "tesseract"
+    fake.write_text(
+        '#!/bin/sh\n[ "$1" = --list-langs ] && { echo eng; exit 0; }\necho Lead at 41 ppb.\n'
+    )
+    fake.chmod(0o755)
+    monkeypatch.setattr(ocr, "find_tesseract", lambda: str(fake))
+    photos = []
+    for mime, image_format in (
+        ("image/png", "PNG"),
+        ("image/jpeg", "JPEG"),
+        ("image/tiff", "TIFF"),
+    ):
+        data = io.BytesIO()
+        gen.page_image("Lead at 41 ppb.").save(data, format=image_format)
+        photos.append(types.Part(inline_data=types.Blob(data=data.getvalue(), mime_type=mime)))
+    conversation = Conversation()
+    plan = plan_of(conversation, await conversation.send(BRIEF, photos))
+
+    state = await conversation.state()
+    own = intake.investigation_collection(state[keys.INVESTIGATION_ID])
+    documents = store.documents(own)
+    assert sorted(d.file_name.rsplit(".", 1)[1] for d in documents) == ["jpg", "png", "tiff"]
+    assert all((d.kind, d.page_count, d.ocr_pages) == ("image", 1, (1,)) for d in documents)
+    assert [h.page for h in store.search("lead ppb", [own], limit=5)] == [1, 1, 1]
+    assert "**Not used in this investigation:**" not in plan
 
 
 async def test_an_attachment_on_a_later_planning_turn_updates_the_plan(store):

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import hashlib
 import io
-import os
 import stat
+import struct
 import zipfile
+import zlib
 from pathlib import Path
 
 import pytest
+from PIL import Image, ImageDraw
 
 from tests.support import documents as gen
 from vicaran_agent.config import Settings
 from vicaran_agent.documents import ocr, parse
+from vicaran_agent.documents.characters import storable_text
 from vicaran_agent.documents.model import DocumentError, ParsedDocument
 from vicaran_agent.documents.parse import kind_of, parse_bytes, parse_file
 
@@ -29,7 +32,8 @@ def page_numbers_with(parsed: ParsedDocument, text: str) -> list[int]:
 
 
 def fake_tesseract(folder: Path, body: str, languages: tuple[str, ...] = ("eng", "osd")) -> str:
-    """A `tesseract` stand-in: lists `languages`, logs its arguments, then runs `body`."""
+    """A `tesseract` stand-in: lists `languages`, logs its arguments, keeps the image of the Nth
+    page it is given as `page-N.pgm`, then runs `body`."""
     script = folder / "tesseract"
     listing = "\n".join(languages)
     script.write_text(
@@ -39,7 +43,7 @@ def fake_tesseract(folder: Path, body: str, languages: tuple[str, ...] = ("eng",
         "  exit 0\n"
         "fi\n"
         f'echo "$@" >> "{folder}/arguments"\n'
-        "cat > /dev/null\n"
+        f'cat > "{folder}/page-$(wc -l < "{folder}/arguments").pgm"\n'  # the page it was given
         f"{body}\n"
     )
     script.chmod(script.stat().st_mode | stat.S_IEXEC)
@@ -123,11 +127,7 @@ def test_blank_pdf_page_is_neither_read_nor_unreadable(tmp_path: Path) -> None:
 
 
 def test_scanned_page_is_read_by_ocr(tmp_path: Path) -> None:
-    if ocr.find_tesseract() is None:
-        reason = "tesseract is not installed (apt-get install tesseract-ocr tesseract-ocr-por)"
-        if os.environ.get("VICARAN_REQUIRE_OCR") == "1":
-            pytest.fail(reason)
-        pytest.skip(reason)
+    gen.require_tesseract()
     parsed = parse_file(gen.image_only_pdf(tmp_path / "scan.pdf", SCAN_TEXT), settings())
     assert parsed.ocr_pages == [1]
     assert parsed.unreadable == []
@@ -209,7 +209,7 @@ def test_ocr_that_hangs_is_stopped_and_the_rest_of_the_file_waits_no_longer(
 def test_ocr_failure_and_empty_result_are_reasons(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    failing = fake_tesseract(tmp_path, "echo 'Error: image too small' >&2; exit 1")
+    failing = fake_tesseract(tmp_path, r"printf 'Error: image\033 too small\n' >&2; exit 1")
     monkeypatch.setattr(ocr, "find_tesseract", lambda: failing)
     scan = gen.image_only_pdf(tmp_path / "scan.pdf", SCAN_TEXT)
     [unreadable] = parse_file(scan, settings()).unreadable
@@ -222,6 +222,225 @@ def test_ocr_failure_and_empty_result_are_reasons(
     monkeypatch.setattr(ocr, "find_tesseract", lambda: quiet)
     [unreadable] = parse_file(scan, settings()).unreadable
     assert unreadable.reason == "page 1 is an image in which OCR found no text"
+
+
+# --- images: photographed and scanned pages ----------------------------------------------------
+
+
+def image_bytes(image: Image.Image, image_format: str, **options: object) -> bytes:
+    buffer = io.BytesIO()
+    image.save(buffer, format=image_format, **options)
+    return buffer.getvalue()
+
+
+def pages_given_to_ocr(folder: Path) -> list[Image.Image]:
+    """The images the fake Tesseract in `folder` was given, in order."""
+    count = len((folder / "arguments").read_text().splitlines())
+    return [Image.open(folder / f"page-{n}.pgm") for n in range(1, count + 1)]
+
+
+def png_header_only(width: int, height: int) -> bytes:
+    """A PNG that says it is `width` x `height` (1 bit a pixel) and holds almost no data."""
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return (
+            struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+        )
+
+    header = struct.pack(">IIBBBBB", width, height, 1, 0, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(b"\0" * 64))
+        + chunk(b"IEND", b"")
+    )
+
+
+@pytest.mark.parametrize(("name", "image_format"), [("photo.png", "PNG"), ("photo.JPG", "JPEG")])
+def test_a_photographed_page_is_one_page_read_by_ocr(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, image_format: str
+) -> None:
+    binary = fake_tesseract(tmp_path, "echo 'Texto lido na foto'", languages=("eng", "por"))
+    monkeypatch.setattr(ocr, "find_tesseract", lambda: binary)
+    data = image_bytes(gen.page_image(SCAN_TEXT, "RGB"), image_format)
+    parsed = parse_bytes(data, name, settings=settings(vicaran_ocr_languages="por"))
+    assert (parsed.kind, parsed.page_count, parsed.ocr_pages) == ("image", 1, [1])
+    assert [(page.number, page.text) for page in parsed.pages] == [(1, "Texto lido na foto")]
+    assert parsed.unreadable == [] and parsed.title == "Texto lido na foto"
+    assert "-l por " in (tmp_path / "arguments").read_text()
+    [page] = pages_given_to_ocr(tmp_path)
+    assert (page.mode, page.size) == ("L", (1654, 2339))  # greyscale, full size
+
+
+def test_a_nameless_attachment_is_recognised_as_an_image_by_its_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    binary = fake_tesseract(tmp_path, "echo 'Lido'")
+    monkeypatch.setattr(ocr, "find_tesseract", lambda: binary)
+    page = gen.page_image(SCAN_TEXT)
+    for image_format in ("PNG", "JPEG", "TIFF"):
+        data = image_bytes(page, image_format)
+        parsed = parse_bytes(data, "", mime="application/octet-stream", settings=settings())
+        assert (parsed.kind, [p.text for p in parsed.pages]) == ("image", ["Lido"])
+
+
+def test_a_multi_page_tiff_is_a_page_per_frame(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    body = f'echo "Frame $(wc -l < "{tmp_path}/arguments")"'
+    monkeypatch.setattr(ocr, "find_tesseract", lambda: fake_tesseract(tmp_path, body))
+    frames = [gen.page_image(f"Page {n}.").crop((0, 0, 1654, 2339 - 100 * n)) for n in (1, 2, 3)]
+    data = image_bytes(frames[0], "TIFF", save_all=True, append_images=frames[1:])
+    parsed = parse_bytes(data, "ata.tiff", settings=settings())
+    assert (parsed.page_count, parsed.ocr_pages) == (3, [1, 2, 3])
+    assert [(page.number, page.text) for page in parsed.pages] == [
+        (1, "Frame 1"),
+        (2, "Frame 2"),
+        (3, "Frame 3"),
+    ]
+    assert [page.size for page in pages_given_to_ocr(tmp_path)] == [frame.size for frame in frames]
+
+
+def test_a_tiff_with_more_frames_than_the_page_limit_is_refused_before_any_ocr(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    binary = fake_tesseract(tmp_path, "echo 'Read'")
+    monkeypatch.setattr(ocr, "find_tesseract", lambda: binary)
+    frames = [gen.page_image(f"Page {n}.") for n in (1, 2, 3)]
+    data = image_bytes(frames[0], "TIFF", save_all=True, append_images=frames[1:])
+    with pytest.raises(DocumentError) as error:
+        parse_bytes(data, "ata.tif", settings=settings(vicaran_document_max_pages=2))
+    assert str(error.value).startswith("ata.tif has more than 2 pages, the limit")
+    assert not (tmp_path / "arguments").exists()
+    assert parse_bytes(data, "ata.tif", settings=settings(vicaran_document_max_pages=3)).pages
+
+
+def test_an_image_without_tesseract_is_refused_with_the_reason_in_both_languages(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(ocr, "find_tesseract", lambda: None)
+    with pytest.raises(DocumentError) as error:
+        parse_bytes(image_bytes(gen.page_image(SCAN_TEXT), "PNG"), "photo.png", settings=settings())
+    assert str(error.value) == (
+        "photo.png is an image and OCR is not installed: install tesseract-ocr (Debian: apt-get "
+        "install tesseract-ocr tesseract-ocr-por), then add it again."
+    )
+    assert error.value.said_in("pt-BR").startswith(
+        "photo.png é uma imagem e o OCR não está instalado: instale o tesseract-ocr"
+    )
+
+
+def test_an_image_in_which_no_text_is_read_is_refused_with_the_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected = (
+        "wall.png is an image and no text was read from it: page 1 is an image in which OCR "
+        "found no text."
+    )
+    for output in ("exit 0", r"printf '\001\033\n'"):  # nothing; nothing but controls
+        binary = fake_tesseract(tmp_path, output)
+        monkeypatch.setattr(ocr, "find_tesseract", lambda found=binary: found)
+        with pytest.raises(DocumentError) as error:
+            parse_bytes(image_bytes(gen.page_image(""), "PNG"), "wall.png", settings=settings())
+        assert str(error.value) == expected
+
+
+def test_image_frames_share_the_file_ocr_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    body = (
+        f'if [ "$(wc -l < "{tmp_path}/arguments")" -eq 1 ]; then echo First; else exec sleep 30; fi'
+    )
+    monkeypatch.setattr(ocr, "find_tesseract", lambda: fake_tesseract(tmp_path, body))
+    monkeypatch.setattr(ocr, "PAGE_TIMEOUT_SECONDS", 0.5)
+    monkeypatch.setattr(ocr, "FILE_BUDGET_SECONDS", 0.5)
+    frames = [gen.page_image(f"Page {n}.") for n in (1, 2, 3)]
+    data = image_bytes(frames[0], "TIFF", save_all=True, append_images=frames[1:])
+    parsed = parse_bytes(data, "scans.tiff", settings=settings())
+    assert [(page.number, page.text) for page in parsed.pages] == [(1, "First")]
+    reasons = {page.number: str(page.reason) for page in parsed.unreadable}
+    assert reasons[2] == "page 2 is a scanned image and OCR took longer than 1 s on it"
+    assert reasons[3].startswith("page 3 is a scanned image and was not read: OCR of this file")
+    assert len((tmp_path / "arguments").read_text().splitlines()) == 2
+
+
+@pytest.mark.parametrize("size", [(8000, 6000), (20000, 20000)])  # ours; Pillow's bomb limit
+def test_an_image_of_too_many_pixels_is_never_decoded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: tuple[int, int]
+) -> None:
+    binary = fake_tesseract(tmp_path, "echo 'Read'")
+    monkeypatch.setattr(ocr, "find_tesseract", lambda: binary)
+    with pytest.raises(DocumentError) as error:
+        parse_bytes(png_header_only(*size), "mural.png", settings=settings())
+    assert str(error.value) == (
+        "mural.png is an image and no text was read from it: page 1 is an image of more than "
+        "40 million pixels and was not read."
+    )
+    assert not (tmp_path / "arguments").exists()
+
+
+def test_a_photo_of_more_pixels_than_the_limit_is_read_at_a_smaller_scale(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    binary = fake_tesseract(tmp_path, "echo 'Read'")
+    monkeypatch.setattr(ocr, "find_tesseract", lambda: binary)
+    photo = Image.new("L", (8160, 6120), 255)  # a 50-megapixel phone camera's photo
+    parsed = parse_bytes(image_bytes(photo, "JPEG"), "photo.jpg", settings=settings())
+    assert parsed.ocr_pages == [1]
+    [page] = pages_given_to_ocr(tmp_path)
+    assert page.size == (4080, 3060)  # decoded at half the scale: within the limit
+
+
+def test_a_photo_is_turned_upright_by_its_orientation_tag(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    binary = fake_tesseract(tmp_path, "echo 'Read'")
+    monkeypatch.setattr(ocr, "find_tesseract", lambda: binary)
+    sideways = Image.new("L", (300, 100), 255)
+    sideways.putpixel((0, 0), 0)
+    exif = Image.Exif()
+    exif[0x0112] = 6  # Orientation: the camera was turned; shown rotated 90 degrees clockwise
+    parse_bytes(image_bytes(sideways, "JPEG", exif=exif, quality=100), "p.jpg", settings=settings())
+    [page] = pages_given_to_ocr(tmp_path)
+    assert page.size == (100, 300)
+    assert page.getpixel((99, 0)) < 128  # the dark corner went round with the page
+
+
+@pytest.mark.parametrize("mode", ["RGBA", "LA", "I;16"])
+def test_transparent_and_16_bit_pages_reach_ocr_as_dark_text_on_white(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    binary = fake_tesseract(tmp_path, "echo 'Read'")
+    monkeypatch.setattr(ocr, "find_tesseract", lambda: binary)
+    if mode == "I;16":  # white 65535; the text a dark grey, far above 255
+        image = Image.new(mode, (400, 200), 65535)
+        ImageDraw.Draw(image).rectangle((50, 50, 150, 100), fill=12_000)
+    else:  # nothing but the text drawn: the rest transparent black
+        image = Image.new(mode, (400, 200), 0)
+        ImageDraw.Draw(image).rectangle((50, 50, 150, 100), fill="black")
+    parse_bytes(image_bytes(image, "PNG"), "page.png", settings=settings())
+    [page] = pages_given_to_ocr(tmp_path)
+    assert page.getpixel((300, 150)) == 255  # the background is white
+    assert page.getpixel((100, 75)) < 64  # the text is dark
+
+
+def test_a_damaged_image_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    binary = fake_tesseract(tmp_path, "echo 'Read'")
+    monkeypatch.setattr(ocr, "find_tesseract", lambda: binary)
+    with pytest.raises(DocumentError) as error:
+        parse_bytes(b"\x89PNG\r\n\x1a\n not an image", "scan.png", settings=settings())
+    assert str(error.value).startswith(
+        "scan.png is damaged or incomplete and cannot be read as PNG, JPEG or TIFF"
+    )
+    gif = image_bytes(gen.page_image(SCAN_TEXT), "GIF")  # no format Pillow opens for Vicaran
+    with pytest.raises(DocumentError, match=r"^photo\.png is damaged or incomplete"):
+        parse_bytes(gif, "photo.png", settings=settings())
+    data = image_bytes(gen.page_image(SCAN_TEXT), "PNG")
+    with pytest.raises(DocumentError) as error:
+        parse_bytes(data[: len(data) // 2], "cut.png", settings=settings())
+    assert str(error.value) == (
+        "cut.png is an image and no text was read from it: page 1 is damaged and could not be read."
+    )
 
 
 # --- DOCX --------------------------------------------------------------------------------------
@@ -259,6 +478,27 @@ def test_docx_without_title_property_is_titled_by_its_first_heading(tmp_path: Pa
     path = gen.docx_file(tmp_path / "x.docx", ["Texto."], heading="Parecer 9")
     parsed = parse_file(path, settings())
     assert (parsed.metadata_title, parsed.title) == ("", "Parecer 9")
+
+
+def test_docx_without_core_properties_has_no_title_of_python_docx_making(tmp_path: Path) -> None:
+    # python-docx gives a package without docProps/core.xml the title "Word Document"
+    # (CorePropertiesPart.default); that is no title of the file's
+    headed = gen.docx_file(tmp_path / "parecer.docx", ["Texto."], heading="Parecer 9")
+    parsed = parse_file(gen.without_core_properties(headed), settings())
+    assert (parsed.metadata_title, parsed.title) == ("", "Parecer 9")
+    plain = gen.docx_file(tmp_path / "ata_reuniao.docx", ["12 | 34"])
+    parsed = parse_file(gen.without_core_properties(plain), settings())
+    assert (parsed.metadata_title, parsed.title) == ("", "ata_reuniao")
+
+
+def test_docx_saved_by_python_docx_with_its_made_up_title_has_no_title(tmp_path: Path) -> None:
+    import docx
+
+    path = gen.without_core_properties(gen.docx_file(tmp_path / "memo.docx", ["12 | 34"]))
+    resaved = docx.Document(str(path))
+    assert resaved.core_properties.author == ""  # reading them makes them up: saved with it
+    resaved.save(str(path))
+    assert parse_file(path, settings()).title == "memo"
 
 
 def test_docx_pages_split_at_hard_page_breaks(tmp_path: Path) -> None:
@@ -425,6 +665,99 @@ def test_binary_file_named_text_is_a_clear_error() -> None:
         parse_bytes(data, "blob.txt", settings=settings())
 
 
+# --- characters no database or reader should get --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("raw", "stored"),
+    [
+        ("scan\x00", "scan"),
+        ("a\x01b\x08c\x0e\x1b[0m\x1fd\x7fe", "abc[0mde"),
+        ("tab\tand\nline", "tab\tand\nline"),
+        (
+            "dos\r\nmac\rvt\x0bff\x0cnel\x85ls\u2028ps\u2029fs\x1cgs\x1drs\x1e",
+            "dos\nmac\nvt\nff\nnel\nls\nps\nfs\ngs\nrs\n",
+        ),
+        ("c1\x80\x9b31m\x9f", "c131m"),
+        ("non\ufffe\uffff\ufdd0\ufdef\U0001fffe\U0010ffff", "non"),
+        ("lone\ud800 \udfff!", "lone !"),
+        ("pair \ud83d\ude00", "pair \U0001f600"),
+        ("Relatório São João ½ 中文 \U0001f600 \ufffd \u200b\u00a0", None),  # kept as it is
+    ],
+)
+def test_only_characters_a_database_and_a_reader_take_are_kept(
+    raw: str, stored: str | None
+) -> None:
+    assert storable_text(raw) == (raw if stored is None else stored)
+
+
+def unwanted(text: str) -> list[str]:
+    """The characters of `text` that no stored field may hold."""
+    return [
+        char
+        for char in text
+        if (ord(char) < 0x20 and char not in "\t\n")
+        or 0x7F <= ord(char) <= 0x9F
+        or 0xD800 <= ord(char) <= 0xDFFF
+        or 0xFDD0 <= ord(char) <= 0xFDEF
+        or ord(char) & 0xFFFE == 0xFFFE
+    ]
+
+
+def _docx_with_controls(path: Path) -> Path:
+    # XML 1.0 holds no C0 control but tab and line ends; C1 controls it does hold
+    return gen.docx_file(
+        path,
+        ["Texto\x85com\x80controles\x9b31m sobre a licitação da merenda."],
+        title="Nota\x9fTécnica\x85 4/2024",
+        heading="Parecer\x9b técnico",
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "make"),
+    [
+        (
+            "notes\x07.txt",
+            lambda p: p.write_bytes(b"Title\x07 line\x1b[1m\r\nbody\x0bmore\xc2\x9b\x00"),
+        ),
+        (
+            "notes.md",
+            lambda p: p.write_bytes(b"# Head\x07ing\x1b[2J\n\nBody\x01 text\xef\xbf\xbe."),
+        ),
+        (
+            "page.html",
+            lambda p: p.write_bytes(
+                b"<html><head><title>Rel\x07at\xc3\xb3rio\x1b</title></head><body><h1>Con\x1bclus"
+                b"\xc3\xb5es</h1>"
+                + b"<p>A comiss\xc3\xa3o\x01 concluiu\x7f que houve fraude.</p>" * 5
+                + b"</body></html>"
+            ),
+        ),
+        ("nota.docx", _docx_with_controls),
+        (
+            "scan.pdf",
+            lambda p: gen.text_pdf(p, ["Relatório\x07 de\x1b auditoria."], title="scan\x00\x1b"),
+        ),
+    ],
+)
+def test_every_reader_hands_over_fields_without_such_characters(
+    tmp_path: Path, name: str, make: object
+) -> None:
+    path = tmp_path / "file"
+    make(path)  # type: ignore[operator]
+    parsed = parse_bytes(path.read_bytes(), name, settings=settings())
+    fields = [parsed.file_name, parsed.title, parsed.metadata_title, parsed.first_heading]
+    fields += [page.text for page in parsed.pages]
+    assert parsed.pages and parsed.title
+    assert {field: unwanted(field) for field in fields if unwanted(field)} == {}
+
+
+def test_a_title_that_was_only_a_placeholder_and_controls_is_no_title(tmp_path: Path) -> None:
+    path = gen.text_pdf(tmp_path / "memo.pdf", ["12 | 34"], title="Untitled\x00")
+    assert parse_file(path, settings()).title == "memo"
+
+
 # --- kinds -------------------------------------------------------------------------------------
 
 
@@ -446,7 +779,16 @@ def test_binary_file_named_text_is_a_clear_error() -> None:
         ("upload", "text/markdown", "markdown"),
         ("upload", "TEXT/PLAIN", "text"),
         ("notes.md", "text/plain", "markdown"),  # the name wins
-        ("photo.jpg", "image/jpeg", None),
+        ("photo.jpg", "image/jpeg", "image"),
+        ("scan.PNG", None, "image"),
+        ("scan.jpeg", None, "image"),
+        ("scan.tif", None, "image"),
+        ("scan.tiff", None, "image"),
+        ("upload", "image/png", "image"),
+        ("upload", "image/jpeg", "image"),
+        ("upload", "image/tiff", "image"),
+        ("photo.heic", "image/heic", None),
+        ("upload", "image/gif", None),
         ("upload", None, None),
     ],
 )
@@ -464,13 +806,14 @@ def test_nameless_attachment_is_recognised_by_its_bytes(tmp_path: Path) -> None:
 
 
 def test_unsupported_file_is_a_clear_error(tmp_path: Path) -> None:
-    path = tmp_path / "photo.jpg"
-    path.write_bytes(b"\xff\xd8\xff\xe0 not read")
+    path = tmp_path / "photo.heic"
+    path.write_bytes(b"\x00\x00\x00\x18ftypheic not read")
     with pytest.raises(DocumentError) as error:
         parse_file(path, settings())
     assert str(error.value) == (
-        "photo.jpg: Vicaran cannot read this kind of file; it reads PDF, Word (DOCX), HTML, "
-        "Markdown and plain-text files."
+        "photo.heic: Vicaran cannot read this kind of file; it reads PDF, Word (DOCX), HTML, "
+        "Markdown and plain-text files, and pages photographed or scanned as PNG, JPEG or TIFF "
+        "images."
     )
 
 

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from sqlalchemy import create_engine, inspect, text
 
+from tests.support import documents as gen
+from vicaran_agent.config import Settings
 from vicaran_agent.documents import store as store_module
 from vicaran_agent.documents.model import PageText, ParsedDocument, UnreadablePage
+from vicaran_agent.documents.parse import parse_bytes, parse_file
 from vicaran_agent.documents.query import fts5_match, query_terms
 from vicaran_agent.documents.store import DocumentStore, get_document_store
 from vicaran_agent.documents.synonyms import name_variants, normalize_name, synonyms
@@ -401,3 +405,48 @@ def test_a_small_collection_is_found_under_a_big_one_that_matches_better(
     assert len(both) == 51 and both[-1].file_name == "small.txt"
     ranked = store.search("budget", ["big"], limit=3)
     assert [h.score for h in ranked] == sorted((h.score for h in ranked), reverse=True)
+
+
+# --- what parsers hand the store: no character a database refuses ---------------------------
+
+
+def test_a_pdf_titled_with_a_nul_is_added_and_searchable_titled_without_it(
+    store: DocumentStore, tmp_path: Path
+) -> None:
+    # ImageMagick writes such titles; PostgreSQL refuses any text holding a NUL
+    path = gen.text_pdf(
+        tmp_path / "scan.pdf", ["Inspectors counted 77 burst pipes in Riverton."], title="scan\x00"
+    )
+    document = store.add(parse_file(path, Settings(_env_file=None)), "c").document
+
+    assert (document.title, document.metadata_title) == ("scan", "scan")
+    assert [d.title for d in store.documents("c")] == ["scan"]
+    [hit] = store.search("burst pipes", ["c"])
+    assert (hit.title, hit.page) == ("scan", 1)
+    assert "scan" in document.synonyms
+
+
+def test_controls_in_a_file_name_and_its_text_never_reach_the_database(
+    store: DocumentStore,
+) -> None:
+    data = "Budget\x00 line\x01 for the school\x85meals 😀 paid.".encode()
+    parsed_file = parse_bytes(data, "notes\x00\x1b[31m.txt", settings=Settings(_env_file=None))
+    document = store.add(parsed_file, "c").document
+
+    assert document.file_name == "notes[31m.txt"
+    [hit] = store.search("school meals", ["c"])
+    assert hit.text == "Budget line for the school\nmeals 😀 paid."
+
+
+def test_a_file_named_in_a_legacy_encoding_is_added_under_a_name_that_shows_its_bytes(
+    store: DocumentStore, tmp_path: Path
+) -> None:
+    # Python reads a file name that is not UTF-8 with lone surrogates; no database stores those
+    path = Path(os.fsdecode(os.fsencode(tmp_path) + b"/caf\xe9 da merenda.txt"))
+    path.write_text("Relatório sobre a merenda escolar de 2024.")
+    document = store.add(parse_file(path, Settings(_env_file=None)), "c").document
+
+    assert document.file_name == "caf\\xe9 da merenda.txt"
+    assert document.path == f"{tmp_path}/caf\\xe9 da merenda.txt"
+    assert [h.file_name for h in store.search("merenda escolar", ["c"])] == [document.file_name]
+    assert store.remove("c", document.path) == 1

@@ -7,6 +7,7 @@ import json
 import re
 from collections.abc import AsyncIterator, Iterator
 from datetime import datetime, timedelta
+from html import unescape
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -137,7 +138,8 @@ def test_claimreview_author_and_url_come_from_the_settings(
     iid, _ = trust_investigation(repo)
     review = reviews_of(repo, iid)[0]
     assert review["author"] == {"@type": "Organization", "name": "Vicaran"}  # no url when unset
-    assert review["url"] == f"http://127.0.0.1:8000/investigations/{iid}#claim-C1"
+    # Each review names the page that carries it: its claim's own (see test_public_links.py).
+    assert review["url"] == f"http://127.0.0.1:8000/investigations/{iid}/claims/1"
     configure(
         monkeypatch,
         VICARAN_PUBLISHER_NAME="Diário do Rio",
@@ -151,7 +153,7 @@ def test_claimreview_author_and_url_come_from_the_settings(
         "url": "https://diario.example",
     }
     assert [r["url"] for r in reviews] == [
-        f"https://vicaran.diario.example/investigations/{iid}#claim-C{n}" for n in range(1, 6)
+        f"https://vicaran.diario.example/investigations/{iid}/claims/{n}" for n in range(1, 6)
     ]
 
 
@@ -215,9 +217,15 @@ def test_markdown_export_has_the_report_and_the_evidence(repo: Repository) -> No
     assert "Relevance 90%" in sources and "Provided by you" in sources
 
 
+def html_export(repo: Repository, iid: str, investigation: dict[str, Any] | None = None) -> str:
+    """The HTML export, with the texts Vicaran read, as the dashboard and the CLI give it."""
+    investigation = investigation or repo.get_investigation(iid) or {}
+    return export.render("html", investigation, repo.get_snapshots(iid))
+
+
 def test_html_export_is_standalone_escaped_and_its_citations_resolve(repo: Repository) -> None:
     iid, _ = trust_investigation(repo)
-    html = export.render("html", repo.get_investigation(iid) or {})
+    html = html_export(repo, iid)
     assert html.startswith("<!doctype html>") and '<meta charset="utf-8">' in html
     assert "<style>" in html and "<link" not in html
     assert "<script" not in html.lower() and ESCAPED_XSS in html and XSS not in html
@@ -231,12 +239,76 @@ def test_html_export_is_standalone_escaped_and_its_citations_resolve(repo: Repos
     assert html.count(f"<blockquote>{QUOTE}</blockquote>") == 5
     assert html.count(f"Not independent: {NOT_INDEPENDENT}") == 5
     assert f'<a href="{EVIDENCE_DISPLAY}" rel="noopener noreferrer">' in html
-    assert html.count(f"<code>{sha256(EVIDENCE_TEXT)}</code>") == 5
+    assert html.count(f'<a href="#snapshot-{sha256(EVIDENCE_TEXT)}"><code>') == 5
     assert f"<code>{sha256(SOURCE_TEXT)}</code>" in html
     assert 'id="claim-C1"><h3>Claim 1 · ✅ VERIFIED</h3>' in html
-    snapshot = f"http://127.0.0.1:8000/api/investigations/{iid}/snapshots/{sha256(SOURCE_TEXT)}"
-    assert f'<a href="{snapshot}">' in html
+    # Snapshots link to the texts the file carries, not to a server.
+    assert f'<a href="#snapshot-{sha256(SOURCE_TEXT)}">' in html
+    assert "/api/investigations/" not in html
     assert "Set aside: off-topic (relevance 12%): About a football match." in html
+
+
+def snapshot_sections(html: str) -> dict[str, str]:
+    """{sha256: the text shown ("" when none)} of every snapshot section of an HTML export."""
+    shown = {}
+    for article in re.findall(r'<article id="snapshot-[0-9a-f]{64}".*?</article>', html, re.S):
+        sha = article[len('<article id="snapshot-') :][:64]
+        text = re.search(r"<pre>(.*)</pre>", article, re.S)
+        shown[sha] = unescape(text.group(1)) if text else ""
+    return shown
+
+
+def test_html_export_carries_every_text_it_cites(repo: Repository) -> None:
+    iid, _ = trust_investigation(repo)
+    investigation = repo.get_investigation(iid) or {}
+    hostile = f"Minutes {XSS} </pre></article><a href=https://evil.example>x</a> & more"
+    repo.save_snapshots({sha256(hostile): hostile})
+    investigation["fact_checks"][0]["evidence"][1]["content_sha256"] = sha256(hostile)
+    snapshots = {**repo.get_snapshots(iid), sha256(hostile): hostile}
+    # The report links a snapshot where the server was when it was written.
+    written = f"http://127.0.0.1:8000/api/investigations/{iid}/snapshots/{sha256(SOURCE_TEXT)}"
+    investigation["summary"] = f"# Dam contract\n\n- [1] **Story 1** — [snapshot]({written})\n"
+    html = export.render("html", investigation, snapshots)
+    shown = snapshot_sections(html)
+    assert shown == {
+        sha256(SOURCE_TEXT): SOURCE_TEXT,
+        sha256(EVIDENCE_TEXT): EVIDENCE_TEXT,
+        sha256(hostile): hostile,
+    }
+    assert XSS not in html and 'href="https://evil.example' not in html
+    targets = set(re.findall(r'href="#(snapshot-[0-9a-f]{64})"', html))
+    assert targets == {f"snapshot-{sha}" for sha in shown}
+    report = html[: html.index('<div class="appendix">')]
+    assert f'<a href="#snapshot-{sha256(SOURCE_TEXT)}" rel="noopener noreferrer">' in report
+    assert "/api/investigations/" not in html and "127.0.0.1" not in html
+
+
+def test_html_export_keeps_its_size_when_texts_are_huge(
+    repo: Repository, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    iid, _ = trust_investigation(repo)
+    investigation = repo.get_investigation(iid) or {}
+    huge = "Página " + "x" * (3 * export.SNAPSHOT_CHARS)
+    sha = sha256(huge)
+    investigation["fact_checks"][0]["evidence"][1]["content_sha256"] = sha
+    snapshots = {**repo.get_snapshots(iid), sha: huge}
+    html = export.render("html", investigation, snapshots)
+    shown = snapshot_sections(html)
+    assert shown[sha] == huge[: export.SNAPSHOT_CHARS]
+    assert len(html) < 2 * export.SNAPSHOT_CHARS
+    assert f"first {export.SNAPSHOT_CHARS:,} of {len(huge):,} characters" in html
+    assert f'href="#snapshot-{sha}"' in html
+    # Past the export's whole budget, a text is named (its anchor still resolves), not copied.
+    monkeypatch.setattr(export, "SNAPSHOT_CHARS", 50)
+    monkeypatch.setattr(export, "EXPORT_SNAPSHOT_CHARS", len(SOURCE_TEXT) + 10)
+    html = export.render("html", investigation, snapshots)
+    shown = snapshot_sections(html)
+    assert shown[sha256(SOURCE_TEXT)] == SOURCE_TEXT[:50]  # the first one cited
+    assert shown[sha256(EVIDENCE_TEXT)] == EVIDENCE_TEXT[: len(SOURCE_TEXT) + 10 - 50]
+    assert shown[sha] == ""
+    assert "not copied" in html and "JSON export" in html
+    targets = set(re.findall(r'href="#(snapshot-[0-9a-f]{64})"', html))
+    assert targets == {f"snapshot-{name}" for name in shown}
 
 
 def test_html_export_links_only_web_addresses(repo: Repository) -> None:
@@ -280,6 +352,33 @@ def test_json_export_is_the_full_record_set(repo: Repository) -> None:
         assert hashlib.sha256(body.encode("utf-8")).hexdigest() == name
 
 
+def test_markdown_and_json_exports_link_snapshots_where_the_server_is(
+    repo: Repository, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A report written while the server was elsewhere (a headless run, another port) is
+    exported with its snapshot links on the server that exports it."""
+    iid, _ = trust_investigation(repo)
+    configure(monkeypatch, VICARAN_PUBLIC_URL="http://127.0.0.1:8123")
+    investigation = repo.get_investigation(iid) or {}
+    path = f"/api/investigations/{iid}/snapshots/{sha256(SOURCE_TEXT)}"
+    other = f"/api/investigations/other-id/snapshots/{sha256(SOURCE_TEXT)}"
+    investigation["summary"] = (
+        f"# Dam contract\n\n- [1] **Story 1** — <https://news1.example/story> — "
+        f"[snapshot](http://127.0.0.1:8000{path})\n- see also http://localhost:8000{path}.\n"
+        f"- not this one: http://127.0.0.1:8000{other}\n"
+        f"- nor an address followed by a path: http://news1.example/a and {path}\n"
+    )
+    markdown = export.render("md", investigation)
+    assert f"[snapshot](http://127.0.0.1:8123{path})" in markdown
+    assert f"see also http://127.0.0.1:8123{path}." in markdown
+    assert f"http://127.0.0.1:8000{other}" in markdown  # another investigation's: as written
+    assert f"http://news1.example/a and {path}\n" in markdown
+    assert "<https://news1.example/story>" in markdown
+    summary = json.loads(export.render("json", investigation))["investigation"]["summary"]
+    assert markdown.startswith(summary)
+    assert f"http://127.0.0.1:8000{path}" not in summary
+
+
 def test_unknown_format_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown export format"):
         export.render("pdf", {})
@@ -314,6 +413,16 @@ def test_cli_writes_the_file_with_out(
     assert document["snapshots"][sha256(SOURCE_TEXT)] == SOURCE_TEXT
 
 
+def test_cli_html_export_carries_the_texts_it_cites(
+    repo: Repository, capsys: pytest.CaptureFixture[str]
+) -> None:
+    iid, _ = trust_investigation(repo)
+    assert cli.main(["export", iid, "--format", "html"]) == 0
+    html = capsys.readouterr().out
+    assert html == html_export(repo, iid)
+    assert f'id="snapshot-{sha256(SOURCE_TEXT)}"' in html
+
+
 def test_cli_unknown_investigation_exits_1(
     repo: Repository, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -346,7 +455,7 @@ async def test_export_route_serves_a_download(
         assert response.json()["snapshots"] == repo.get_snapshots(iid)
         assert response.json()["investigation"]["id"] == iid
     else:
-        assert response.text == export.render(fmt, investigation)
+        assert response.text == export.render(fmt, investigation, repo.get_snapshots(iid))
 
 
 async def test_export_route_refuses_unknown_formats_and_investigations(

@@ -177,6 +177,23 @@ async def test_wrong_key_is_401_with_documented_body(fake_tavily: FakeTavily) ->
     assert raw.json() == {"detail": {"error": "Unauthorized: missing or invalid API key."}}
 
 
+def test_usage_counts_the_credits_spent_and_a_spent_key_gets_432() -> None:
+    with FakeTavily(RESULTS, key_limit=3) as fake:
+        client = tavily.TavilyClient(api_key="tvly-test", api_base_url=fake.url)
+        client.search("q", search_depth="advanced")  # 2 credits
+        client.search("q")  # 1 credit: the limit
+        with pytest.raises(ForbiddenError):  # 432, as the SDK reports it
+            client.search("q")
+        usage = httpx.get(f"{fake.url}/usage", headers={"Authorization": "Bearer tvly-test"})
+        wrong = httpx.get(f"{fake.url}/usage", headers={"Authorization": "Bearer tvly-no"})
+    assert usage.status_code == 200
+    assert usage.json()["key"] == {"usage": 3, "limit": 3}
+    assert set(usage.json()["account"]) == {
+        "current_plan", "plan_usage", "plan_limit", "paygo_usage", "paygo_limit",
+    }  # fmt: skip
+    assert wrong.status_code == 401 and wrong.json()["detail"]["error"]
+
+
 @pytest.mark.parametrize(
     ("status", "exception"),
     [
@@ -379,6 +396,25 @@ def test_jina_auth() -> None:
         )
         assert good.status_code == 200
         assert fake.requests[-1].header("authorization") == "Bearer jina_good"
+
+
+def test_jina_index_without_a_target_and_a_spent_key() -> None:
+    with FakeJinaReader({"https://example.com/": Page("T", "C")}, balance=0) as fake:
+        anonymous = httpx.get(f"{fake.url}/")
+        keyed = httpx.get(f"{fake.url}/", headers={"Authorization": "Bearer jina_any"})
+        spent = httpx.get(
+            f"{fake.url}/https://example.com/", headers={"Authorization": "Bearer jina_any"}
+        )
+    assert anonymous.text.splitlines() == [
+        "[Usage 1] https://r.jina.ai/YOUR_URL",
+        "[Usage 2] https://s.jina.ai/YOUR_SEARCH_QUERY",
+        "[Homepage] https://jina.ai/reader",
+        "[Source code] https://github.com/jina-ai/reader",
+    ]
+    assert keyed.text.endswith(
+        "reader\n\n[Authenticated as] user-test (Test Newsroom)\n[Balance left] 0\n"
+    )
+    _jina_error(spent, 402, "InsufficientBalanceError", 40203)
 
 
 def test_jina_garbage_and_hang(reader: FakeJinaReader) -> None:

@@ -444,7 +444,8 @@ def test_the_html_export_links_a_gazette_where_it_was_published(repo: Repository
     assert f'<li>Full text: <a href="{TXT_URL}" rel="noopener noreferrer">{TXT_URL}</a></li>' in (
         sources
     )
-    assert f"{base}/api/investigations/" in sources  # the snapshot of what Vicaran read
+    assert 'href="#snapshot-' in sources  # the snapshot of what Vicaran read, in the file
+    assert f"{base}/api/investigations/" not in text
 
 
 def test_a_gazette_full_text_address_that_is_not_http_is_not_exported_as_a_link(

@@ -121,3 +121,29 @@ async def test_a_gazette_search_that_breaks_leaves_the_claim_checked_with_a_note
     checker = await check(env, SCENARIOS["curitiba_enfermeiros"])
     assert checker.verdict.verdict == "unverified"  # type: ignore[attr-defined]
     assert any("index unavailable" in note for note in checker.notes)
+
+
+async def test_a_cold_first_query_longer_than_a_web_gatherer_still_finds_the_act(env):
+    """The production API takes 20-36 s on a term's first query while a web gatherer gets 30 s:
+    the gazettes have their own budget (VICARAN_GAZETTE_TIMEOUT_SECONDS). Scaled down: 0.25 s
+    gatherers, a 1.2 s cold query, 8 s for the gazettes."""
+    env.services.querido_diario.cold_seconds = 1.2
+    env.set(
+        VICARAN_GATHER_TIMEOUT_SECONDS="0.25",
+        VICARAN_GAZETTE_TIMEOUT_SECONDS="8",
+        VICARAN_QUERIDO_DIARIO_TIMEOUT_SECONDS="3",
+    )
+    checker = await check(env, SCENARIOS["porto_alegre_flood"])
+
+    assert checker.gazette_outcome is not None and checker.gazette_outcome.found
+    assert env.services.querido_diario.cold  # its searches were cold ones
+    assert not any("diários oficiais" in note for note in checker.notes)
+
+
+async def test_the_gazette_gatherer_is_still_bounded_by_its_own_budget(env):
+    env.services.querido_diario.fail("hang", path="/gazettes")
+    env.set(VICARAN_GAZETTE_TIMEOUT_SECONDS="0.5", VICARAN_QUERIDO_DIARIO_TIMEOUT_SECONDS="0.4")
+    checker = await check(env, SCENARIOS["curitiba_enfermeiros"])
+
+    assert checker.verdict.verdict == "unverified"  # type: ignore[attr-defined]
+    assert "diários oficiais não respondeu em 0.5 s" in checker.notes

@@ -17,6 +17,7 @@ from vicaran_agent.tools.querido_diario import QueridoDiario
 
 pytestmark = [
     pytest.mark.live,
+    pytest.mark.real_rate_limits,  # the real API counts: 25 a minute, burst 50
     pytest.mark.timeout(1800),
     pytest.mark.skipif(
         not (_value("GOOGLE_API_KEY") or _value("GOOGLE_CLOUD_PROJECT")),

@@ -9,9 +9,11 @@ from typing import Any
 
 import httpx
 import pytest
+from pydantic import ValidationError
 
 from tests.fakes.querido_diario import FakeCity, FakeGazette, FakeQueridoDiario
 from tests.fakes.server import FakeServer, RecordedRequest, Response
+from tests.fakes.traefik import TraefikRateLimit
 from tests.support.gazettes import BY_NUMBER, text_of
 from vicaran_agent.config import Settings
 from vicaran_agent.tools import querido_diario as qd
@@ -232,7 +234,8 @@ async def test_a_lasting_503_is_one_failure_line_and_the_other_queries_still_ans
 async def test_a_lasting_429_says_which_budget_to_lower(fake):
     fake.fail(429)
 
-    outcome = await client_for(fake.url, vicaran_max_retries=1).search(["limpeza"])
+    client = QueridoDiario(settings_for(fake.url, vicaran_max_retries=1), sleep=Sleeps())
+    outcome = await client.search(["limpeza"])
 
     (line,) = outcome.failures
     assert "rate limit hit (429)" in line and "VICARAN_QUERIDO_DIARIO_RPM" in line
@@ -244,6 +247,80 @@ async def test_an_unreachable_api_is_a_failure_line_not_an_exception():
     (line,) = outcome.failures
     assert line.startswith("Could not reach Querido Diário at http://127.0.0.1:9")
     assert "QUERIDO_DIARIO_BASE_URL" in line
+
+
+# --- a moved API: redirects followed hop by hop, each checked ------------------------------
+
+
+class Moved(FakeServer):
+    """An old address that answers every request with `status` and the same path at `to`
+    (`to` None: itself, a loop; "deeper": one more path segment each time, never the same)."""
+
+    def __init__(self, status: int, to: FakeServer | str | None) -> None:
+        super().__init__()
+        self.status = status
+        self.to = to
+
+    def handle(self, request: RecordedRequest) -> Response:
+        if self.to == "deeper":
+            path, _, query = request.raw_path.partition("?")
+            location = f"{self.url}{path}/x" + (f"?{query}" if query else "")
+        else:
+            base = self.url if self.to is None else self.to.url  # type: ignore[union-attr]
+            location = f"{base}{request.raw_path}"
+        return Response(self.status, {"Location": location, "Content-Length": "0"})
+
+
+@pytest.mark.parametrize("status", [301, 302, 307, 308])
+async def test_a_moved_api_is_followed_to_its_new_host(fake, status):
+    with Moved(status, fake) as old:
+        client = client_for(old.url)
+        outcome = await client.search(["limpeza"], territory_ids=["4314902"])
+        city = await client.resolve_city("Porto Alegre")
+
+    assert outcome.failures == [] and outcome.gazettes
+    assert city.city is not None and city.city.territory_id == "4314902"
+    (search,) = fake.searches()
+    assert search.query["querystring"] == ["limpeza"]
+    assert search.query["territory_ids"] == ["4314902"]  # the query string survives the hop
+    assert [r.path for r in old.requests] == ["/gazettes", "/cities"]
+    assert client.requests == 4  # every hop is a request of the budget
+
+
+async def test_a_redirect_loop_is_one_clear_failure_line():
+    with Moved(307, None) as loop:
+        client = client_for(loop.url)
+        outcome = await client.search(["limpeza"])
+        city = await client.resolve_city("Porto Alegre")
+        sent = loop.count()
+
+    (line,) = outcome.failures
+    assert line.startswith("Querido Diário's address redirects in a loop")
+    assert "QUERIDO_DIARIO_BASE_URL" in line
+    assert city.city is None and "redirects in a loop" in city.note
+    assert sent == 2  # one request each: its Location is the URL just asked; never retried
+
+
+async def test_too_many_redirects_is_one_clear_failure_line():
+    with Moved(301, "deeper") as deep:
+        outcome = await client_for(deep.url).search(["limpeza"])
+        sent = deep.count()
+
+    (line,) = outcome.failures
+    assert line.startswith("Querido Diário's address redirected more than 5 times")
+    assert sent == 6  # the request and five redirects, then no more
+
+
+async def test_the_configured_api_may_be_private_but_its_redirects_are_checked(fake):
+    private = {"vicaran_fetch_allow_private": False}
+    direct = await client_for(fake.url, **private).search(["limpeza"], territory_ids=["4314902"])
+    with Moved(307, fake) as old:
+        moved = await client_for(old.url, **private).search(["limpeza"])
+
+    assert direct.failures == [] and direct.gazettes  # the operator's own address: trusted
+    (line,) = moved.failures  # a redirect into a private network is not followed
+    assert "refusing to fetch" in line and "loopback" in line
+    assert len(fake.searches()) == 1
 
 
 # --- cities ---------------------------------------------------------------------------------
@@ -426,14 +503,19 @@ async def test_every_request_takes_a_slot_of_the_querido_diario_budget(fake, mon
 
     monkeypatch.setattr(qd, "limiter", lambda *key: Spy(key))
     fake.fail(503, times=1, query="limpeza")
-    client = client_for(fake.url, vicaran_querido_diario_rpm=42, vicaran_rate_window_seconds=30)
+    client = client_for(
+        fake.url,
+        vicaran_querido_diario_rpm=42,
+        vicaran_rate_window_seconds=30,
+        vicaran_querido_diario_burst=7,
+    )
 
     await client.search(["limpeza", "calamidade"], territory_ids=["4314902"])
     await client.resolve_city("Porto Alegre")
     await client.read_text(fake.txt_url(PA.decisive[0].path))
 
     assert len(fake.requests) == 5  # 2 searches + 1 retry, the city list, a text
-    assert taken == [("querido_diario", 42, 30)] * 5
+    assert taken == [("querido_diario", 42, 30, 7)] * 5
     assert client.requests == 5
 
 
@@ -448,3 +530,133 @@ async def test_no_window_carries_more_requests_than_the_budget(fake):
     stamps = sorted(r.started for r in fake.searches())
     assert len(stamps) == 4
     assert max(sum(1 for s in stamps if t <= s < t + 0.95) for t in stamps) <= 2
+
+
+def test_the_budget_and_timeout_default_to_the_production_service():
+    """api-rate-limit: 25 a minute, burst 50 (querido-diario-deployment); cold queries 20-36 s."""
+    settings = Settings(_env_file=None)
+
+    assert settings.vicaran_querido_diario_rpm == 25
+    assert 1 <= settings.vicaran_querido_diario_burst <= 50
+    assert settings.vicaran_querido_diario_timeout_seconds == 45
+    for burst in (0, 51):
+        with pytest.raises(ValidationError, match="vicaran_querido_diario_burst"):
+            Settings(_env_file=None, vicaran_querido_diario_burst=burst)
+
+
+class Sleeps:
+    """The client's waits, recorded instead of slept (each moves `clock`, when given)."""
+
+    def __init__(self, clock: Any = None) -> None:
+        self.waits: list[float] = []
+        self.clock = clock
+
+    async def __call__(self, seconds: float) -> None:
+        self.waits.append(seconds)
+        if self.clock is not None:
+            self.clock.now += seconds
+        await asyncio.sleep(0)
+
+
+async def test_a_429_waits_its_retry_after_even_past_the_backoff_cap(monkeypatch):
+    holds: list[float] = []
+    monkeypatch.setattr(qd.RateLimiter, "hold", lambda self, seconds: holds.append(seconds))
+    sleeps = Sleeps()
+    refused = Response(429, {"Retry-After": "20"}, b"Too Many Requests")
+    with Scripted(refused, Response.json(200, {"total_gazettes": 0, "gazettes": []})) as server:
+        client = QueridoDiario(
+            settings_for(server.url), backoff_base=0.01, backoff_max=0.05, sleep=sleeps
+        )
+        outcome = await client.search(["limpeza"])
+        sent = server.count()
+
+    assert outcome.failures == [] and sent == 2
+    assert sleeps.waits == [20.0]  # the server's word, not the 0.05 s backoff cap
+    assert holds == [20.0]  # and every other request of the process waits as long
+
+
+async def test_a_retry_after_longer_than_a_request_may_take_is_said_not_waited():
+    sleeps = Sleeps()
+    refused = Response(429, {"Retry-After": "600"}, b"Too Many Requests")
+    with Scripted(refused) as server:
+        client = QueridoDiario(settings_for(server.url), sleep=sleeps)
+        outcome = await client.search(["limpeza"])
+        sent = server.count()
+
+    (line,) = outcome.failures
+    assert "asks Vicaran to wait 600 s" in line and "VICARAN_QUERIDO_DIARIO_TIMEOUT_SECONDS" in line
+    assert sleeps.waits == [] and sent == 1
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 5000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def test_traefiks_429_is_waited_out_and_the_searches_all_answer():
+    clock = Clock()
+    sleeps = Sleeps(clock)  # the client's waits move the fake's clock: no real waiting
+    bucket = TraefikRateLimit(burst=2, clock=clock)
+    with FakeQueridoDiario(rate_limit=bucket) as fake:
+        client = QueridoDiario(
+            settings_for(fake.url, vicaran_max_retries=1),
+            backoff_base=0.01,
+            backoff_max=0.05,
+            sleep=sleeps,
+        )
+        outcome = await client.search(
+            ["limpeza", '"contrato emergencial"', "calamidade"], territory_ids=["4314902"]
+        )
+
+    assert outcome.failures == [] and set(outcome.totals) == {
+        "limpeza",
+        '"contrato emergencial"',
+        "calamidade",
+    }
+    assert bucket.refused == 1 and [r.status for r in fake.searches()].count(429) == 1
+    assert sleeps.waits == [3.0]  # Traefik's Retry-After (2.4 s rounded up)
+
+
+async def test_a_cold_query_slower_than_the_search_timeout_still_answers():
+    """A term's first query takes 20-36 s on the real service: the gazette requests have their
+    own timeout (VICARAN_QUERIDO_DIARIO_TIMEOUT_SECONDS), not the web search's (scaled down)."""
+    with FakeQueridoDiario(cold_seconds=0.6) as fake:
+        client = client_for(
+            fake.url,
+            vicaran_max_retries=0,
+            vicaran_search_timeout_seconds=0.2,
+            vicaran_querido_diario_timeout_seconds=5,
+        )
+        outcome = await client.search(["limpeza"], territory_ids=["4314902"])
+
+    assert outcome.failures == [] and outcome.gazettes
+    assert fake.cold == ["limpeza"]
+
+
+async def test_a_query_slower_than_the_gazette_timeout_fails_plainly():
+    with FakeQueridoDiario(cold_seconds=5) as fake:
+        client = client_for(
+            fake.url, vicaran_max_retries=0, vicaran_querido_diario_timeout_seconds=0.3
+        )
+        outcome = await client.search(["limpeza"], territory_ids=["4314902"])
+
+    (line,) = outcome.failures
+    assert line.startswith("Querido Diário search timed out after 0.3 s")
+    assert "VICARAN_QUERIDO_DIARIO_TIMEOUT_SECONDS" in line
+
+
+async def test_a_gazette_text_waits_a_retry_after_no_longer_than_a_request_may_take(fake):
+    path = PA.decisive[0].path
+    sleeps = Sleeps()
+    with Scripted(Response(503, {"Retry-After": "3600"}, b"")) as files:
+        client = QueridoDiario(
+            settings_for(fake.url, vicaran_max_retries=1, vicaran_querido_diario_timeout_seconds=7),
+            sleep=sleeps,
+        )
+        read = await client.read(f"{files.url}/{path}")
+
+    assert read.text is None and "HTTP 503" in str(read.failure)
+    assert sleeps.waits == [7.0]  # an hour asked: bounded by the request timeout

@@ -3,6 +3,7 @@ scenario fixtures agree with seed 002."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from typing import Any
 
@@ -11,6 +12,7 @@ import pytest
 
 from tests.fakes import simple_query as sq
 from tests.fakes.querido_diario import FakeCity, FakeGazette, FakeQueridoDiario
+from tests.fakes.traefik import TraefikRateLimit, go_duration
 from tests.support.gazettes import BY_NUMBER, CITIES, GAZETTES, SCENARIOS, WRITTEN, text_of
 
 MACEIO = FakeCity("2704302", "Maceió", "AL")
@@ -33,8 +35,15 @@ def fake() -> Iterator[FakeQueridoDiario]:
         yield server
 
 
+@functools.cache
+def _http() -> httpx.Client:
+    """One client for the module (building one costs ~100 ms, its CA bundle), a connection per
+    request (kept alive, the fake's unbuffered writes meet Nagle and delayed ACKs: 40 ms each)."""
+    return httpx.Client(follow_redirects=False, headers={"Connection": "close"})
+
+
 def get(fake: FakeQueridoDiario, path: str, params: Any = None) -> httpx.Response:
-    return httpx.get(f"{fake.url}{path}", params=params, follow_redirects=False)
+    return _http().get(f"{fake.url}{path}", params=params)
 
 
 def dates(response: httpx.Response) -> list[str]:
@@ -216,6 +225,132 @@ def test_injected_failures_hit_matching_requests_only(fake):
 
     assert failed.status_code == 503
     assert other.status_code == 200 and again.status_code == 200
+
+
+# --- as deployed: Traefik's bucket in front of the API, slow first queries ------------------
+
+
+class Clock:
+    """A clock the test moves (seconds)."""
+
+    def __init__(self, now: float = 1000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def limited(clock: Clock) -> FakeQueridoDiario:
+    return FakeQueridoDiario(
+        [MERENDA, BARE, OBRAS], [MACEIO, ARAPIRACA], rate_limit=TraefikRateLimit(clock=clock)
+    )
+
+
+def test_the_api_serves_a_burst_of_50_then_answers_traefiks_429():
+    clock = Clock()
+    with limited(clock) as fake:
+        burst = [get(fake, "/cities").status_code for _ in range(50)]
+        refused = get(fake, "/gazettes", {"querystring": "merenda"})
+
+    assert burst == [200] * 50
+    assert refused.status_code == 429
+    assert refused.text == "Too Many Requests"
+    assert refused.headers["content-type"] == "text/plain; charset=utf-8"
+    # an empty bucket refills one token in 60/25 = 2.4 s: Traefik rounds Retry-After up
+    assert refused.headers["retry-after"] == "3"
+    assert refused.headers["x-retry-in"] == "2.4s"
+
+
+def test_the_bucket_refills_25_a_minute_and_a_refusal_costs_no_token():
+    clock = Clock()
+    with limited(clock) as fake:
+        for _ in range(50):
+            get(fake, "/cities")
+        statuses = [get(fake, "/cities").status_code for _ in range(3)]  # refused: no cost
+        clock.now += 2.4  # one token
+        after = [get(fake, "/cities").status_code for _ in range(2)]
+        clock.now += 1.0  # 0.42 token: the next one is 1.4 s away, more than 0.5 s
+        early = get(fake, "/cities")
+
+    assert statuses == [429, 429, 429]
+    assert after == [200, 429]
+    assert early.status_code == 429 and early.headers["x-retry-in"] == "1.4s"
+    assert early.headers["retry-after"] == "2"
+
+
+def test_a_request_half_a_second_from_a_token_is_held_and_served():
+    clock = Clock()
+    with limited(clock) as fake:
+        for _ in range(50):
+            get(fake, "/cities")
+        clock.now += 2.0  # 0.83 token: the next is 0.4 s away, within Traefik's 0.5 s
+        held = get(fake, "/cities")
+
+    assert held.status_code == 200
+    assert fake.rate_limit is not None and fake.rate_limit.held == 1
+
+
+def test_a_client_idle_for_three_seconds_meets_a_new_full_bucket():
+    """Traefik forgets a bucket unused for 1 + int(1/rate) = 3 s (its ttlmap, whole seconds)."""
+    clock = Clock()
+    with limited(clock) as fake:
+        for _ in range(51):
+            get(fake, "/cities")
+        clock.now += 2.0
+        soon = get(fake, "/cities", {"city_name": "x"})  # held 0.4 s: the bucket is kept
+        clock.now += 3.0
+        again = [get(fake, "/cities").status_code for _ in range(51)]
+
+    assert soon.status_code == 200
+    assert again == [200] * 50 + [429]
+
+
+def test_the_bucket_counts_api_requests_only_not_the_gazette_files():
+    clock = Clock()
+    with limited(clock) as fake:
+        for _ in range(50):
+            get(fake, "/nowhere")  # a 404 of the API is still a request Traefik counted
+        text = _http().get(fake.txt_url(MERENDA))
+        slash = get(fake, "/cities/")
+
+    assert text.status_code == 200
+    assert slash.status_code == 429  # Traefik answers before the API's trailing-slash 307
+
+
+def test_the_production_bucket_is_on_by_default_and_can_be_lifted():
+    assert FakeQueridoDiario([], []).rate_limit is not None
+    assert FakeQueridoDiario([], [], rate_limit=None).rate_limit is None
+    bucket = TraefikRateLimit()
+    assert (bucket.rate, bucket.burst, bucket.max_delay, bucket.ttl) == (25 / 60, 50, 0.5, 3)
+
+
+@pytest.mark.parametrize(
+    ("nanoseconds", "text"),
+    [
+        (0, "0s"),
+        (2_400_000_000, "2.4s"),
+        (1_919_999_616, "1.919999616s"),
+        (480_000_000, "480ms"),
+        (1_500, "1.5µs"),
+        (999, "999ns"),
+        (61_500_000_000, "1m1.5s"),
+        (3_723_000_000_000, "1h2m3s"),
+    ],
+)
+def test_x_retry_in_is_written_as_go_writes_a_duration(nanoseconds, text):
+    assert go_duration(nanoseconds) == text
+
+
+def test_a_querystring_is_cold_the_first_time_and_warm_after():
+    with FakeQueridoDiario([MERENDA, OBRAS], [MACEIO], cold_seconds=0.05) as fake:
+        first = get(fake, "/gazettes", {"querystring": "merenda"})
+        second = get(fake, "/gazettes", {"querystring": "merenda", "territory_ids": "2704302"})
+        other = get(fake, "/gazettes", {"querystring": "pavimentação"})
+        listing = get(fake, "/gazettes", {"territory_ids": "2704302"})  # no search: never cold
+
+    assert [r.status_code for r in (first, second, other, listing)] == [200] * 4
+    assert first.json()["total_gazettes"] == 2 and second.json()["total_gazettes"] == 1
+    assert fake.cold == ["merenda", "pavimentação"]  # the repeat, with a filter, was warm
 
 
 # --- the query subset -----------------------------------------------------------------------

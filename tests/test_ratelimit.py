@@ -46,3 +46,65 @@ def test_jina_budget_depends_on_the_key():
     assert Settings(_env_file=None).jina_rpm == 20
     assert Settings(_env_file=None, jina_api_key="k").jina_rpm == 200
     assert Settings(_env_file=None, vicaran_jina_rpm=50).jina_rpm == 50
+
+
+class Clock:
+    """A clock the test moves (seconds)."""
+
+    def __init__(self, now: float = 100.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_burst_caps_what_goes_at_once_and_the_rest_follows_at_the_rate():
+    # 25 a minute, at most 5 at once: a token bucket (one token every 60/25 = 2.4 s)
+    bucket = RateLimiter(limit=25, window=60, burst=5, clock=Clock())
+    waits = [bucket.reserve() for _ in range(7)]
+    assert waits[:5] == [0.0] * 5
+    assert waits[5:] == pytest.approx([2.4, 4.8])
+
+
+def test_the_window_still_holds_when_the_burst_is_larger():
+    # a bucket of 50 alone would let 50 go at once and 75 in the first minute; the window
+    # keeps any 60 s to 25 (the 26th waits for the first to leave it, plus the margin)
+    bucket = RateLimiter(limit=25, window=60, burst=50, clock=Clock())
+    waits = [bucket.reserve() for _ in range(26)]
+    assert waits[:25] == [0.0] * 25
+    assert waits[25] == pytest.approx(60 + 1.2)
+
+
+def test_a_hold_delays_every_later_request_until_it_ends():
+    clock = Clock()
+    bucket = RateLimiter(limit=25, window=60, burst=25, clock=clock)
+    assert bucket.reserve() == 0.0
+    bucket.hold(20.0)
+    bucket.hold(5.0)  # a shorter hold never shortens the one in force
+    assert bucket.reserve() == pytest.approx(20.0)
+    clock.now += 20.0
+    assert bucket.reserve() == 0.0
+
+
+async def test_a_caller_already_waiting_when_a_hold_comes_waits_for_its_end():
+    bucket = RateLimiter(limit=1, window=0.2)
+    await bucket.acquire()  # the window's one slot
+    returned: list[float] = []
+
+    async def waiting() -> None:
+        await bucket.acquire()  # its slot is ~0.45 s away
+        returned.append(time.monotonic())
+
+    task = asyncio.create_task(waiting())
+    await asyncio.sleep(0)  # it has reserved and sleeps
+    before = time.monotonic()
+    bucket.hold(0.8)  # a 429 said: wait 0.8 s
+    await task
+    assert returned[0] >= before + 0.8 - 0.01  # not at its old slot: after the hold
+
+
+def test_one_limiter_per_service_rate_and_burst():
+    assert limiter("querido_diario", 25, burst=25) is limiter("querido_diario", 25, burst=25)
+    assert limiter("querido_diario", 25, burst=10) is not limiter("querido_diario", 25, burst=25)
+    assert limiter("querido_diario", 25, burst=10).burst == 10
+    assert limiter("tavily", 100).burst is None  # the other services: the window alone

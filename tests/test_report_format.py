@@ -103,7 +103,7 @@ async def test_the_dashboard_renders_the_snapshot_links_of_the_report_and_no_oth
     texts, state, record = await investigate(BRIEF)
     html = render_markdown(texts[-1], allowed_links=export.saved_links(record))
     iid = state[keys.INVESTIGATION_ID]
-    base = get_settings().vicaran_public_url.rstrip("/")
+    base = get_settings().public_url
     links = re.findall(r'href="([^"]+/snapshots/[^"]+)"', html)
     assert links and all(link.startswith(f"{base}/api/investigations/{iid}/") for link in links)
     forged = f"{base}/api/investigations/other-id/snapshots/{'a' * 64}"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 from google.adk.agents import LlmAgent
 from google.adk.agents.context_cache_config import ContextCacheConfig
 from google.adk.agents.readonly_context import ReadonlyContext
@@ -100,12 +102,24 @@ def importable_app() -> App:
     ADK imports this module to find the agent: a typo in .env must not be a traceback there.
     """
     try:
-        return build_app()
+        app = build_app()
     except ValidationError as error:
         hint = ConfigHintModel(model="unconfigured", hint=settings_problem(error))
         return App(
             name=APP_NAME, root_agent=LlmAgent(name="investigation_orchestrator", model=hint)
         )
+    warn_retired_host()
+    return app
+
+
+def warn_retired_host() -> None:
+    """`adk web` and `adk api_server` print nothing of Vicaran's as they start: a settings
+    problem that breaks a whole service (the retired gazette host) is logged once, as the app
+    is loaded. `vicaran` commands say it themselves (cli.main); it is never said twice."""
+    from .doctor import warn_at_start
+    from .i18n import system_language
+
+    warn_at_start(get_settings(), logging.getLogger(__name__).warning, system_language())
 
 
 app = importable_app()

@@ -20,9 +20,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import state_keys as keys
-from .i18n import PORTUGUESE, detect_language, localized, message
+from .i18n import PORTUGUESE, detect_language, localized, message, system_language
 
 if TYPE_CHECKING:
+    from .config import Settings
     from .terminal import Screen
 
 EXIT_CODES = {"completed": 0, "partial": 2, "failed": 1}
@@ -136,8 +137,10 @@ async def investigate(
         say(message("cli_details", screen.language))
     investigation_id = str(state.get(keys.INVESTIGATION_ID) or "")
     if investigation_id:
-        url = get_settings().investigation_url(investigation_id)
-        screen.link(message("cli_dashboard", screen.language), url)
+        settings = get_settings()
+        # No server here to ask: the label says the link assumes `vicaran serve`'s default.
+        label = "cli_dashboard" if settings.public_url_set else "cli_dashboard_assumed"
+        screen.link(message(label, screen.language), settings.investigation_url(investigation_id))
     return EXIT_CODES[status]
 
 
@@ -228,6 +231,19 @@ def parser() -> argparse.ArgumentParser:
         help="Markdown report, standalone HTML, every record as JSON, or ClaimReview JSON-LD",
     )
     export.add_argument("--out", help="write to this file instead of standard output")
+    doctor = commands.add_parser(
+        "doctor", help="check each service the next run uses: reachable, keys accepted, limits"
+    )
+    doctor.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=10.0,
+        metavar="SECONDS",
+        help="how long each check may take (default 10)",
+    )
+    doctor.add_argument(
+        "--language", choices=["en", PORTUGUESE], help="of the output (default: the terminal's)"
+    )
     add_docs_parser(commands)
     from .gazettes_cli import add_gazettes_parser
 
@@ -262,6 +278,16 @@ def add_docs_parser(commands: argparse._SubParsersAction) -> None:
         "--collection", required=True, action="append", metavar="NAME", help="repeat for more"
     )
     search.add_argument("--limit", type=_limit, default=8, metavar="N", help="1-200 (default 8)")
+
+
+def _seconds(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = 0.0
+    if not 0 < seconds <= 120:
+        raise argparse.ArgumentTypeError("give a number of seconds from 0.1 to 120")
+    return seconds
 
 
 def _limit(value: str) -> int:
@@ -312,6 +338,20 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
+def serve_notices(settings: Settings, host: str, port: int) -> list[str]:
+    """What the operator should know about the links a server bound to host:port gives."""
+    from .config import RETIRED_PUBLIC_URL as RETIRED
+
+    language = system_language()
+    public = settings.serving_at(host, port)
+    notices = []
+    if settings.vicaran_public_url and not settings.public_url_set and public != RETIRED:
+        notices.append(message("serve_retired_public_url", language, retired=RETIRED, url=public))
+    if not settings.public_url_set and host.strip().strip("[]") in ("0.0.0.0", "::"):
+        notices.append(message("serve_every_interface", language, url=public))
+    return notices
+
+
 def serve(host: str, port: int) -> int:
     problem = schema_problem()  # an outdated PostgreSQL schema: refuse before binding
     if problem:
@@ -325,17 +365,27 @@ def serve(host: str, port: int) -> int:
     import uvicorn
 
     from . import liveness
+    from .config import get_settings, server_url
     from .server.app import SessionStoreError, build_server
 
     with sock:
+        settings = get_settings()
+        for notice in serve_notices(settings, host, port):
+            print(notice, file=sys.stderr, flush=True)
+        # Every link this process gives (reports, the dashboard, exports) names where it is
+        # reached: the agent ADK loads here reads it from the settings, as everything else.
+        public = settings.serving_at(host, port)
+        os.environ["VICARAN_PUBLIC_URL"] = public
+        get_settings.cache_clear()
         try:
             app = build_server(host=host, port=port)
         except SessionStoreError as error:
             print(error, file=sys.stderr)
             return 1
+        bound = server_url(host, port)
+        elsewhere = f" - links name {public}" if public != bound else ""
         print(
-            f"Vicaran: dev UI http://{host}:{port}/dev-ui/ - "
-            f"dashboard http://{host}:{port}/investigations",
+            f"Vicaran: dev UI {bound}/dev-ui/ - dashboard {bound}/investigations{elsewhere}",
             flush=True,
         )
 
@@ -347,15 +397,6 @@ def serve(host: str, port: int) -> int:
 
         Server(uvicorn.Config(app, host=host, port=port)).run(sockets=[sock])
     return 0
-
-
-def system_language() -> str:
-    """The language of the terminal (LC_ALL, LC_MESSAGES, LANG): Portuguese or English."""
-    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
-        value = os.environ.get(name, "")
-        if value:
-            return PORTUGUESE if value.lower().startswith("pt") else "en"
-    return "en"
 
 
 def schema_problem() -> str | None:
@@ -441,8 +482,8 @@ def export(investigation_id: str, fmt: str, out: str | None) -> int:
     if investigation is None:
         print(f"No investigation with id {investigation_id} is saved here.", file=sys.stderr)
         return 1
-    snapshots = repository.get_snapshots(investigation_id) if fmt == "json" else {}
-    text = exports.render(fmt, investigation, snapshots)
+    snapshots = repository.get_snapshots(investigation_id) if fmt in exports.WITH_SNAPSHOTS else {}
+    text = exports.render(fmt, investigation, snapshots, settings=get_settings())
     if not out:
         sys.stdout.write(text)
         sys.stdout.flush()
@@ -543,10 +584,13 @@ def main(argv: list[str] | None = None) -> int:
     from .config import get_settings, settings_problem
 
     try:
-        get_settings()
+        settings = get_settings()
     except ValidationError as error:  # every command needs valid settings: say which is wrong
         print(settings_problem(error), file=sys.stderr)
         return 2
+    from .doctor import warn_at_start
+
+    warn_at_start(settings, lambda line: print(line, file=sys.stderr), system_language())
     from .storage.migrate import SchemaOutdated, outdated_message
 
     with quiet_adk():
@@ -573,6 +617,11 @@ def dispatch(args: argparse.Namespace) -> int:
         return export(args.investigation_id, args.fmt, args.out)
     if args.command == "docs":
         return docs(args)
+    if args.command == "doctor":
+        from .config import get_settings
+        from .doctor import run as doctor
+
+        return doctor(get_settings(), args.language or system_language(), args.timeout)
     if args.command == "gazettes":
         from .gazettes_cli import run as gazettes
 

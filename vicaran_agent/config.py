@@ -7,9 +7,9 @@ import os
 from datetime import date
 from functools import cached_property, lru_cache
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
-from pydantic import Field, TypeAdapter, ValidationError, field_validator
+from pydantic import Field, TypeAdapter, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from .i18n import Phrase
@@ -20,6 +20,29 @@ _TRUE = {"1", "true", "yes", "on"}
 
 
 _PRICES = TypeAdapter(dict[str, dict[str, float]])
+
+# `vicaran serve`'s (and `make run`'s) address when none is given: where links point when no
+# server says otherwise (`vicaran investigate`, `vicaran export`, `adk web`, `adk api_server`).
+SERVE_HOST = "127.0.0.1"
+SERVE_PORT = 8000
+# What `.env.example` set VICARAN_PUBLIC_URL to until it followed the server: a `.env` copied
+# from it pins port 8000 whatever port serves it, so this exact value is taken as unset.
+RETIRED_PUBLIC_URL = "http://127.0.0.1:8000"
+# A server bound to every interface is reached, on its own machine, through loopback.
+_WILDCARDS = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}
+
+
+def server_url(host: str, port: int) -> str:
+    """The address a browser on this machine uses for a server bound to host:port.
+
+    An IPv6 address is bracketed; a wildcard (0.0.0.0, ::) becomes loopback (127.0.0.1, ::1),
+    the one address every such server answers and its Host check allows.
+    """
+    name = host.strip()
+    if name.startswith("[") and name.endswith("]"):
+        name = name[1:-1]
+    name = _WILDCARDS.get(name, name)
+    return f"http://[{name}]:{port}" if ":" in name else f"http://{name}:{port}"
 
 
 class Settings(BaseSettings):
@@ -60,9 +83,14 @@ class Settings(BaseSettings):
     # Later stages (declared here so the names never change).
     factcheck_api_key: str = ""
     factcheck_base_url: str = "https://factchecktools.googleapis.com"
-    querido_diario_base_url: str = "https://api.queridodiario.ok.org.br"
-    # Official gazettes (Querido Diário): the API asks for about 60 requests a minute.
-    vicaran_querido_diario_rpm: int = Field(default=60, ge=1)
+    querido_diario_base_url: str = "https://api.queridodiario.org.br"
+    # Official gazettes (Querido Diário). Its production API (Traefik's api-rate-limit) takes 25
+    # requests a minute with a burst of 50 per client; a term's first query can take 20-36 s.
+    vicaran_querido_diario_rpm: int = Field(default=25, ge=1)
+    vicaran_querido_diario_burst: int = Field(default=25, ge=1, le=50)  # requests at once
+    vicaran_querido_diario_timeout_seconds: float = Field(default=45.0, gt=0)  # per request
+    # One claim's whole gazette search (rounds, texts, reading): three rounds of cold queries fit.
+    vicaran_gazette_timeout_seconds: float = Field(default=180.0, gt=0)
     vicaran_gazette_rounds: int = Field(default=3, ge=1, le=5)  # search rounds per claim
     vicaran_gazettes_read: int = Field(default=3, ge=0)  # read in full per claim (0: off)
     vicaran_gazette_read_chars: int = Field(default=80_000, gt=0)  # of each gazette read
@@ -132,7 +160,8 @@ class Settings(BaseSettings):
     vicaran_quality_threshold: int = Field(default=70, ge=0, le=100)
     vicaran_publisher_name: str = "Vicaran"
     vicaran_publisher_url: str = ""
-    vicaran_public_url: str = "http://127.0.0.1:8000"
+    # Where people reach `vicaran serve` ("" = the address it is bound to; see `public_url`).
+    vicaran_public_url: str = ""
 
     # Requests per minute each service may receive from this process, whatever the concurrency.
     vicaran_tavily_rpm: int = Field(
@@ -154,6 +183,31 @@ class Settings(BaseSettings):
                 raise ValueError(
                     f"VICARAN_TODAY must be a date as YYYY-MM-DD (got {value!r})"
                 ) from None
+        return value
+
+    @model_validator(mode="after")
+    def _gazette_budget(self) -> Settings:
+        if self.vicaran_gazette_timeout_seconds < self.vicaran_querido_diario_timeout_seconds:
+            raise ValueError(
+                "VICARAN_GAZETTE_TIMEOUT_SECONDS "
+                f"({self.vicaran_gazette_timeout_seconds:g} s) must be at least "
+                "VICARAN_QUERIDO_DIARIO_TIMEOUT_SECONDS "
+                f"({self.vicaran_querido_diario_timeout_seconds:g} s): one claim's gazette search "
+                "would end before its first request could"
+            )
+        return self
+
+    @field_validator("vicaran_public_url")
+    @classmethod
+    def _public_url(cls, value: str) -> str:
+        value = value.strip()
+        parts = urlsplit(value)
+        if value and (parts.scheme not in ("http", "https") or not parts.netloc):
+            raise ValueError(
+                "VICARAN_PUBLIC_URL must be where people reach the server, like "
+                f"https://vicaran.example.org (got {value!r}); leave it empty to use the "
+                "address `vicaran serve` is bound to"
+            )
         return value
 
     @field_validator("vicaran_model_prices")
@@ -218,9 +272,32 @@ class Settings(BaseSettings):
     def check_outlets(self) -> list[str]:
         return _split(self.vicaran_check_outlets)
 
+    @property
+    def public_url_set(self) -> bool:
+        """Whether VICARAN_PUBLIC_URL names the server (the retired default does not)."""
+        return self.vicaran_public_url.rstrip("/") not in ("", RETIRED_PUBLIC_URL)
+
+    @property
+    def public_url(self) -> str:
+        """Where people reach the server, without a final slash: VICARAN_PUBLIC_URL, else the
+        address `vicaran serve` is bound to (`serve` puts it there), else its default one."""
+        if self.public_url_set:
+            return self.vicaran_public_url.rstrip("/")
+        return server_url(SERVE_HOST, SERVE_PORT)
+
+    def serving_at(self, host: str, port: int) -> str:
+        """`public_url` for a server bound to host:port: VICARAN_PUBLIC_URL when it is set,
+        else that address."""
+        return self.public_url if self.public_url_set else server_url(host, port)
+
     def investigation_url(self, investigation_id: str) -> str:
         """The dashboard page of one investigation, as `vicaran serve` publishes it."""
-        return f"{self.vicaran_public_url.rstrip('/')}/investigations/{quote(investigation_id, safe='')}"
+        return f"{self.public_url}/investigations/{quote(investigation_id, safe='')}"
+
+    def claim_url(self, investigation_id: str, number: int) -> str:
+        """The page of the investigation's `number`-th checked claim (1-based, as the report
+        numbers them): the one page that carries its ClaimReview."""
+        return f"{self.investigation_url(investigation_id)}/claims/{number}"
 
     @property
     def uses_vertex(self) -> bool:
@@ -240,6 +317,24 @@ class Settings(BaseSettings):
 
 def _split(value: str) -> list[str]:
     return [item.strip().lower() for item in value.split(",") if item.strip()]
+
+
+# Querido Diário's hosts before it moved to api.queridodiario.org.br (2026-07); they answer 404.
+RETIRED_QUERIDO_DIARIO_DOMAIN = "queridodiario.ok.org.br"
+
+
+def retired_querido_diario_host(url: str) -> bool:
+    """True when `url` (with or without a scheme) names a host of Querido Diário's retired
+    domain (api.queridodiario.ok.org.br and its siblings), which serves no API any more."""
+    text = (url or "").strip()
+    if "://" not in text:
+        text = "//" + text
+    try:
+        host = (urlsplit(text).hostname or "").rstrip(".").lower()
+    except ValueError:
+        return False
+    domain = RETIRED_QUERIDO_DIARIO_DOMAIN
+    return host == domain or host.endswith("." + domain)
 
 
 @lru_cache(maxsize=1)

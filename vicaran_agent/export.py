@@ -1,11 +1,16 @@
 """Exports of one investigation: Markdown, a standalone HTML page, JSON and ClaimReview.
 
 Every export works from the investigation dict that `Repository.get_investigation` returns (and,
-for JSON, the snapshots its records rest on). No protocol marker is ever exported. `[N]` in the
-report cites the N-th entry of `investigation["sources"]`; `[N]` in a fact-check's explanation
-cites that check's N-th evidence item. A source or evidence item from the journalist's documents
-has no web address (its `doc://` url is an identity): it is named `📄 <title>, p. N` and linked,
-at most, to the snapshot of the passage Vicaran read; the JSON export keeps the records as stored.
+for JSON and HTML, the snapshots its records rest on). No protocol marker is ever exported. A
+link to one of the investigation's snapshots names the server where it is now (the settings'
+`public_url`), whichever server the report was written on; the HTML page carries the texts it
+cites (each cut to `SNAPSHOT_CHARS`, all of them to `EXPORT_SNAPSHOT_CHARS`) and links them
+inside itself, so it needs no server. Each ClaimReview names its claim's own dashboard page.
+`[N]` in the report cites the N-th entry of `investigation["sources"]`; `[N]` in a fact-check's
+explanation cites that check's N-th evidence item. A source or evidence item from the
+journalist's documents has no web address (its `doc://` url is an identity): it is named
+`📄 <title>, p. N` and linked, at most, to the snapshot of the passage Vicaran read; the JSON
+export keeps the records as stored.
 An official gazette (origin `gazette`) is public: it is named `📰 Diário Oficial de <city> — <date>`
 (its title), linked to its public address, with its territory and its full text's address.
 """
@@ -14,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from html import escape
@@ -36,6 +42,10 @@ _SHA256 = re.compile(r"[0-9a-f]{64}")
 _LANGUAGE = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})?")
 _DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 GAZETTE_NAME = "Diário Oficial"
+SNAPSHOT_CHARS = 100_000  # of one text, in the HTML export
+EXPORT_SNAPSHOT_CHARS = 2_000_000  # of all the texts one HTML export carries
+_URL_LENGTH = 300  # a server address longer than this is not one Vicaran wrote
+_NOT_IN_URL = frozenset("<>()[]\"'`\\")  # Markdown's delimiters around a link
 
 
 @dataclass(frozen=True)
@@ -68,7 +78,8 @@ def render(
     Args:
         fmt: "md", "html", "json" or "claimreview".
         investigation: the dict `Repository.get_investigation` returns.
-        snapshots: {sha256: text} of what Vicaran read (only the JSON export carries them).
+        snapshots: {sha256: text} of what Vicaran read (the JSON and HTML exports carry them:
+            see `WITH_SNAPSHOTS`).
         settings: publisher and public URL; the process settings when omitted.
         now: the export time written into the JSON export (default: now, UTC).
 
@@ -79,15 +90,19 @@ def render(
         ValueError: `fmt` is not a known format.
     """
     settings = settings or get_settings()
+    public_url = settings.public_url
     if fmt == "md":
-        return to_markdown(investigation)
+        return to_markdown(investigation, public_url=public_url)
     if fmt == "html":
-        return to_html(investigation, public_url=settings.vicaran_public_url)
+        return to_html(investigation, public_url=public_url, snapshots=snapshots or {})
     if fmt == "json":
-        return to_json(investigation, snapshots or {}, now=now)
+        return to_json(investigation, snapshots or {}, now=now, public_url=public_url)
     if fmt == "claimreview":
         return to_claimreview(investigation, settings)
     raise ValueError(f"unknown export format {fmt!r}: use {', '.join(FORMATS)}")
+
+
+WITH_SNAPSHOTS = frozenset({"json", "html"})  # the formats that carry the texts read
 
 
 def filename(investigation_id: str, fmt: str) -> str:
@@ -114,6 +129,64 @@ def snapshot_url(investigation_id: str, sha256: str, public_url: str) -> str:
 def is_sha256(value: Any) -> bool:
     """Whether `value` names a snapshot: 64 lowercase hex digits."""
     return isinstance(value, str) and _SHA256.fullmatch(value) is not None
+
+
+def snapshot_of(url: str, investigation_id: str) -> str | None:
+    """The SHA-256 a link to one of the investigation's snapshots names, on whatever server
+    (and under whatever path prefix) it was written; None for any other link."""
+    parts = urlsplit(url)
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc or parts.query:
+        return None
+    prefix = snapshot_path(investigation_id, "")
+    at = parts.path.rfind(prefix)
+    sha = parts.path[at + len(prefix) :] if at >= 0 and investigation_id else ""
+    return sha if is_sha256(sha) and not parts.fragment else None
+
+
+def rebased(markdown: str, investigation_id: str, public_url: str) -> str:
+    """`markdown` with each link to one of the investigation's snapshots on `public_url`.
+
+    A report keeps the server address it was written with (a headless run assumes the default
+    one, a server may since have moved): its snapshot links follow the server that exports it.
+    Linear: each snapshot path is found once, its address looked for in the few hundred
+    characters before it.
+    """
+    base = public_url.rstrip("/")
+    marker = snapshot_path(investigation_id, "")
+    if not (base and investigation_id and marker in markdown):
+        return markdown
+    out: list[str] = []
+    done = 0
+    at = markdown.find(marker)
+    while at >= 0:
+        end = at + len(marker) + 64
+        window = markdown[max(done, at - _URL_LENGTH) : at]
+        start = max(window.rfind("http://"), window.rfind("https://"))
+        if start >= 0 and is_sha256(markdown[at + len(marker) : end]):
+            start += at - len(window)
+            address = markdown[start:at]
+            if (
+                not any(c.isspace() or c in _NOT_IN_URL for c in address)
+                and not markdown[end : end + 1].isalnum()
+                and snapshot_of(markdown[start:end], investigation_id)
+            ):
+                out.append(markdown[done:start] + base + markdown[at:end])
+                done = end
+        at = markdown.find(marker, max(done, at + 1))
+    return "".join(out) + markdown[done:]
+
+
+def snapshot_links(
+    investigation_id: str, target: Callable[[str], str | None]
+) -> Callable[[str], str | None]:
+    """For `render_markdown(relink=...)`: a link to one of the investigation's snapshots, on
+    any server, goes where `target(sha256)` says (None: the link is judged as written)."""
+
+    def relink(url: str) -> str | None:
+        sha = snapshot_of(url, investigation_id)
+        return target(sha) if sha else None
+
+    return relink
 
 
 # --- shared wording --------------------------------------------------------------------------
@@ -282,9 +355,13 @@ def _check_heading(number: int, check: dict[str, Any], language: str) -> str:
 # --- Markdown --------------------------------------------------------------------------------
 
 
-def to_markdown(investigation: dict[str, Any]) -> str:
-    """The report followed by an evidence appendix and the list of every source read."""
-    report = report_markdown(investigation.get("summary"))
+def to_markdown(investigation: dict[str, Any], *, public_url: str = "") -> str:
+    """The report followed by an evidence appendix and the list of every source read.
+
+    `public_url`: where the server is; the report's snapshot links are moved there.
+    """
+    iid = str(investigation.get("id") or "")
+    report = rebased(report_markdown(investigation.get("summary")), iid, public_url)
     if not report:
         title = _one_line(investigation.get("title")) or "Untitled investigation"
         report = f"# {title}\n\n_No report has been written yet._"
@@ -410,6 +487,9 @@ blockquote { margin: 6px 0; padding: 4px 12px; border-left: 4px solid #1d4ed8;
 .evidence > li, .sources > li { margin-bottom: 12px; }
 .set-aside { color: #a15c07; }
 .dependent { color: #b42318; }
+.snapshot pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #f6f8fa;
+  padding: 12px; border-radius: 4px; font-family: inherit; font-size: 0.9em; max-height: 40em;
+  overflow: auto; }
 :target { background: #fdf3e1; }
 """
 
@@ -417,7 +497,7 @@ blockquote { margin: 6px 0; padding: 4px 12px; border-left: 4px solid #1d4ed8;
 def saved_links(investigation: dict[str, Any], public_url: str | None = None) -> set[str]:
     """The only addresses a report may link: the investigation's saved sources (normalized and
     as found) and their snapshots (under `public_url`, default the configured one)."""
-    base = get_settings().vicaran_public_url if public_url is None else public_url
+    base = get_settings().public_url if public_url is None else public_url
     iid = str(investigation.get("id") or "")
     links: set[str] = set()
     for source in investigation.get("sources") or []:
@@ -427,12 +507,21 @@ def saved_links(investigation: dict[str, Any], public_url: str | None = None) ->
     return links
 
 
-def to_html(investigation: dict[str, Any], *, public_url: str = "") -> str:
-    """A standalone HTML page: the report, the evidence appendix and every source read.
+def to_html(
+    investigation: dict[str, Any],
+    *,
+    public_url: str = "",
+    snapshots: dict[str, str] | None = None,
+) -> str:
+    """A standalone HTML page: the report, the evidence appendix, every source read and the
+    texts Vicaran read of them.
 
     Args:
         investigation: the dict `Repository.get_investigation` returns.
-        public_url: where the dashboard is reachable; snapshot names link there when given.
+        public_url: where the dashboard is reachable; a snapshot the page does not carry is
+            linked there when given.
+        snapshots: {sha256: text}, e.g. `Repository.get_snapshots(id)`: each one the page cites
+            gets a section (linked as `#snapshot-<sha256>`), cut to keep the file's size sane.
 
     Returns:
         The HTML document (inline styles, no scripts, every value escaped).
@@ -440,15 +529,35 @@ def to_html(investigation: dict[str, Any], *, public_url: str = "") -> str:
     title = _one_line(investigation.get("title")) or "Untitled investigation"
     language = investigation.get("language") or "en"
     lang = language if _LANGUAGE.fullmatch(language) else "en"
+    base = public_url.rstrip("/")
+    iid = str(investigation.get("id") or "")
+    texts = snapshots or {}
+    cited = [(sha, name) for sha, name in _cited_snapshots(investigation) if sha in texts]
+    carried = {sha for sha, _ in cited}
+
+    def snapshot_href(sha: Any) -> str | None:
+        """Where a snapshot is: in this page, else on the server (when its address is known)."""
+        if sha in carried:
+            return f"#snapshot-{sha}"
+        if base and iid and is_sha256(sha) and _href(base):
+            return base + snapshot_path(iid, sha)
+        return None
+
     report = report_markdown(investigation.get("summary"))
     body = (
-        render_markdown(report, allowed_links=saved_links(investigation, public_url))
+        render_markdown(
+            report,
+            allowed_links=saved_links(investigation, public_url),
+            relink=snapshot_links(iid, snapshot_href),
+        )
         if report
         else f"<h1>{escape(title)}</h1><p><em>No report has been written yet.</em></p>"
     )
-    base = public_url.rstrip("/")
-    iid = str(investigation.get("id") or "")
-    appendix = _evidence_html(investigation, base, iid) + _sources_html(investigation, base, iid)
+    appendix = (
+        _evidence_html(investigation, snapshot_href)
+        + _sources_html(investigation, snapshot_href)
+        + _snapshots_html(cited, texts)
+    )
     return (
         "<!doctype html>\n"
         f'<html lang="{escape(lang)}">\n<head>\n<meta charset="utf-8">\n'
@@ -471,31 +580,73 @@ def _a(url: str, text: str) -> str:
     return f'<a href="{href}" rel="noopener noreferrer">{escape(text)}</a>'
 
 
-def _snapshot_href(sha: Any, base: str, iid: str) -> str | None:
-    """The snapshot's absolute address, escaped, when the dashboard's public address is known."""
-    if base and iid and is_sha256(sha) and _href(base):
-        return escape(base + snapshot_path(iid, sha))
-    return None
+SnapshotHref = Callable[[Any], str | None]  # a snapshot's SHA-256 → where it is (unescaped)
 
 
-def _snapshot_html(sha: Any, base: str, iid: str) -> str:
+def _cited_snapshots(investigation: dict[str, Any]) -> list[tuple[str, str]]:
+    """(sha256, what it is the text of) for each text the export cites, once, in the order it
+    first cites them: the sources, then the evidence of each check."""
+    named: dict[str, str] = {}
+    items = list(investigation.get("sources") or [])
+    for check in investigation.get("fact_checks") or []:
+        items.extend(check.get("evidence") or [])
+    for item in items:
+        if is_sha256(sha := item.get("content_sha256")):
+            named.setdefault(sha, _title(item))
+    return list(named.items())
+
+
+def _snapshots_html(cited: list[tuple[str, str]], texts: dict[str, str]) -> str:
+    """A section per text read, each cut to `SNAPSHOT_CHARS`, all to `EXPORT_SNAPSHOT_CHARS`."""
+    if not cited:
+        return ""
+    parts = [
+        '<section id="snapshots"><h2>Texts Vicaran read</h2><p class="muted">Each source and '
+        "piece of evidence as Vicaran read it; the JSON export carries every text whole.</p>"
+    ]
+    left = EXPORT_SNAPSHOT_CHARS
+    for sha, name in cited:
+        text = texts[sha]
+        shown = text[: max(0, min(SNAPSHOT_CHARS, left))]
+        left -= len(shown)
+        notes = [f"SHA-256 <code>{sha}</code> · {len(text):,} characters"]
+        if text and not shown:
+            notes.append(
+                f"This text is not copied here: the export already carries "
+                f"{EXPORT_SNAPSHOT_CHARS:,} characters of texts. The JSON export has it."
+            )
+        elif len(shown) < len(text):
+            notes.append(
+                f"The first {len(shown):,} of {len(text):,} characters; the JSON export has "
+                "the whole text."
+            )
+        parts.append(
+            f'<article id="snapshot-{sha}" class="snapshot"><h3>{escape(name)}</h3>'
+            + "".join(f'<p class="meta">{note}</p>' for note in notes)
+            + (f"<pre>{escape(shown)}</pre>" if shown else "")
+            + "</article>"
+        )
+    return "".join(parts) + "</section>"
+
+
+def _snapshot_html(sha: Any, snapshot_href: SnapshotHref) -> str:
     if not sha:
         return ""
     code = f"<code>{escape(str(sha))}</code>"
-    if href := _snapshot_href(sha, base, iid):
-        code = f'<a href="{href}">{code}</a>'
+    if href := snapshot_href(sha):
+        code = f'<a href="{escape(href)}">{code}</a>'
     return f"<li>Snapshot: {code}</li>"
 
 
-def _document_html(item: dict[str, Any], base: str, iid: str) -> str:
+def _document_html(item: dict[str, Any], snapshot_href: SnapshotHref) -> str:
     """`📄 <title>, p. N`, linked to the passage's snapshot when it can be reached."""
     label = escape(document_label(item))
-    if href := _snapshot_href(item.get("content_sha256"), base, iid):
-        return f'<a href="{href}" rel="noopener noreferrer">{label}</a>'
+    if href := snapshot_href(item.get("content_sha256")):
+        return f'<a href="{escape(href)}" rel="noopener noreferrer">{label}</a>'
     return label
 
 
-def _evidence_html(investigation: dict[str, Any], base: str, iid: str) -> str:
+def _evidence_html(investigation: dict[str, Any], snapshot_href: SnapshotHref) -> str:
     language = investigation.get("language") or "en"
     claims = _claims_by_id(investigation)
     checks = investigation.get("fact_checks") or []
@@ -514,7 +665,7 @@ def _evidence_html(investigation: dict[str, Any], base: str, iid: str) -> str:
         items = check.get("evidence") or []
         evidence = (
             '<ol class="evidence">'
-            + "".join(_evidence_item_html(item, base, iid) for item in items)
+            + "".join(_evidence_item_html(item, snapshot_href) for item in items)
             + "</ol>"
             if items
             else "<p><em>No evidence was found.</em></p>"
@@ -534,7 +685,7 @@ def _evidence_html(investigation: dict[str, Any], base: str, iid: str) -> str:
     return "".join(parts) + "</section>"
 
 
-def _evidence_item_html(item: dict[str, Any], base: str, iid: str) -> str:
+def _evidence_item_html(item: dict[str, Any], snapshot_href: SnapshotHref) -> str:
     title = _title(item)
     publisher = _one_line(item.get("publisher"))
     independent = independence(item)
@@ -552,11 +703,13 @@ def _evidence_item_html(item: dict[str, Any], base: str, iid: str) -> str:
         details.append(f"<li>Found by: {escape(_one_line(item['query']))}</li>")
     if link := _web_link(item):
         details.append(f"<li>Link: {_a(link, link)}</li>")
-    details.append(_snapshot_html(item.get("content_sha256"), base, iid))
+    details.append(_snapshot_html(item.get("content_sha256"), snapshot_href))
     quote_html = (
         f"<blockquote>{escape(_one_line(item['quote']))}</blockquote>" if item.get("quote") else ""
     )
-    heading = _document_html(item, base, iid) if is_document(item) else _a(_link_of(item), title)
+    heading = (
+        _document_html(item, snapshot_href) if is_document(item) else _a(_link_of(item), title)
+    )
     return (
         f"<li><strong>{heading}</strong>"
         + (f' <span class="muted">{escape(publisher)}</span>' if publisher else "")
@@ -564,7 +717,7 @@ def _evidence_item_html(item: dict[str, Any], base: str, iid: str) -> str:
     )
 
 
-def _sources_html(investigation: dict[str, Any], base: str, iid: str) -> str:
+def _sources_html(investigation: dict[str, Any], snapshot_href: SnapshotHref) -> str:
     sources = investigation.get("sources") or []
     if not sources:
         return '<section id="sources"><h2>All sources read</h2><p>No source was read.</p></section>'
@@ -584,7 +737,7 @@ def _sources_html(investigation: dict[str, Any], base: str, iid: str) -> str:
             details.append(f"<li>Link: {_a(link, link)}</li>")
         if full_text := _full_text_link(source):
             details.append(f"<li>Full text: {_a(full_text, full_text)}</li>")
-        details.append(_snapshot_html(source.get("content_sha256"), base, iid))
+        details.append(_snapshot_html(source.get("content_sha256"), snapshot_href))
         entries.append(
             f'<li id="source-{n}"><strong>{escape(title)}</strong>'
             + (f' <span class="muted">{escape(publisher)}</span>' if publisher else "")
@@ -600,7 +753,11 @@ def _sources_html(investigation: dict[str, Any], base: str, iid: str) -> str:
 
 
 def to_json(
-    investigation: dict[str, Any], snapshots: dict[str, str], *, now: datetime | None = None
+    investigation: dict[str, Any],
+    snapshots: dict[str, str],
+    *,
+    now: datetime | None = None,
+    public_url: str = "",
 ) -> str:
     """Every record (quality included) and the texts Vicaran read, pretty-printed.
 
@@ -608,13 +765,15 @@ def to_json(
         investigation: the dict `Repository.get_investigation` returns.
         snapshots: {sha256: text}, e.g. `Repository.get_snapshots(id)`.
         now: the export time (default: now, UTC).
+        public_url: where the server is; the report's snapshot links are moved there.
 
     Returns:
         `{"format", "version", "exported_at", "investigation", "snapshots"}` as JSON text.
     """
     record = dict(investigation)
     if record.get("summary") is not None:
-        record["summary"] = report_markdown(record["summary"])
+        iid = str(record.get("id") or "")
+        record["summary"] = rebased(report_markdown(record["summary"]), iid, public_url)
     exported_at = (now or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="seconds")
     document = {
         "format": JSON_FORMAT,
@@ -638,7 +797,11 @@ def to_claimreview(investigation: dict[str, Any], settings: Settings | None = No
 def claim_reviews(
     investigation: dict[str, Any], settings: Settings | None = None
 ) -> list[dict[str, Any]]:
-    """One schema.org ClaimReview per fact-check.
+    """One schema.org ClaimReview per fact-check, each naming the page that carries it.
+
+    Google's fact-check guidance: one ClaimReview per page, on the page its `url` names, with
+    the review (at least its summary and verdict) shown there; that page is the claim's
+    (`GET /investigations/{id}/claims/{n}`, n its place in the report).
 
     Args:
         investigation: the dict `Repository.get_investigation` returns.
@@ -656,13 +819,13 @@ def claim_reviews(
         for source in investigation.get("sources") or []
         if not is_document(source)
     }
-    page = settings.investigation_url(str(investigation.get("id") or ""))
+    iid = str(investigation.get("id") or "")
     fallback = (investigation.get("completed_at") or investigation.get("updated_at") or "")[:10]
     author: dict[str, Any] = {"@type": "Organization", "name": settings.vicaran_publisher_name}
     if settings.vicaran_publisher_url:
         author["url"] = settings.vicaran_publisher_url
     reviews = []
-    for check in investigation.get("fact_checks") or []:
+    for number, check in enumerate(investigation.get("fact_checks") or [], 1):
         claim = claims.get(check.get("claim_id"), {})
         appearance = [
             {"@type": "CreativeWork", "url": links[source_id]}
@@ -675,7 +838,7 @@ def claim_reviews(
         review: dict[str, Any] = {
             "@context": "https://schema.org",
             "@type": "ClaimReview",
-            "url": f"{page}#claim-{quote(str(check.get('claim_key') or ''), safe='')}",
+            "url": settings.claim_url(iid, number),
             "claimReviewed": check.get("claim_text") or claim.get("claim_text") or "",
             "author": dict(author),
             "reviewRating": review_rating(check.get("verdict", ""), language),

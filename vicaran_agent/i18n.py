@@ -5,6 +5,7 @@ Markers (`[PROGRESS]`, `[NO_SOURCES_FOUND]`, …) stay as specified in every lan
 
 from __future__ import annotations
 
+import os
 import re
 
 ENGLISH = "en"
@@ -138,6 +139,15 @@ def language_name(code: str) -> str:
 
 def is_portuguese(code: str) -> bool:
     return code.lower().startswith("pt")
+
+
+def system_language() -> str:
+    """The language of the terminal (LC_ALL, LC_MESSAGES, LANG): Portuguese or English."""
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = os.environ.get(name, "")
+        if value:
+            return PORTUGUESE if value.lower().startswith("pt") else ENGLISH
+    return ENGLISH
 
 
 # A message, or (one, other): the forms of a counted message, chosen by its `count` value.
@@ -372,9 +382,9 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
     ),
     "attachments_none_read": (
         "None of the files could be read:\n{lines}\nSend your brief, with files Vicaran reads "
-        "(PDF, DOCX, HTML, Markdown or text).",
+        "(PDF, DOCX, HTML, Markdown or text, or pages as PNG, JPEG or TIFF images).",
         "Nenhum dos arquivos pôde ser lido:\n{lines}\nEnvie o seu briefing, com arquivos que o "
-        "Vicaran lê (PDF, DOCX, HTML, Markdown ou texto).",
+        "Vicaran lê (PDF, DOCX, HTML, Markdown ou texto, ou páginas em imagens PNG, JPEG ou TIFF).",
     ),
     "attachments_not_added": (
         (
@@ -1016,6 +1026,27 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
         "Open it in the dashboard (`make run` or `vicaran serve`):",
         "Abra no painel (`make run` ou `vicaran serve`):",
     ),
+    "cli_dashboard_assumed": (
+        "Open it in the dashboard, at the address `make run` and `vicaran serve` use by default "
+        "(set VICARAN_PUBLIC_URL if yours runs elsewhere):",
+        "Abra no painel, no endereço que `make run` e `vicaran serve` usam por padrão (defina "
+        "VICARAN_PUBLIC_URL se o seu roda em outro lugar):",
+    ),
+    "serve_retired_public_url": (
+        "VICARAN_PUBLIC_URL={retired} (the line .env.example used to ship) is taken as unset: "
+        "links name {url}, where this server listens. Remove the line from .env, or set the "
+        "address people use (http://localhost:8000 to keep that one).",
+        "VICARAN_PUBLIC_URL={retired} (a linha que o .env.example trazia) é tratada como "
+        "ausente: os links apontam para {url}, onde este servidor atende. Tire a linha do .env "
+        "ou defina o endereço que as pessoas usam (http://localhost:8000 para manter aquele).",
+    ),
+    "serve_every_interface": (
+        "Listening on every interface: links name {url}, which works on this machine only; set "
+        "VICARAN_PUBLIC_URL (and VICARAN_ALLOWED_HOSTS) to the address others use.",
+        "Atendendo em todas as interfaces: os links apontam para {url}, que só funciona nesta "
+        "máquina; defina VICARAN_PUBLIC_URL (e VICARAN_ALLOWED_HOSTS) com o endereço que os "
+        "outros usam.",
+    ),
     "cli_details": (
         "Some steps ran into problems: run again with --verbose to see the details.",
         "Algumas etapas tiveram problemas: rode de novo com --verbose para ver os detalhes.",
@@ -1358,6 +1389,34 @@ _PROBLEMS: dict[str, tuple[_Text, _Text]] = {
         "wait a minute, or lower VICARAN_QUERIDO_DIARIO_RPM",
         "espere um minuto ou diminua VICARAN_QUERIDO_DIARIO_RPM",
     ),
+    "gazettes_rate_wait": (
+        "Querido Diário rate limit hit (429): it asks Vicaran to wait {seconds} s, longer than a "
+        "request may take ({longest} s, VICARAN_QUERIDO_DIARIO_TIMEOUT_SECONDS): try again later",
+        "Limite de requisições do Querido Diário atingido (429): ele pede que o Vicaran espere "
+        "{seconds} s, mais do que uma requisição pode levar ({longest} s, "
+        "VICARAN_QUERIDO_DIARIO_TIMEOUT_SECONDS): tente de novo mais tarde",
+    ),
+    "advice_gazettes_timeout": (
+        "a term's first search can take 20-36 s: try again (a repeat is faster) or raise "
+        "VICARAN_QUERIDO_DIARIO_TIMEOUT_SECONDS",
+        "a primeira busca de um termo pode levar de 20 a 36 s: tente de novo (a repetição é mais "
+        "rápida) ou aumente VICARAN_QUERIDO_DIARIO_TIMEOUT_SECONDS",
+    ),
+    "gazettes_redirect_loop": (
+        "Querido Diário's address redirects in a loop ({url}): check QUERIDO_DIARIO_BASE_URL",
+        "O endereço do Querido Diário redireciona em círculo ({url}): confira "
+        "QUERIDO_DIARIO_BASE_URL",
+    ),
+    "gazettes_redirects": (
+        "Querido Diário's address redirected more than {count} times: check "
+        "QUERIDO_DIARIO_BASE_URL ({url})",
+        "O endereço do Querido Diário redirecionou mais de {count} vezes: confira "
+        "QUERIDO_DIARIO_BASE_URL ({url})",
+    ),
+    "gazettes_refused": (
+        "Querido Diário request not sent ({reason}): check QUERIDO_DIARIO_BASE_URL",
+        "Requisição ao Querido Diário não enviada ({reason}): confira QUERIDO_DIARIO_BASE_URL",
+    ),
     "gazettes_not_json": (
         "Querido Diário answered with something other than JSON: check QUERIDO_DIARIO_BASE_URL "
         "({url})",
@@ -1499,13 +1558,398 @@ _PROBLEMS: dict[str, tuple[_Text, _Text]] = {
 }
 _MESSAGES.update(_PROBLEMS)
 
+# `vicaran doctor` (doctor.py): one line per service, "✓ Service: what was found → the fix"
+_DOCTOR: dict[str, tuple[_Text, _Text]] = {
+    "doctor_retired_host": (
+        "QUERIDO_DIARIO_BASE_URL names Querido Diário's retired host {host}, which answers 404 "
+        "on every path: set QUERIDO_DIARIO_BASE_URL={new} {where}.",
+        "QUERIDO_DIARIO_BASE_URL aponta para o endereço aposentado do Querido Diário, {host}, "
+        "que responde 404 em todo caminho: defina QUERIDO_DIARIO_BASE_URL={new} {where}.",
+    ),
+    "doctor_in_environment": ("in the environment", "no ambiente"),
+    "doctor_in_env": ("in .env", "no .env"),
+    # the services
+    "doctor_plugins": (
+        "Model plugins (VICARAN_MODEL_PLUGINS)",
+        "Plugins de modelo (VICARAN_MODEL_PLUGINS)",
+    ),
+    "doctor_model": ("Model {model} ({variables})", "Modelo {model} ({variables})"),
+    "doctor_tavily": ("Tavily (web search)", "Tavily (busca na web)"),
+    "doctor_jina": ("Jina Reader (page reading)", "Jina Reader (leitura de páginas)"),
+    "doctor_factcheck": (
+        "Fact Check Tools (fact-check databases)",
+        "Fact Check Tools (bases de checagens)",
+    ),
+    "doctor_querido_diario": (
+        "Querido Diário (official gazettes)",
+        "Querido Diário (diários oficiais)",
+    ),
+    "doctor_callback": ("Callback API (newsroom)", "API de callback (redação)"),
+    "doctor_database": ("Records database", "Banco de registros"),
+    "doctor_sessions": (
+        "ADK session store (VICARAN_SESSION_DB_URL)",
+        "Sessões do ADK (VICARAN_SESSION_DB_URL)",
+    ),
+    # what any service can answer
+    "doctor_timeout": (
+        "did not answer within {seconds} s",
+        "não respondeu em {seconds} s",
+    ),
+    "doctor_unreachable": (
+        "could not be reached ({error})",
+        "não foi possível alcançá-lo ({error})",
+    ),
+    "doctor_check_failed": (
+        "the check failed ({error}: {detail})",
+        "a verificação falhou ({error}: {detail})",
+    ),
+    "doctor_answered": (
+        "answered HTTP {status}, which its API does not answer here",
+        "respondeu HTTP {status}, o que a API dele não responde aqui",
+    ),
+    "doctor_rate_limited": (
+        "reachable, but limiting requests right now (429{retry})",
+        "acessível, mas limitando as requisições agora (429{retry})",
+    ),
+    "doctor_server_error": (
+        "reachable, but failing right now (HTTP {status}); Vicaran retries such errors",
+        "acessível, mas falhando agora (HTTP {status}); o Vicaran repete essas chamadas",
+    ),
+    "doctor_not_configured": (
+        "not configured — {variable} unset",
+        "não configurado — {variable} sem valor",
+    ),
+    "doctor_key_accepted": ("key{masked} accepted", "chave{masked} aceita"),
+    "doctor_key_refused": (
+        "key{masked} refused (HTTP {status})",
+        "chave{masked} recusada (HTTP {status})",
+    ),
+    "doctor_fix_address": (
+        "check {variable} and this machine's network connection",
+        "confira {variable} e a conexão de rede desta máquina",
+    ),
+    "doctor_fix_network": (
+        "check this machine's network connection and proxy settings",
+        "confira a conexão de rede e o proxy desta máquina",
+    ),
+    "doctor_fix_address_now": (
+        "check {variable} (now {url})",
+        "confira {variable} (hoje {url})",
+    ),
+    "doctor_fix_rate_limited": (
+        "wait a minute and run `vicaran doctor` again; if it stays, lower {budget}",
+        "espere um minuto e rode `vicaran doctor` de novo; se continuar, diminua {budget}",
+    ),
+    # models
+    "doctor_plugins_failed": ("could not be loaded", "não puderam ser carregados"),
+    "doctor_model_unknown": (
+        "not a model name ADK can resolve",
+        "não é um nome de modelo que o ADK resolva",
+    ),
+    "doctor_fix_model_unknown": (
+        "set {variables} to a model ADK knows (e.g. gemini-3.5-flash); provider models like "
+        "ollama_chat/... need `uv sync --extra local`, your own classes VICARAN_MODEL_PLUGINS",
+        "defina {variables} com um modelo que o ADK conheça (p. ex. gemini-3.5-flash); modelos "
+        "de provedores como ollama_chat/... precisam de `uv sync --extra local`, classes suas "
+        "de VICARAN_MODEL_PLUGINS",
+    ),
+    "doctor_model_resolvable": (
+        "resolvable ({kind}); no key of it to check here",
+        "resolvível ({kind}); não há chave dele a verificar aqui",
+    ),
+    "doctor_model_no_credentials": ("no Gemini credentials", "sem credenciais do Gemini"),
+    "doctor_model_client": (
+        "the Gemini client could not start ({detail})",
+        "o cliente do Gemini não pôde iniciar ({detail})",
+    ),
+    "doctor_model_ok": (
+        "the {api} accepted the credentials and knows this model",
+        "a {api} aceitou as credenciais e conhece este modelo",
+    ),
+    "doctor_model_ok_limit": (
+        "the {api} accepted the credentials and knows this model (up to {tokens} input tokens)",
+        "a {api} aceitou as credenciais e conhece este modelo (até {tokens} tokens de entrada)",
+    ),
+    "doctor_model_refused": (
+        "the {api} refused the credentials (HTTP {status})",
+        "a {api} recusou as credenciais (HTTP {status})",
+    ),
+    "doctor_fix_gemini_key": (
+        "set a valid GOOGLE_API_KEY in .env (https://aistudio.google.com/apikey), or correct "
+        "the Vertex AI settings (GOOGLE_CLOUD_PROJECT, GOOGLE_CLOUD_LOCATION and the login)",
+        "defina uma GOOGLE_API_KEY válida no .env (https://aistudio.google.com/apikey), ou "
+        "corrija as configurações do Vertex AI (GOOGLE_CLOUD_PROJECT, GOOGLE_CLOUD_LOCATION e o "
+        "login)",
+    ),
+    "doctor_model_missing": (
+        "the {api} does not offer this model to these credentials (HTTP 404)",
+        "a {api} não oferece este modelo a estas credenciais (HTTP 404)",
+    ),
+    "doctor_fix_model_missing": (
+        "set {variables} to an available model (https://ai.google.dev/gemini-api/docs/models)",
+        "defina {variables} com um modelo disponível "
+        "(https://ai.google.dev/gemini-api/docs/models)",
+    ),
+    "doctor_model_failed": (
+        "the model check failed (HTTP {status}: {detail})",
+        "a verificação do modelo falhou (HTTP {status}: {detail})",
+    ),
+    # Tavily
+    "doctor_no_tavily": (
+        "{unset}; web search is off: investigations use the journalist's links and documents, "
+        "fact-check databases and Google Search grounding where they are available",
+        "{unset}; a busca na web está desligada: as investigações usam os links e documentos "
+        "do jornalista, as bases de checagens e a busca do Google quando disponíveis",
+    ),
+    "doctor_tavily_ok": (
+        "{accepted}; {credits} (plan {plan}); Vicaran sends at most {rpm} requests/min "
+        "(VICARAN_TAVILY_RPM)",
+        "{accepted}; {credits} (plano {plan}); o Vicaran envia no máximo {rpm} requisições/min "
+        "(VICARAN_TAVILY_RPM)",
+    ),
+    "doctor_tavily_credits": (
+        "{used} of {limit} credits used this month",
+        "{used} de {limit} créditos usados no mês",
+    ),
+    "doctor_tavily_credits_unlimited": (
+        "{used} credits used this month, no limit on the key",
+        "{used} créditos usados no mês, sem limite na chave",
+    ),
+    "doctor_tavily_no_usage": (
+        "reachable, but GET /usage answered HTTP {status}: the key could not be checked "
+        "without spending a search",
+        "acessível, mas GET /usage respondeu HTTP {status}: não foi possível verificar a chave "
+        "sem gastar uma busca",
+    ),
+    "doctor_fix_tavily_key": (
+        "set a valid TAVILY_API_KEY in .env (https://app.tavily.com)",
+        "defina uma TAVILY_API_KEY válida no .env (https://app.tavily.com)",
+    ),
+    "doctor_fix_tavily_plan": (
+        "the key's plan refuses it: check the key and its limits at https://app.tavily.com",
+        "o plano da chave a recusa: confira a chave e os limites em https://app.tavily.com",
+    ),
+    "doctor_fix_tavily_spent": (
+        "the key's credits are spent: raise its limit or upgrade at https://app.tavily.com, or "
+        "set another TAVILY_API_KEY",
+        "os créditos da chave acabaram: aumente o limite ou o plano em https://app.tavily.com, "
+        "ou defina outra TAVILY_API_KEY",
+    ),
+    # Jina Reader
+    "doctor_jina_anonymous": (
+        "reachable, without a key: Vicaran reads at most {rpm} pages/min (JINA_API_KEY raises "
+        "Reader's limit from 20 to 200)",
+        "acessível, sem chave: o Vicaran lê no máximo {rpm} páginas/min (JINA_API_KEY eleva o "
+        "limite do Reader de 20 para 200)",
+    ),
+    "doctor_jina_key_ok": (
+        "key{masked} accepted, {balance} tokens left; Vicaran reads at most {rpm} pages/min "
+        "(VICARAN_JINA_RPM)",
+        "chave{masked} aceita, restam {balance} tokens; o Vicaran lê no máximo {rpm} "
+        "páginas/min (VICARAN_JINA_RPM)",
+    ),
+    "doctor_jina_key_sent": (
+        "reachable, key{masked} sent (Reader's index does not say whose it is); Vicaran reads at "
+        "most {rpm} pages/min (VICARAN_JINA_RPM)",
+        "acessível, chave{masked} enviada (o índice do Reader não diz de quem é); o Vicaran lê "
+        "no máximo {rpm} páginas/min (VICARAN_JINA_RPM)",
+    ),
+    "doctor_jina_needs_key": (
+        "Reader asks for a key (HTTP 401)",
+        "o Reader pede uma chave (HTTP 401)",
+    ),
+    "doctor_fix_jina_key": (
+        "set a valid JINA_API_KEY in .env (https://jina.ai/reader), or remove it to read "
+        "anonymously (20 pages/min)",
+        "defina uma JINA_API_KEY válida no .env (https://jina.ai/reader), ou remova-a para ler "
+        "sem chave (20 páginas/min)",
+    ),
+    "doctor_jina_spent": (
+        "the key's balance is spent (no tokens left)",
+        "o saldo da chave acabou (nenhum token restante)",
+    ),
+    "doctor_fix_jina_spent": (
+        "recharge it at https://jina.ai/reader, or remove JINA_API_KEY to read anonymously "
+        "(20 pages/min)",
+        "recarregue-o em https://jina.ai/reader, ou remova JINA_API_KEY para ler sem chave "
+        "(20 páginas/min)",
+    ),
+    # Fact Check Tools
+    "doctor_no_factcheck": (
+        "{unset}; claims are checked without fact-check databases",
+        "{unset}; as alegações são verificadas sem as bases de checagens",
+    ),
+    "doctor_factcheck_ok": (
+        "{accepted}; Vicaran sends at most {rpm} requests/min (VICARAN_FACTCHECK_RPM)",
+        "{accepted}; o Vicaran envia no máximo {rpm} requisições/min (VICARAN_FACTCHECK_RPM)",
+    ),
+    "doctor_factcheck_disabled": (
+        "the Fact Check Tools API is not enabled for the key's project (HTTP 403)",
+        "a API Fact Check Tools não está ativada no projeto da chave (HTTP 403)",
+    ),
+    "doctor_fix_factcheck_enable": (
+        "enable it at {url} and wait a few minutes",
+        "ative-a em {url} e espere alguns minutos",
+    ),
+    "doctor_fix_factcheck_key": (
+        "set a valid FACTCHECK_API_KEY in .env (Google Cloud console, APIs & Services, "
+        "Credentials), or remove it to check claims without fact-check databases",
+        "defina uma FACTCHECK_API_KEY válida no .env (console do Google Cloud, APIs e serviços, "
+        "Credenciais), ou remova-a para verificar alegações sem as bases de checagens",
+    ),
+    # Querido Diário
+    "doctor_querido_diario_ok": (
+        "reachable; Vicaran sends at most {rpm} requests/min, {burst} at once "
+        "(VICARAN_QUERIDO_DIARIO_RPM, VICARAN_QUERIDO_DIARIO_BURST)",
+        "acessível; o Vicaran envia no máximo {rpm} requisições/min, {burst} de uma vez "
+        "(VICARAN_QUERIDO_DIARIO_RPM, VICARAN_QUERIDO_DIARIO_BURST)",
+    ),
+    "doctor_retired": (
+        "{host} is the retired host: it answers 404 on every path",
+        "{host} é o endereço aposentado: responde 404 em todo caminho",
+    ),
+    "doctor_fix_retired": (
+        "set QUERIDO_DIARIO_BASE_URL={new} in .env (or the environment)",
+        "defina QUERIDO_DIARIO_BASE_URL={new} no .env (ou no ambiente)",
+    ),
+    "doctor_redirected": (
+        "answers with a redirect to {location}",
+        "responde com um redirecionamento para {location}",
+    ),
+    "doctor_fix_redirected": (
+        "set QUERIDO_DIARIO_BASE_URL={new}",
+        "defina QUERIDO_DIARIO_BASE_URL={new}",
+    ),
+    # the newsroom's callback API
+    "doctor_no_callback": (
+        "{unset}; records stay in this server's database",
+        "{unset}; os registros ficam no banco deste servidor",
+    ),
+    "doctor_callback_no_secret": (
+        "CALLBACK_API_URL is set but AGENT_SECRET is not: no record is delivered",
+        "CALLBACK_API_URL está definida mas AGENT_SECRET não: nenhum registro é entregue",
+    ),
+    "doctor_fix_callback_secret": (
+        "set AGENT_SECRET to the secret the receiver expects (X-Agent-Secret)",
+        "defina AGENT_SECRET com o segredo que o receptor espera (X-Agent-Secret)",
+    ),
+    "doctor_callback_ok": (
+        "reachable, secret accepted (an empty test record was refused, as it should be: "
+        "nothing was saved)",
+        "acessível, segredo aceito (um registro vazio de teste foi recusado, como deve ser: "
+        "nada foi salvo)",
+    ),
+    "doctor_callback_refused": (
+        "the secret was refused (HTTP {status})",
+        "o segredo foi recusado (HTTP {status})",
+    ),
+    "doctor_callback_host": (
+        "the receiver refuses this host name (HTTP {status})",
+        "o receptor recusa este nome de host (HTTP {status})",
+    ),
+    "doctor_fix_callback_host": (
+        "add {host} to the receiver's VICARAN_ALLOWED_HOSTS",
+        "inclua {host} em VICARAN_ALLOWED_HOSTS do receptor",
+    ),
+    "doctor_callback_lenient": (
+        "reachable, but it accepted an empty record (HTTP {status}): the receiver does not "
+        "check records as the contract says (400)",
+        "acessível, mas aceitou um registro vazio (HTTP {status}): o receptor não confere os "
+        "registros como o contrato diz (400)",
+    ),
+    "doctor_callback_busy": (
+        "{said}; records wait in the outbox until it takes them",
+        "{said}; os registros aguardam na fila até que ele os receba",
+    ),
+    "doctor_fix_callback_path": (
+        "check CALLBACK_API_URL (now {url}): the receiver's own path, e.g. …/api/agent-callback",
+        "confira CALLBACK_API_URL (hoje {url}): o caminho do próprio receptor, p. ex. "
+        "…/api/agent-callback",
+    ),
+    # the records database and ADK's sessions
+    "doctor_database_ok": (
+        "open, schema up to date (revision {revision})",
+        "aberto, esquema atualizado (revisão {revision})",
+    ),
+    "doctor_database_sqlite_behind": (
+        "open, schema at revision {revision}; Vicaran upgrades the file to {head} when it opens it",
+        "aberto, esquema na revisão {revision}; o Vicaran atualiza o arquivo para a {head} ao "
+        "abri-lo",
+    ),
+    "doctor_database_schema": (
+        "open, but the schema is at revision {revision} and this Vicaran needs {head}",
+        "aberto, mas o esquema está na revisão {revision} e este Vicaran precisa da {head}",
+    ),
+    "doctor_database_not_yet": (
+        "not created yet: the first run creates {path}",
+        "ainda não criado: a primeira execução cria {path}",
+    ),
+    "doctor_database_cannot_make": (
+        "{path} cannot be created here",
+        "{path} não pode ser criado aqui",
+    ),
+    "doctor_database_not_file": ("{path} is not a file", "{path} não é um arquivo"),
+    "doctor_database_memory": (
+        "in memory: nothing is kept after the process ends",
+        "em memória: nada fica guardado depois que o processo termina",
+    ),
+    "doctor_database_cannot_open": (
+        "cannot be opened ({error}: {detail})",
+        "não pode ser aberto ({error}: {detail})",
+    ),
+    "doctor_fix_database": (
+        "check VICARAN_DATABASE_URL (now {url}): the server running, the user and password, "
+        "a folder Vicaran can write",
+        "confira VICARAN_DATABASE_URL (hoje {url}): o servidor no ar, o usuário e a senha, "
+        "uma pasta em que o Vicaran possa escrever",
+    ),
+    "doctor_fix_database_driver": (
+        "check VICARAN_DATABASE_URL; PostgreSQL needs `uv sync --extra postgres` and a URL like "
+        "postgresql+psycopg://user:password@host:5432/vicaran",
+        "confira VICARAN_DATABASE_URL; o PostgreSQL precisa de `uv sync --extra postgres` e de "
+        "uma URL como postgresql+psycopg://usuario:senha@host:5432/vicaran",
+    ),
+    "doctor_sessions_unusable": ("cannot be used", "não pode ser usado"),
+    "doctor_sessions_adk": (
+        "ADK's {scheme} store (not checked further)",
+        "o armazenamento {scheme} do ADK (não verificado além disso)",
+    ),
+    "doctor_sessions_ok": ("open", "aberto"),
+    "doctor_fix_sessions": (
+        "check VICARAN_SESSION_DB_URL (now {url}): the server running, the user and password",
+        "confira VICARAN_SESSION_DB_URL (hoje {url}): o servidor no ar, o usuário e a senha",
+    ),
+    # the last line
+    "doctor_summary_ok": (
+        "Everything the next run needs answers.",
+        "Tudo de que a próxima execução precisa responde.",
+    ),
+    "doctor_summary_warn": (
+        (
+            "{count} warning above; nothing blocks the next run.",
+            "{count} warnings above; nothing blocks the next run.",
+        ),
+        (
+            "{count} aviso acima; nada impede a próxima execução.",
+            "{count} avisos acima; nada impede a próxima execução.",
+        ),
+    ),
+    "doctor_summary_fail": (
+        "To fix before the next run: {services}.",
+        "A corrigir antes da próxima execução: {services}.",
+    ),
+}
+_MESSAGES.update(_DOCTOR)
+
 # Reading the journalist's documents (documents/parse.py and documents/ocr.py)
 _DOCUMENT_PROBLEMS: dict[str, tuple[_Text, _Text]] = {
     "document_unsupported": (
         "{name}: Vicaran cannot read this kind of file; it reads PDF, Word (DOCX), HTML, "
-        "Markdown and plain-text files.",
+        "Markdown and plain-text files, and pages photographed or scanned as PNG, JPEG or TIFF "
+        "images.",
         "{name}: o Vicaran não lê este tipo de arquivo; ele lê arquivos PDF, Word (DOCX), HTML, "
-        "Markdown e texto simples.",
+        "Markdown e texto simples, e páginas fotografadas ou digitalizadas em imagens PNG, JPEG "
+        "ou TIFF.",
     ),
     "document_unreadable_file": (
         "{name} could not be opened ({error}): check the path and the file's permissions.",
@@ -1553,6 +1997,16 @@ _DOCUMENT_PROBLEMS: dict[str, tuple[_Text, _Text]] = {
         "{name} ocuparia mais de {limit} ao ser descompactado, muito além de um documento Word "
         "comum: ele não foi aberto.",
     ),
+    "document_image_ocr_missing": (
+        "{name} is an image and OCR is not installed: install tesseract-ocr (Debian: apt-get "
+        "install tesseract-ocr tesseract-ocr-por), then add it again.",
+        "{name} é uma imagem e o OCR não está instalado: instale o tesseract-ocr (Debian: apt-get "
+        "install tesseract-ocr tesseract-ocr-por) e adicione-a de novo.",
+    ),
+    "document_image_unread": (
+        "{name} is an image and no text was read from it: {reason}.",
+        "{name} é uma imagem e nenhum texto foi lido nela: {reason}.",
+    ),
     "document_not_text": (
         "{name} does not look like text (its bytes match no text encoding): if it is a PDF or a "
         "Word file, give it the right extension.",
@@ -1588,6 +2042,10 @@ _DOCUMENT_PROBLEMS: dict[str, tuple[_Text, _Text]] = {
         "{seconds} s, the limit",
         "a página {page} é uma imagem digitalizada e não foi lida: o OCR deste arquivo já levou "
         "{seconds} s, o limite",
+    ),
+    "page_image_too_large": (
+        "page {page} is an image of more than {limit} million pixels and was not read",
+        "a página {page} é uma imagem de mais de {limit} milhões de pixels e não foi lida",
     ),
     "page_ocr_no_text": (
         "page {page} is an image in which OCR found no text",

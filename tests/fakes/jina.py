@@ -24,6 +24,12 @@ Reader refuses them; `refuse_private=False` lets it "read" pages configured for 
 URL). `fail(target, kind)` injects an error status, "captcha"/"binary" garbage (HTTP 200) or
 "hang", for one target (or every target with target=None), optionally N times. Injected
 failures take precedence over everything but URL validation.
+
+`GET /` without a target answers Reader's index (`CrawlerHost.getIndex`, jina-ai/reader
+src/api/crawler.ts): `[Usage 1] https://r.jina.ai/YOUR_URL` and the other lines; with a key, the
+hosted service checks it first (401 for a wrong one) and adds `[Authenticated as]` and
+`[Balance left]` (the SaaS code of commit 988413d). A key whose `balance` is spent gets 402
+`InsufficientBalanceError` for every read.
 """
 
 from __future__ import annotations
@@ -143,10 +149,12 @@ class FakeJinaReader(FakeServer):
         api_key: str | None = None,
         require_key: bool = False,
         refuse_private: bool = True,
+        balance: int = 10_000_000,
         latency: float = 0.0,
     ) -> None:
         super().__init__(latency=latency)
         self.pages: dict[str, Page] = dict(pages or {})
+        self.balance = balance  # tokens left on a presented key
         self.api_key = api_key  # when set, any other presented key gets 401 40102
         self.require_key = require_key  # when True, a missing key gets 401 40103
         # The real Reader answers 451 for loopback/private targets; tests that want it to
@@ -200,7 +208,9 @@ class FakeJinaReader(FakeServer):
         if target is None:
             if request.method == "POST":
                 return _error(400, accept, message="Missing required parameter: url")
-            return Response.text(200, "Usage: https://r.jina.ai/YOUR_URL\n")
+            return self._index(accept, keyed=auth is not None)
+        if auth is not None and self.balance <= 0:
+            return _error(402, accept)
         try:
             split = urlsplit(target)
             host = split.hostname
@@ -230,6 +240,34 @@ class FakeJinaReader(FakeServer):
         if page is None:
             return _error(422, accept, url=target)
         return _success(target, page, accept, request)
+
+    def _index(self, accept: str | None, *, keyed: bool) -> Response:
+        """Reader's index: its usage lines, and the account's when a key was presented."""
+        fields: dict[str, Any] = {
+            "usage1": "https://r.jina.ai/YOUR_URL",
+            "usage2": "https://s.jina.ai/YOUR_SEARCH_QUERY",
+            "homepage": "https://jina.ai/reader",
+            "sourceCode": "https://github.com/jina-ai/reader",
+        }
+        if keyed:
+            fields |= {"authenticatedAs": "user-test (Test Newsroom)", "balanceLeft": self.balance}
+        if _wants_json(accept):
+            return Response.json(200, fields)
+        lines = [f"[{INDEX_LABELS[name]}] {value}" for name, value in fields.items()]
+        if keyed:  # `indexObject[''] = undefined` prints an empty line before the account
+            lines.insert(4, "")
+        return Response.text(200, "\n".join(lines) + "\n")
+
+
+# lodash's `upperFirst(lowerCase(key))`, as the index prints its keys
+INDEX_LABELS = {
+    "usage1": "Usage 1",
+    "usage2": "Usage 2",
+    "homepage": "Homepage",
+    "sourceCode": "Source code",
+    "authenticatedAs": "Authenticated as",
+    "balanceLeft": "Balance left",
+}
 
 
 def _first(value: str | list[str] | None) -> str | None:

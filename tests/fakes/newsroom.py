@@ -7,6 +7,11 @@
 Any path is accepted; the id field depends on the record type (SOURCE_FOUND -> source_id,
 CLAIM_EXTRACTED -> claim_id, FACT_CHECKED -> fact_check_id, TIMELINE_EVENT -> event_id; other
 types get `{"success": true}` alone). `types()` lists the record types received, in order.
+
+As the contract says (docs/callback-api.md, "Responses and errors"), the secret is checked
+first: no `X-Agent-Secret` (or, when `secret` is given, another one) is 401
+`{"success": false, "error": "Unauthorized"}`; then a body that is not a JSON object with a known
+`type` is 400.
 """
 
 from __future__ import annotations
@@ -23,8 +28,27 @@ ID_FIELDS = {
 }
 
 
+TYPES = frozenset(
+    {
+        "INVESTIGATION_STARTED",
+        "SOURCE_FOUND",
+        "CLAIM_EXTRACTED",
+        "FACT_CHECKED",
+        "BIAS_ANALYZED",
+        "TIMELINE_EVENT",
+        "INVESTIGATION_COMPLETE",
+        "INVESTIGATION_PARTIAL",
+        "INVESTIGATION_FAILED",
+    }
+)
+
+
 class FakeNewsroom(FakeServer):
-    """Answers every POST with success and, by record type, a fresh remote id."""
+    """Answers every authenticated POST of a known type with success and a fresh remote id."""
+
+    def __init__(self, *, secret: str | None = None, latency: float = 0.0) -> None:
+        super().__init__(latency=latency)
+        self.secret = secret  # None: any secret is taken; a missing one never is
 
     def types(self) -> list[str]:
         return [
@@ -36,8 +60,15 @@ class FakeNewsroom(FakeServer):
     def handle(self, request: RecordedRequest) -> Response:
         if request.method != "POST":
             return Response.json(405, {"success": False, "error": "Method not allowed"})
+        given = request.header("x-agent-secret")
+        if not given or (self.secret is not None and given != self.secret):
+            return Response.json(401, {"success": False, "error": "Unauthorized"})
         if not isinstance(request.json, dict):
             return Response.json(400, {"success": False, "error": "Invalid JSON body"})
+        kind = request.json.get("type")
+        if kind not in TYPES:
+            error = f"unknown type {kind!r}" if kind else "missing field 'type'"
+            return Response.json(400, {"success": False, "error": error})
         answer: dict[str, object] = {"success": True}
         field = ID_FIELDS.get(str(request.json.get("type")))
         if field:

@@ -19,8 +19,18 @@ ctx}]}`). No filter at all answers `{"total_gazettes":0,"gazettes":[]}`; unknown
 ignored; fields whose value is None are left out. Without a querystring (or sorted by date) the
 index order holds: territory ascending, date descending.
 
-Failures are injected with `fail(kind, times=N, path=prefix, query=substring)`: a status (429, 500,
-503 ... answered with a FastAPI-style `{"detail": ...}` body) or "hang".
+Failures are injected with `fail(kind, times=N, path=prefix, query=substring)`: a status (500,
+503 ... answered with a FastAPI-style `{"detail": ...}` body; 429 in Traefik's shape, the only
+one that answers it: `Retry-After: 3`) or "hang".
+
+As deployed (okfn-brasil/querido-diario-deployment): every API request (not the gazette files,
+which the real service serves from another host) first meets Traefik's `api-rate-limit`, 25 a
+minute with a burst of 50 per client, ON by default (`rate_limit=`: a tests/fakes/traefik.py
+`TraefikRateLimit`, with an injectable clock, or None for none): a request the bucket cannot
+serve at once is held up to 0.5 s, or answered 429 with `Retry-After` and `X-Retry-In`. And the
+search engine is slow on a term's first query (20-36 s on the real service, repeats ~0.3 s):
+`cold_seconds` delays a search whose `querystring` has not been answered before (`cold` lists
+those answered cold).
 """
 
 from __future__ import annotations
@@ -39,7 +49,10 @@ from pydantic import TypeAdapter, ValidationError
 
 from tests.fakes import simple_query as sq
 from tests.fakes.server import FailureQueue, FakeServer, RecordedRequest, Response
+from tests.fakes.traefik import TOO_MANY_REQUESTS, Decision, TraefikRateLimit
 
+# What Traefik answers a request that meets an empty bucket of 25 a minute (a token in 2.4 s).
+EMPTY_BUCKET = Decision(60 / 25, refused=True)
 DEFAULT_SIZE = 10
 DEFAULT_EXCERPT_SIZE = 500
 DEFAULT_EXCERPTS = 1
@@ -134,8 +147,16 @@ class FakeQueridoDiario(FakeServer):
         cities: list[FakeCity] | None = None,
         *,
         latency: float = 0.0,
+        rate_limit: TraefikRateLimit | str | None = "production",
+        cold_seconds: float = 0.0,
     ) -> None:
+        """`rate_limit`: Traefik's bucket in front of the API ("production": 25 a minute, burst
+        50), None for no limit; `cold_seconds`: the delay of a querystring's first search."""
         super().__init__(latency=latency)
+        self.rate_limit = TraefikRateLimit() if rate_limit == "production" else rate_limit
+        self.cold_seconds = cold_seconds
+        self.cold: list[str] = []  # querystrings answered cold, in order
+        self._warm: set[str] = set()
         if gazettes is None and cities is None:
             from tests.support.gazettes import CITIES, GAZETTES
 
@@ -181,6 +202,12 @@ class FakeQueridoDiario(FakeServer):
 
     def handle(self, request: RecordedRequest) -> Response:
         path = unquote(request.path)
+        if self.rate_limit is not None and not self._is_file(path):
+            decision = self.rate_limit.decide()
+            if decision.refused:
+                return Response(429, decision.headers(), TOO_MANY_REQUESTS)
+            if decision.delay and self.wait(decision.delay):
+                return Response(hang=True)  # stopping
         if request.method not in ("GET", "HEAD"):
             return Response.json(405, {"detail": "Method Not Allowed"})
         if len(path) > 1 and path.endswith("/"):
@@ -197,6 +224,8 @@ class FakeQueridoDiario(FakeServer):
         if failure is not None:
             if failure.kind == "hang":
                 return Response(hang=True)
+            if failure.kind == 429:  # only Traefik answers 429, in its own shape
+                return Response(429, EMPTY_BUCKET.headers(), TOO_MANY_REQUESTS)
             return Response.json(int(failure.kind), {"detail": "Service Unavailable"})
         if path == "/gazettes":
             return self._gazettes(request.query)
@@ -214,6 +243,11 @@ class FakeQueridoDiario(FakeServer):
         if pdf is not None and path.endswith(".pdf"):
             return Response(200, {"Content-Type": "application/pdf"}, b"%PDF-1.4\n%fake\n")
         return Response.json(404, {"detail": "Not Found"})
+
+    def _is_file(self, path: str) -> bool:
+        """A gazette's text or PDF: the real service serves those from its files host."""
+        stem = path.lstrip("/").removesuffix(".pdf").removesuffix(".txt")
+        return f"{stem}.txt" in self._by_path
 
     # --- /cities ---------------------------------------------------------------------------
 
@@ -244,6 +278,12 @@ class FakeQueridoDiario(FakeServer):
         if errors:
             return Response.json(422, {"detail": errors})
         querystring = " ".join(query.get("querystring", [""]))
+        if querystring.strip() and self.cold_seconds and querystring not in self._warm:
+            if self.wait(self.cold_seconds):
+                return Response(hang=True)  # stopping
+            with self._lock:
+                self._warm.add(querystring)
+                self.cold.append(querystring)
         territories = set(query.get("territory_ids", []))
         dates = [values.get(n) for n in ("published_since", "published_until")]
         scraped = [values.get(n) for n in ("scraped_since", "scraped_until")]

@@ -1,4 +1,4 @@
-"""A loopback fake of the Tavily API (POST /search and /extract), per external-apis.md §1.
+"""A loopback fake of the Tavily API (POST /search, /extract; GET /usage), per external-apis.md §1.
 
     with FakeTavily(results=[{"url": "https://a.org/x", "title": "A", "content": "..."}]) as fake:
         client = AsyncTavilyClient(api_key="tvly-test", api_base_url=fake.url)
@@ -13,6 +13,12 @@ apis.md §1), as an RFC 1123 date ("Fri, 28 Nov 2025 06:34:57 GMT"; a corpus's I
 in that form). A news search keeps only items published within `days` of `today` (3 when the
 request does not say: help.tavily.com, "How can I filter the results by date?", 2025-08); an
 item without a date is not news and never comes back from one. A general search has no dates.
+
+`GET /usage` (docs.tavily.com/documentation/api-reference/endpoint/usage) answers the key's and
+the account's credits: `{"key": {"usage", "limit"}, "account": {"current_plan", "plan_usage",
+"plan_limit", "paygo_usage", "paygo_limit"}}`; every search and extract spends credits (a basic
+search 1, an advanced one 2, 1 per 5 extracted URLs), and a key whose `key_limit` is spent gets
+432 on them, as the real API answers.
 """
 
 from __future__ import annotations
@@ -66,11 +72,18 @@ class FakeTavily(FakeServer):
         api_key: str = DEFAULT_API_KEY,
         honour_domain_filters: bool = False,
         extract_pages: dict[str, str] | None = None,
+        key_limit: int | None = None,
+        plan: str = "Researcher",
+        plan_limit: int = 1000,
         latency: float = 0.0,
         today: date | None = None,
     ) -> None:
         super().__init__(latency=latency)
         self.today = today  # None: the real date, as the service uses
+        self.key_limit = key_limit  # credits this key may spend a month (None: no limit)
+        self.plan = plan
+        self.plan_limit = plan_limit
+        self.credits_used = 0
         self.results: list[Result] = list(results or [])
         self.overrides = overrides
         self.api_key = api_key
@@ -107,11 +120,16 @@ class FakeTavily(FakeServer):
     # --- the API -------------------------------------------------------------------------
 
     def handle(self, request: RecordedRequest) -> Response:
-        if request.method != "POST" or request.path not in ("/search", "/extract"):
+        route = (request.method, request.path)
+        if route not in (("POST", "/search"), ("POST", "/extract"), ("GET", "/usage")):
             return Response.json(404, {"detail": "Not Found"})
         auth = request.header("authorization") or ""
         if auth != f"Bearer {self.api_key}":
             return _error(401, None)
+        if request.path == "/usage":
+            return self._usage()
+        if self.key_limit is not None and self.credits_used >= self.key_limit:
+            return _error(432, None)
         body = request.json if isinstance(request.json, dict) else None
         if body is None:
             return _error(400, "Invalid JSON body.")
@@ -158,9 +176,32 @@ class FakeTavily(FakeServer):
             "response_time": 0.01,
             "request_id": str(uuid.uuid4()),
         }
+        credits = 2 if body.get("search_depth") == "advanced" else 1
+        self._spend(credits)
         if body.get("include_usage"):
-            payload["usage"] = {"credits": 2 if body.get("search_depth") == "advanced" else 1}
+            payload["usage"] = {"credits": credits}
         return Response.json(200, payload)
+
+    def _spend(self, credits: int) -> None:
+        with self._lock:
+            self.credits_used += credits
+
+    def _usage(self) -> Response:
+        with self._lock:
+            used = self.credits_used
+        return Response.json(
+            200,
+            {
+                "key": {"usage": used, "limit": self.key_limit},
+                "account": {
+                    "current_plan": self.plan,
+                    "plan_usage": used,
+                    "plan_limit": self.plan_limit,
+                    "paygo_usage": 0,
+                    "paygo_limit": None,
+                },
+            },
+        )
 
     def _results_for(self, query: str, body: dict[str, Any]) -> list[Result]:
         if callable(self.overrides):
@@ -200,6 +241,7 @@ class FakeTavily(FakeServer):
                 results.append({"url": url, "raw_content": self.extract_pages[url], "images": []})
             else:
                 failed.append({"url": url, "error": "Failed to fetch url"})
+        self._spend(-(-len(results) // 5))  # 1 credit per 5 successful extractions
         return Response.json(
             200,
             {

@@ -1,4 +1,4 @@
-"""Test documents, generated: text PDFs (fpdf2), scanned pages (Pillow), DOCX (python-docx).
+"""Test documents, generated: text PDFs (fpdf2), page images and scans (Pillow), DOCX (python-docx).
 
 Text PDFs use a core font (Windows-1252 text: Portuguese and English) and place lines without
 layout work, so thousands of pages take about a second. Every figure and fact is fictional.
@@ -6,13 +6,18 @@ layout work, so thousands of pages take about a second. Every figure and fact is
 
 from __future__ import annotations
 
+import io
+import os
 import random
 import textwrap
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
 import docx
+import pytest
 from fpdf import FPDF
+from lxml import etree
 from PIL import Image, ImageDraw, ImageFont
 
 LINE_CHARS = 95  # characters per line at FONT_SIZE on an A4 page
@@ -78,14 +83,7 @@ def image_only_pdf(path: Path, text: str, copies: int = 1, stamp: str | None = N
     `copies` such pages; `stamp`: a line of real text at the foot of each (as the electronic
     signature note that document systems print over scanned pages).
     """
-    width, height = 1654, 2339  # A4 at 200 dpi
-    image = Image.new("L", (width, height), 255)
-    draw = ImageDraw.Draw(image)
-    font = _scan_font(56)
-    y = 160
-    for line in textwrap.wrap(text, 38):
-        draw.text((140, y), line, fill=0, font=font)
-        y += 90
+    image = page_image(text)
     pdf = FPDF(format="A4")
     pdf.core_fonts_encoding = "windows-1252"
     pdf.set_font("Helvetica", size=8)
@@ -96,6 +94,30 @@ def image_only_pdf(path: Path, text: str, copies: int = 1, stamp: str | None = N
             pdf.text(_LEFT_MM, pdf.h - 8, stamp)
     pdf.output(str(path))
     return Path(path)
+
+
+def require_tesseract() -> None:
+    """Skip the test when `tesseract` is not installed; fail it instead under VICARAN_REQUIRE_OCR=1
+    (CI installs it)."""
+    from vicaran_agent.documents import ocr
+
+    if ocr.find_tesseract() is None:
+        reason = "tesseract is not installed (apt-get install tesseract-ocr tesseract-ocr-por)"
+        if os.environ.get("VICARAN_REQUIRE_OCR") == "1":
+            pytest.fail(reason)
+        pytest.skip(reason)
+
+
+def page_image(text: str, mode: str = "L") -> Image.Image:
+    """An A4 page at 200 dpi with `text` in large, clear type: a photographed or scanned page."""
+    image = Image.new(mode, (1654, 2339), "white")
+    draw = ImageDraw.Draw(image)
+    font = _scan_font(56)
+    y = 160
+    for line in textwrap.wrap(text, 38):
+        draw.text((140, y), line, fill="black", font=font)
+        y += 90
+    return image
 
 
 def docx_file(
@@ -126,6 +148,27 @@ def docx_file(
                 for cell, value in zip(cells.cells, row, strict=False):
                     cell.text = value
     document.save(str(path))
+    return Path(path)
+
+
+def without_core_properties(path: Path) -> Path:
+    """The Word file at `path` rewritten without `docProps/core.xml` (title, author, dates) and
+    every mention of it, as some generators write packages; returns `path`."""
+    core = "docProps/core.xml"
+    with zipfile.ZipFile(path) as package:
+        members = {info.filename: package.read(info) for info in package.infolist()}
+    del members[core]
+    for name, attribute in (("_rels/.rels", "Target"), ("[Content_Types].xml", "PartName")):
+        root = etree.fromstring(members[name])
+        for element in list(root):
+            if element.get(attribute, "").lstrip("/") == core:
+                root.remove(element)
+        members[name] = etree.tostring(root, xml_declaration=True, encoding="UTF-8")
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as package:
+        for name, data in members.items():
+            package.writestr(name, data)
+    Path(path).write_bytes(buffer.getvalue())
     return Path(path)
 
 

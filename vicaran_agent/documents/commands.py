@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from ..config import Settings, get_settings
+from .characters import path_text
 from .model import DocumentError, DocumentInfo, DocumentReliability
 from .parse import kind_of, parse_file
 from .query import excerpt
@@ -215,7 +216,7 @@ def remove(collection: str, documents: list[str]) -> int:
         print(f'Removed collection "{shown}" ({_count(removed, "document")}).')
         return OK
     missing = 0
-    for document in documents:
+    for document in map(path_text, documents):  # as the store keeps names (see parse_file)
         if store.remove(collection, document):
             print(f'Removed {printable(document)} from "{shown}".')
         else:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-DocumentKind = Literal["pdf", "docx", "html", "markdown", "text"]
+DocumentKind = Literal["pdf", "docx", "html", "markdown", "text", "image"]
 DocumentReliability = Literal["high", "neutral", "low"]
 DOCUMENT_SCHEME = "doc"
 

@@ -1,4 +1,4 @@
-"""Scanned pages read with the `tesseract` binary when it is installed, bounded in time.
+"""Scanned pages and page images read by the `tesseract` binary when installed, bounded in time.
 
 Tesseract runs as a subprocess (one per page, a timeout each, a time budget per file); the page
 image goes to it on stdin and nothing is written to disk or sent anywhere.
@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from ..i18n import Phrase
+from .characters import storable_text
 
 if TYPE_CHECKING:
     from PIL.Image import Image
@@ -152,6 +153,6 @@ def _pgm(image: Image) -> bytes:
 
 
 def _last_line(stderr: bytes) -> str:
-    lines = [line.strip() for line in stderr.decode("utf-8", "replace").splitlines()]
+    lines = [line.strip() for line in storable_text(stderr.decode("utf-8", "replace")).split("\n")]
     lines = [line for line in lines if line and not line.startswith("Estimating resolution")]
     return lines[-1][:200] if lines else ""

@@ -1,8 +1,9 @@
-"""Files into pages of text, locally: PDF, DOCX, HTML, Markdown and plain text.
+"""Files into pages of text, locally: PDF, DOCX, HTML, Markdown, plain text and page images.
 
 Every file is untrusted: its size and page count are checked before it is read, a page's text
-is capped, a DOCX's unpacked size is checked before it is unzipped, OCR runs with timeouts, and
-everything else is linear-time library code. Nothing is sent anywhere.
+is capped, a DOCX's unpacked size is checked before it is unzipped, an image's pixels before it
+is decoded, OCR runs with timeouts, and everything else is linear-time library code. Nothing is
+sent anywhere.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from ..config import Settings, get_settings
 from ..i18n import Phrase, detect_language
 from ..tools.content import read_html
 from . import ocr
+from .characters import path_text, storable_text
 from .model import DocumentError, DocumentKind, PageText, ParsedDocument, UnreadablePage
 
 if TYPE_CHECKING:
@@ -49,6 +51,11 @@ SUFFIXES: dict[str, DocumentKind] = {
     ".markdown": "markdown",
     ".txt": "text",
     ".text": "text",
+    ".png": "image",
+    ".jpg": "image",
+    ".jpeg": "image",
+    ".tif": "image",
+    ".tiff": "image",
 }
 MIME_TYPES: dict[str, DocumentKind] = {
     "application/pdf": "pdf",
@@ -59,6 +66,9 @@ MIME_TYPES: dict[str, DocumentKind] = {
     "text/markdown": "markdown",
     "text/x-markdown": "markdown",
     "text/plain": "text",
+    "image/png": "image",
+    "image/jpeg": "image",
+    "image/tiff": "image",
 }
 
 MAX_PAGE_CHARS = 200_000  # a dense printed page holds ~5,000; more is not a page of text
@@ -66,6 +76,15 @@ SCAN_TEXT_CHARS = 200  # a page with less text than this and a page-sized image 
 _SCAN_IMAGE_SHARE = 0.5  # ... when one image covers this share of the page
 _MAX_IMAGES_LOOKED_AT = 64
 MAX_RENDER_PIXELS = 40_000_000  # a page drawn for OCR (A4 at 300 dpi is 8.7 million)
+IMAGE_FORMATS = ("PNG", "JPEG", "TIFF")  # the only formats Pillow is asked to open
+_IMAGE_SIGNATURES = (
+    b"\x89PNG\r\n\x1a\n",
+    b"\xff\xd8\xff",
+    b"II*\x00",
+    b"MM\x00*",
+    b"II+\x00",
+    b"MM\x00+",
+)
 MAX_UNPACKED_BYTES = 100_000_000  # a DOCX's members, unzipped
 MAX_ZIP_MEMBERS = 10_000
 MAX_TITLE_CHARS = 300
@@ -76,8 +95,6 @@ _LANGUAGE_SAMPLE_CHARS = 20_000
 # PDFium is not thread-safe: calls into it from different threads take turns.
 _PDFIUM_LOCK = threading.RLock()
 
-# Control characters out of extracted text (PDFium marks a hyphen at a line end with \x02).
-_CONTROLS = dict.fromkeys([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F, 0xFFFE])
 _JUNK_TITLES = frozenset({"untitled", "sem título", "sem titulo", "title", "document", "documento"})
 _JUNK_TITLE_SUFFIXES = (".doc", ".docx", ".pdf", ".odt", ".rtf", ".txt", ".xls", ".xlsx", ".tmp")
 _JUNK_TITLE_PREFIXES = ("microsoft word - ", "microsoft powerpoint - ", "microsoft excel - ")
@@ -95,9 +112,12 @@ def kind_of(file_name: str, mime: str | None = None) -> DocumentKind | None:
 
 
 def sniff(data: bytes) -> DocumentKind | None:
-    """The kind of a nameless attachment from its first bytes (PDF and DOCX say what they are)."""
+    """The kind of a nameless attachment from its first bytes (PDF, DOCX and images say what
+    they are)."""
     if b"%PDF-" in data[:1024]:
         return "pdf"
+    if data.startswith(_IMAGE_SIGNATURES):
+        return "image"
     if data.startswith(b"PK\x03\x04") and b"word/" in data[:65_536]:
         return "docx"
     return None
@@ -119,16 +139,19 @@ def parse_file(path: Path, settings: Settings | None = None) -> ParsedDocument:
             Phrase("document_unreadable_file", name=path.name, error=detail)
         ) from None
     parsed = parse_bytes(data, path.name, settings=settings)
-    parsed.path = str(path)
+    parsed.path = path_text(str(path))
     return parsed
 
 
 def parse_bytes(
     data: bytes, file_name: str, *, mime: str | None = None, settings: Settings | None = None
 ) -> ParsedDocument:
-    """Parse a file's bytes (an attachment or a file read from disk)."""
+    """Parse a file's bytes (an attachment or a file read from disk).
+
+    Whatever the reader, its text and names reach the caller as `storable_text`.
+    """
     settings = settings or get_settings()
-    name = Path(file_name).name or file_name or "attachment"
+    name = path_text(Path(file_name).name or file_name) or "attachment"
     kind = kind_of(file_name, mime) or sniff(data)
     if kind is None:
         raise DocumentError(Phrase("document_unsupported", name=name))
@@ -144,7 +167,7 @@ def parse_bytes(
         )
     if not data or (len(data) < 4096 and not data.strip()):
         raise DocumentError(Phrase("document_empty", name=name))
-    content = _READERS[kind](data, name, settings)
+    content = _storable(_READERS[kind](data, name, settings))
     stem = Path(name).stem or name
     sample = "\n".join(page.text for page in islice(content.pages, 20))
     return ParsedDocument(
@@ -173,6 +196,19 @@ class _Content:
     metadata_title: str = ""
     first_heading: str = ""
     ocr_pages: list[int] = field(default_factory=list)
+
+
+def _storable(content: _Content) -> _Content:
+    """What a reader found, without the characters no database or reader takes (see
+    `characters`); a title that was a placeholder among them is no title."""
+    content.pages = [
+        PageText(page.number, text)
+        for page in content.pages
+        if (text := storable_text(page.text)).strip()
+    ]
+    content.metadata_title = _clean_title(storable_text(content.metadata_title))
+    content.first_heading = _clean_title(storable_text(content.first_heading))
+    return content
 
 
 # --- PDF ---------------------------------------------------------------------------------------
@@ -287,6 +323,110 @@ def _render(page: pdfium.PdfPage, number: int) -> Image:
             raise ocr.PageNotRead(Phrase("page_damaged", page=number)) from None
 
 
+# --- page images -------------------------------------------------------------------------------
+
+
+def _read_image(data: bytes, name: str, settings: Settings) -> _Content:
+    """A photographed or scanned page read by OCR like a scanned PDF page: a PNG or JPEG is one
+    page, a TIFF a page a frame. A file of which no page could be read is refused with why."""
+    from PIL import Image as Pillow  # imported here, as python-docx is
+
+    reader = ocr.PageReader(settings.vicaran_ocr_languages)
+    if not reader.binary:
+        raise DocumentError(Phrase("document_image_ocr_missing", name=name))
+    try:
+        image = Pillow.open(io.BytesIO(data), formats=IMAGE_FORMATS)  # reads the header only
+    except Pillow.DecompressionBombError:  # over Pillow's own limit (MAX_IMAGE_PIXELS)
+        reason = _too_large(1)
+        raise DocumentError(Phrase("document_image_unread", name=name, reason=reason)) from None
+    except Exception:  # Pillow fails in many ways on damaged files
+        logger.debug("Pillow could not open %s", name, exc_info=True)
+        kinds = ", ".join(IMAGE_FORMATS[:-1]) + " or " + IMAGE_FORMATS[-1]
+        raise DocumentError(Phrase("document_corrupt", name=name, kind=kinds)) from None
+    with image:
+        count = _frame_count(image, name, settings)
+        content = _Content(count)
+        for number in range(1, count + 1):
+            _read_frame(image, number, reader, content)
+    if not content.pages:  # then every page is unreadable, and says why
+        reason = content.unreadable[0].reason
+        raise DocumentError(Phrase("document_image_unread", name=name, reason=reason))
+    content.first_heading = _first_line(content.pages[0].text)
+    return content
+
+
+def _frame_count(image: Image, name: str, settings: Settings) -> int:
+    """A page for each frame of a TIFF (counted no further than the page limit), else one."""
+    if image.format != "TIFF":
+        return 1  # an animated PNG's or a camera's extra JPEG frames are no pages
+    count = 1
+    while True:
+        try:
+            image.seek(count)
+        except EOFError:
+            return count
+        except Exception:  # a damaged directory of frames: the frames before it are read
+            logger.debug("a TIFF's frame %d could not be found", count + 1, exc_info=True)
+            return count
+        count += 1
+        _check_pages(count, name, settings)
+
+
+def _read_frame(image: Image, number: int, reader: ocr.PageReader, content: _Content) -> None:
+    """One frame's text into `content`, by OCR."""
+    try:
+        text = _tidy(reader.read(number, lambda: _page_picture(image, number)))
+        if not text:
+            raise ocr.PageNotRead(Phrase("page_ocr_no_text", page=number))
+    except ocr.PageNotRead as why:
+        content.unreadable.append(UnreadablePage(number, why.reason))
+        return
+    content.ocr_pages.append(number)
+    content.pages.append(PageText(number, text))
+
+
+def _page_picture(image: Image, number: int) -> Image:
+    """Frame `number` as OCR reads it: upright (by its orientation tag), dark on white, of at most
+    MAX_RENDER_PIXELS (a JPEG is decoded at a smaller scale; another image is not decoded)."""
+    from PIL import ImageOps
+
+    try:
+        image.seek(number - 1)
+        width, height = image.size
+        if width * height > MAX_RENDER_PIXELS and image.format in ("JPEG", "MPO"):
+            # libjpeg decodes at 1/2, 1/4 or 1/8 of the size, at a fraction of the cost
+            reduction = 2 ** math.ceil(math.log2(math.sqrt(width * height / MAX_RENDER_PIXELS)))
+            image.draft("L", (math.ceil(width / reduction), math.ceil(height / reduction)))
+            width, height = image.size
+        if width * height > MAX_RENDER_PIXELS:
+            raise ocr.PageNotRead(_too_large(number))
+        return _on_white(ImageOps.exif_transpose(image))  # decodes the frame
+    except ocr.PageNotRead:
+        raise
+    except Exception:  # a damaged or cut file; Pillow fails in many ways
+        logger.debug("Pillow could not decode page %d", number, exc_info=True)
+        raise ocr.PageNotRead(Phrase("page_damaged", page=number)) from None
+
+
+def _on_white(image: Image) -> Image:
+    """Greyscale, what is transparent white, and 16-bit shades scaled down (not cut) to 8 bits."""
+    from PIL import Image as Pillow
+
+    if image.mode.startswith("I"):
+        return image.convert("I").point(lambda value: value * (1 / 256)).convert("L")
+    if image.has_transparency_data:  # text drawn on nothing: onto white paper
+        if image.mode not in ("RGBA", "LA"):
+            image = image.convert("RGBA")
+        page = Pillow.new("L", image.size, 255)
+        page.paste(image.convert("L"), mask=image.getchannel("A"))
+        return page
+    return image.convert("L")
+
+
+def _too_large(number: int) -> Phrase:
+    return Phrase("page_image_too_large", page=number, limit=MAX_RENDER_PIXELS // 1_000_000)
+
+
 # --- DOCX --------------------------------------------------------------------------------------
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
@@ -301,6 +441,9 @@ _PAGE_BREAK_BEFORE, _STYLE, _VAL, _TYPE = (
     f"{_W}type",
 )
 _RENDERED_BREAK = f"{_W}lastRenderedPageBreak"
+# What python-docx gives a package without core properties: title and last editor
+# (docx.opc.parts.coreprops.CorePropertiesPart.default, python-docx 1.2).
+_PYTHON_DOCX_MADE_UP = ("Word Document", "python-docx")
 # Word stores a text box twice: for today's readers (mc:Choice) and old ones (mc:Fallback).
 _FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
 
@@ -364,12 +507,21 @@ def _docx_content(document: DocxDocument, name: str, settings: Settings) -> _Con
             if not first_heading and line.strip() and _is_heading(styles.get(style_id, "")):
                 first_heading = _clean_title(line)
     content = _Content(len(pages), first_heading=first_heading)
-    content.metadata_title = _clean_title(document.core_properties.title or "")
+    content.metadata_title = _clean_title(_docx_title(document))
     for number, lines in enumerate(pages, start=1):
         text = "\n".join(lines).strip()
         if text:
             content.pages.append(PageText(number, text))
     return content
+
+
+def _docx_title(document: DocxDocument) -> str:
+    """The title in the file's properties (docProps/core.xml); "" for the one python-docx makes
+    up for a file without them (and saves, if the file is saved again)."""
+    properties = document.core_properties
+    if (properties.title, properties.last_modified_by) == _PYTHON_DOCX_MADE_UP:
+        return ""
+    return properties.title or ""
 
 
 def _is_heading(style_name: str) -> bool:
@@ -542,7 +694,7 @@ def _check_pages(count: int, name: str, settings: Settings) -> None:
 def _tidy(text: str) -> str:
     """Extracted text with Unix line ends, hyphenated line ends joined and controls removed."""
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x02\n", "")
-    return text.translate(_CONTROLS).strip()
+    return storable_text(text).strip()
 
 
 def _first_line(text: str) -> str:
@@ -580,4 +732,5 @@ _READERS: dict[DocumentKind, Callable[[bytes, str, Settings], _Content]] = {
     "html": _read_html,
     "markdown": _read_markdown,
     "text": _read_text,
+    "image": _read_image,
 }

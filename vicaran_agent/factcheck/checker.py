@@ -32,7 +32,6 @@ from .pool import Candidate, EvidencePool, OwnSources, related_sources
 T = TypeVar("T")
 
 RESULTS_PER_SEARCH = 5
-GAZETTE_TIMEOUT_FACTOR = 4  # several search rounds and full reads: more than one gatherer's time
 RELATED_SOURCES = 4
 MAX_QUERIES = 3
 
@@ -256,7 +255,8 @@ class ClaimChecker:
             emit=self.emit,
             require_place=not shared.gazettes_asked,
         )
-        seconds = shared.settings.vicaran_gather_timeout_seconds * GAZETTE_TIMEOUT_FACTOR
+        # its own budget: a term's first query alone can outlast a web gatherer's
+        seconds = shared.settings.vicaran_gazette_timeout_seconds
         try:
             outcome = await asyncio.wait_for(loop.run(self.claim), timeout=seconds)
         except TimeoutError:

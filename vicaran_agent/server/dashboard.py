@@ -2,6 +2,8 @@
 
 `GET /api/investigations[/{id}]` return JSON, `/api/investigations/{id}/snapshots/{sha256}` a
 text Vicaran read and `/api/investigations/{id}/export?format=...` a download;
+`GET /investigations/{id}/claims/{n}` is the page of the report's n-th checked claim, carrying its
+ClaimReview (JSON-LD) and nothing of the others;
 `GET /investigations[/{id}]` return server-rendered HTML (every value escaped) that
 `static/dashboard.js` turns into tabs and refreshes every 3 s while an investigation runs: the
 page of one while it runs, the list while any runs (it mirrors the renderers here; without JS
@@ -17,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import hashlib
+import json
 import re
 from collections.abc import Awaitable, Callable, Collection
 from html import escape
@@ -28,7 +31,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 
 from .. import export
-from ..config import get_settings
+from ..config import Settings, get_settings
 from ..i18n import message
 from ..schemas import QUALITY_DIMENSIONS
 from ..storage import get_repository
@@ -113,6 +116,15 @@ SCALE_TEXT = "on a scale from 0 (balanced) to 10 (one-sided)"
 _PRECISION = {"day": "exact day", "month": "month only", "year": "year only"}
 _MONTHS = "January February March April May June July August September October November December"
 _DATE = re.compile(r"^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?")
+# JSON inside <script>: nothing in it may close the element, open a comment or end a line in JS.
+_JSON_IN_SCRIPT = {
+    ord("<"): "\\u003c",
+    ord(">"): "\\u003e",
+    ord("&"): "\\u0026",
+    0x2028: "\\u2028",
+    0x2029: "\\u2029",
+}
+CLAIM_PAGE_TITLE = "This claim's own page, with its ClaimReview"
 
 Handler = Callable[[Request], Awaitable[Response]]
 
@@ -127,6 +139,7 @@ def dashboard_router() -> APIRouter:
         ("/api/investigations/{investigation_id}/export", _api_export, False),
         ("/investigations", _page_list, True),
         ("/investigations/{investigation_id}", _page_one, True),
+        ("/investigations/{investigation_id}/claims/{number}", _page_claim, True),
     ]
     for path, handler, page in routes:
         router.add_api_route(
@@ -200,9 +213,7 @@ async def _api_one(request: Request) -> Response:
     investigation = await _investigation(request.path_params["investigation_id"])
     if investigation is None:
         return _json({"success": False, "error": "investigation not found"}, 404)
-    rendered = await asyncio.to_thread(
-        summary_html, investigation.get("summary"), export.saved_links(investigation)
-    )
+    rendered = await asyncio.to_thread(_report_html, investigation, get_settings())
     return _json({**investigation, "summary_html": rendered})
 
 
@@ -235,12 +246,13 @@ async def _api_export(request: Request) -> Response:
         investigation = repository.get_investigation(investigation_id)
         if investigation is None:
             return None
-        return investigation, repository.get_snapshots(investigation_id) if fmt == "json" else {}
+        texts = fmt in export.WITH_SNAPSHOTS
+        return investigation, repository.get_snapshots(investigation_id) if texts else {}
 
     loaded = await asyncio.to_thread(load)
     if loaded is None:
         return _json({"success": False, "error": "investigation not found"}, 404)
-    text = export.render(fmt, *loaded)
+    text = await asyncio.to_thread(export.render, fmt, *loaded, settings=get_settings())
     name = export.filename(loaded[0]["id"], fmt)
     headers = {
         "Content-Disposition": f'attachment; filename="{name}"',
@@ -272,6 +284,42 @@ async def _page_one(request: Request) -> Response:
     return _html(investigation["title"] or "Investigation", body)
 
 
+async def _page_claim(request: Request) -> Response:
+    """The report's n-th checked claim: its verdict and evidence, and its ClaimReview alone."""
+    investigation = await _investigation(request.path_params["investigation_id"])
+    checks = investigation["fact_checks"] if investigation else []
+    number = claim_number(request.path_params["number"], len(checks))
+    if investigation is None or number is None:
+        back = (
+            f'<a href="{escape(_page_path(investigation["id"]))}">Back to the investigation</a>'
+            if investigation
+            else '<a href="/investigations">See all investigations</a>'
+        )
+        body = f'<main class="wrap narrow"><h1>Claim not found</h1><p>{back}</p></main>'
+        return _html("Not found", body, status=404)
+    review = export.claim_reviews(investigation, get_settings())[number - 1]
+    head = (
+        f'<link rel="canonical" href="{escape(review["url"])}">\n'
+        f'<script type="application/ld+json">{json_in_script(review)}</script>'
+    )
+    check = checks[number - 1]
+    return _html(check["claim_text"], _claim_body(investigation, number, review), head=head)
+
+
+def claim_number(text: str, count: int) -> int | None:
+    """`text` as a claim's place in the report (1 to `count`, written plainly), else None."""
+    if not (text.isascii() and text.isdigit()) or text.startswith("0") or len(text) > 6:
+        return None
+    number = int(text)
+    return number if 1 <= number <= count else None
+
+
+def json_in_script(data: Any) -> str:
+    """`data` as JSON to write inside `<script>`: `<`, `>` and `&` (and U+2028/9) as \\u
+    escapes, so no text in it (`</script>`, `<!--`) can end the element or change its parsing."""
+    return json.dumps(data, ensure_ascii=False).translate(_JSON_IN_SCRIPT)
+
+
 async def _static(request: Request) -> Response:
     name = request.path_params["name"]
     if name not in _STATIC_TYPES:
@@ -283,16 +331,32 @@ async def _static(request: Request) -> Response:
     )
 
 
-def summary_html(summary: str | None, allowed_links: Collection[str] | None = None) -> str:
+def summary_html(
+    summary: str | None,
+    allowed_links: Collection[str] | None = None,
+    relink: Callable[[str], str | None] | None = None,
+) -> str:
     """The summary Markdown as safe HTML (citations link to `#source-N`).
 
     Only `allowed_links` are linked (the dashboard passes the saved sources' addresses); other
-    URLs are shown as text. Parsing is CPU work: call it off the event loop.
+    URLs are shown as text; `relink` sends some elsewhere (see `render_markdown`). Parsing is
+    CPU work: call it off the event loop.
     """
     text = export.report_markdown(summary)
     if not text:
         return ""
-    return render_markdown(text, heading_offset=2, allowed_links=allowed_links)
+    return render_markdown(text, heading_offset=2, allowed_links=allowed_links, relink=relink)
+
+
+def _report_html(inv: dict[str, Any], settings: Settings) -> str:
+    """The investigation's report as the dashboard shows it: its snapshot links, written on
+    whatever server, are paths on this one (so they work at whatever address it is opened)."""
+    iid = inv["id"]
+    return summary_html(
+        inv.get("summary"),
+        export.saved_links(inv, settings.public_url),
+        export.snapshot_links(iid, lambda sha: export.snapshot_path(iid, sha)),
+    )
 
 
 # --- HTML ----------------------------------------------------------------------------------
@@ -628,14 +692,17 @@ def _claims(inv: dict[str, Any], refs: Callable[[list[str]], str]) -> str:
     if not inv["claims"]:
         return _empty("No claims yet.")
     verdicts = {check["claim_id"]: check["verdict"] for check in inv["fact_checks"]}
+    numbers = {check["claim_id"]: n for n, check in enumerate(inv["fact_checks"], 1)}
     items = []
     for claim in inv["claims"]:
         importance = _pct(claim["importance"], 100)
         verdict = verdicts.get(claim["id"])
+        number = numbers.get(claim["id"])
         items.append(
             f'<li class="card claim" id="claim-{escape(claim["key"])}"><div class="card-head">'
             f'<span class="num">{escape(claim["key"])}</span>'
-            f'<h3 class="card-title">{escape(claim["claim_text"])}</h3></div>'
+            f'<h3 class="card-title">{escape(claim["claim_text"])}</h3>'
+            f"{_claim_page_link(inv['id'], number) if number else ''}</div>"
             f'<p class="meta"><span class="metric">Importance {_bar(importance)} '
             f"{_whole(importance)}%</span>"
             + (_badge("verdict", verdict, VERDICT_LABELS) if verdict else "")
@@ -649,14 +716,15 @@ def _checks(inv: dict[str, Any], refs: Callable[[list[str]], str]) -> str:
     if not inv["fact_checks"]:
         return _empty("No fact-checks yet.")
     items = []
-    for check in inv["fact_checks"]:
+    for number, check in enumerate(inv["fact_checks"], 1):
         confidence = _pct(check["confidence"], 100)
         evidence = "".join(_evidence(item, inv["id"]) for item in check["evidence"])
         checked = f"<span>Checked on {escape(check['as_of'])}</span>" if check.get("as_of") else ""
         items.append(
             f'<li class="card check"><div class="card-head">'
             f"{_badge('verdict', check['verdict'], VERDICT_LABELS)}"
-            f'<h3 class="card-title">{escape(check["claim_text"])}</h3></div>'
+            f'<h3 class="card-title">{escape(check["claim_text"])}</h3>'
+            f"{_claim_page_link(inv['id'], number)}</div>"
             f'<p class="meta"><span class="metric">Confidence {_bar(confidence)} '
             f"{_whole(confidence)}%</span>{checked}</p>"
             f'<p class="text">{escape(check["explanation"] or "")}</p>'
@@ -665,6 +733,53 @@ def _checks(inv: dict[str, Any], refs: Callable[[list[str]], str]) -> str:
             + f"{refs(check['source_ids'])}</li>"
         )
     return f'<ol class="cards">{"".join(items)}</ol>'
+
+
+def _page_path(investigation_id: str) -> str:
+    return f"/investigations/{quote(investigation_id, safe='')}"
+
+
+def _claim_page_link(investigation_id: str, number: int) -> str:
+    """A small link from a claim's card to its own page."""
+    href = escape(f"{_page_path(investigation_id)}/claims/{number}")
+    return f' <a class="snap" href="{href}" title="{CLAIM_PAGE_TITLE}">claim page</a>'
+
+
+def _claim_body(inv: dict[str, Any], number: int, review: dict[str, Any]) -> str:
+    """One checked claim: its verdict (as its ClaimReview names it), evidence and sources."""
+    check = inv["fact_checks"][number - 1]
+    claim = next((c for c in inv["claims"] if c["id"] == check["claim_id"]), {})
+    numbers = {source["id"]: n for n, source in enumerate(inv["sources"], 1)}
+    page = _page_path(inv["id"])
+    rating = review["reviewRating"]["alternateName"]
+    confidence = _pct(check["confidence"], 100)
+    meta = [f"Claim {number} of {len(inv['fact_checks'])}"]
+    if check.get("as_of"):
+        meta.append(f"Checked on {escape(check['as_of'])}")
+    if claim.get("origin") == "brief":
+        meta.append('<span class="tag">From the brief</span>')
+    evidence = "".join(_evidence(item, inv["id"]) for item in check["evidence"])
+    found = [
+        f'<a href="{escape(page)}#source-{numbers[i]}" class="cite">[{numbers[i]}]</a>'
+        for i in claim.get("source_ids") or []
+        if i in numbers
+    ]
+    return (
+        '<main class="wrap claim-page" id="claim">'
+        f'<p class="crumbs"><a href="{escape(page)}">'
+        f"{escape(inv['title'] or 'Untitled investigation')}</a></p>"
+        f'<p class="inv-meta">{" · ".join(meta)}</p>'
+        f"<h1>{escape(check['claim_text'])}</h1>"
+        f'<div class="card check"><div class="card-head">'
+        f"{_badge('verdict', check['verdict'], {check['verdict']: rating})}</div>"
+        f'<p class="meta"><span class="metric">Confidence {_bar(confidence)} '
+        f"{_whole(confidence)}%</span></p>"
+        f'<p class="text">{escape(check["explanation"] or "")}</p>'
+        + (evidence and f'<h2 class="sub">Evidence</h2><ol class="evidence">{evidence}</ol>')
+        + _reasoning(check.get("reasoning") or [])
+        + (f'<p class="refs">Found in: {" ".join(found)}</p>' if found else "")
+        + "</div></main>"
+    )
 
 
 def _reasoning(lines: list[str]) -> str:
@@ -839,7 +954,7 @@ def _timeline(inv: dict[str, Any], refs: Callable[[list[str]], str]) -> str:
 
 
 def _summary(inv: dict[str, Any]) -> str:
-    rendered = summary_html(inv.get("summary"), export.saved_links(inv))
+    rendered = _report_html(inv, get_settings())
     if not rendered:
         body = _empty("The summary is written when the investigation finishes.")
     else:

@@ -8,6 +8,8 @@ shown as text). On top of it, in code, after parsing:
 - a link is made only to an http(s) URL, and with `allowed_links` only to one of those URLs
   (matched as written or after `normalize_url`): every other URL, bare or in `[text](url)` or
   `<url>` syntax, is shown as escaped text inside `<span class="url">`, never as a link;
+- `relink` may send a URL elsewhere first (the caller's own address for it, e.g. a snapshot's
+  path on this server or its anchor in an exported page): then it links there, shown as written;
 - headings are shifted by `heading_offset` (`#` is `<h1>` at 0, `<h3>` at 2; never past `<h6>`);
 - a line break inside a paragraph is kept (`<br>`).
 """
@@ -15,7 +17,7 @@ shown as text). On top of it, in code, after parsing:
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from html import escape
 
 from markdown_it import MarkdownIt
@@ -42,14 +44,16 @@ def render_markdown(
     *,
     heading_offset: int = 0,
     allowed_links: Collection[str] | None = None,
+    relink: Callable[[str], str | None] | None = None,
 ) -> str:
     """Safe HTML for `text`.
 
     `heading_offset=2` turns `#` into `<h3>` (for use inside a page). `allowed_links`: the only
     URLs that may become links (e.g. the investigation's saved sources); None allows any
-    http(s) URL.
+    http(s) URL. `relink(url)`: where an http(s) URL should link instead (an address the caller
+    made, e.g. a path on this server), or None to judge it by `allowed_links`.
     """
-    links = _Links(allowed_links)
+    links = _Links(allowed_links, relink)
     tokens = _MD.parse((text or "").translate(_CONTROL))
     shift = max(0, heading_offset)
     for token in tokens:
@@ -63,7 +67,10 @@ def render_markdown(
 class _Links:
     """Which URLs may be linked."""
 
-    def __init__(self, allowed: Collection[str] | None) -> None:
+    def __init__(
+        self, allowed: Collection[str] | None, relink: Callable[[str], str | None] | None = None
+    ) -> None:
+        self.relink = relink
         self.any = allowed is None
         self.exact: set[str] = set()
         self.normalized: set[str] = set()
@@ -72,6 +79,12 @@ class _Links:
             if url and _is_http(url):
                 self.exact.update((url, _MD.normalizeLink(url)))
                 self.normalized.add(normalize_url(url))
+
+    def target(self, url: str) -> str | None:
+        """Where a link to `url` goes: its `relink` address, else `url` when allowed, else None."""
+        if self.relink is not None and _is_http(url) and (moved := self.relink(url)):
+            return moved
+        return url if self.allows(url) else None
 
     def allows(self, url: str) -> bool:
         if not _is_http(url):
@@ -99,7 +112,8 @@ def _inline(children: Sequence[Token], links: _Links) -> list[Token]:
         if token.type == "link_open":
             href = token.attrGet("href")
             href = href if isinstance(href, str) else ""
-            if links.allows(href):
+            if (target := links.target(href)) is not None:
+                token.attrSet("href", target)
                 token.attrSet("rel", _REL)
                 out.append(token)
                 stack.append(None)
@@ -135,8 +149,8 @@ def _marked_up(text: str, links: _Links) -> list[Token]:
     for match in _BARE.finditer(text):
         url = _trimmed(match.group(0))
         out.extend(_cited(text[start : match.start()]))
-        if links.allows(url):
-            href = escape(_MD.normalizeLink(url), quote=True)
+        if (target := links.target(url)) is not None:
+            href = escape(_MD.normalizeLink(target), quote=True)
             out.append(_html(f'<a href="{href}" rel="{_REL}">{escape(url)}</a>'))
         else:
             out.append(_html(_url_span(url)))

@@ -385,7 +385,7 @@ class SummaryWriterAgent(StageAgent):
         """
         parts = [f"- [{number}] **{markdown_text(source.title or source.domain, 200)}**"]
         parts.append(markdown_text(source.publisher or source.domain, 100))
-        iid, public = stage.config.investigation_id, stage.settings.vicaran_public_url
+        iid, public = stage.config.investigation_id, stage.settings.public_url
         if source.origin == "document":
             for page, sha in sorted(pages.items()):
                 label = page_label([page]).lstrip(", ")
@@ -400,7 +400,7 @@ class SummaryWriterAgent(StageAgent):
         parts.append(f"<{link}>" if autolink else markdown_text(link, 300))
         sha, iid = source.content_sha256, stage.config.investigation_id
         if iid and is_sha256(sha):
-            url = snapshot_url(iid, sha, stage.settings.vicaran_public_url)
+            url = snapshot_url(iid, sha, public)
             parts.append(f"[{stage.msg('snapshot')}]({url})")
         return " — ".join(parts)
 

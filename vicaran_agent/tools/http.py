@@ -183,20 +183,24 @@ async def guarded_get(
     dialer: httpcore.AsyncNetworkBackend | None = None,
     before_hop: Callable[[], Awaitable[None]] | None = None,
     next_url: Callable[[str], str] | None = None,
+    trusted: Callable[[str], bool] | None = None,
 ) -> AsyncIterator[tuple[str, httpx.Response]]:
     """(final URL, streamed response) of a GET of the untrusted `url`, redirects followed hop
     by hop: each hop's host is checked (`safety.resolve_url`) and dialled at the checked
     addresses, each hop within `hop_seconds` (reading the body included).
 
     `before_hop` runs after a hop's check (a request budget); `next_url` normalizes a
-    redirect's target. Raises the guard's UnsafeURLError/UnreachableURLError, RedirectError,
-    TimeoutError and httpx's errors.
+    redirect's target; `trusted` names URLs the operator configured (a service's own address),
+    which may be private: they are still resolved once and dialled at those addresses. Raises
+    the guard's UnsafeURLError/UnreachableURLError, RedirectError, TimeoutError and httpx's
+    errors.
     """
     from .safety import resolve_url  # safety needs nothing from here; keeps the import light
 
     current = url
     for _hop in range(MAX_REDIRECTS + 1):
-        target = await resolve_url(current, allow_private=allow_private)
+        private = allow_private or (trusted is not None and trusted(current))
+        target = await resolve_url(current, allow_private=private)
         if before_hop is not None:
             await before_hop()
         async with (

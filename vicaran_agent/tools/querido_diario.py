@@ -1,9 +1,23 @@
 """Querido Diário (Brazilian municipal gazettes): search, city lookup and full texts.
 
-Contract: ../shared/reference/external-apis.md §4. No authentication; about 60 requests a minute,
-held by the `querido_diario` request budget (VICARAN_QUERIDO_DIARIO_RPM) for every request this
-module sends, retries and gazette texts included.
+Contract: ../shared/reference/external-apis.md §4. Production API: https://api.queridodiario.org.br
+(since 2026-07; api.queridodiario.ok.org.br is retired). No authentication.
 
+- Rate: the API sits behind Traefik's `api-rate-limit` (okfn-brasil/querido-diario-deployment):
+  a token bucket of 50 per client refilled at 25 a minute; a request it cannot serve within
+  0.5 s gets 429 with `Retry-After`. Every request this module sends (each redirect hop, retries
+  and gazette texts included, though the files host is not behind that limit) takes a slot of
+  the process-wide `querido_diario` budget: at most VICARAN_QUERIDO_DIARIO_RPM (25) in any 60 s
+  and VICARAN_QUERIDO_DIARIO_BURST at once (`tools.ratelimit`). Kept to 25 in any minute, the
+  client never empties Traefik's bucket (its deficit stays at most 25 of 50). A 429 is waited
+  out for its `Retry-After` (past the backoff cap), and the budget holds every other request of
+  the process as long; one longer than a request may take is reported instead.
+- Time: each request has VICARAN_QUERIDO_DIARIO_TIMEOUT_SECONDS (45): a term's first query
+  takes 20-36 s on the real service (its search engine is cold), a repeat well under a second.
+- Redirects are followed hop by hop through `http.guarded_get`: each hop's host is resolved,
+  checked and dialled at the checked address, within the timeout; the configured address may be
+  private (the operator chose it), anywhere it redirects to is checked like any page. A loop or
+  more than `http.MAX_REDIRECTS` hops is one failure line.
 - `search` sends one GET /gazettes per querystring, concurrently, each with `size`,
   `excerpt_size=500`, `number_of_excerpts=3` and `sort_by=relevance`, `territory_ids` repeated
   (a comma-joined value would be ONE id to the API) and dates as YYYY-MM-DD; it merges the answers,
@@ -22,9 +36,10 @@ from __future__ import annotations
 import asyncio
 import codecs
 import difflib
+import json
 import logging
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any
@@ -41,7 +56,6 @@ from .http import (
     BodyDecodeError,
     LoopBound,
     RedirectError,
-    async_client,
     guarded_get,
     read_capped,
 )
@@ -66,6 +80,8 @@ BYTES_PER_CHAR = 4  # UTF-8: `max_chars` characters never take more bytes than t
 BACKOFF_BASE_SECONDS = 0.5
 BACKOFF_MAX_SECONDS = 8.0
 USER_AGENT = "Vicaran/0.1 (investigation assistant for journalists)"
+API_MAX_BYTES = 20_000_000  # an answer of the API (the whole city list is about 2 MB)
+ERROR_MAX_BYTES = 64_000  # an error answer: its detail is all Vicaran reads
 _NOT_TEXT = ("application/pdf", "application/zip", "application/octet-stream+zip")
 _NOT_TEXT_PREFIXES = ("image/", "audio/", "video/", "font/")
 
@@ -133,6 +149,12 @@ class GazetteText:
     failure: str | None = None
 
 
+class _RedirectLoop(Exception):
+    def __init__(self, url: str) -> None:
+        super().__init__(url)
+        self.url = url
+
+
 class _TextFailure(Exception):
     def __init__(self, reason: str, *, retry: bool = False, retry_after: float | None = None):
         super().__init__(reason)
@@ -161,12 +183,14 @@ class QueridoDiario:
         backoff_base: float = BACKOFF_BASE_SECONDS,
         backoff_max: float = BACKOFF_MAX_SECONDS,
         dialer: httpcore.AsyncNetworkBackend | None = None,
+        sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
     ) -> None:
-        """`dialer` opens the sockets of gazette-text fetches, always to the checked
-        addresses (tests fence or route them)."""
+        """`dialer` opens the sockets, always to the checked addresses (tests fence or route
+        them); `sleep` waits between tries (tests record the waits)."""
         self.settings = settings
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
+        self._sleep = sleep
         self.requests = 0  # HTTP requests sent (retries and texts included): for the bench
         self._dialer = dialer
         self._bound = LoopBound(settings.vicaran_concurrency)
@@ -240,10 +264,7 @@ class QueridoDiario:
         }
         missing = [i for i in range(len(queries)) if i not in results]
         if missing:
-            async with self._api_client() as http:
-                fresh = await asyncio.gather(
-                    *(self._search_one(http, queries[i], params) for i in missing)
-                )
+            fresh = await asyncio.gather(*(self._search_one(queries[i], params) for i in missing))
             for i, result in zip(missing, fresh, strict=True):
                 results[i] = result
                 if not isinstance(result, str):
@@ -256,9 +277,9 @@ class QueridoDiario:
         self._cache[key] = result
 
     async def _search_one(
-        self, http: httpx.AsyncClient, query: str, params: list[tuple[str, str]]
+        self, query: str, params: list[tuple[str, str]]
     ) -> tuple[int, list[Gazette]] | str:
-        body = await self._get_json(http, GAZETTES_PATH, [("querystring", query), *params], query)
+        body = await self._get_json(GAZETTES_PATH, [("querystring", query), *params], query)
         if isinstance(body, str):
             return body
         return _gazettes(body)
@@ -308,8 +329,7 @@ class QueridoDiario:
         async with _CITY_FETCH.slot():
             if (cached := _CITY_LISTS.get(base)) is not None:
                 return cached
-            async with self._api_client() as http:
-                body = await self._get_json(http, CITIES_PATH, [], "")
+            body = await self._get_json(CITIES_PATH, [], "")
             if isinstance(body, str):
                 return body
             cities = _cities(body)
@@ -319,13 +339,13 @@ class QueridoDiario:
     # --- requests to the API ---------------------------------------------------------------
 
     async def _get_json(
-        self, http: httpx.AsyncClient, path: str, params: list[tuple[str, str]], query: str
+        self, path: str, params: list[tuple[str, str]], query: str
     ) -> dict[str, Any] | str:
         """The JSON object at `path`, retried on 429/5xx/timeouts; or a failure line."""
 
         async def call() -> dict[str, Any]:
             async with self._bound.slot():
-                return await self._attempt(http, path, params, query)
+                return await self._attempt(path, params, query)
 
         return await retried(
             call,
@@ -333,38 +353,80 @@ class QueridoDiario:
             backoff=self._backoff,
             service="Querido Diário",
             unexpected="gazettes_unexpected",
+            sleep=self._sleep,
         )
 
     async def _attempt(
-        self, http: httpx.AsyncClient, path: str, params: list[tuple[str, str]], query: str
+        self, path: str, params: list[tuple[str, str]], query: str
     ) -> dict[str, Any]:
-        timeout = self.settings.vicaran_search_timeout_seconds
-        await self._budget().acquire()
-        self.requests += 1
+        """One GET of the API, redirects followed hop by hop (each checked, each a request of
+        the budget); the JSON object it answered, else TransientError/PermanentError."""
+        timeout = self.settings.vicaran_querido_diario_timeout_seconds
+        url = str(httpx.URL(self.base_url + path, params=params))
+        seen = {url}
+
+        def hop(location: str) -> str:  # a Location already visited: a loop, said as one
+            if location in seen:
+                raise _RedirectLoop(location)
+            seen.add(location)
+            return location
+
         try:
-            async with asyncio.timeout(timeout):
-                response = await http.get(path, params=params, timeout=timeout)
+            async with guarded_get(
+                url,
+                allow_private=self.settings.vicaran_fetch_allow_private,
+                hop_seconds=timeout,
+                headers={"User-Agent": USER_AGENT, "Accept-Encoding": ACCEPT_ENCODING},
+                accept="application/json",
+                dialer=self._dialer,
+                before_hop=self._spend,
+                next_url=hop,
+                trusted=self._is_api,
+            ) as (_, response):
+                status = response.status_code
+                body, cut = await read_capped(
+                    response, API_MAX_BYTES if status == 200 else ERROR_MAX_BYTES
+                )
+        except _RedirectLoop as exc:
+            raise PermanentError(Phrase("gazettes_redirect_loop", url=_short(exc.url))) from exc
+        except RedirectError as exc:
+            if exc.status is not None:  # a redirect that names no Location
+                raise PermanentError.answered_http(
+                    SERVICE, exc.status, SETTING, self.base_url
+                ) from exc
+            phrase = Phrase("gazettes_redirects", count=MAX_REDIRECTS, url=self.base_url)
+            raise PermanentError(phrase) from exc
+        except UnsafeURLError as exc:
+            raise PermanentError(Phrase("gazettes_refused", reason=str(exc))) from exc
         except (TimeoutError, httpx.TimeoutException) as exc:
             raise TransientError(
                 Phrase("search_timed_out", service=SERVICE, seconds=f"{timeout:g}"),
-                Phrase("advice_timeout"),
+                Phrase("advice_gazettes_timeout"),
             ) from exc
-        except httpx.TransportError as exc:
+        except (UnreachableURLError, httpx.TransportError) as exc:
             raise TransientError.unreachable(SERVICE, self.base_url, SETTING, exc) from exc
-        if response.status_code != 200:
-            raise self._error(response, query)
+        except BodyDecodeError as exc:
+            raise PermanentError(Phrase("gazettes_not_json", url=self.base_url)) from exc
+        if status != 200:
+            raise self._error(status, response.headers, body, query)
         try:
-            body = response.json()
+            parsed = json.loads(body) if not cut else None
         except (ValueError, UnicodeDecodeError) as exc:
             raise PermanentError(Phrase("gazettes_not_json", url=self.base_url)) from exc
-        if not isinstance(body, dict):
+        if not isinstance(parsed, dict):
             raise PermanentError(Phrase("gazettes_not_json", url=self.base_url))
-        return body
+        return parsed
 
-    def _error(self, response: httpx.Response, query: str) -> Exception:
-        status = response.status_code
-        retry_after = parse_retry_after(response.headers.get("retry-after"))
+    def _error(self, status: int, headers: httpx.Headers, body: bytes, query: str) -> Exception:
+        retry_after = parse_retry_after(headers.get("retry-after"))
+        longest = self.settings.vicaran_querido_diario_timeout_seconds
+        if status == 429 and retry_after is not None and retry_after > longest:
+            return PermanentError(
+                Phrase("gazettes_rate_wait", seconds=f"{retry_after:g}", longest=f"{longest:g}")
+            )
         if status == 429:
+            if retry_after is not None:  # the whole process waits: the limit is per client
+                self._budget().hold(retry_after)
             return TransientError(
                 Phrase("gazettes_rate_limited"), Phrase("advice_gazettes_rate"), retry_after
             )
@@ -375,11 +437,22 @@ class QueridoDiario:
                 retry_after,
             )
         if status == 422:
-            detail = _validation_detail(response) or f"HTTP {status}"
+            detail = _validation_detail(body) or f"HTTP {status}"
             return PermanentError(
                 Phrase("gazettes_rejected", query=_short(query, 80), detail=detail)
             )
         return PermanentError.answered_http(SERVICE, status, SETTING, self.base_url)
+
+    async def _spend(self) -> None:
+        """Every request this module sends (each redirect hop too) is one of the budget's."""
+        await self._budget().acquire()
+        self.requests += 1
+
+    def _is_api(self, url: str) -> bool:
+        """`url` is on the configured API's own origin (the operator's choice: it may be a
+        private address); anywhere a redirect leads otherwise is checked like any page."""
+        origin = _origin(url)
+        return origin is not None and origin == _origin(self.base_url)
 
     # --- gazette texts ---------------------------------------------------------------------
 
@@ -405,7 +478,7 @@ class QueridoDiario:
                     return GazetteText(url, None, failure=_unreadable(url, failure.reason))
                 delay = self._backoff(attempt, failure.retry_after)
                 attempt += 1
-                await asyncio.sleep(delay)
+                await self._sleep(delay)
             except Exception as exc:  # never raise into the loop (logged)
                 logger.warning("reading gazette text %s failed unexpectedly", url, exc_info=True)
                 return GazetteText(url, None, failure=_unreadable(url, type(exc).__name__))
@@ -413,10 +486,6 @@ class QueridoDiario:
     async def _fetch_text(self, url: str, limit: int) -> tuple[bytes, bool]:
         """(at most `limit` bytes of the body, whether it was cut), hop by hop, each checked."""
         timeout = self.settings.vicaran_page_timeout_seconds
-
-        async def spend() -> None:  # every hop is a request against the API's budget
-            await self._budget().acquire()
-            self.requests += 1
 
         try:
             async with guarded_get(
@@ -426,7 +495,7 @@ class QueridoDiario:
                 headers={"User-Agent": USER_AGENT, "Accept-Encoding": ACCEPT_ENCODING},
                 accept="text/plain",
                 dialer=self._dialer,
-                before_hop=spend,
+                before_hop=self._spend,
             ) as (_, response):
                 status = response.status_code
                 if status != 200:
@@ -457,22 +526,21 @@ class QueridoDiario:
     # --- helpers ---------------------------------------------------------------------------
 
     def _budget(self) -> RateLimiter:
+        settings = self.settings
         return limiter(
             BUDGET,
-            self.settings.vicaran_querido_diario_rpm,
-            self.settings.vicaran_rate_window_seconds,
+            settings.vicaran_querido_diario_rpm,
+            settings.vicaran_rate_window_seconds,
+            settings.vicaran_querido_diario_burst,
         )
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
-        return backoff_delay(attempt, retry_after, base=self.backoff_base, cap=self.backoff_max)
-
-    def _api_client(self) -> httpx.AsyncClient:
-        return async_client(
-            base_url=self.base_url,
-            headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
-            limits=httpx.Limits(max_connections=max(1, self.settings.vicaran_concurrency)),
-            follow_redirects=False,
-        )
+        """Exponential backoff, or the server's Retry-After when longer, past the backoff cap but
+        never longer than a request may take (an API 429 asking more is reported, not waited)."""
+        delay = backoff_delay(attempt, None, base=self.backoff_base, cap=self.backoff_max)
+        if retry_after is None:
+            return delay
+        return max(delay, min(retry_after, self.settings.vicaran_querido_diario_timeout_seconds))
 
     async def aclose(self) -> None:
         """Nothing to release (connections live only for one call)."""
@@ -623,10 +691,10 @@ def _cities(body: dict[str, Any]) -> tuple[City, ...]:
     return tuple(cities)
 
 
-def _validation_detail(response: httpx.Response) -> str:
+def _validation_detail(body: bytes) -> str:
     """FastAPI's 422 body as one line: "published_since: Input should be a valid date …"."""
     try:
-        payload = response.json()
+        payload = json.loads(body)
     except (ValueError, UnicodeDecodeError):
         return ""
     detail = payload.get("detail") if isinstance(payload, dict) else None
@@ -660,6 +728,17 @@ def _resolved(city: City) -> Phrase:
 
 def _unreadable(url: str, reason: str) -> Phrase:
     return Phrase("gazette_unreadable", url=_short(url, 160), reason=reason)
+
+
+def _origin(url: str) -> tuple[str, str, int | None] | None:
+    """(scheme, host, port) of `url`, the scheme's default port filled in; None if malformed."""
+    try:
+        parts = urlsplit(url)
+        scheme = parts.scheme.lower()
+        port = parts.port or {"http": 80, "https": 443}.get(scheme)
+        return scheme, (parts.hostname or "").rstrip(".").lower(), port
+    except ValueError:
+        return None
 
 
 def _is_web_url(url: str) -> bool:

@@ -87,11 +87,13 @@ async def retried(
     backoff: Callable[[int, float | None], float],
     service: str,
     unexpected: str,
+    sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
 ) -> T | str:
     """`call()` retried on TransientError up to `retries` times; its result, or why not.
 
     A PermanentError's message, the last transient failure's, or - for anything else (a
     malformed answer; logged) - the `unexpected` phrase: a client never raises into the run.
+    `sleep` waits between tries (tests record the waits instead).
     """
     attempt = 0
     while True:
@@ -105,7 +107,7 @@ async def retried(
             delay = backoff(attempt, failure.retry_after)
             logger.info("%s: %s; retry in %.2f s", service, failure.what, delay)
             attempt += 1
-            await asyncio.sleep(delay)
+            await sleep(delay)
         except Exception as exc:
             logger.warning("%s request failed", service, exc_info=True)
             return Phrase(unexpected, error=type(exc).__name__)

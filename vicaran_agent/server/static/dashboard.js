@@ -369,15 +369,24 @@
     return out;
   }
 
+  // A small link from a claim's card to its own page (mirrors _claim_page_link).
+  function claimPage(id, number) {
+    if (!number) return null;
+    const href = `/investigations/${encodeURIComponent(id)}/claims/${number}`;
+    const title = "This claim's own page, with its ClaimReview";
+    return [" ", el("a", { class: "snap", href, title }, "claim page")];
+  }
+
   function claims(inv, ctx) {
     if (!inv.claims.length) return empty("No claims yet.");
     const verdicts = new Map(inv.fact_checks.map((c) => [c.claim_id, c.verdict]));
+    const numbers = new Map(inv.fact_checks.map((c, i) => [c.claim_id, i + 1]));
     return el("ol", { class: "cards" }, inv.claims.map((c) => {
       const importance = pct(c.importance, 100);
       const verdict = verdicts.get(c.id);
       return el("li", { class: "card claim", id: `claim-${c.key}` },
         el("div", { class: "card-head" }, el("span", { class: "num" }, c.key),
-          el("h3", { class: "card-title" }, c.claim_text)),
+          el("h3", { class: "card-title" }, c.claim_text), claimPage(inv.id, numbers.get(c.id))),
         el("p", { class: "meta" },
           el("span", { class: "metric" }, "Importance ", bar(importance),
             ` ${Math.round(importance)}%`),
@@ -422,11 +431,11 @@
 
   function checks(inv, ctx) {
     if (!inv.fact_checks.length) return empty("No fact-checks yet.");
-    return el("ol", { class: "cards" }, inv.fact_checks.map((c) => {
+    return el("ol", { class: "cards" }, inv.fact_checks.map((c, i) => {
       const confidence = pct(c.confidence, 100);
       return el("li", { class: "card check" },
         el("div", { class: "card-head" }, badge("verdict", c.verdict, VERDICT),
-          el("h3", { class: "card-title" }, c.claim_text)),
+          el("h3", { class: "card-title" }, c.claim_text), claimPage(inv.id, i + 1)),
         el("p", { class: "meta" }, el("span", { class: "metric" }, "Confidence ",
           bar(confidence), ` ${Math.round(confidence)}%`),
         c.as_of ? el("span", {}, `Checked on ${c.as_of}`) : null),
@@ -632,8 +641,8 @@
     }
   }
 
-  // Open the panel holding a numbered source (#source-N) or a claim (#claim-KEY, the address
-  // ClaimReview exports point to) and highlight it.
+  // Open the panel holding a numbered source (#source-N) or a claim (#claim-KEY) and
+  // highlight it.
   function showCard(id) {
     select(id.startsWith("claim-") ? "claims" : "sources");
     const target = document.getElementById(id);
