@@ -265,12 +265,13 @@ async def test_source_found_keeps_given_fields(client: httpx.AsyncClient, repo: 
         "origin": "user_url",
         "is_user_provided": True,
         "published_at": "2024-03-05",
+        "published_at_source": "metadata",
     }
     await send(client, "SOURCE_FOUND", investigation_id, data)
     [source] = stored(repo, investigation_id)["sources"]
     assert source["domain"] == "example.org"
     assert (source["origin"], source["is_user_provided"]) == ("user_url", True)
-    assert source["published_at"] == "2024-03-05"
+    assert (source["published_at"], source["published_at_source"]) == ("2024-03-05", "metadata")
 
 
 async def test_same_source_url_twice_is_one_source(
@@ -1037,6 +1038,7 @@ async def test_provenance_fields_are_stored_and_returned(client, repo):
         "quote": "Fares rose 40% in March.",
         "query": "fares rose",
         "published_at": "2026-01-12",
+        "published_at_source": "search",
         "content_sha256": SHA,
         "origin": "page",
         "independent": False,
@@ -1073,6 +1075,7 @@ async def test_provenance_fields_are_stored_and_returned(client, repo):
         False,
     )
     assert (evidence["content_sha256"], evidence["origin"]) == (SHA, "page")
+    assert (evidence["published_at"], evidence["published_at_source"]) == ("2026-01-12", "search")
     assert saved["quality"]["audited"] == 3 and saved["quality"]["rewrites"] == 1
     assert saved["tokens"]["input"] == 1000
     assert saved["tokens"]["per_stage"] == {"fact_checker": use}
@@ -1090,6 +1093,15 @@ async def test_malformed_provenance_fields_are_refused(client):
     )
     assert response.status_code == 400
     assert "data.display_url" in response.json()["error"]
+    # a date's source is one of the five that state dates; the day it was fetched is not one
+    response = await send(
+        client,
+        "SOURCE_FOUND",
+        investigation_id,
+        {**SOURCE, "published_at": "2024-03-05", "published_at_source": "last_modified"},
+    )
+    assert response.status_code == 400
+    assert "data.published_at_source" in response.json()["error"]
 
 
 # --- the optional fields of the documents work -----------------------------------------------

@@ -8,6 +8,7 @@ from vicaran_agent.tools.content import (
     clip_text,
     extract_readable,
     published_date,
+    read_html,
 )
 
 NEWS = (
@@ -262,3 +263,53 @@ def test_clip_text_hard_cut_without_spaces() -> None:
 )
 def test_published_date(value: str | None, expected: str | None) -> None:
     assert published_date(value) == expected
+
+
+def _page(head: str = "", body: str = "") -> str:
+    paragraphs = "".join(f"<p>{p}</p>" for p in [ARTICLE_BODY] * 3)
+    return (
+        f"<!DOCTYPE html><html><head><title>Budget</title>{head}</head><body><article>"
+        f"<h1>Budget</h1>{body}{paragraphs}</article>"
+        "<footer>© 2024 Example News</footer></body></html>"
+    )
+
+
+ARTICLE_BODY = (
+    "The city council approved the new budget after a six-hour session that stretched late into "
+    "the night, with eleven votes in favour and four against the plan."
+)
+
+
+@pytest.mark.parametrize(
+    ("head", "expected"),
+    [
+        (
+            '<meta property="article:published_time" content="2019-03-05T08:00:00-03:00">',
+            "2019-03-05",
+        ),
+        ('<meta name="DC.date.issued" content="5 March 2019">', "2019-03-05"),
+        ('<meta itemprop="datePublished" content="2019-03-05">', "2019-03-05"),
+        (
+            '<script type="application/ld+json">{"@context": "https://schema.org", "@graph": ['
+            '{"@type": "NewsArticle", "dateModified": "2026-11-01", '
+            '"datePublished": "2019-03-05T10:00:00Z"}]}</script>',
+            "2019-03-05",
+        ),
+        # what is not a publication date: a modification, the page's generation, the server
+        ('<meta property="article:modified_time" content="2026-11-01T00:00:00Z">', None),
+        ('<meta property="og:updated_time" content="2026-11-01">', None),
+        ('<meta name="gentime" content="2026-11-27">', None),
+        ('<meta http-equiv="last-modified" content="Fri, 27 Nov 2026 04:00:00 GMT">', None),
+        ('<meta itemprop="copyrightYear" content="2024">', None),
+        ('<script type="application/ld+json">{"dateModified": "2026-11-01"}</script>', None),
+        ('<script type="application/ld+json">{"datePublished": </script>', None),  # broken
+    ],
+)
+def test_an_html_pages_date_is_its_metadatas(head: str, expected: str | None) -> None:
+    assert read_html(_page(head), "https://news.example/budget").published_at == expected
+
+
+def test_dates_in_the_text_or_the_address_are_not_publication_dates() -> None:
+    """Without date metadata the date is unknown, whatever the text, footer or URL mention."""
+    page = _page(body="<p class='date'>Published on 5 March 2019, updated 27 Nov 2026</p>")
+    assert read_html(page, "https://news.example/2019/03/05/budget").published_at is None

@@ -68,6 +68,7 @@ def source(n: int, **changes: object) -> Source:
         "credibility_score": 4,
         "content_summary": f"What news{n} reported.",
         "published_at": "2024-03-01",
+        "published_at_source": "metadata",
     }
     return Source.model_validate({**data, **changes})
 
@@ -199,7 +200,7 @@ def trust_investigation(repo: Repository, language: str = "en") -> tuple[str, li
             relevance_reason="About the contract.",
         ),
         source(2, relevant=False, relevance=0.12, relevance_reason="About a football match."),
-        source(3, title=XSS),
+        source(3, title=XSS, published_at=None),  # its page states no date
     ]
     ids = repo.save_sources(iid, sources, texts={sha256(SOURCE_TEXT): SOURCE_TEXT})
     source_ids = [ids[s.url] for s in sources]
@@ -226,6 +227,7 @@ def trust_investigation(repo: Repository, language: str = "en") -> tuple[str, li
             quote=QUOTE,
             query=QUERY,
             published_at="2024-03-02",
+            published_at_source="search",
             retrieved_at="2024-04-02T11:00:00+00:00",
             content_sha256=sha256(EVIDENCE_TEXT),
         ),
@@ -774,7 +776,9 @@ async def test_links_go_to_the_address_as_found_with_snapshot_links(
     assert f'<a class="snap" href="{snapshot_url(iid, sha256(SOURCE_TEXT))}"' in first
     assert ">snapshot</a>" in first
     assert "News One" in first and "news1.example" in first
-    assert "Published 2024-03-01" in first
+    assert "Published 2024-03-01 (page metadata)" in first  # the date, and who states it
+    assert "Publication date unknown" in card(page, "source-3")  # shown as unknown
+    assert "Publication date unknown" not in first
     assert 'Retrieved <time datetime="2024-04-02T10:00:00+00:00">2024-04-02</time>' in first
     assert "Provided by you" in first and "Relevance 90%" in first
     assert 'class="snap"' not in card(page, "source-3")  # no text stored, no snapshot link
@@ -824,7 +828,8 @@ async def test_evidence_shows_quote_independence_and_provenance(
         '<p class="note">Counted as context, not &#x27;supports&#x27;: the quote is not in the '
         "text read</p>"
     ) in checks
-    assert f"Published 2024-03-02 · found by: {QUERY}" in checks
+    assert f"Published 2024-03-02 (search service) · found by: {QUERY}" in checks
+    assert checks.count("Publication date unknown") == 5  # the items with no date say so
     assert checks.count("Checked on 2024-04-03") == 4  # C4 has no date
     assert "Supports" in checks and "High reliability" in checks
 

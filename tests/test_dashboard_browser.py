@@ -605,3 +605,60 @@ def test_claim_page_links_render_the_same_from_the_script(
     assert f"/investigations/{iid}/claims/2" not in served["claims"][1]
     errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     assert errors == []
+
+
+def test_dates_render_the_same_from_the_script(
+    repo: Repository, server: LiveServer, browser: WebDriver
+) -> None:
+    """The script's renderers mirror the server's: each date with who states it, and an item
+    with no date says it is unknown."""
+    from selenium.webdriver.common.by import By
+
+    from vicaran_agent.schemas import Claim, Evidence, Verdict
+
+    iid = start(repo)  # running: the script keeps rendering it
+    sources = [source(1), source(2, published_at=None)]
+    ids = repo.save_sources(iid, sources)
+    claim_ids = repo.save_claims(
+        iid,
+        [Claim(key="C1", claim_text="A claim.", importance=0.5, source_ids=[ids[sources[0].url]])],
+    )
+    dated = {"published_at": "2024-03-02", "published_at_source": "search"}
+    evidence = [
+        Evidence(url=f"https://e{n}.example/a", reliability="high", stance="context", **values)
+        for n, values in enumerate([dated, {}])
+    ]
+    repo.save_verdicts(
+        iid,
+        [
+            Verdict(
+                claim_key="C1",
+                claim_text="A claim.",
+                claim_id=claim_ids["C1"],
+                verdict="unverified",
+                confidence=0.2,
+                explanation="Not enough.",
+                evidence=evidence,
+            )
+        ],
+    )
+    _resize(browser, WIDE)
+    browser.get(f"{server.url}/investigations/{iid}#sources")
+    _wait(browser, lambda d: d.execute_script("return document.documentElement.className"), "js")
+    keys = ("sources", "fact-checks")
+    served = {key: _panel_view(browser, key) for key in keys}
+    browser.execute_script(
+        "for (const b of document.querySelectorAll('[data-body]')) b.firstChild.dataset.served = 1;"
+    )
+    _wait(
+        browser,
+        lambda d: not d.find_elements(By.CSS_SELECTOR, "[data-body='sources'] [data-served]"),
+        "the script to render the panels",
+    )
+    assert {key: _panel_view(browser, key) for key in keys} == served
+    text, _ = served["sources"]
+    assert "Published 2024-03-01 (page metadata)" in text and "Publication date unknown" in text
+    text, _ = served["fact-checks"]
+    assert "Published 2024-03-02 (search service)" in text and "Publication date unknown" in text
+    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert errors == []

@@ -103,6 +103,7 @@ async def test_a_matching_fact_check_review_is_sufficient_after_one_round(harnes
     assert verdict.iterations == 1 and verdict.stop_reason == "sufficient evidence"
     (item,) = [e for e in verdict.evidence if e.origin == "factcheck_api"]
     assert item.reliability == "high" and item.rating == "False" and item.stance == "refutes"
+    assert (item.published_at, item.published_at_source) == ("2024-06-01", "review")
     assert env.services.factcheck.searches()[0]["languageCode"] == "en"
 
 
@@ -339,11 +340,17 @@ async def test_evidence_records_its_provenance_and_the_date_of_the_check(harness
     assert verdict.as_of == "2026-01-15"
     (item,) = verdict.evidence
     assert item.query == CLAIM  # the scripted claim's search
-    assert item.published_at == "2026-01-12" and item.retrieved_at
+    # the date is Tavily's: only the outlet search is a news search, and only news has dates
+    assert (item.published_at, item.published_at_source) == ("2026-01-12", "search")
+    assert item.retrieved_at
+    searches = [r.json for r in harness.env.services.tavily.requests]
+    assert {b["topic"] for b in searches if b.get("include_domains")} == {"news"}
+    assert {b["topic"] for b in searches if not b.get("include_domains")} == {"general"}
     assert item.display_url == "https://www.reuters.com/a" and item.url == "https://reuters.com/a"
     assert item.content_sha256 == sha256_text(harness.runtime.texts.get(item.content_sha256))
     prompts = scripted_model.calls_for("ClaimAssessment")
-    assert "published: 2026-01-12" in prompts[0]["prompt"]  # the date reaches the checker
+    # the date and where it comes from reach the checker
+    assert "published: 2026-01-12 (search service)" in prompts[0]["prompt"]
     assert "2026-01-15" in prompts[0]["instruction"]
 
 

@@ -205,7 +205,8 @@ def test_markdown_export_has_the_report_and_the_evidence(repo: Repository) -> No
     assert appendix.count(f"Not independent: {NOT_INDEPENDENT}") == 5
     assert "Note: Counted as context, not 'supports'" in appendix
     assert appendix.count(f"Found by: {QUERY}") == 5
-    assert "Published 2024-03-02 · Retrieved 2024-04-02T11:00:00+00:00" in appendix
+    assert "Published 2024-03-02 (search service) · Retrieved 2024-04-02T11:00:00+00:00" in appendix
+    assert appendix.count("Publication date unknown") == 5 + 1  # 5 undated items, source 3
     assert appendix.count(f"Link: {EVIDENCE_DISPLAY}") == 5
     assert appendix.count(f"Snapshot: `{sha256(EVIDENCE_TEXT)}`") == 5
     sources = appendix[appendix.index("## All sources read") :]

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import email.utils
+import http.client
 import json
 import time
+import urllib.parse
+from datetime import date
 
 import httpx
 import pytest
@@ -40,7 +44,9 @@ def fake_tavily():
 def reader():
     pages = {
         "https://example.com/": Page(
-            "Example Domain", "# Example Domain\n\nThis domain is for use in examples."
+            "Example Domain",
+            "# Example Domain\n\nThis domain is for use in examples.",
+            last_modified=None,  # its server sends no Last-Modified
         ),
         "https://news.example/a?b=c": Page(
             "Headline",
@@ -75,13 +81,36 @@ async def test_async_client_gets_documented_shape(fake_tavily: FakeTavily) -> No
     assert body["answer"] is None and body["follow_up_questions"] is None and body["images"] == []
     assert [r["url"] for r in body["results"]] == [RESULTS[0]["url"], RESULTS[1]["url"]]
     first, second = body["results"]
-    assert first["published_date"] == RESULTS[0]["published_date"]
-    assert "published_date" not in second
+    assert "published_date" not in first and "published_date" not in second  # general: none
     assert first["raw_content"] is None and first["content"] == "alpha" and first["score"] == 0.9
     (req,) = fake_tavily.requests
     assert req.method == "POST" and req.path == "/search"
     assert req.header("authorization") == "Bearer tvly-test"
     assert req.json == {"query": "who is X", "max_results": 2}
+
+
+async def test_tavily_dates_only_for_news_in_rfc_1123() -> None:
+    """`published_date` comes with topic="news" only, as an RFC 1123 date, within `days`
+    (3 unless the request says otherwise) of the fake's today."""
+    results = [
+        {**RESULTS[0], "published_date": "2025-11-28"},  # an ISO day is sent as the API does
+        {**RESULTS[1], "published_date": "Mon, 24 Nov 2025 10:00:00 GMT"},
+        RESULTS[2],  # undated: never in a news index
+    ]
+    with FakeTavily(results, today=date(2025, 11, 29)) as fake:
+        client = tavily.AsyncTavilyClient(api_key="tvly-test", api_base_url=fake.url)
+        try:
+            general = await client.search("x")
+            recent = await client.search("x", topic="news")
+            older = await client.search("x", topic="news", days=30)
+        finally:
+            await client.close()
+    assert [r.get("published_date") for r in general["results"]] == [None, None, None]
+    assert [r["published_date"] for r in recent["results"]] == ["Fri, 28 Nov 2025 00:00:00 GMT"]
+    assert [r["published_date"] for r in older["results"]] == [
+        "Fri, 28 Nov 2025 00:00:00 GMT",
+        "Mon, 24 Nov 2025 10:00:00 GMT",
+    ]
 
 
 def test_sync_client_and_default_max_results() -> None:
@@ -108,11 +137,11 @@ async def test_overrides_by_substring_and_callable() -> None:
         await client.close()
 
     def pick(query: str, body: dict) -> list[dict] | None:
-        return special if body.get("topic") == "news" else None
+        return special if body.get("search_depth") == "advanced" else None
 
     with FakeTavily(RESULTS, overrides=pick) as fake:
         client = tavily.AsyncTavilyClient(api_key="tvly-test", api_base_url=fake.url)
-        assert (await client.search("x", topic="news"))["results"] == [
+        assert (await client.search("x", search_depth="advanced"))["results"] == [
             {**special[0], "score": 0.9, "raw_content": None}
         ]
         assert len((await client.search("x"))["results"]) == 3
@@ -404,13 +433,70 @@ def test_jina_garbage_and_hang(reader: FakeJinaReader) -> None:
 
 
 def test_text_representation_rules() -> None:
-    assert text_representation("https://u/", Page("T", "C")) == (
+    assert text_representation("https://u/", Page("T", "C", last_modified=None)) == (
         "Title: T\n\nURL Source: https://u/\n\nMarkdown Content:\nC\n"
     )
-    two = Page("T", "C", warning=["w1", "w2"])
+    # the warnings are one mixin (lines joined by "\n"); mixins are joined by a blank line
+    two = Page("T", "C", warning=["w1", "w2"], last_modified="Tue, 18 Aug 2026 20:06:42 GMT")
     assert text_representation("https://u/", two) == (
-        "Title: T\n\nURL Source: https://u/\n\nWarning: w1\n\nWarning: w2\n\nMarkdown Content:\nC\n"
+        "Title: T\n\nURL Source: https://u/\n\nPublished Time: Tue, 18 Aug 2026 20:06:42 GMT\n\n"
+        "Warning: w1\nWarning: w2\n\nMarkdown Content:\nC\n"
     )
+
+
+def test_jina_published_time_as_snapshot_formatter_picks_it(reader: FakeJinaReader) -> None:
+    """JSON-LD datePublished, else the article:published_time meta tag, else the server's
+    Last-Modified (the time of the read unless the page says otherwise), each as written."""
+    lm = "Wed, 02 Jan 2019 10:00:00 GMT"
+    cases = [
+        (Page("T", "C", json_ld_published="2019-01-01", published_time="2019-01-03"), "2019-01-01"),
+        (
+            Page("T", "C", published_time="2019-01-03T10:00:00Z", last_modified=lm),
+            "2019-01-03T10:00:00Z",
+        ),
+        (
+            Page("T", "C", metadata={"parsely-pub-date": "2019-01-04"}, last_modified=lm),
+            "2019-01-04",
+        ),
+        (Page("T", "C", metadata={"date": "2019-01-05"}, last_modified=lm), lm),
+        (Page("T", "C", last_modified=lm), lm),
+    ]
+    for page, expected in cases:
+        assert page.reader_published_time() == expected
+    before = time.time()
+    served = email.utils.parsedate_to_datetime(Page("T", "C").reader_published_time() or "")
+    assert served.timestamp() >= int(before)  # a server that rewrites its pages: "today"
+    reader.pages["https://example.com/"] = Page(
+        "T", "C", metadata={"og:title": "T", "date": ["2019-01-05", "x"]}, last_modified=lm
+    )
+    data = httpx.get(
+        f"{reader.url}/https://example.com/", headers={"Accept": "application/json"}
+    ).json()["data"]
+    assert data["publishedTime"] == lm
+    assert data["metadata"] == {"og:title": "T", "date": ["2019-01-05", "x"]}
+
+
+def test_jina_decodes_the_target_once_as_the_real_reader() -> None:
+    """crawler.ts: pathname + search of the request URL, decodeURIComponent'd once."""
+    meant = "https://site.example/a%2Fb?q=fish%26chips&t=%23x"
+    with FakeJinaReader({meant: Page("T", "C")}) as fake:
+        raw = httpx.get(f"{fake.url}/{meant}")  # appended as is: its escapes are decoded
+        encoded = httpx.get(f"{fake.url}/{urllib.parse.quote(meant, safe='')}")
+        malformed = httpx.get(f"{fake.url}/https://site.example/100%25/%zz")
+        connection = http.client.HTTPConnection("127.0.0.1", fake.port)
+        connection.request("GET", "/https://site.example/a/%2E%2e/b")  # as sent, unresolved
+        dots = connection.getresponse()
+        connection.close()
+        twice = httpx.get(f"{fake.url}/https://https://site.example/c")
+    assert raw.status_code == 422 and encoded.status_code == 200
+    assert fake.targets() == [
+        "https://site.example/a/b?q=fish&chips&t=#x",
+        meant,
+        "https://site.example/100%25/%zz",  # decodeURIComponent throws: kept as is
+        "https://site.example/b",  # the request URL's dot segments are resolved first
+        "https://site.example/c",
+    ]
+    assert malformed.status_code == dots.status == twice.status_code == 422
 
 
 # --- Plain web -----------------------------------------------------------------------------

@@ -6,9 +6,11 @@ import re
 
 from tests.support import scripted_model
 from tests.support.conversation import Conversation, text_of
+from tests.support.corpus import RIVERTON
 from vicaran_agent import state_keys as keys
 from vicaran_agent.config import get_settings
 from vicaran_agent.storage import get_repository
+from vicaran_agent.tools.urls import normalize_url
 
 BRIEF = (
     "Investigate whether Acme Chemicals polluted Riverton's drinking water and what the EPA "
@@ -91,6 +93,23 @@ async def test_quick_investigation_runs_end_to_end(env):
     claim_ids = {c["id"] for c in saved["claims"]}
     assert {f["claim_id"] for f in saved["fact_checks"]} == claim_ids
     assert saved["bias"] is not None and saved["timeline"] == []
+
+    # Every date says who states it. A page that states none has none, although Jina Reader
+    # gave it a Published Time (its server's Last-Modified: the day it was read).
+    dated = {s["url"]: (s["published_at"], s["published_at_source"]) for s in saved["sources"]}
+    by_page = {normalize_url(a.url): a for a in RIVERTON}
+    assert set(by_page) <= set(dated)
+    for url, article in by_page.items():
+        assert dated[url] == (
+            (article.published, "metadata") if article.published else (None, None)
+        )
+    evidence = [e for f in saved["fact_checks"] for e in f["evidence"]]
+    assert evidence and all(e["published_at_source"] for e in evidence if e["published_at"])
+    assert all(
+        e["published_at"] is None
+        for e in evidence
+        if e["url"] in {u for u, a in by_page.items() if not a.published}
+    )
 
 
 QUICK_SKIP = "[TIMELINE_SKIPPED] Quick Search mode - timeline construction disabled."

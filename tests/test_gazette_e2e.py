@@ -33,6 +33,7 @@ async def test_a_claim_about_a_city_is_checked_in_its_gazettes_and_the_report_ci
     verdict = next(v for v in state[keys.VERDICT_RECORDS] if v["claim_key"] == claim["key"])
     acts = [e for e in verdict["evidence"] if e["origin"] == "gazette"]
     assert acts and all(e["territory_id"] == PA.territory_id for e in acts)
+    assert all(e["published_at"] and e["published_at_source"] == "gazette" for e in acts)
     assert verdict["verdict"] == "verified", verdict["explanation"]
     assert any("Porto Alegre/RS (IBGE 4314902)" in line for line in verdict["reasoning"])
 
@@ -40,6 +41,10 @@ async def test_a_claim_about_a_city_is_checked_in_its_gazettes_and_the_report_ci
     gazettes = [s for s in state[keys.SOURCE_RECORDS] if s["origin"] == "gazette"]
     assert gazettes and all(s["source_id"] for s in gazettes)
     assert all(s["gazette_date"] and s["txt_url"] for s in gazettes)
+    assert all(
+        (s["published_at"], s["published_at_source"]) == (s["gazette_date"], "gazette")
+        for s in gazettes
+    )
     saved = get_repository(get_settings().database_url).get_investigation(
         state[keys.INVESTIGATION_ID]
     )

@@ -117,6 +117,21 @@ def test_the_new_column_is_added(tmp_path: Path) -> None:
     repository.close()
 
 
+def test_the_date_sources_are_added_to_sources_and_evidence(tmp_path: Path) -> None:
+    """0004: where each publication date comes from; the old dates stay, their source unknown."""
+    url = _old_database(tmp_path)
+    repository = Repository(url)
+    with create_engine(url).connect() as connection:
+        for table in ("sources", "evidence"):
+            columns = {c["name"] for c in inspect(connection).get_columns(table)}
+            assert "published_at_source" in columns, table
+    data = repository.get_investigation(INVESTIGATION_ID)
+    assert data is not None
+    dated = [s for s in data["sources"] if s["published_at"]]
+    assert dated and all(s["published_at_source"] is None for s in dated)
+    repository.close()
+
+
 def test_a_database_with_todays_column_added_in_place_is_upgraded(tmp_path: Path) -> None:
     """Made by code that added `tokens` itself (before migrations): stamped, nothing re-added."""
     url = _old_database(tmp_path)

@@ -14,6 +14,7 @@ import time
 import zlib
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 import pytest
@@ -66,7 +67,7 @@ def jina():
         STORY: Page(
             "Council approves budget",
             ARTICLE_MD,
-            published_time="Tue, 18 Aug 2026 20:06:42 GMT",
+            published_time="2026-08-18T20:06:42+00:00",  # its article:published_time meta tag
         )
     }
     with FakeJinaReader(pages) as fake:
@@ -109,20 +110,63 @@ async def read(reader: PageReader, url: str) -> PageResult:
 # --- Jina Reader ---------------------------------------------------------------------------
 
 
-async def test_jina_text_success(jina: FakeJinaReader) -> None:
+async def test_jina_success(jina: FakeJinaReader) -> None:
     result = await read(make_reader(jina), STORY)
     assert result.ok and result.error is None and result.via == "jina"
     assert result.url == STORY
     assert result.title == "Council approves budget"
-    assert result.published_at == "2026-08-18"
+    assert (result.published_at, result.published_at_source) == ("2026-08-18", "metadata")
     assert PARAGRAPHS[1] in result.text
     assert "![" not in result.text and "cdn.news.example" not in result.text  # image dropped
     assert "Read the full budget here." in result.text  # link reduced to its text
     (request,) = jina.requests
-    assert request.method == "GET" and request.raw_path == f"/{STORY}"
+    assert request.method == "GET" and request.raw_path == "/" + quote(STORY, safe="")
     assert request.header("authorization") is None  # no key, no header
-    assert "application/json" not in (request.header("accept") or "")  # the text format
+    # the JSON envelope: it carries the page's meta tags, which say whether a date is one
+    assert request.header("accept") == "application/json"
     assert "Vicaran" in (request.header("user-agent") or "")
+
+
+async def test_a_page_without_date_metadata_has_no_date_through_jina(
+    jina: FakeJinaReader,
+) -> None:
+    """Reader prints the server's Last-Modified as `Published Time` when the page states no
+    date: a 2019 article on a server that rewrites its pages would look published today."""
+    jina.pages[STORY] = Page(
+        "Council approves budget",
+        ARTICLE_MD,
+        metadata={"og:title": "Council approves budget", "article:modified_time": "2026-01-02"},
+        last_modified="Fri, 27 Nov 2026 04:00:00 GMT",
+    )
+    async with httpx.AsyncClient() as client:
+        said = (await client.get(f"{jina.url}/{quote(STORY, safe='')}")).text
+    assert "Published Time: Fri, 27 Nov 2026 04:00:00 GMT" in said  # what Reader says
+    result = await read(make_reader(jina), STORY)
+    assert result.ok and result.via == "jina"
+    assert (result.published_at, result.published_at_source) == (None, None)
+    assert page_reader_module._parse_jina_text(said)[0].published_at is None  # text: neither
+
+
+async def test_jina_dates_come_from_the_pages_own_date_metadata(jina: FakeJinaReader) -> None:
+    """A date in the page's meta tags (any of htmldate's publication names) is its date, in
+    whatever format the page writes it; Reader's Last-Modified line adds nothing."""
+    for tags, expected in [
+        ({"article:published_time": "2019-03-05T08:00:00-03:00"}, "2019-03-05"),
+        ({"date": "2019/03/05"}, "2019-03-05"),  # Reader prints Last-Modified for this one
+        ({"DC.date.issued": "5 March 2019"}, "2019-03-05"),
+        ({"parsely-pub-date": ["2019-03-05T10:00:00Z", "2019-03-06T10:00:00Z"]}, "2019-03-05"),
+        ({"og:updated_time": "2026-11-01"}, None),  # a modification date is not one
+        ({"gentime": "2026-11-27 04:00"}, None),  # the time the page was generated: neither
+    ]:
+        jina.pages[STORY] = Page("Budget", ARTICLE_MD, metadata=tags)
+        result = await read(make_reader(jina), STORY)
+        assert result.ok and result.via == "jina", tags
+        assert result.published_at == expected, tags
+        assert result.published_at_source == ("metadata" if expected else None), tags
+    # JSON-LD is not in Reader's metadata: its date cannot be told from Last-Modified there
+    jina.pages[STORY] = Page("Budget", ARTICLE_MD, json_ld_published="2019-03-05T08:00:00Z")
+    result = await read(make_reader(jina), STORY)
+    assert result.ok and result.published_at is None
 
 
 async def test_jina_key_is_sent_when_set(jina: FakeJinaReader) -> None:
@@ -152,7 +196,7 @@ async def test_long_text_is_clipped(jina: FakeJinaReader) -> None:
     jina.pages[STORY] = Page("Long", "\n\n".join(PARAGRAPHS * 40))
     result = await read(make_reader(jina), STORY)
     assert result.ok and len(result.text) <= 5000 and result.text.endswith("…")
-    assert result.published_at is None
+    assert result.published_at is None  # no date metadata: Reader's Last-Modified is not one
 
 
 async def test_451_falls_back_to_a_direct_fetch(jina: FakeJinaReader, web: FakeWeb) -> None:
@@ -377,18 +421,39 @@ async def test_unexpected_errors_become_values(
     def explode(*args: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(page_reader_module, "_parse_jina_text", explode)
+    monkeypatch.setattr(page_reader_module, "_parse_jina_json", explode)
     result = await read(make_reader(jina), STORY)
     assert not result.ok and result.error == "unexpected error: RuntimeError: boom"
 
 
-def test_json_envelope_is_understood_too(jina: FakeJinaReader) -> None:
+def test_the_text_format_is_understood_too(jina: FakeJinaReader) -> None:
     jina.pages[STORY].warning = "This is a cached snapshot of the original page."
-    envelope = httpx.get(f"{jina.url}/{STORY}", headers={"Accept": "application/json"}).text
-    page, warnings = page_reader_module._parse_jina_json(envelope)
-    assert page.title == "Council approves budget" and page.published_at == "2026-08-18"
+    text = httpx.get(f"{jina.url}/{STORY}", headers={"Accept": "text/plain"}).text
+    assert "Published Time: 2026-08-18T20:06:42+00:00" in text
+    page, warnings = page_reader_module._parse_jina_text(text)
+    assert page.title == "Council approves budget"
+    assert page.published_at is None  # a bare Published Time line may be Last-Modified
     assert PARAGRAPHS[0] in page.text and "![" not in page.text
     assert warnings == ["This is a cached snapshot of the original page."]
+
+
+@pytest.mark.parametrize(
+    "meant",
+    [
+        "https://site.example/search?q=fish%26chips&page=2",  # an escaped & is not a separator
+        "https://site.example/login?next=%2Fhome%3Ftab%3D1",  # an escaped = is not a pair
+        "https://site.example/files/report%2F2024.pdf",  # an escaped / is not a segment
+        "https://site.example/tags?q=%23vote",  # an escaped # is not a fragment
+        "https://site.example/a%2Fb?x=1%263&y=%3D#top",  # all, and a fragment (not read)
+    ],
+)
+async def test_jina_targets_reach_the_site_exactly(meant: str) -> None:
+    """Reader URI-decodes the address once: it must get the one Vicaran means, escapes kept."""
+    read_as = meant.partition("#")[0]  # what is read, rated and deduplicated has no fragment
+    with FakeJinaReader({read_as: Page("Found", ARTICLE_MD)}) as jina:
+        result = await read(make_reader(jina), meant)
+    assert jina.targets() == [read_as]
+    assert result.ok and result.via == "jina" and result.title == "Found"
 
 
 # --- DNS rebinding: connect to the address that was checked --------------------------------
@@ -497,7 +562,9 @@ async def test_a_gzip_bomb_is_read_only_up_to_the_cap(
     else:
         url = STORY
         head = f"Title: Bomb\n\nURL Source: {STORY}\n\nMarkdown Content:\n".encode()
-        web.add_gzip_bomb(f"/{STORY}", expanded, prefix=head, content_type="text/plain")
+        web.add_gzip_bomb(
+            "/" + quote(STORY, safe=""), expanded, prefix=head, content_type="text/plain"
+        )
         reader = make_reader(None, jina_reader_base_url=web.url, vicaran_max_page_bytes=cap)
 
     result = await read(reader, url)
@@ -558,7 +625,8 @@ async def test_jina_reads_the_page_that_is_rated_not_where_dot_segments_lead(
 
     assert result.ok and result.title == "Reuters page" and result.url == written
     (request,) = jina.requests
-    assert request.raw_path == f"/{fetched}"  # exactly the target that is rated and deduped
+    assert request.raw_path == "/" + quote(fetched, safe="")
+    assert jina.targets() == [fetched]  # exactly the target that is rated and deduped
     assert (
         normalize_url(written) == normalize_url(fetched) == "https://reuters.com/evil.example/fake"
     )

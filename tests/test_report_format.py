@@ -20,7 +20,7 @@ from tests.support.corpus import MACEIO
 from vicaran_agent import export
 from vicaran_agent import state_keys as keys
 from vicaran_agent.config import get_settings
-from vicaran_agent.formatting import markdown_text
+from vicaran_agent.formatting import markdown_text, source_entry
 from vicaran_agent.i18n import ENGLISH, PORTUGUESE, Phrase, message
 from vicaran_agent.llm import ModelCallError, describe_model_error
 from vicaran_agent.sanitize import MARKERS, strip_markers
@@ -394,3 +394,18 @@ def test_a_tool_problem_reads_english_to_the_model_and_the_journalists_language_
         assert isinstance(copied, Phrase) and copied.said_in(PORTUGUESE) == problem.said_in(
             PORTUGUESE
         )
+
+
+def test_the_model_reads_each_date_with_who_states_it():
+    from vicaran_agent.schemas import Source
+
+    dated = Source(
+        url="https://a.example/x",
+        domain="a.example",
+        credibility_score=3,
+        published_at="2025-01-16",
+        published_at_source="metadata",
+    )
+    assert "published 2025-01-16 (page metadata)" in source_entry(1, dated)
+    undated = dated.model_copy(update={"published_at": None, "published_at_source": None})
+    assert "published" not in source_entry(1, undated)

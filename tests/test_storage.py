@@ -52,6 +52,7 @@ def _source(n: int, **changes: object) -> Source:
         "content_summary": f"Summary {n}",
         "key_claims": [f"claim {n}"],
         "published_at": "2024-03-01",
+        "published_at_source": "metadata",
     }
     data.update(changes)
     return Source.model_validate(data)
@@ -66,7 +67,16 @@ def _verdict(claim_key: str, claim_id: str | None, evidence_urls: list[str]) -> 
         confidence=0.7,
         explanation="Mostly right [1].",
         evidence=[
-            Evidence(url=url, title=f"E{i}", publisher="pub", reliability="high", stance="supports")
+            Evidence(
+                url=url,
+                title=f"E{i}",
+                publisher="pub",
+                reliability="high",
+                stance="supports",
+                # every other item dated, each by the party that states the date
+                published_at=None if i % 2 else f"2024-03-0{i % 9 + 1}",
+                published_at_source=None if i % 2 else ("search", "review", "gazette")[i % 3],
+            )
             for i, url in enumerate(evidence_urls)
         ],
         sufficient=True,
@@ -146,6 +156,12 @@ def test_full_investigation_round_trip(repo: Repository) -> None:
         )
     assert data["sources"][2]["is_reachable"] is False
     assert data["sources"][2]["unreachable_reason"] == "HTTP 404"
+    # a date is saved with who states it; no date, no source
+    assert [(s["published_at"], s["published_at_source"]) for s in data["sources"]] == [
+        ("2024-03-01", "metadata"),
+        ("2024-03-01", "metadata"),
+        (None, None),
+    ]
 
     assert [c["key"] for c in data["claims"]] == ["C1", "C2"]
     c1 = data["claims"][0]
@@ -158,6 +174,10 @@ def test_full_investigation_round_trip(repo: Repository) -> None:
     assert check["id"] == fact_check_ids["C1"]
     assert check["claim_id"] == claim_ids["C1"]
     assert check["source_ids"] == [s1]
+    assert [(e["published_at"], e["published_at_source"]) for e in check["evidence"]] == [
+        ("2024-03-01", "search"),
+        (None, None),
+    ]
     restored = Verdict.model_validate({**check, "claim_text": verdict.claim_text})
     shown = [e.model_copy(update={"display_url": e.display_url or e.url}) for e in verdict.evidence]
     assert restored == verdict.model_copy(update={"fact_check_id": check["id"], "evidence": shown})

@@ -13,6 +13,7 @@ from vicaran_agent.config import Settings
 from vicaran_agent.tools.web_search import (
     KEY_MISSING,
     MAX_QUERY_CHARS,
+    NEWS_DAYS,
     SearchHit,
     WebSearch,
     cap_query,
@@ -81,7 +82,7 @@ async def test_hits_are_deduplicated_by_normalized_url_and_sorted(fake: FakeTavi
 
 
 async def test_hit_fields(fake: FakeTavily) -> None:
-    outcome = await search(settings_for(fake)).search_many(["mayor"])
+    outcome = await search(settings_for(fake)).search_many(["mayor"], topic="news")
     story = next(h for h in outcome.hits if h.title == "Story")
     assert story == SearchHit(
         url="https://www.news.example.org/story/?utm_source=x",  # as given: fetchable
@@ -91,14 +92,28 @@ async def test_hit_fields(fake: FakeTavily) -> None:
         score=0.6,
         query="mayor",
     )
-    assert next(h for h in outcome.hits if h.title == "B").published_at is None
+    assert story.published_at_source == "search"
+    assert {h.title for h in outcome.hits} == {"Story"}  # news: dated items only
+
+
+async def test_only_a_news_search_carries_publication_dates(fake: FakeTavily) -> None:
+    """Tavily gives `published_date` for topic="news" only; a general search has no dates."""
+    general = await search(settings_for(fake)).search_many(["mayor"])
+    assert general.hits and all(h.published_at is None for h in general.hits)
+    assert all(h.published_at_source is None for h in general.hits)
+    news = await search(settings_for(fake)).search_many(["mayor"], topic="news")
+    dated = {h.title: (h.published_at, h.published_at_source) for h in news.hits}
+    assert dated["Story"] == ("2025-11-28", "search")  # from "Fri, 28 Nov 2025 06:34:57 GMT"
 
 
 async def test_request_body_options(fake: FakeTavily) -> None:
     await search(settings_for(fake)).search_many(["q"], max_results=50, topic="news")
     (req,) = fake.requests
-    assert req.json == {"query": "q", "topic": "news", "max_results": 20}
+    # A news search reaches back years, not the API's default window of a few days.
+    assert req.json == {"query": "q", "topic": "news", "max_results": 20, "days": NEWS_DAYS}
     assert req.header("authorization") == "Bearer tvly-test"
+    await search(settings_for(fake)).search_many(["q"], max_results=3)
+    assert fake.requests[-1].json == {"query": "q", "topic": "general", "max_results": 3}
 
 
 async def test_domain_lists_are_enforced_over_a_leaky_api(fake: FakeTavily) -> None:

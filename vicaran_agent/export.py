@@ -30,6 +30,7 @@ from .config import Settings, get_settings
 from .documents.model import is_document_url
 from .i18n import verdict_label
 from .sanitize import strip_markers
+from .schemas import published_text
 from .server.markdown import render_markdown
 
 COMPLETE_MARKER = "[INVESTIGATION_COMPLETE]"
@@ -300,14 +301,20 @@ def relevance_text(source: dict[str, Any]) -> str:
     return f"Relevance {score}" if score else ""
 
 
+def published_fact(item: dict[str, Any]) -> str:
+    """`Published 2024-03-02 (search service)`: the date and who states it, or that it is
+    unknown (the day Vicaran read an item is never its publication date)."""
+    if not item.get("published_at"):
+        return "Publication date unknown"
+    return "Published " + published_text(
+        _one_line(item["published_at"]), item.get("published_at_source")
+    )
+
+
 def _dates(item: dict[str, Any]) -> list[str]:
     """When (and, for a gazette, where) a source or evidence item was published, and when
     Vicaran read it."""
-    facts = []
-    if is_gazette(item):
-        facts.extend(gazette_facts(item))
-    elif item.get("published_at"):
-        facts.append(f"Published {item['published_at']}")
+    facts = gazette_facts(item) if is_gazette(item) else [published_fact(item)]
     if item.get("retrieved_at"):
         facts.append(f"Retrieved {item['retrieved_at']}")
     return facts

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .i18n import is_portuguese
 from .sanitize import defuse_delimiters
-from .schemas import Claim, Source
+from .schemas import Claim, Source, published_text
 from .tools.credibility import stars
 
 
@@ -24,7 +24,7 @@ def source_entry(number: int, source: Source, prefix: str = "S") -> str:
     if source.origin == "document":
         meta = "the journalist's document, " + meta
     if source.published_at:
-        meta += f", published {source.published_at}"
+        meta += f", published {published_text(source.published_at, source.published_at_source)}"
     lines = [f"[{prefix}{number}] {source.title or source.url} ({meta})", f"URL: {source.url}"]
     if source.content_summary:
         lines.append(f"Summary: {source.content_summary}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from .documents.model import document_url
 
@@ -15,6 +15,26 @@ Reliability = Literal["high", "neutral", "low"]
 EvidenceStance = Literal["supports", "refutes", "context"]
 CoverageStance = Literal["supportive", "neutral", "critical"]
 DatePrecision = Literal["day", "month", "year"]
+# Where a publication date comes from: the page's own metadata, the search service, a published
+# fact-check, the journalist's document, an official gazette. Nothing else is a date.
+DateSource = Literal["metadata", "search", "review", "document", "gazette"]
+DATE_SOURCE_LABELS: dict[str, str] = {
+    "metadata": "page metadata",
+    "search": "search service",
+    "review": "fact-check",
+    "document": "document",
+    "gazette": "gazette",
+}
+
+
+def published_text(published_at: str | None, source: str | None) -> str:
+    """`2025-01-16 (page metadata)`, a date without a recorded source as is, or `unknown`."""
+    if not published_at:
+        return "unknown"
+    label = DATE_SOURCE_LABELS.get(source or "")
+    return f"{published_at} ({label})" if label else published_at
+
+
 EvidenceOrigin = Literal[
     "source", "web", "page", "factcheck_api", "live_search", "late_source", "document", "gazette"
 ]
@@ -103,8 +123,9 @@ class Source(BaseModel):
     credibility_score: int = Field(ge=1, le=5)
     content_summary: str = ""
     key_claims: list[str] = Field(default_factory=list)
-    published_at: str | None = None
-    retrieved_at: str | None = None
+    published_at: str | None = None  # only a date the source states (DESIGN.md "Dates")
+    published_at_source: DateSource | None = None  # who states it
+    retrieved_at: str | None = None  # when Vicaran read it: never a publication date
     content_sha256: str | None = None
     relevant: bool = True
     relevance: float | None = None
@@ -139,6 +160,12 @@ class Source(BaseModel):
     @classmethod
     def _cap_claims(cls, value: list[str]) -> list[str]:
         return [_clip(c, 300) for c in value if c.strip()][:3]
+
+    @model_validator(mode="after")
+    def _undated(self) -> Source:
+        if not self.published_at:
+            self.published_at_source = None
+        return self
 
 
 class Claim(BaseModel):
@@ -175,7 +202,8 @@ class Evidence(BaseModel):
     origin: EvidenceOrigin = "web"
     rating: str | None = None  # a fact-checker's published rating, when the item is a review
     retrieved_at: str | None = None
-    published_at: str | None = None
+    published_at: str | None = None  # only a date the item states (DESIGN.md "Dates")
+    published_at_source: DateSource | None = None
     content_sha256: str | None = None  # of the text read (the snapshot's name)
     independent: bool = True
     independence_note: str = ""  # why it is not independent
@@ -196,6 +224,12 @@ class Evidence(BaseModel):
         if self.origin == "gazette":
             return self.url.split("#", 1)[0]
         return self.url
+
+    @model_validator(mode="after")
+    def _undated(self) -> Evidence:
+        if not self.published_at:
+            self.published_at_source = None
+        return self
 
 
 class Verdict(BaseModel):

@@ -2,7 +2,22 @@
 
     pages = {"https://news.example/a": Page("Headline", "# Headline\\n\\nBody ...")}
     with FakeJinaReader(pages) as reader:
-        httpx.get(f"{reader.url}/https://news.example/a")   # -> text/plain Reader format
+        httpx.get(f"{reader.url}/https%3A%2F%2Fnews.example%2Fa")  # -> text/plain Reader format
+
+The target is taken from the request as jina-ai/reader `src/api/crawler.ts` takes it (2026-05):
+the path and query of the request URL, dot segments resolved (WHATWG URL), URI-decoded ONCE
+(`tryDecodeURIComponent`: a malformed escape leaves the whole string as is), the leading `/`
+dropped, a repeated protocol fixed (`_attemptURLFix`) and the result parsed as a URL. So an
+address appended raw loses its own escapes (`a%26b` reaches the site as `a&b`) and one
+percent-encoded whole arrives intact. `POST /` takes `{"url": ...}` as given.
+
+`Published Time` is what `src/services/snapshot-formatter.ts` prints: Readability's
+`publishedTime` (JSON-LD `datePublished`, else the `article:published_time` or
+`parsely-pub-date` meta tag), else the `article:published_time` meta tag, else the target
+server's `Last-Modified` header, each exactly as written. A page with no date metadata gets its
+server's Last-Modified (the time of the read unless `Page.last_modified` says otherwise), so a
+page "published today" is what a client that trusts that line sees. The JSON envelope's
+`data.metadata` holds the page's `<meta name|property content>` tags, as Reader collects them.
 
 Unknown targets answer 422 "No content available", loopback/private targets 451 (the real
 Reader refuses them; `refuse_private=False` lets it "read" pages configured for a FakeWeb
@@ -22,23 +37,51 @@ from __future__ import annotations
 import ipaddress
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from email.utils import formatdate
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from tests.fakes.server import FailureQueue, FakeServer, RecordedRequest, Response
+
+READ_TIME = "at read time"  # Page.last_modified: the server's clock when the page is read
 
 
 @dataclass
 class Page:
-    """What Reader extracted from one target URL."""
+    """What Reader extracted from one target URL, and what the page and its server said."""
 
     title: str
     content: str  # Markdown
-    published_time: str | None = None
+    published_time: str | None = None  # the page's <meta property="article:published_time">
     warning: str | list[str] | None = None
     description: str = ""
+    metadata: dict[str, str | list[str]] = field(default_factory=dict)  # other <meta> tags
+    json_ld_published: str | None = None  # JSON-LD datePublished (Readability reads it first)
+    last_modified: str | None = READ_TIME  # the target server's Last-Modified header
+
+    @property
+    def meta_tags(self) -> dict[str, str | list[str]]:
+        """`data.metadata`: the page's meta tags by name or property."""
+        tags = dict(self.metadata)
+        if self.published_time:
+            tags["article:published_time"] = self.published_time
+        return tags
+
+    def reader_published_time(self) -> str | None:
+        """snapshot-formatter.ts: `parsed.publishedTime || metadata['article:published_time']
+        || lastModified`, Readability's being JSON-LD, then article:published_time, then
+        parsely-pub-date."""
+        tags = self.meta_tags
+        readability = (
+            self.json_ld_published
+            or _first(tags.get("article:published_time"))
+            or _first(tags.get("parsely-pub-date"))
+        )
+        last_modified = self.last_modified
+        if last_modified == READ_TIME:
+            last_modified = formatdate(time.time(), usegmt=True)
+        return readability or _first(tags.get("article:published_time")) or last_modified
 
     @property
     def warnings(self) -> list[str]:
@@ -227,13 +270,109 @@ INDEX_LABELS = {
 }
 
 
+def _first(value: str | list[str] | None) -> str | None:
+    if isinstance(value, list):
+        return value[0] if value else None
+    return value or None
+
+
 def _target_of(request: RecordedRequest) -> str | None:
     if request.method == "POST":
         body = request.json if isinstance(request.json, dict) else {}
-        url = body.get("url")
-        return str(url) if url else None
-    target = unquote(request.raw_path[1:])
-    return target or None
+        url = str(body.get("url") or "").strip()
+    else:
+        path, _, query = request.raw_path.partition("?")
+        # ctx.URL.pathname + ctx.URL.search (an empty query is no search), decoded once
+        origin_path = _decode_uri_component(
+            _dot_segments_removed(path) + (f"?{query}" if query else "")
+        )
+        url = origin_path[1:].strip()
+    url = _fix_protocol(url)
+    return _href(url) if url else None
+
+
+def _decode_uri_component(text: str) -> str:
+    """JavaScript's decodeURIComponent, or `text` unchanged where it would throw (a `%` not
+    followed by two hex digits, or escapes that are not UTF-8), as tryDecodeURIComponent."""
+    if "%" not in text:
+        return text
+    out = bytearray()
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char == "%":
+            pair = text[i + 1 : i + 3]
+            if len(pair) != 2 or any(c not in "0123456789abcdefABCDEF" for c in pair):
+                return text
+            out.append(int(pair, 16))
+            i += 3
+        else:
+            out += char.encode("utf-8")
+            i += 1
+    try:
+        return out.decode("utf-8")
+    except UnicodeDecodeError:
+        return text
+
+
+def _dot_segments_removed(path: str) -> str:
+    """A WHATWG URL path: `\\` is `/`, `.`/`..` segments (also as `%2e`) resolved."""
+    segments: list[str] = []
+    parts = path.replace("\\", "/").split("/")[1:]
+    for index, segment in enumerate(parts):
+        last = index == len(parts) - 1
+        dots = segment.lower().replace("%2e", ".")
+        if dots == "..":
+            if segments:
+                segments.pop()
+            if last:
+                segments.append("")
+        elif dots == ".":
+            if last:
+                segments.append("")
+        else:
+            segments.append(segment)
+    return "/" + "/".join(segments)
+
+
+def _fix_protocol(url: str) -> str:
+    """crawler.ts's `redundantProtocolRegexp`: `https://https://x` and `view-source:https://x`
+    become `https://x`."""
+    lowered = url.lower()
+    while True:
+        for prefix in ("view-source:", "https:/", "http:/"):
+            if lowered.startswith(prefix):
+                rest = url[len(prefix) :].lstrip("/")
+                if rest.lower().startswith(("http:/", "https:/", "view-source:")):
+                    url, lowered = rest, rest.lower()
+                    break
+        else:
+            break
+    return url
+
+
+def _href(url: str) -> str:
+    """`new URL(url).href` for the http(s) addresses tests use: lower-case scheme and host,
+    no default port, `/` for an empty path; anything else as given."""
+    try:
+        parts = urlsplit(url)
+        if parts.scheme.lower() in ("http", "https") and not parts.netloc:
+            parts = urlsplit(f"{parts.scheme}://{url.split(':', 1)[1].lstrip('/')}")  # https:/x
+        host = parts.hostname
+        port = parts.port
+    except ValueError:
+        return url
+    if parts.scheme.lower() not in ("http", "https") or not host:
+        return url
+    default = {"http": 80, "https": 443}[parts.scheme.lower()]
+    netloc = host if ":" not in host else f"[{host}]"
+    if port is not None and port != default:
+        netloc += f":{port}"
+    if "@" in parts.netloc:
+        netloc = parts.netloc.rpartition("@")[0] + "@" + netloc
+    return urlunsplit(
+        (parts.scheme.lower(), netloc, parts.path or "/", parts.query, parts.fragment)
+    )
 
 
 def _is_private(host: str) -> bool:
@@ -282,9 +421,10 @@ def tokens_of(text: str) -> int:
 def text_representation(url: str, page: Page) -> str:
     """Reader's `textRepresentation` for the default (content/markdown) format."""
     extra: list[str] = []
-    if page.published_time:
-        extra.append(f"Published Time: {page.published_time}")
-    extra.extend(f"Warning: {w}" for w in page.warnings)
+    if published := page.reader_published_time():
+        extra.append(f"Published Time: {published}")
+    if page.warnings:  # one mixin: its lines are not separated by blank lines
+        extra.append("\n".join(f"Warning: {w}" for w in page.warnings))
     text = f"Title: {page.title}\n\nURL Source: {url}\n"
     if extra:
         text += "\n" + "\n\n".join(extra) + "\n"
@@ -297,8 +437,10 @@ def _success(url: str, page: Page, accept: str | None, request: RecordedRequest)
     if _wants_json(accept):
         data: dict[str, Any] = {"title": page.title, "description": page.description, "url": url}
         data[fmt if raw else "content"] = page.content
-        if page.published_time:
-            data["publishedTime"] = page.published_time
+        if published := page.reader_published_time():
+            data["publishedTime"] = published
+        data["metadata"] = page.meta_tags
+        data["external"] = {}
         if page.warnings:
             data["warning"] = "\n".join(page.warnings)
         tokens = tokens_of(page.content)

@@ -7,6 +7,13 @@ Failures are injected at runtime with `fail(...)`, optionally for the next N req
 By default the fake's domain filter leaks like the real one (it ignores `exclude_domains` and
 treats `include_domains` as a preference); pass `honour_domain_filters=True` for a strict filter.
 
+Dates as the real API gives them: `published_date` only with `topic="news"` (tavily-python's
+README until 0.7.x: "only available if you are using news"; a captured news answer, external-
+apis.md §1), as an RFC 1123 date ("Fri, 28 Nov 2025 06:34:57 GMT"; a corpus's ISO day is sent
+in that form). A news search keeps only items published within `days` of `today` (3 when the
+request does not say: help.tavily.com, "How can I filter the results by date?", 2025-08); an
+item without a date is not news and never comes back from one. A general search has no dates.
+
 `GET /usage` (docs.tavily.com/documentation/api-reference/endpoint/usage) answers the key's and
 the account's credits: `{"key": {"usage", "limit"}, "account": {"current_plan", "plan_usage",
 "plan_limit", "paygo_usage", "paygo_limit"}}`; every search and extract spends credits (a basic
@@ -19,6 +26,8 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from email.utils import format_datetime, parsedate_to_datetime
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -39,6 +48,7 @@ _ERROR_MESSAGES = {
 }
 
 _TOPICS = {"general", "news", "finance"}
+NEWS_DEFAULT_DAYS = 3  # the window of a news search that names no `days`
 _DEPTHS = {"basic", "advanced", "fast", "ultra-fast"}
 
 
@@ -66,8 +76,10 @@ class FakeTavily(FakeServer):
         plan: str = "Researcher",
         plan_limit: int = 1000,
         latency: float = 0.0,
+        today: date | None = None,
     ) -> None:
         super().__init__(latency=latency)
+        self.today = today  # None: the real date, as the service uses
         self.key_limit = key_limit  # credits this key may spend a month (None: no limit)
         self.plan = plan
         self.plan_limit = plan_limit
@@ -143,7 +155,14 @@ class FakeTavily(FakeServer):
         max_results = body.get("max_results", 5)
         if not isinstance(max_results, int) or not 0 <= max_results <= 20:
             return _error(400, "max_results must be between 0 and 20.")
+        days = body.get("days", NEWS_DEFAULT_DAYS)
+        if not isinstance(days, int) or days < 0:
+            return _error(400, "days must be a positive integer.")
         results = self._results_for(query, body)
+        news = topic == "news"
+        if news:
+            today = self.today or datetime.now(UTC).date()
+            results = [r for r in results if _within(_published(r), today, days)]
         results = self._filter_domains(
             results, body.get("include_domains") or [], body.get("exclude_domains") or []
         )
@@ -153,7 +172,7 @@ class FakeTavily(FakeServer):
             "follow_up_questions": None,
             "answer": "A short answer." if body.get("include_answer") else None,
             "images": [],
-            "results": [_shape(r, i, raw) for i, r in enumerate(results[:max_results])],
+            "results": [_shape(r, i, raw, news) for i, r in enumerate(results[:max_results])],
             "response_time": 0.01,
             "request_id": str(uuid.uuid4()),
         }
@@ -243,14 +262,31 @@ def _error(status: int, message: str | None, retry_after: str = "1") -> Response
     return Response.text(status, message or "Internal Server Error", "text/plain")
 
 
-def _shape(result: Result, index: int, raw: bool) -> Result:
+def _published(result: Result) -> datetime | None:
+    """A corpus item's publication time: an RFC 1123 date or an ISO day/time (UTC if naive)."""
+    value = str(result.get("published_date") or "").strip()
+    if not value:
+        return None
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        when = datetime.fromisoformat(value)
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
+
+
+def _within(published: datetime | None, today: date, days: int) -> bool:
+    return published is not None and (today - published.date()).days <= days
+
+
+def _shape(result: Result, index: int, raw: bool, news: bool) -> Result:
     shaped: Result = {
         "url": result["url"],
         "title": result.get("title", ""),
         "score": float(result.get("score", round(0.9 - 0.05 * index, 4))),
     }
-    if result.get("published_date"):
-        shaped["published_date"] = result["published_date"]
+    published = _published(result) if news else None
+    if published is not None:
+        shaped["published_date"] = format_datetime(published.astimezone(UTC), usegmt=True)
     shaped["content"] = result.get("content", "")
     shaped["raw_content"] = result.get("raw_content", result.get("content", "")) if raw else None
     return shaped

@@ -21,7 +21,7 @@ from ..formatting import data_block, one_line
 from ..i18n import message
 from ..llm import ModelCallError, ModelClient
 from ..prompts.reference_gate import REFERENCE_GATE_INSTRUCTION
-from ..schemas import ReferenceGate
+from ..schemas import DateSource, ReferenceGate
 from ..tools.urls import normalize_url
 from .model import DocumentInfo, PassageHit
 from .names import fold
@@ -84,6 +84,7 @@ class FollowedPage:
     title: str
     text: str
     published_at: str | None
+    published_at_source: DateSource | None
     reference: Reference
     depth: int
     origin: str
@@ -522,6 +523,7 @@ class ReferenceFollower:
                 title=title,
                 text=text,
                 published_at=getattr(page, "published_at", None),
+                published_at_source=getattr(page, "published_at_source", None),
                 reference=reference,
                 depth=depth,
                 origin=origin,

@@ -98,7 +98,8 @@ class DocumentReader:
             update.update(
                 content_summary=clean(digest.summary) or clip_text(passages, 480),
                 key_claims=[clean(c) for c in digest.key_claims],
-                published_at=published_date(digest.published_date),
+                published_at=published_date(digest.published_date),  # as the document says
+                published_at_source="document",
                 relevance=round(min(1.0, max(0.0, digest.relevance)), 2),
                 relevance_reason=clean(" ".join(digest.relevance_reason.split())[:300]) or None,
             )

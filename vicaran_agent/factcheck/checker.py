@@ -186,8 +186,12 @@ class ClaimChecker:
             self._timed("web search", search.search_many(queries, max_results=RESULTS_PER_SEARCH)),
             self._timed(
                 "outlet search",
+                # the outlets' coverage: a news search, the only kind that gives dates
                 search.search_many(
-                    queries, max_results=RESULTS_PER_SEARCH, include_domains=shared.outlets
+                    queries,
+                    max_results=RESULTS_PER_SEARCH,
+                    include_domains=shared.outlets,
+                    topic="news",
                 ),
             ),
             documents,
@@ -224,6 +228,7 @@ class ClaimChecker:
                     outlet,
                     query=hit.query,
                     published_at=hit.published_at,
+                    published_at_source=hit.published_at_source,
                 )
                 candidate.retrieved_at = now_iso()
                 candidate.sha = texts.put(candidate.text) if candidate.text else None
@@ -340,7 +345,12 @@ class ClaimChecker:
             self.pool.add(candidate)
         for page in followed.pages:
             candidate = Candidate.from_url(
-                page.url, page.title, "", "page", published_at=page.published_at
+                page.url,
+                page.title,
+                "",
+                "page",
+                published_at=page.published_at,
+                published_at_source=page.published_at_source,
             )
             candidate.read(page.text, texts.put(page.text), self.claim.claim_text, now_iso())
             candidate.query = f"{page.origin} → {page.reference.label}"
@@ -362,7 +372,7 @@ class ClaimChecker:
                 candidate.read(
                     page.text, runtime.texts.put(page.text), self.claim.claim_text, now_iso()
                 )
-                candidate.published_at = page.published_at or candidate.published_at
+                candidate.dated(page.published_at, page.published_at_source)
                 candidate.origin = "page"
 
     def _take_late_arrivals(self) -> None:
@@ -375,11 +385,17 @@ class ClaimChecker:
             candidate = self.pool.get(page.url)
             if candidate is None:
                 candidate = Candidate.from_url(
-                    page.url, page.title, "", "late_source", published_at=page.published_at
+                    page.url,
+                    page.title,
+                    "",
+                    "late_source",
+                    published_at=page.published_at,
+                    published_at_source=page.published_at_source,
                 )
                 self.pool.add(candidate)
             # known from a snippet or not at all: now with its content
             candidate.read(page.text, texts.put(page.text), self.claim.claim_text, now_iso())
+            candidate.dated(page.published_at, page.published_at_source)
             candidate.origin, candidate.new = "late_source", True
 
     async def _live_search(self) -> int:
@@ -404,7 +420,7 @@ class ClaimChecker:
             if page.ok:
                 sha = runtime.texts.put(page.text)
                 candidate.read(page.text, sha, self.claim.claim_text, now_iso())
-                candidate.published_at = page.published_at
+                candidate.dated(page.published_at, page.published_at_source)
             elif not source.is_reachable:  # cited by Google, refused to Vicaran: said so
                 reason = source.unreachable_reason or ""
                 name = source.title or source.url

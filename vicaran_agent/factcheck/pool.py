@@ -13,7 +13,15 @@ from ..documents.model import PassageHit
 from ..formatting import data_block, one_line
 from ..gazettes.read import GazetteEvidence
 from ..sanitize import clean
-from ..schemas import ClaimAssessment, Evidence, EvidenceOrigin, Reliability, Source
+from ..schemas import (
+    ClaimAssessment,
+    DateSource,
+    Evidence,
+    EvidenceOrigin,
+    Reliability,
+    Source,
+    published_text,
+)
 from ..textmatch import clip_quote, is_copy, quote_problem, shingles
 from ..tools.credibility import credibility_score, reliability
 from ..tools.fact_check_api import Review
@@ -41,6 +49,7 @@ class Candidate:
     display_url: str = ""
     query: str = ""
     published_at: str | None = None
+    published_at_source: DateSource | None = None
     retrieved_at: str | None = None
     text: str = ""  # the text Vicaran read for this item (its snapshot)
     sha: str | None = None
@@ -63,6 +72,11 @@ class Candidate:
         self.snippet = best_passage(text, claim_text)
         self.retrieved_at = retrieved_at or self.retrieved_at
 
+    def dated(self, published_at: str | None, source: DateSource | None) -> None:
+        """A date the item states, and who states it (kept when the new one is unknown)."""
+        if published_at:
+            self.published_at, self.published_at_source = published_at, source
+
     @classmethod
     def from_url(
         cls,
@@ -74,6 +88,7 @@ class Candidate:
         *,
         query: str = "",
         published_at: str | None = None,
+        published_at_source: DateSource | None = None,
     ) -> Candidate:
         return cls(
             url=normalize_url(url),
@@ -86,6 +101,7 @@ class Candidate:
             outlet=outlet,
             query=query,
             published_at=published_at,
+            published_at_source=published_at_source if published_at else None,
             text=" ".join(snippet.split()),
         )
 
@@ -102,6 +118,7 @@ class Candidate:
             snippet=best_passage(text, claim_text) if text else one_line(digest, SNIPPET_CHARS),
             origin="source",
             published_at=source.published_at,
+            published_at_source=source.published_at_source,
             retrieved_at=source.retrieved_at,
             text=text or "",
             sha=source.content_sha256 if text else None,
@@ -140,6 +157,7 @@ class Candidate:
             origin="gazette",
             query=act.query,
             published_at=act.gazette.date or None,
+            published_at_source="gazette" if act.gazette.date else None,
             text=act.quote,
             sha=source.content_sha256,
             territory_id=act.gazette.territory_id or None,
@@ -170,6 +188,7 @@ class Candidate:
             rating_verdict=review.verdict,
             query=review.query,
             published_at=review.review_date,
+            published_at_source="review" if review.review_date else None,
             text=text,
         )
 
@@ -262,7 +281,8 @@ class EvidencePool:
     def prompt(self, claim_text: str, tried: list[str]) -> str:
         lines = []
         for number, c in enumerate(self.items, 1):
-            tags = [f"reliability: {c.reliability}", f"published: {c.published_at or 'unknown'}"]
+            published = published_text(c.published_at, c.published_at_source)
+            tags = [f"reliability: {c.reliability}", f"published: {published}"]
             if c.rating:
                 tags.append(f'fact-check rating: "{c.rating}"')
             if c.outlet:
@@ -322,6 +342,7 @@ class EvidencePool:
                     rating=c.rating,
                     retrieved_at=c.retrieved_at,
                     published_at=c.published_at,
+                    published_at_source=c.published_at_source,
                     content_sha256=c.sha,
                     independent=c.independent,
                     independence_note=c.independence_note,

@@ -166,6 +166,7 @@ def gazette_source(
         content_summary=clean(summary),
         key_claims=[],
         published_at=gazette.date or None,
+        published_at_source="gazette",
         retrieved_at=retrieved_at or now_iso(),
         content_sha256=sha256_text(text),
         is_user_provided=False,

@@ -49,6 +49,7 @@ from ..schemas import (
     ClaimOrigin,
     CoverageStance,
     DatePrecision,
+    DateSource,
     EvidenceOrigin,
     EvidenceStance,
     InvestigationConfig,
@@ -195,6 +196,7 @@ class SourceData(_Data):
     credibility_score: int = Field(ge=1, le=5)
     is_user_provided: bool
     published_at: PublishedAt | None = None
+    published_at_source: DateSource | None = None  # who states the date
     origin: Origin | None = None
     # optional fields of the trust work (a receiver that does not know them ignores them)
     display_url: Url | None = None
@@ -260,6 +262,7 @@ class EvidenceData(_Data):
     query: Query | None = None
     retrieved_at: PublishedAt | None = None
     published_at: PublishedAt | None = None
+    published_at_source: DateSource | None = None
     content_sha256: Sha256 | None = None
     origin: Short | None = None
     independent: bool | None = None
@@ -626,6 +629,7 @@ class _Writer:
             credibility_score=data.credibility_score,
             content_summary=data.content_snippet or "",
             published_at=data.published_at or None,
+            published_at_source=data.published_at_source,
             is_user_provided=data.is_user_provided,
             origin=data.origin or "web",
             display_url=data.display_url or "",
@@ -684,6 +688,7 @@ class _Writer:
                     "query": item.query or "",
                     "retrieved_at": item.retrieved_at,
                     "published_at": item.published_at,
+                    "published_at_source": item.published_at_source,
                     "content_sha256": item.content_sha256,
                     "origin": _evidence_origin(item.origin),
                     "independent": item.independent is not False,

@@ -610,10 +610,11 @@ def _full_text(source: dict[str, Any]) -> str:
 
 
 def _dated(item: dict[str, Any]) -> list[str]:
-    """When an item was published: a gazette's date and territory, else its published date."""
+    """When an item was published: a gazette's date and territory, else its published date
+    and who states it, or that it is unknown."""
     if export.is_gazette(item):
         return export.gazette_facts(item)
-    return [f"Published {item['published_at']}"] if item.get("published_at") else []
+    return [export.published_fact(item)]
 
 
 def _source_name(source: dict[str, Any]) -> str:

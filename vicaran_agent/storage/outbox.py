@@ -96,6 +96,7 @@ def payload(kind: str, row: Any) -> tuple[str | None, dict[str, Any]]:
             "published_at": row.published_at,
             "origin": row.origin,
             **_present(
+                published_at_source=row.published_at_source,
                 display_url=row.display_url,
                 publisher=row.publisher,
                 retrieved_at=row.retrieved_at,
@@ -136,6 +137,7 @@ def payload(kind: str, row: Any) -> tuple[str | None, dict[str, Any]]:
                         query=e.query,
                         retrieved_at=e.retrieved_at,
                         published_at=e.published_at,
+                        published_at_source=e.published_at_source,
                         content_sha256=e.content_sha256,
                         origin=e.origin,
                         independent=e.independent,

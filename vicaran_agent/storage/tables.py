@@ -121,6 +121,8 @@ class SourceRow(Base):
     territory_id: Mapped[str | None] = mapped_column(String(16), nullable=True)
     gazette_date: Mapped[str | None] = mapped_column(String(32), nullable=True)
     txt_url: Mapped[str | None] = mapped_column(URL, nullable=True)
+    # Who states `published_at` (schemas.DateSource); unknown for rows older than 0004.
+    published_at_source: Mapped[str | None] = mapped_column(String(16), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
@@ -177,6 +179,7 @@ class EvidenceRow(Base):
     document_id: Mapped[str | None] = mapped_column(ID, nullable=True)
     page: Mapped[int | None] = mapped_column(Integer, nullable=True)
     territory_id: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    published_at_source: Mapped[str | None] = mapped_column(String(16), nullable=True)
 
 
 class FactCheckRow(Base):

@@ -38,6 +38,7 @@ from ..schemas import (
     Source,
     TimelineEvent,
     Verdict,
+    published_text,
 )
 from ..usage import tokens_line
 from ._stage import Stage, StageAgent, issues_key, notes_key
@@ -463,7 +464,11 @@ class SummaryWriterAgent(StageAgent):
         shown = sorted(ranked[: max(REPORT_SOURCES, len(cited))], key=lambda ns: ns[0])
         index = "\n".join(
             f"[{n}] {s.title or s.url} - {s.domain} (credibility {s.credibility_score}/5"
-            + (f", published {s.published_at}" if s.published_at else "")
+            + (
+                f", published {published_text(s.published_at, s.published_at_source)}"
+                if s.published_at
+                else ""
+            )
             + f"): {one_line(s.content_summary, 160)}"
             for n, s in shown
         )

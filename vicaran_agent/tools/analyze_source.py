@@ -72,8 +72,13 @@ class SourceAnalyzer:
         snippet: str = "",
         published_hint: str | None = None,
     ) -> Analysis:
-        """The source record, and what failed (if anything)."""
+        """The source record, and what failed (if anything).
+
+        `published_hint` is the search service's date for the page. The record's date is the
+        page's own metadata's, else that one, else unknown (never the day it was read).
+        """
         base = source_base(url, origin=origin, is_user_provided=is_user_provided)
+        hinted = published_date(published_hint)
         page = await self._read(url)
         if not page.ok:
             reason = page.error or "unreadable"
@@ -83,14 +88,15 @@ class SourceAnalyzer:
                 content_summary="",
                 is_reachable=False,
                 unreachable_reason=clean(reason, [url, base["url"]]),
-                published_at=published_date(published_hint),
+                published_at=hinted,
+                published_at_source="search" if hinted else None,
             )
             problem = Phrase("page_unreadable", url=url, reason=reason)
             return Analysis(source, problem, page.timed_out)
         prompt = data_block(
             "PAGE",
             f"Title: {page.title or title_hint}\nURL: {url}\n"
-            f"Published: {page.published_at or published_hint or 'unknown'}\n\n{page.text}",
+            f"Published: {page.published_at or hinted or 'unknown'}\n\n{page.text}",
         )
         problem: Phrase | None = None
         relevance: float | None = None
@@ -99,12 +105,12 @@ class SourceAnalyzer:
             digest = await self.model.generate(
                 instruction=self.instruction, prompt=prompt, schema=SourceDigest
             )
+            # (the digest's date is the model's reading of the text: not a date the page states)
             title, summary, claims = digest.title, digest.summary, digest.key_claims
-            published = published_date(digest.published_date)
             relevance = round(min(1.0, max(0.0, digest.relevance)), 2)
             reason = " ".join(digest.relevance_reason.split())[:300]
         except ModelCallError as error:
-            title, summary, claims, published = page.title, clip_text(page.text, 480), [], None
+            title, summary, claims = page.title, clip_text(page.text, 480), []
             problem = Phrase("page_not_summarised", url=url, error=error.message)
         # The user's own sources are never set aside: the journalist chose them.
         relevant = (
@@ -112,13 +118,19 @@ class SourceAnalyzer:
             or relevance is None
             or relevance >= self.settings.vicaran_relevance_threshold
         )
+        published, published_source = (
+            (page.published_at, page.published_at_source)
+            if page.published_at
+            else (hinted, "search")
+        )
         source = Source(
             **base,
             # the page's own title when it has one; the model's only when the page has none
             title=clean(page.title or title or title_hint).strip() or base["domain"],
             content_summary=clean(summary or clip_text(page.text, 480)),
             key_claims=[clean(c) for c in claims],
-            published_at=page.published_at or published or published_date(published_hint),
+            published_at=published,
+            published_at_source=published_source,
             content_sha256=self.texts.put(page.text),
             relevance=relevance,
             relevant=relevant,

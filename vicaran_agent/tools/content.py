@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import unicodedata
+from collections import deque
+from collections.abc import Iterable, Iterator
 from datetime import date, datetime
 from email.utils import parsedate_to_datetime
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import lxml.html
 import trafilatura
+from htmldate import find_date
+from htmldate.core import DATE_ATTRIBUTES
 from lxml import etree
 from lxml.html import HtmlElement
 
@@ -99,7 +104,87 @@ MAX_EXTRACT_ELEMENTS = 20_000
 class HtmlText(NamedTuple):
     title: str
     text: str
-    published_at: str | None  # YYYY-MM-DD
+    published_at: str | None  # YYYY-MM-DD, as the page's metadata states it
+
+
+# The meta tags (name, property or itemprop) that state when a page was published: htmldate's
+# list, less the names that say something else (when the page was generated, any timestamp).
+PUBLICATION_META = frozenset(DATE_ATTRIBUTES) - {"meta", "gentime", "timestamp"}
+MAX_DATE_TAGS = 32  # a page states its date once or twice; past this, it is noise
+MAX_DATE_CHARS = 100
+MAX_JSON_LD_CHARS = 200_000
+MAX_JSON_LD_NODES = 5_000
+
+
+def publication_date(tags: Iterable[tuple[str, str]]) -> str | None:
+    """YYYY-MM-DD: the publication date the page's meta tags state, else None. Never raises.
+
+    `tags` are (name, content) pairs in page order: a `<meta>`'s name, property or itemprop
+    and its content, or Jina Reader's `metadata`. Only publication names count (a modified
+    time, a copyright year or the server's Last-Modified never do); htmldate reads the values
+    (ISO 8601, RFC 1123, "5 March 2019", "2019/03/05" ...) and checks they are real dates.
+    """
+    head = lxml.html.Element("head")
+    for name, content in tags:
+        name = " ".join(str(name).split()).lower()
+        if name not in PUBLICATION_META:
+            continue
+        value = " ".join(str(content).split())[:MAX_DATE_CHARS]
+        if not value:
+            continue
+        try:
+            etree.SubElement(head, "meta", name=name, content=value)
+        except ValueError:  # characters XML cannot hold: not a date anyway
+            continue
+        if len(head) >= MAX_DATE_TAGS:
+            break
+    if not len(head):
+        return None
+    page = lxml.html.Element("html")
+    page.append(head)
+    etree.SubElement(page, "body")
+    try:
+        return find_date(page, extensive_search=False, original_date=True) or None
+    except Exception:  # htmldate failing on odd values: no date
+        logger.debug("htmldate could not read the date metadata", exc_info=True)
+        return None
+
+
+def page_date_tags(root: HtmlElement | None) -> Iterator[tuple[str, str]]:
+    """(name, content) of the page's `<meta>` tags, then its JSON-LD `datePublished`s."""
+    if root is None:
+        return
+    for meta in root.iter("meta"):
+        name = meta.get("name") or meta.get("property") or meta.get("itemprop")
+        content = meta.get("content") or meta.get("datetime")
+        if name and content:
+            yield name, content
+    for script in root.iter("script"):
+        if (script.get("type") or "").strip().lower() != "application/ld+json":
+            continue
+        for value in _json_ld_published(script.text or ""):
+            yield "datePublished", value
+
+
+def _json_ld_published(text: str) -> Iterator[str]:
+    """The `datePublished` strings of a JSON-LD block, outermost first (bounded walk)."""
+    if len(text) > MAX_JSON_LD_CHARS:
+        return
+    try:
+        pending: deque[Any] = deque([json.loads(text)])
+    except (ValueError, RecursionError):
+        return
+    seen = 0
+    while pending and seen < MAX_JSON_LD_NODES:
+        node = pending.popleft()
+        seen += 1
+        if isinstance(node, list):
+            pending.extend(node)
+        elif isinstance(node, dict):
+            published = node.get("datePublished")
+            if isinstance(published, str):
+                yield published
+            pending.extend(v for v in node.values() if isinstance(v, (dict, list)))
 
 
 def _parse_html(html: str) -> HtmlElement | None:
@@ -143,7 +228,7 @@ def _strip_tags(root: HtmlElement | None) -> str:
 
 
 def read_html(html: str, url: str = "") -> HtmlText:
-    """Title, readable text and publication date of an HTML page; never raises.
+    """Title, readable text and publication date (its metadata's) of an HTML page; never raises.
 
     trafilatura finds the main text (its fast mode: the justext/readability fallbacks it skips
     are quadratic on long runs of short elements); when it finds none, the whole page's text
@@ -154,9 +239,10 @@ def read_html(html: str, url: str = "") -> HtmlText:
     if not html or not html.strip():
         return HtmlText("", "", None)
     root = _parse_html(html)
+    published = publication_date(page_date_tags(root))
     if root is not None and _element_count(root) > MAX_EXTRACT_ELEMENTS:
         title = _html_title(root)
-        return HtmlText(title, _strip_tags(root), None)
+        return HtmlText(title, _strip_tags(root), published)
     text = ""
     try:
         text = (
@@ -171,12 +257,12 @@ def read_html(html: str, url: str = "") -> HtmlText:
         )
     except Exception:  # trafilatura/lxml can fail in many ways on hostile HTML
         logger.debug("trafilatura extract failed for %s", url, exc_info=True)
-    title, published = "", None
+    title = ""
     try:
-        metadata = trafilatura.extract_metadata(html, default_url=url or None)
+        # (its date is htmldate's guess from the whole page: only the metadata's is used)
+        metadata = trafilatura.extract_metadata(html, default_url=url or None, extensive=False)
         if metadata is not None:
             title = " ".join((metadata.title or "").split())
-            published = published_date(metadata.date) if metadata.date else None
     except Exception:  # trafilatura/lxml can fail in many ways on hostile HTML
         logger.debug("trafilatura metadata failed for %s", url, exc_info=True)
     title = title or _html_title(root)

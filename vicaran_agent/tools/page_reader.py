@@ -1,7 +1,14 @@
 """Read one web page: Jina Reader first, then a guarded direct fetch. Never raises.
 
 What is read is `fetchable_url(url)`: dot segments and backslashes resolved as browsers do, so
-the page read is the page rated and deduplicated (`normalize_url` parses the same way).
+the page read is the page rated and deduplicated (`normalize_url` parses the same way). Reader
+URI-decodes the path it is asked for once (jina-ai/reader `crawler.ts`), so the address goes to
+it percent-encoded whole: `a%26b`, `%2F`, `%3D` and `%23` reach the site as written.
+
+A page's date is the one its own metadata states (`content.publication_date`): through Reader,
+its JSON answer's `metadata` (the page's meta tags); directly, the HTML's meta tags and JSON-LD.
+Reader's `Published Time`/`publishedTime` alone is not a date: for a page with no date metadata
+it is the server's Last-Modified (`snapshot-formatter.ts`), which may be the day it was read.
 
 The direct fetch resolves the host once, refuses non-public addresses and connects to exactly
 the address it checked, on the URL and on every redirect hop (SSRF guard, `http.pinned_client`).
@@ -23,13 +30,14 @@ import string
 import unicodedata
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 import httpcore
 import httpx
 
 from ..config import Settings
-from .content import blocked_reason, clip_text, published_date, read_html
+from ..schemas import DateSource
+from .content import blocked_reason, clip_text, publication_date, read_html
 from .http import (
     ACCEPT_ENCODING,
     MAX_REDIRECTS,
@@ -53,6 +61,7 @@ BACKOFF_MAX_SECONDS = 8.0
 USER_AGENT = "Mozilla/5.0 (compatible; Vicaran/0.1; investigation assistant for journalists)"
 DIRECT_ACCEPT = "text/html,application/xhtml+xml;q=0.9,text/plain;q=0.8,*/*;q=0.1"
 HTML_TYPES = ("text/html", "application/xhtml+xml", "text/plain", "application/xml", "text/xml")
+JINA_ACCEPT = "application/json"  # the envelope (with the page's meta tags), not the text
 _JINA_FIELDS = frozenset({"Title", "URL Source", "Published Time", "Warning", "Number of Pages"})
 _TARGET_ERROR = "target url returned error "
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)  # keeps positions
@@ -72,7 +81,8 @@ class PageResult:
     ok: bool
     title: str = ""
     text: str = ""
-    published_at: str | None = None
+    published_at: str | None = None  # the page's own metadata's publication date, if any
+    published_at_source: DateSource | None = None
     via: str = ""  # "jina" | "direct" | ""
     error: str | None = None
     timed_out: bool = False  # a step timed out: worth one more try later
@@ -176,6 +186,7 @@ class PageReader:
         result.title = page.title
         result.text = clip_text(page.text, TEXT_LIMIT)
         result.published_at = page.published_at
+        result.published_at_source = "metadata" if page.published_at else None
         result.via = via
         return result
 
@@ -217,13 +228,13 @@ class PageReader:
 
     async def _jina_once(self, url: str) -> _Page:
         base = self.settings.jina_reader_base_url.rstrip("/")
-        headers = {}
+        headers = {"Accept": JINA_ACCEPT}
         if self.settings.jina_api_key.strip():
             headers["Authorization"] = f"Bearer {self.settings.jina_api_key.strip()}"
         try:
             async with (
                 asyncio.timeout(self.timeout),
-                self._client().stream("GET", f"{base}/{url}", headers=headers) as response,
+                self._client().stream("GET", jina_address(base, url), headers=headers) as response,
             ):
                 body = await self._body(response)
         except (TimeoutError, httpx.TimeoutException) as exc:
@@ -303,6 +314,11 @@ class PageReader:
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         return backoff_delay(attempt, retry_after, base=self.backoff_base, cap=self.backoff_max)
+
+
+def jina_address(base: str, url: str) -> str:
+    """Reader's address for `url`: percent-encoded whole, since Reader decodes it once."""
+    return f"{base.rstrip('/')}/{quote(url, safe='')}"
 
 
 def _jina_error(status: int, body: bytes, retry_after_header: str | None, cap: float) -> _Failed:
@@ -397,11 +413,9 @@ def _parse_jina_text(text: str) -> tuple[_Page, list[str]]:
             warnings.append(value)
         else:
             fields.setdefault(name, value)
-    page = _Page(
-        title=fields.get("Title", ""),
-        text=_plain_markdown(content),
-        published_at=published_date(fields.get("Published Time")),
-    )
+    # A bare Published Time line may be the server's Last-Modified: the text has no metadata
+    # to say otherwise, so the date is unknown.
+    page = _Page(title=fields.get("Title", ""), text=_plain_markdown(content), published_at=None)
     return page, warnings
 
 
@@ -417,9 +431,22 @@ def _parse_jina_json(text: str) -> tuple[_Page, list[str]]:
     page = _Page(
         title=str(data.get("title") or ""),
         text=_plain_markdown(str(data.get("content") or data.get("text") or "")),
-        published_at=published_date(str(data.get("publishedTime") or "")),
+        # the page's meta tags decide; `publishedTime` agrees with them or is Last-Modified
+        published_at=publication_date(_meta_pairs(data.get("metadata"))),
     )
     return page, [w for w in warning.splitlines() if w.strip()]
+
+
+def _meta_pairs(metadata: Any) -> list[tuple[str, str]]:
+    """Reader's `metadata` ({name or property: content, or a list of them}) as pairs."""
+    if not isinstance(metadata, dict):
+        return []
+    pairs: list[tuple[str, str]] = []
+    for name, value in metadata.items():
+        for content in value if isinstance(value, list) else [value]:
+            if isinstance(name, str) and isinstance(content, str):
+                pairs.append((name, content))
+    return pairs
 
 
 def _plain_markdown(markdown: str) -> str:

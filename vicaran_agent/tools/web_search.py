@@ -26,6 +26,7 @@ from tavily.errors import TimeoutError as TavilyTimeoutError
 
 from ..config import Settings
 from ..i18n import Phrase
+from ..schemas import DateSource
 from .content import published_date
 from .http import LoopBound, async_client
 from .ratelimit import limiter
@@ -39,6 +40,8 @@ MAX_RESULTS_LIMIT = 20  # Tavily's documented maximum for max_results
 BACKOFF_BASE_SECONDS = 0.5
 BACKOFF_MAX_SECONDS = 8.0
 CACHE_SIZE = 256
+# A news search names its window: without `days` Tavily keeps only the last 3 days of news.
+NEWS_DAYS = 3650
 USER_AGENT = "Vicaran/0.1 (investigation assistant for journalists)"
 
 KEY_MISSING = Phrase("search_key_missing")
@@ -50,6 +53,7 @@ class SearchHit:
 
     `url` is the address as the search engine gave it (fetchable as is). `normalize_url(url)`
     is the key results are deduplicated by; it is not always fetchable (it drops `www.`).
+    `published_at` is Tavily's `published_date`, which only a news search gives.
     """
 
     url: str
@@ -58,6 +62,10 @@ class SearchHit:
     published_at: str | None
     score: float
     query: str
+
+    @property
+    def published_at_source(self) -> DateSource | None:
+        return "search" if self.published_at else None
 
 
 @dataclass
@@ -146,7 +154,10 @@ class WebSearch:
         exclude_domains: list[str] | None = None,
         topic: str = "general",
     ) -> SearchOutcome:
-        """Run `queries` concurrently; hits deduplicated by URL, filtered, best score first."""
+        """Run `queries` concurrently; hits deduplicated by URL, filtered, best score first.
+
+        Only a `topic="news"` search gives publication dates (and reaches back NEWS_DAYS).
+        """
         cleaned = clean_queries(queries)
         outcome = SearchOutcome(queries=cleaned)
         if not cleaned:
@@ -158,6 +169,8 @@ class WebSearch:
         exclude = _merge(exclude_domains, self.settings.exclude_domains)
         max_results = max(0, min(int(max_results), MAX_RESULTS_LIMIT))
         options: dict[str, Any] = {"max_results": max_results, "topic": topic}
+        if topic == "news":
+            options["days"] = NEWS_DAYS
         if include:
             options["include_domains"] = include
         if exclude:

@@ -147,10 +147,24 @@
     return facts;
   }
 
-  // When an item was published (mirrors _dated in dashboard.py).
+  // Who states a publication date (mirrors schemas.DATE_SOURCE_LABELS).
+  const DATE_SOURCES = {
+    metadata: "page metadata",
+    search: "search service",
+    review: "fact-check",
+    document: "document",
+    gazette: "gazette",
+  };
+
+  // When an item was published, and who says so, or that it is unknown (mirrors _dated in
+  // dashboard.py and export.published_fact).
   function dated(item) {
     if (isGazette(item)) return gazetteFacts(item);
-    return item.published_at ? [`Published ${item.published_at}`] : [];
+    if (!item.published_at) return ["Publication date unknown"];
+    const label = Object.hasOwn(DATE_SOURCES, item.published_at_source)
+      ? DATE_SOURCES[item.published_at_source] : "";
+    const day = oneLine(item.published_at);
+    return [label ? `Published ${day} (${label})` : `Published ${day}`];
   }
 
   // A link to a gazette's full text (mirrors _full_text in dashboard.py).
