@@ -498,16 +498,17 @@ async def before_orchestrator_model(
         state[keys.PLAN_APPROVED] = True
         state[keys.AWAITING_APPROVAL] = False
         state[keys.INVESTIGATION_STATUS] = "in_progress"
+        # [INVESTIGATION_STARTED] is the pipeline's to say, once its detached run has the work:
+        # a client that leaves on it then leaves a run that goes on.
         return LlmResponse(
             content=types.Content(
                 role="model",
                 parts=[
-                    types.Part(text=message("started", config.language)),
                     types.Part(
                         function_call=types.FunctionCall(
                             name="transfer_to_agent", args={"agent_name": PIPELINE_NAME}
                         )
-                    ),
+                    )
                 ],
             )
         )
