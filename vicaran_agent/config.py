@@ -25,6 +25,8 @@ _PRICES = TypeAdapter(dict[str, dict[str, float]])
 # server says otherwise (`vicaran investigate`, `vicaran export`, `adk web`, `adk api_server`).
 SERVE_HOST = "127.0.0.1"
 SERVE_PORT = 8000
+# Room in a request for what comes with an attachment: the message's text, names and JSON.
+REQUEST_ROOM_BYTES = 1_000_000
 # What `.env.example` set VICARAN_PUBLIC_URL to until it followed the server: a `.env` copied
 # from it pins port 8000 whatever port serves it, so this exact value is taken as unset.
 RETIRED_PUBLIC_URL = "http://127.0.0.1:8000"
@@ -108,6 +110,8 @@ class Settings(BaseSettings):
     vicaran_dashboard_token: str = ""
     vicaran_allowed_hosts: str = ""  # comma-separated; "" = 127.0.0.1, localhost, the bound host
     vicaran_callback_max_body_bytes: int = Field(default=1_000_000, gt=0)
+    # Any other request body `vicaran serve` takes (0: the largest attachment as base64 + 1 MB).
+    vicaran_max_request_bytes: int = Field(default=0, ge=0)
 
     # Limits, timeouts and concurrency.
     vicaran_concurrency: int = Field(default=16, ge=1)
@@ -258,6 +262,15 @@ class Settings(BaseSettings):
     def callback_enabled(self) -> bool:
         """Records go to the newsroom's callback API too (both settings are needed)."""
         return bool(self.callback_api_url.strip() and self.agent_secret.strip())
+
+    @property
+    def max_request_bytes(self) -> int:
+        """The largest request body `vicaran serve` reads (the callback endpoint has its own):
+        VICARAN_MAX_REQUEST_BYTES, else a message carrying the largest document Vicaran takes
+        in, base64-encoded as JSON carries it, with 1 MB for the rest of the message."""
+        if self.vicaran_max_request_bytes:
+            return self.vicaran_max_request_bytes
+        return 4 * -(-self.vicaran_document_max_bytes // 3) + REQUEST_ROOM_BYTES
 
     @property
     def stale_seconds(self) -> float:

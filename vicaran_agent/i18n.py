@@ -1964,6 +1964,14 @@ _DOCUMENT_PROBLEMS: dict[str, tuple[_Text, _Text]] = {
         "{name} tem {size}, acima do limite de {limit}: divida-o em arquivos menores ou aumente "
         "VICARAN_DOCUMENT_MAX_BYTES.",
     ),
+    "request_too_large": (
+        "This message is larger than this server accepts ({limit} bytes, "
+        "VICARAN_MAX_REQUEST_BYTES): attach files of at most {document} bytes each "
+        "(VICARAN_DOCUMENT_MAX_BYTES), or send them in separate messages.",
+        "Esta mensagem é maior do que este servidor aceita ({limit} bytes, "
+        "VICARAN_MAX_REQUEST_BYTES): anexe arquivos de no máximo {document} bytes cada "
+        "(VICARAN_DOCUMENT_MAX_BYTES) ou envie-os em mensagens separadas.",
+    ),
     "document_too_many_pages": (
         (
             "{name} has more than {count} page, the limit: split it into smaller files or raise "
