@@ -23,6 +23,7 @@ from .callbacks.orchestrator import (
     user_sources_from_events,
 )
 from .config import Settings, get_settings, model_plugins_problem, settings_problem
+from .documents.artifacts import AttachmentsAsArtifacts
 from .documents.intake import DocumentsInPlay
 from .formatting import user_sources_digest
 from .llm import ORCHESTRATOR_OUTPUT_TOKENS, ConfigHintModel, output_cap, resolvable_model
@@ -93,7 +94,12 @@ def build_root_agent(settings: Settings | None = None) -> LlmAgent:
 def build_app(settings: Settings | None = None) -> App:
     # Caching pays off only for long orchestrator prompts; Gemini's own minimum is ~4k tokens.
     cache = ContextCacheConfig(min_tokens=4096, ttl_seconds=1800, cache_intervals=10)
-    return App(name=APP_NAME, root_agent=build_root_agent(settings), context_cache_config=cache)
+    return App(
+        name=APP_NAME,
+        root_agent=build_root_agent(settings),
+        context_cache_config=cache,
+        plugins=[AttachmentsAsArtifacts()],  # attachments stored once; the session names them
+    )
 
 
 def importable_app() -> App:

@@ -25,7 +25,7 @@ class Conversation:
     def __init__(self, plugins: Sequence[BasePlugin] = ()) -> None:
         self.app = build_app()
         if plugins:
-            self.app = self.app.model_copy(update={"plugins": list(plugins)})
+            self.app = self.app.model_copy(update={"plugins": [*self.app.plugins, *plugins]})
         self.runner = InMemoryRunner(app=self.app)
         self.session_id: str | None = None
         self.events: list[Event] = []

@@ -1,6 +1,7 @@
 """Documents into an investigation: files attached in the chat, and the collections it names.
 
-An attachment is saved as an ADK artifact, parsed here and added to the investigation's own
+An attachment is stored once, as an ADK artifact, before the message is (`artifacts`: the
+session keeps a reference), read back, parsed here and added to the investigation's own
 collection; its bytes and text never reach the orchestrator's model. What the plan and the
 orchestrator need (titles, pages, languages, what could not be read) is kept in session state.
 """
@@ -21,6 +22,7 @@ from pydantic import BaseModel, Field
 from ..config import get_settings
 from ..formatting import data_block, one_line
 from ..sanitize import clean
+from .artifacts import ReadArtifact, artifact_name, is_reference, reference_target, refused_size
 from .model import DocumentError, DocumentInfo, DocumentReliability
 from .parse import parse_bytes
 from .store import DocumentStore, get_document_store
@@ -48,12 +50,18 @@ def investigation_collection(investigation_id: str) -> str:
 
 @dataclass(frozen=True)
 class Attachment:
-    """A file in the journalist's message (an `inline_data` part)."""
+    """A file in the journalist's message: its bytes (an `inline_data` part), or a reference to
+    the artifact it was stored as (`artifact`, `version`, `uri`), or the size of a file too
+    large to be stored (`stored_size`)."""
 
     index: int
     file_name: str
     mime: str
     part: types.Part
+    artifact: str | None = None
+    version: int | None = None
+    uri: str | None = None
+    stored_size: int | None = None
 
     @property
     def data(self) -> bytes:
@@ -64,8 +72,24 @@ def attachments_in(content: types.Content | None) -> list[Attachment]:
     """The files attached to a message, each with a safe file name (ADK may send none)."""
     found = []
     for index, part in enumerate(content.parts or [] if content else []):
+        if part.thought:
+            continue
+        if (refused := refused_size(part)) is not None:
+            name, mime, size = refused
+            found.append(
+                Attachment(index, file_name_of(name, mime, b""), mime, part, stored_size=size)
+            )
+            continue
+        if is_reference(part) and part.file_data is not None:
+            reference = part.file_data
+            mime = (reference.mime_type or "").split(";")[0].strip().lower()
+            name = file_name_of(reference.display_name, mime, (reference.file_uri or "").encode())
+            target = reference_target(reference.file_uri or "")
+            artifact, version = target if target else (None, None)
+            found.append(Attachment(index, name, mime, part, artifact, version, reference.file_uri))
+            continue
         blob = part.inline_data
-        if blob is None or part.thought:
+        if blob is None:
             continue
         mime = (blob.mime_type or "").split(";")[0].strip().lower()
         name = file_name_of(blob.display_name, mime, blob.data or b"")
@@ -129,35 +153,49 @@ SaveArtifact = Callable[[str, types.Part], Awaitable[int]]
 
 
 async def take_in(
-    attachments: Iterable[Attachment], collection: str, save_artifact: SaveArtifact | None
+    attachments: Iterable[Attachment],
+    collection: str,
+    save_artifact: SaveArtifact | None,
+    read_artifact: ReadArtifact | None = None,
 ) -> list[AttachedFile]:
-    """Save, parse and index each attachment; one that fails is recorded with the reason."""
+    """Parse and index each attachment (a stored one read back with `read_artifact`, one still
+    inline saved with `save_artifact`); one that fails is recorded with the reason."""
     settings = get_settings()
     taken = []
     for attachment in attachments:
+        stored = attachment.uri is not None
+        read = await read_artifact(attachment) if stored and read_artifact is not None else None
+        data = (read or b"") if stored else attachment.data
         record = AttachedFile(
             file_name=attachment.file_name,
             mime=attachment.mime,
-            size_bytes=len(attachment.data),
+            size_bytes=attachment.stored_size if attachment.stored_size is not None else len(data),
             collection=collection,
+            artifact=(attachment.artifact or "") if read is not None else "",
         )
         taken.append(record)
-        if record.size_bytes > settings.vicaran_document_max_bytes:
+        if (
+            attachment.stored_size is not None
+            or record.size_bytes > settings.vicaran_document_max_bytes
+        ):
             record.status = "unreadable"
             record.reason = (
                 f"too large ({record.size_bytes:,} bytes; the limit is "
                 f"{settings.vicaran_document_max_bytes:,}, VICARAN_DOCUMENT_MAX_BYTES)"
             )
             continue
-        if save_artifact is not None:
+        if stored and read is None:
+            record.status, record.reason = "unreadable", "not a file of this conversation"
+            continue
+        if not stored and save_artifact is not None:
             try:
-                await save_artifact(attachment.file_name.replace(":", "_"), attachment.part)
-                record.artifact = attachment.file_name.replace(":", "_")
+                await save_artifact(artifact_name(attachment.file_name), attachment.part)
+                record.artifact = artifact_name(attachment.file_name)
             except Exception:  # no artifact service: the document is still indexed
                 logger.warning("could not save %s as an artifact", record.file_name, exc_info=True)
         try:
             parsed = await asyncio.to_thread(
-                parse_bytes, attachment.data, attachment.file_name, mime=attachment.mime or None
+                parse_bytes, data, attachment.file_name, mime=attachment.mime or None
             )
             outcome = await asyncio.to_thread(
                 document_store().add, parsed, collection, ATTACHMENT_RELIABILITY
