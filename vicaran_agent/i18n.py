@@ -1598,6 +1598,10 @@ _DOCTOR: dict[str, tuple[_Text, _Text]] = {
         "could not be reached ({error})",
         "não foi possível alcançá-lo ({error})",
     ),
+    "doctor_answer_too_large": (
+        "answered more than {limit} bytes, more than a check reads: set aside unread",
+        "respondeu mais de {limit} bytes, mais do que uma verificação lê: deixado de lado sem ler",
+    ),
     "doctor_check_failed": (
         "the check failed ({error}: {detail})",
         "a verificação falhou ({error}: {detail})",
