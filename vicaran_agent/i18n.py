@@ -1245,6 +1245,12 @@ _PROBLEMS: dict[str, tuple[_Text, _Text]] = {
         "{service} search failed: the answer was not a JSON object",
         "A busca no {service} falhou: a resposta não era um objeto JSON",
     ),
+    "answer_too_large": (
+        "{service} sent an answer larger than {limit} bytes, more than Vicaran reads of one "
+        "answer: it was set aside unread; check {setting} ({url})",
+        "{service} enviou uma resposta maior que {limit} bytes, mais do que o Vicaran lê de uma "
+        "resposta: ela foi deixada de lado sem ser lida; confira {setting} ({url})",
+    ),
     "answered_http": (
         "{service} answered HTTP {status}: check {setting} ({url})",
         "{service} respondeu HTTP {status}: confira {setting} ({url})",
