@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.support.api_server import APP, run_sse
+from tests.support.api_server import APP, run_sse, vicaran_serve
 from tests.support.api_server import api_server as start_api_server
 from tests.support.corpus import RIVERTON
 from tests.support.databases import records_database, sessions_database
@@ -144,7 +144,24 @@ def test_a_client_that_disconnects_mid_run_does_not_stop_it(api_server, env):
 
 def test_a_client_that_leaves_on_investigation_started_changes_nothing(api_server, env):
     """The journalist approves and closes the tab as soon as the run says it started."""
-    base = api_server
+    approve_and_leave_on_started(api_server, env.database_url)
+
+
+def test_over_vicaran_serve_too(env, tmp_path: Path):
+    """The same over `vicaran serve`, whose middleware (the body limit, the access check) sits
+    between the client and ADK's `/run_sse`; sessions in ADK's SQLite store."""
+    variables = {
+        "VICARAN_FAST_MODEL": "scripted/latency-30",
+        "VICARAN_PRO_MODEL": "scripted/latency-30",
+        "VICARAN_SESSION_DB_URL": f"sqlite:///{tmp_path / 'sessions.db'}",
+    }
+    with vicaran_serve(tmp_path, variables) as base:
+        approve_and_leave_on_started(base, env.database_url)
+
+
+def approve_and_leave_on_started(base: str, database_url: str) -> None:
+    """Plan, approve, close the connection on [INVESTIGATION_STARTED]: the run completes, and
+    reopening the session shows its report."""
     session = httpx.post(f"{base}/apps/{APP}/users/newsroom/sessions", json={}).json()
     run_sse(base, session["id"], "Investigate whether Acme Chemicals polluted Riverton's water.")
     state = httpx.get(f"{base}/apps/{APP}/users/newsroom/sessions/{session['id']}").json()["state"]
@@ -164,7 +181,7 @@ def test_a_client_that_leaves_on_investigation_started_changes_nothing(api_serve
                 if "[INVESTIGATION_STARTED]" in seen[-1]:
                     break  # the tab is closed on the very event
     assert any("[INVESTIGATION_STARTED]" in t for t in seen)
-    store = Repository(env.database_url)
+    store = Repository(database_url)
     deadline = time.monotonic() + 120
     while store.get_status(investigation_id) == "in_progress" and time.monotonic() < deadline:
         time.sleep(0.2)

@@ -265,12 +265,13 @@ def test_vicaran_serve_answers_413_before_the_body_is_sent(env, tmp_path: Path) 
     """A 60 MB PDF as base64 (80 MB): refused on its headers alone; streamed without a length,
     refused once the limit is passed (the default limit, from VICARAN_DOCUMENT_MAX_BYTES)."""
     with vicaran_serve(tmp_path, {"VICARAN_DATABASE_URL": env.database_url}) as base:
-        status, body = _answer_to_headers(
-            base, "/run_sse", ["Content-Type: application/json", "Content-Length: 80000000"]
-        )
-        assert status == 413
-        sentence = json.loads(body)["error"]
-        assert "67,666,668" in sentence and "VICARAN_MAX_REQUEST_BYTES" in sentence
+        for path in ("/run_sse", "/run"):
+            status, body = _answer_to_headers(
+                base, path, ["Content-Type: application/json", "Content-Length: 80000000"]
+            )
+            assert status == 413, path
+            sentence = json.loads(body)["error"]
+            assert "67,666,668" in sentence and "VICARAN_MAX_REQUEST_BYTES" in sentence
         status, body, sent = _stream_until_answered(base, "/run_sse", 67_666_668)
         assert status == 413 and "VICARAN_MAX_REQUEST_BYTES" in json.loads(body)["error"]
         # it stopped reading at the limit: what was sent past it sits in socket buffers
