@@ -306,7 +306,8 @@ async def test_the_stand_in_bills_thought_against_the_cap_like_gemini():
         )
     assert cut.finish_reason == types.FinishReason.MAX_TOKENS
     assert cut.usage_metadata.thoughts_token_count == 600  # all of it went to thought
-    assert not cut.content.parts and not cut.usage_metadata.candidates_token_count
+    assert cut.content is None and not cut.usage_metadata.candidates_token_count
+    assert cut.error_code == types.FinishReason.MAX_TOKENS  # what ADK makes of an empty answer
     assert whole.finish_reason is None and whole.usage_metadata.thoughts_token_count == 1024
     text = whole.content.parts[0].text
     QualityReview.model_validate_json(text)

@@ -371,18 +371,17 @@ class ScriptedModel(BaseLlm):
         finish = types.FinishReason.MAX_TOKENS if cut else finish
         record["thoughts"], record["finish"] = thoughts, finish.name if finish else None
         usage = _usage(record["chars"], content, thoughts)
-        if grounded:
-            yield LlmResponse(
-                content=content,
-                grounding_metadata=grounding,
+        if finish is not None:  # as Gemini's response becomes ADK's (no answer left: an error)
+            candidate = types.Candidate(
+                content=content if content.parts else None,
                 finish_reason=finish,
-                usage_metadata=usage,
+                grounding_metadata=grounding,
             )
+            response = types.GenerateContentResponse(candidates=[candidate], usage_metadata=usage)
+            yield LlmResponse.create(response).model_copy(update={"turn_complete": True})
             return
-        if finish is not None:
-            yield LlmResponse(
-                content=content, finish_reason=finish, turn_complete=True, usage_metadata=usage
-            )
+        if grounded:
+            yield LlmResponse(content=content, grounding_metadata=grounding, usage_metadata=usage)
             return
         if stream and content.parts and content.parts[-1].text:
             text = content.parts[-1].text
