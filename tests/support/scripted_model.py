@@ -239,9 +239,8 @@ def _spend(
     """(content, cut off?, thought tokens billed): thought first, then the answer, within `cap`."""
     parts = list(content.parts or [])
     answer = sum(len(p.text or "") for p in parts)
-    cut = bool(cap) and thought + max(1, answer // 4) > cap  # type: ignore[operator]
-    if cut:
-        assert cap
+    cut = cap is not None and cap > 0 and thought + max(1, answer // 4) > cap
+    if cut and cap:
         thought = min(thought, cap)
         room = (cap - thought) * 4  # characters left for the answer
         kept: list[types.Part] = []
