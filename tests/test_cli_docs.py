@@ -92,10 +92,10 @@ def test_a_failed_file_never_stops_the_others_and_exits_1(env, folder, capsys) -
 
 
 def test_an_unexpected_parser_error_is_one_failed_line(env, folder, capsys, monkeypatch) -> None:
-    def broken(path: Path, settings=None) -> ParsedDocument:
+    def broken(path: Path, settings=None, **kwargs) -> ParsedDocument:
         if path.name == "memo.txt":
             raise RuntimeError("the parser tripped")
-        return parse_file(path, settings)
+        return parse_file(path, settings, **kwargs)
 
     monkeypatch.setattr(commands, "parse_file", broken)
     code, lines, _ = run(capsys, "docs", "add", str(folder), "--collection", "c")

@@ -1954,6 +1954,56 @@ _DOCUMENT_PROBLEMS: dict[str, tuple[_Text, _Text]] = {
         "{name} could not be opened ({error}): check the path and the file's permissions.",
         "Não foi possível abrir {name} ({error}): confira o caminho e as permissões do arquivo.",
     ),
+    "document_not_regular": (
+        "{name} is not a regular file (a pipe, a socket or a device): it was not read.",
+        "{name} não é um arquivo comum (um pipe, um socket ou um dispositivo): ele não foi lido.",
+    ),
+    "document_changed": (
+        "{name} changed while it was being added (it is no longer the file found in the "
+        "folder): it was not read; add it again.",
+        "{name} mudou enquanto era adicionado (não é mais o arquivo encontrado na pasta): ele "
+        "não foi lido; adicione-o de novo.",
+    ),
+    # why `vicaran docs add` leaves a path out (documents/commands.py)
+    "docs_skip_kind": (
+        "not a kind of file Vicaran reads",
+        "não é um tipo de arquivo que o Vicaran lê",
+    ),
+    "docs_skip_fifo": (
+        "a named pipe (FIFO), not a regular file",
+        "um pipe nomeado (FIFO), não um arquivo comum",
+    ),
+    "docs_skip_socket": ("a socket, not a regular file", "um socket, não um arquivo comum"),
+    "docs_skip_device": ("a device, not a regular file", "um dispositivo, não um arquivo comum"),
+    "docs_skip_special": ("not a regular file", "não é um arquivo comum"),
+    "docs_skip_link_outside": (
+        "a link to a file outside the folder: links are followed only inside it",
+        "um link para um arquivo fora da pasta: links só são seguidos dentro dela",
+    ),
+    "docs_skip_link_folder_outside": (
+        "a link to a folder outside the folder: links are followed only inside it",
+        "um link para uma pasta fora da pasta: links só são seguidos dentro dela",
+    ),
+    "docs_skip_link_folder_inside": (
+        "a link to a folder inside this one: its files are read where they are",
+        "um link para uma pasta dentro desta: os arquivos dela são lidos onde estão",
+    ),
+    "docs_skip_link_loop": (
+        "a link that leads back to itself (a loop)",
+        "um link que leva de volta a si mesmo (um ciclo)",
+    ),
+    "docs_skip_link_dangling": (
+        "a link to a file that does not exist",
+        "um link para um arquivo que não existe",
+    ),
+    "docs_skip_link_unreadable": (
+        "a link that could not be followed ({error})",
+        "um link que não pôde ser seguido ({error})",
+    ),
+    "docs_skip_link_duplicate": (
+        "a link to {target}, read under its own name",
+        "um link para {target}, lido com o próprio nome",
+    ),
     "document_empty": (
         "{name} is empty: there is nothing in it to read.",
         "{name} está vazio: não há nada nele para ler.",
