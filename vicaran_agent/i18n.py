@@ -342,10 +342,12 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
         "do Brasil, e o briefing está em {name}.",
     ),
     "plan_collection_missing": (
-        'Collection "{name}": not found. Create it with `vicaran docs add PATH --collection '
+        'Collection "{name}": not found among the collections this conversation can use (shared '
+        "ones, and the files you attached). Create it with `vicaran docs add PATH --collection "
         "{name}`, then name it again in your brief.",
-        'Coleção "{name}": não encontrada. Crie-a com `vicaran docs add CAMINHO --collection '
-        "{name}` e cite-a de novo no briefing.",
+        'Coleção "{name}": não encontrada entre as coleções que esta conversa pode usar (as '
+        "compartilhadas e os arquivos que você anexou). Crie-a com `vicaran docs add CAMINHO "
+        "--collection {name}` e cite-a de novo no briefing.",
     ),
     "plan_attachment_unreadable": (
         "📎 {file}: could not be read ({reason}); it is not part of this investigation.",
@@ -1963,6 +1965,12 @@ _DOCUMENT_PROBLEMS: dict[str, tuple[_Text, _Text]] = {
         "folder): it was not read; add it again.",
         "{name} mudou enquanto era adicionado (não é mais o arquivo encontrado na pasta): ele "
         "não foi lido; adicione-o de novo.",
+    ),
+    "document_collection_refused": (
+        "{name} was not added: this investigation's documents belong to another conversation "
+        "(its id was given in another one); start a new investigation to attach it.",
+        "{name} não foi adicionado: os documentos desta investigação pertencem a outra conversa "
+        "(o id dela foi dado em outra); comece uma nova investigação para anexá-lo.",
     ),
     # why `vicaran docs add` leaves a path out (documents/commands.py)
     "docs_skip_kind": (

@@ -35,6 +35,7 @@ from ..documents.intake import (
     take_in,
     without_attachments,
 )
+from ..documents.store import Reader
 from ..formatting import markdown_text, one_line, user_sources_digest
 from ..i18n import detect_language, language_name, message, report_language, text_language
 from ..llm import (
@@ -359,14 +360,15 @@ async def _documents_this_turn(
     state = callback_context.state
     known = DocumentsInPlay.from_state(state.get(keys.INVESTIGATION_DOCUMENTS))
     attached = list(known.attachments)
+    reader = Reader(callback_context.user_id, config.investigation_id)
     if files:
         own = investigation_collection(config.investigation_id)
-        attached += await take_in(files, own, callback_context.save_artifact)
+        attached += await take_in(files, own, callback_context.save_artifact, reader)
     for record in attached:
         if record.taken_in and record.collection not in config.collections:
             config.collections.append(record.collection)
     owns = {a.collection for a in attached}
-    documents = await look_up(config.collections, owns, attached)
+    documents = await look_up(config.collections, owns, attached, reader)
     dumped = config.model_dump(mode="json")
     if dumped != state.get(keys.INVESTIGATION_CONFIG):
         state[keys.INVESTIGATION_CONFIG] = dumped
@@ -383,7 +385,10 @@ async def _documents_before_the_brief(
     state[keys.INVESTIGATION_ID] = investigation_id
     known = DocumentsInPlay.from_state(state.get(keys.INVESTIGATION_DOCUMENTS))
     taken = await take_in(
-        files, investigation_collection(investigation_id), callback_context.save_artifact
+        files,
+        investigation_collection(investigation_id),
+        callback_context.save_artifact,
+        Reader(callback_context.user_id, investigation_id),
     )
     known.attachments += taken
     state[keys.INVESTIGATION_DOCUMENTS] = known.model_dump(mode="json")

@@ -22,7 +22,13 @@ from .characters import path_text
 from .model import DocumentError, DocumentInfo, DocumentReliability
 from .parse import kind_of, parse_file
 from .query import excerpt
-from .store import MAX_COLLECTION_CHARS, AddOutcome, DocumentStore, get_document_store
+from .store import (
+    MAX_COLLECTION_CHARS,
+    AddOutcome,
+    CollectionInfo,
+    DocumentStore,
+    get_document_store,
+)
 
 PROGRESS_FROM = 5  # files; fewer are just listed
 PASSAGE_CHARS_SHOWN = 300
@@ -282,30 +288,54 @@ def _progress(total: int) -> Iterator[tuple[Callable[[str], None], Callable[[], 
 
 
 def list_documents(collection: str | None) -> int:
-    """Every document (of one collection), as a table."""
+    """Every document (of one collection), as a table: every collection, chat attachments
+    included, with its owner; a collection without documents is a row of its own."""
     store = _store()
-    collections = store.collections()
+    collections = {c.name: c for c in store.collection_owners()}
     if collection is not None and collection not in collections:
         print(f'No collection "{printable(collection)}".', file=sys.stderr)
         return FAILED
     documents = store.documents(collection)
-    if not documents:
+    shown = [collection] if collection is not None else list(collections)
+    empty = [collections[name] for name in shown if not collections[name].documents]
+    if not documents and not empty:
         print("No documents yet: add some with `vicaran docs add PATH --collection NAME`.")
         return OK
-    print(_table(documents, collections))
+    print(_table(documents, collections, empty))
     return OK
 
 
-def _table(documents: list[DocumentInfo], reliability: dict[str, DocumentReliability]) -> str:
-    head = ("collection", "title", "file", "pages", "language", "unreadable pages", "passages")
+def owner_of(collection: CollectionInfo) -> str:
+    """Whose a collection is, for the operator: shared, a user's attachments, or unknown."""
+    if collection.shared:
+        return "operator (shared)"
+    if collection.owner is not None:
+        return f"user {printable(collection.owner, 40)}"
+    return f"unknown (investigation {printable(collection.investigation_id or '-', 36)})"
+
+
+def _table(
+    documents: list[DocumentInfo],
+    collections: dict[str, CollectionInfo],
+    empty: list[CollectionInfo],
+) -> str:
+    head = ("collection", "owner", "title", "file", "pages", "language", "unreadable pages")
+    head += ("passages",)
     rows = [head]
+
+    def named(name: str) -> tuple[str, str]:
+        found = collections.get(name)
+        reliability = found.reliability if found else "neutral"
+        owner = owner_of(found) if found else "-"
+        return f"{printable(name, 50)} ({reliability})", owner
+
     for d in documents:
         unreadable = ", ".join(str(u.number) for u in d.unreadable[:10]) or "-"
         if len(d.unreadable) > 10:
             unreadable += f" (+{len(d.unreadable) - 10})"
         rows.append(
             (
-                f"{printable(d.collection, 30)} ({reliability.get(d.collection, 'neutral')})",
+                *named(d.collection),
                 printable(d.title, 50),
                 printable(d.file_name, 40),
                 str(d.page_count),
@@ -314,6 +344,7 @@ def _table(documents: list[DocumentInfo], reliability: dict[str, DocumentReliabi
                 str(d.passages),
             )
         )
+    rows += [(*named(c.name), "(no documents)", "-", "-", "-", "-", "0") for c in empty]
     widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
