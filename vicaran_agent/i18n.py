@@ -381,6 +381,30 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
         "Nenhum dos arquivos pôde ser lido:\n{lines}\nEnvie o seu briefing, com arquivos que o "
         "Vicaran lê (PDF, DOCX, HTML, Markdown ou texto, ou páginas em imagens PNG, JPEG ou TIFF).",
     ),
+    "attachments_cut_off": (
+        (
+            "{files} was not indexed: Vicaran was restarted while it was reading it, so this "
+            "investigation does not have it. Please attach it again.",
+            "{files} were not indexed: Vicaran was restarted while it was reading them, so this "
+            "investigation does not have them. Please attach them again.",
+        ),
+        (
+            "{files} não foi indexado: o Vicaran foi reiniciado enquanto o lia, então esta "
+            "investigação não o tem. Por favor, anexe-o de novo.",
+            "{files} não foram indexados: o Vicaran foi reiniciado enquanto os lia, então esta "
+            "investigação não os tem. Por favor, anexe-os de novo.",
+        ),
+    ),
+    "attachments_cut_off_brief": (
+        "The message that carried them was not read either: send your brief again, with the "
+        "files attached to it.",
+        "A mensagem que os trazia também não foi lida: envie o seu briefing de novo, com os "
+        "arquivos anexados a ele.",
+    ),
+    "attachment_cut_off_reason": (
+        "not indexed: the server restarted while it was reading it; attach it again",
+        "não indexado: o servidor reiniciou enquanto o lia; anexe-o de novo",
+    ),
     "attachments_not_added": (
         (
             "{files} was not added: this session's investigation has already started, and its "

@@ -109,6 +109,9 @@ def without_attachments(contents: list[types.Content]) -> list[types.Content]:
     return hidden
 
 
+CUT_OFF = "cut_off"  # an attached file's status when a restart stopped its indexing
+
+
 class AttachedFile(BaseModel):
     """What happened to one attached file."""
 
@@ -116,7 +119,7 @@ class AttachedFile(BaseModel):
     mime: str = ""
     size_bytes: int = 0
     collection: str = ""
-    status: str = "added"  # added | unchanged | replaced | unreadable
+    status: str = "added"  # added | unchanged | replaced | unreadable | cut_off (by a restart)
     reason: str = ""  # why it could not be taken in
     document_id: str = ""
     artifact: str = ""  # the ADK artifact's name, when it was saved as one
