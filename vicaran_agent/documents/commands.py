@@ -58,7 +58,7 @@ def _usable_collection(name: str) -> str | None:
     return name
 
 
-# --- add ---------------------------------------------------------------------------------------
+# --- add -------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -111,8 +111,8 @@ def _walk_folder(folder: Path) -> Iterator[Found]:
 def _entry(path: Path, root: Path) -> Found:
     try:
         status = os.lstat(path)
-    except OSError as error:  # gone since the folder was listed
-        return Found(path, skip=Phrase("docs_skip_link_unreadable", error=_strerror(error)))
+    except OSError:  # gone since the folder was listed
+        return Found(path, missing=True)
     if stat.S_ISLNK(status.st_mode):
         return _link(path, root)
     return _regular(path, Path(os.path.realpath(path)), status)
@@ -176,15 +176,11 @@ def _read_once(found: list[Found]) -> list[Found]:
     for item in found:
         owner = owners.get(item.identity) if item.identity is not None else None
         if item.link and owner is not None and owner != item.shown and item.read is not None:
-            target = _relative(item.read, owner)
+            # named by the path it is read under: its file name when that says it
+            target = printable(owner.name if owner.name == item.read.name else str(owner))
             item = Found(item.shown, skip=Phrase("docs_skip_link_duplicate", target=target))
         kept.append(item)
     return kept
-
-
-def _relative(read: Path, owner: Path) -> str:
-    """How the file read is named in the output: the path it was found under."""
-    return printable(owner.name if owner.name == read.name else str(owner))
 
 
 def _strerror(error: BaseException) -> str:
