@@ -11,7 +11,7 @@ import asyncio
 import hashlib
 import logging
 import mimetypes
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,7 +23,7 @@ from ..formatting import data_block, one_line
 from ..sanitize import clean
 from .model import DocumentError, DocumentInfo, DocumentReliability
 from .parse import parse_bytes
-from .store import DocumentStore, get_document_store
+from .store import DocumentStore, Reader, get_document_store
 
 logger = logging.getLogger(__name__)
 
@@ -39,8 +39,9 @@ def document_store() -> DocumentStore:
 
 
 def investigation_collection(investigation_id: str) -> str:
-    """The collection an investigation's attachments go to."""
-    return f"investigation-{investigation_id.replace('-', '')[:8]}"
+    """The collection an investigation's attachments go to: named by its whole id (a name
+    nobody guesses; the collection is its conversation's user's all the same)."""
+    return f"investigation-{investigation_id}"
 
 
 # --- attachments ----------------------------------------------------------------------------
@@ -108,6 +109,9 @@ def without_attachments(contents: list[types.Content]) -> list[types.Content]:
     return hidden
 
 
+CUT_OFF = "cut_off"  # an attached file's status when a restart stopped its indexing
+
+
 class AttachedFile(BaseModel):
     """What happened to one attached file."""
 
@@ -115,7 +119,7 @@ class AttachedFile(BaseModel):
     mime: str = ""
     size_bytes: int = 0
     collection: str = ""
-    status: str = "added"  # added | unchanged | replaced | unreadable
+    status: str = "added"  # added | unchanged | replaced | unreadable | cut_off (by a restart)
     reason: str = ""  # why it could not be taken in
     document_id: str = ""
     artifact: str = ""  # the ADK artifact's name, when it was saved as one
@@ -129,9 +133,13 @@ SaveArtifact = Callable[[str, types.Part], Awaitable[int]]
 
 
 async def take_in(
-    attachments: Iterable[Attachment], collection: str, save_artifact: SaveArtifact | None
+    attachments: Iterable[Attachment],
+    collection: str,
+    save_artifact: SaveArtifact | None,
+    owner: Reader | None = None,
 ) -> list[AttachedFile]:
-    """Save, parse and index each attachment; one that fails is recorded with the reason."""
+    """Save, parse and index each attachment into `owner`'s collection; one that fails is
+    recorded with the reason."""
     settings = get_settings()
     taken = []
     for attachment in attachments:
@@ -160,7 +168,7 @@ async def take_in(
                 parse_bytes, attachment.data, attachment.file_name, mime=attachment.mime or None
             )
             outcome = await asyncio.to_thread(
-                document_store().add, parsed, collection, ATTACHMENT_RELIABILITY
+                document_store().add, parsed, collection, ATTACHMENT_RELIABILITY, owner=owner
             )
         except DocumentError as error:
             record.status, record.reason = "unreadable", _reason(str(error), record.file_name)
@@ -273,17 +281,21 @@ class DocumentsInPlay(BaseModel):
 
 
 async def look_up(
-    collections: list[str], own: str | None, attachments: list[AttachedFile]
+    collections: list[str],
+    own: Collection[str],
+    attachments: list[AttachedFile],
+    reader: Reader,
 ) -> DocumentsInPlay:
-    """The named collections as the store has them now (never raises: a failure is a problem)."""
+    """The named collections as the store has them now, those `reader` may use (another is
+    "not found", as one that does not exist): never raises, a failure is a problem."""
     facts = DocumentsInPlay(attachments=attachments)
     if not collections:
         return facts
     try:
         store = document_store()
-        known = await asyncio.to_thread(store.collections)
+        known = await asyncio.to_thread(store.collections, reader)
         for name in collections:
-            entry = CollectionFacts(name=name, own=name == own, found=name in known)
+            entry = CollectionFacts(name=name, own=name in own, found=name in known)
             if entry.found:
                 entry.reliability = known[name]
                 infos = await asyncio.to_thread(store.documents, name)
@@ -293,6 +305,6 @@ async def look_up(
             facts.collections.append(entry)
     except Exception as error:
         logger.warning("could not read the document collections", exc_info=True)
-        facts.collections = [CollectionFacts(name=n, own=n == own) for n in collections]
+        facts.collections = [CollectionFacts(name=n, own=n in own) for n in collections]
         facts.problem = one_line(f"{type(error).__name__}: {error}", 300)
     return facts
