@@ -674,6 +674,8 @@ def _plan_documents(documents: DocumentsInPlay) -> tuple[list[PlanDocument], dic
             unreadable=d.unreadable,
             reasons=tuple(d.reasons),
             collection=c.name,
+            urls=tuple(d.urls),
+            follow_urls=get_settings().vicaran_follow_document_urls,
         )
         for c in documents.collections
         for d in c.documents
