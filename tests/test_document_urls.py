@@ -181,3 +181,25 @@ def test_with_none_the_callback_api_gets_the_documents_reference_not_its_text(en
     )
     assert page["quote"] == page["snippet"] == WEB  # a web page's quote still goes
     assert "reasoning_log" not in check  # it names what following read in the documents
+
+
+# --- the planning model opens only the journalist's own addresses ---------------------------
+
+
+async def test_the_planning_model_cannot_open_an_address_a_page_gave_it(env, beacon):
+    """A page the journalist gave asks the model to read an address with the brief in it: the
+    model's call is refused, only the journalist's address is read."""
+    server, _ = beacon
+    env.set(VICARAN_FAST_MODEL="scripted/obeys-pages")
+    page = f"{server.url}/story"
+    conversation = Conversation()
+    events = await conversation.send(f"Riverton water contract secret deal. See {page}")
+    assert conversation.texts(events)[-1].rstrip().endswith(MARKER)
+    called = [
+        p.function_call.args["url"]
+        for e in events
+        for p in (e.content.parts if e.content else [])
+        if p.function_call and p.function_call.name == "analyze_source"
+    ]
+    assert any("leak=" in url for url in called)  # the model did ask
+    assert server.leaks() and not [x for x in server.leaks() if "leak" in unquote(x)]
