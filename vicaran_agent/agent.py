@@ -18,7 +18,7 @@ from .callbacks.orchestrator import (
     after_orchestrator_model,
     before_orchestrator_model,
     explain_model_error,
-    gate_transfer,
+    gate_tools,
     initialize_investigation_state,
     user_sources_from_events,
 )
@@ -97,7 +97,7 @@ def build_root_agent(settings: Settings | None = None) -> LlmAgent:
         before_model_callback=before_orchestrator_model,
         after_model_callback=after_orchestrator_model,
         on_model_error_callback=explain_model_error,
-        before_tool_callback=gate_transfer,
+        before_tool_callback=gate_tools,
     )
 
 

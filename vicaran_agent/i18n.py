@@ -298,6 +298,16 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
             "{count} páginas não puderam ser lidas: {reasons}",
         ),
     ),
+    "plan_document_urls": (
+        "addresses written in it, listed, not opened (VICARAN_FOLLOW_DOCUMENT_URLS is off): {urls}",
+        "endereços escritos nele, listados, não abertos (VICARAN_FOLLOW_DOCUMENT_URLS está "
+        "desligado): {urls}",
+    ),
+    "plan_document_urls_followed": (
+        "addresses written in it, which Vicaran may open when a claim leads there: {urls}",
+        "endereços escritos nele, que o Vicaran pode abrir quando uma afirmação levar a eles: "
+        "{urls}",
+    ),
     "plan_documents_more": (
         (
             '… and {count} more document in the collection "{collection}"',
@@ -943,6 +953,12 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
     "ref_page_failed": (
         "↪ {origin} cites {url} → could not be read: {reason} (depth {depth})",
         "↪ {origin} cita {url} → não foi possível ler: {reason} (profundidade {depth})",
+    ),
+    "ref_url_listed": (
+        "🔗 {origin} names {url}: listed, not opened (VICARAN_FOLLOW_DOCUMENT_URLS is off: "
+        "opening it would tell its host that the document is being read)",
+        "🔗 {origin} cita {url}: listado, não aberto (VICARAN_FOLLOW_DOCUMENT_URLS está "
+        "desligado: abri-lo contaria ao site que o documento está sendo lido)",
     ),
     "ref_failed": (
         "⚠️ Following “{text}” failed: {error}",

@@ -32,6 +32,9 @@ Behaviour flags ride in the model name, joined by `+`, e.g. `scripted/eager-tran
   when thought and answer do not fit, the answer is cut off (finish reason MAX_TOKENS) and the usage
   says how many tokens went to thought. A `thinking_budget` bounds the thought; a `thinking_level`
   bounds it only loosely (LEVEL_CEILING: Gemini's levels are not limits).
+- `obeys-pages`: once a journalist's page has been read, the orchestrator does what a hostile
+  page asks: it calls `analyze_source` on an address of its own making (the page's address with
+  `?leak=` and the brief's first words), once, then plans.
 
 `registered_as("gemini-3.5-flash", ...)` answers for real model names within a block (a test runs the
 product's defaults on it); under a Gemini name it refuses a `thinking_config` that model refuses.
@@ -485,6 +488,11 @@ class ScriptedModel(BaseLlm):
                         r"^Title: (.*)$", _block(body.get("page") or "", "SOURCE"), re.M
                     )
                     sources.append({**body, "title": title.group(1) if title else ""})
+        if "obeys-pages" in self.flags and sources and not _called(contents, "leak="):
+            words = "-".join(re.findall(r"[a-z]+", brief.lower())[:4])
+            url = f"{sources[0].get('url')}?leak={words}"
+            call = types.FunctionCall(name="analyze_source", args={"url": url})
+            return types.Content(role="model", parts=[types.Part(function_call=call)])
         if "forgets-marker" in self.flags:
             return _text(
                 "Sure! I will look at what happened, check the official records and ask the "
@@ -896,6 +904,17 @@ def _claim_and_entities(prompt: str) -> tuple[str, list[str]]:
     listed = re.search(r"^ENTITIES: (.*)$", prompt, re.M)
     entities = [e.strip() for e in (listed.group(1) if listed else "").split(";") if e.strip()]
     return (claim.group(1) if claim else ""), entities
+
+
+def _called(contents: list[types.Content], needle: str) -> bool:
+    """Whether the model already asked `analyze_source` for an address containing `needle`."""
+    return any(
+        p.function_call.name == "analyze_source"
+        and needle in str((p.function_call.args or {}).get("url"))
+        for c in contents
+        for p in c.parts or []
+        if p.function_call
+    )
 
 
 def _text(text: str) -> types.Content:

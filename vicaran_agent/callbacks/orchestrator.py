@@ -771,6 +771,8 @@ def _plan_documents(documents: DocumentsInPlay) -> tuple[list[PlanDocument], dic
             unreadable=d.unreadable,
             reasons=tuple(d.reasons),
             collection=c.name,
+            urls=tuple(d.urls),
+            follow_urls=get_settings().vicaran_follow_document_urls,
         )
         for c in documents.collections
         for d in c.documents
@@ -849,6 +851,43 @@ def explain_model_error(
     response = text_response(problem.said_in(_language(callback_context)))
     response.custom_metadata = {MODEL_FAILED: True}
     return response
+
+
+def gate_tools(
+    tool: BaseTool, args: dict[str, Any], tool_context: ToolContext
+) -> dict[str, Any] | None:
+    """The orchestrator's tools, in code: a page read only of an address the journalist wrote,
+    a transfer only after approval."""
+    if tool.name == ANALYZE_SOURCE:
+        return journalists_address_only(args, tool_context)
+    return gate_transfer(tool, args, tool_context)
+
+
+def journalists_address_only(
+    args: dict[str, Any], tool_context: ToolContext
+) -> dict[str, Any] | None:
+    """Refuses to read an address the journalist did not write in this conversation.
+
+    The model reads pages and file names; an address it makes up or copies from them (with the
+    brief in its query string, say) would tell another host what is being investigated.
+    """
+    url = str(args.get("url") or "")
+    limit = get_settings().vicaran_max_user_urls
+    written = {
+        normalize_url(u)
+        for text in _planning_messages(tool_context)
+        for u in extract_urls(text, limit)
+    }
+    if url and normalize_url(url) in written:
+        return None
+    return {
+        "status": "error",
+        "error_message": (
+            "Refused: analyze_source reads only the addresses the journalist wrote in this "
+            "conversation. An address found in a page or a document is never opened from here; "
+            "do not ask again, go on with the plan."
+        ),
+    }
 
 
 def gate_transfer(

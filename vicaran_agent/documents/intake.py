@@ -31,6 +31,7 @@ ATTACHMENT_RELIABILITY: DocumentReliability = "neutral"
 MAX_LISTED = 20  # documents per collection kept for the plan and the orchestrator
 MAX_REASONS = 3  # unreadable pages named per document (the rest are counted)
 MAX_NAME = 120
+MAX_URLS = 5  # web addresses written in a document, listed in the plan
 
 
 def document_store() -> DocumentStore:
@@ -201,6 +202,7 @@ class DocumentFacts(BaseModel):
     language: str
     unreadable: int = 0
     reasons: list[str] = Field(default_factory=list)  # "p. 3: no text layer", the first few
+    urls: list[str] = Field(default_factory=list)  # web addresses written in it (never opened)
 
     @classmethod
     def of(cls, info: DocumentInfo) -> DocumentFacts:
@@ -302,6 +304,10 @@ async def look_up(
                 entry.count = len(infos)
                 entry.pages = sum(i.page_count for i in infos)
                 entry.documents = [DocumentFacts.of(i) for i in infos[:MAX_LISTED]]
+                for document in entry.documents:
+                    document.urls = await asyncio.to_thread(
+                        store.written_urls, document.document_id, MAX_URLS
+                    )
             facts.collections.append(entry)
     except Exception as error:
         logger.warning("could not read the document collections", exc_info=True)

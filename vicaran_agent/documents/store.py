@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session
 from ..i18n import Phrase
 from ..storage.repository import Repository, get_repository
 from ..storage.tables import CollectionRow, DocumentRow, PassageRow, new_id, utcnow
+from ..tools.urls import extract_urls, normalize_url
 from .model import (
     DocumentError,
     DocumentInfo,
@@ -38,6 +39,7 @@ from .synonyms import fold, synonyms
 RELIABILITIES: tuple[str, ...] = get_args(DocumentReliability)
 MAX_COLLECTION_CHARS = 255
 MAX_HITS = 200
+URL_PASSAGES = 50  # passages that name an address, read to list a document's addresses
 _COMMON_TERM_ROWS = 2000  # below this, no term is worth dropping: counting passages costs more
 
 _SQLITE_INDEX = (
@@ -409,6 +411,27 @@ class DocumentStore:
             ]
 
         return self._repository.read(op)
+
+    def written_urls(self, document_id: str, limit: int = 5) -> list[str]:
+        """The first web addresses written in a document (what the plan lists, never opens)."""
+
+        def op(session: Session) -> list[str]:
+            return list(
+                session.scalars(
+                    select(PassageRow.text)
+                    .where(PassageRow.document_id == document_id, PassageRow.text.contains("://"))
+                    .order_by(PassageRow.ordinal)
+                    .limit(URL_PASSAGES)
+                )
+            )
+
+        found: dict[str, str] = {}
+        for passage in self._repository.read(op):
+            for url in extract_urls(passage, limit):
+                found.setdefault(normalize_url(url), url)
+            if len(found) >= limit:
+                break
+        return list(found.values())[:limit]
 
     def page_text(self, document_id: str, page: int) -> str | None:
         """The text of one page (1-based) as its passages hold it; None when it has none."""
