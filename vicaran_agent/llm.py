@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import re
 import weakref
 from collections.abc import AsyncGenerator, Iterator
@@ -157,6 +158,9 @@ def output_budget(
 
 def declared_class(model: str) -> type[BaseLlm] | None:
     """The class ADK resolves `model` to (for what it declares), or None when it resolves none."""
+    # ADK asks LiteLLM about an unknown `provider/model`; LiteLLM would fetch its price list from
+    # GitHub on import, a request to a service nobody configured.
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     try:
         return LLMRegistry.resolve(model)
     except (ValueError, ImportError):
