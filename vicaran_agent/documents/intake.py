@@ -12,7 +12,7 @@ import asyncio
 import hashlib
 import logging
 import mimetypes
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,7 +25,7 @@ from ..sanitize import clean
 from .artifacts import ReadArtifact, artifact_name, is_reference, reference_target, refused_size
 from .model import DocumentError, DocumentInfo, DocumentReliability
 from .parse import parse_bytes
-from .store import DocumentStore, get_document_store
+from .store import DocumentStore, Reader, get_document_store
 
 logger = logging.getLogger(__name__)
 
@@ -33,6 +33,7 @@ ATTACHMENT_RELIABILITY: DocumentReliability = "neutral"
 MAX_LISTED = 20  # documents per collection kept for the plan and the orchestrator
 MAX_REASONS = 3  # unreadable pages named per document (the rest are counted)
 MAX_NAME = 120
+MAX_URLS = 5  # web addresses written in a document, listed in the plan
 
 
 def document_store() -> DocumentStore:
@@ -41,8 +42,9 @@ def document_store() -> DocumentStore:
 
 
 def investigation_collection(investigation_id: str) -> str:
-    """The collection an investigation's attachments go to."""
-    return f"investigation-{investigation_id.replace('-', '')[:8]}"
+    """The collection an investigation's attachments go to: named by its whole id (a name
+    nobody guesses; the collection is its conversation's user's all the same)."""
+    return f"investigation-{investigation_id}"
 
 
 # --- attachments ----------------------------------------------------------------------------
@@ -132,6 +134,9 @@ def without_attachments(contents: list[types.Content]) -> list[types.Content]:
     return hidden
 
 
+CUT_OFF = "cut_off"  # an attached file's status when a restart stopped its indexing
+
+
 class AttachedFile(BaseModel):
     """What happened to one attached file."""
 
@@ -139,7 +144,7 @@ class AttachedFile(BaseModel):
     mime: str = ""
     size_bytes: int = 0
     collection: str = ""
-    status: str = "added"  # added | unchanged | replaced | unreadable
+    status: str = "added"  # added | unchanged | replaced | unreadable | cut_off (by a restart)
     reason: str = ""  # why it could not be taken in
     document_id: str = ""
     artifact: str = ""  # the ADK artifact's name, when it was saved as one
@@ -157,9 +162,11 @@ async def take_in(
     collection: str,
     save_artifact: SaveArtifact | None,
     read_artifact: ReadArtifact | None = None,
+    owner: Reader | None = None,
 ) -> list[AttachedFile]:
-    """Parse and index each attachment (a stored one read back with `read_artifact`, one still
-    inline saved with `save_artifact`); one that fails is recorded with the reason."""
+    """Parse and index each attachment into `owner`'s collection (a stored one read back with
+    `read_artifact`, one still inline saved with `save_artifact`); one that fails is recorded
+    with the reason."""
     settings = get_settings()
     taken = []
     for attachment in attachments:
@@ -198,7 +205,7 @@ async def take_in(
                 parse_bytes, data, attachment.file_name, mime=attachment.mime or None
             )
             outcome = await asyncio.to_thread(
-                document_store().add, parsed, collection, ATTACHMENT_RELIABILITY
+                document_store().add, parsed, collection, ATTACHMENT_RELIABILITY, owner=owner
             )
         except DocumentError as error:
             record.status, record.reason = "unreadable", _reason(str(error), record.file_name)
@@ -231,6 +238,7 @@ class DocumentFacts(BaseModel):
     language: str
     unreadable: int = 0
     reasons: list[str] = Field(default_factory=list)  # "p. 3: no text layer", the first few
+    urls: list[str] = Field(default_factory=list)  # web addresses written in it (never opened)
 
     @classmethod
     def of(cls, info: DocumentInfo) -> DocumentFacts:
@@ -311,26 +319,34 @@ class DocumentsInPlay(BaseModel):
 
 
 async def look_up(
-    collections: list[str], own: str | None, attachments: list[AttachedFile]
+    collections: list[str],
+    own: Collection[str],
+    attachments: list[AttachedFile],
+    reader: Reader,
 ) -> DocumentsInPlay:
-    """The named collections as the store has them now (never raises: a failure is a problem)."""
+    """The named collections as the store has them now, those `reader` may use (another is
+    "not found", as one that does not exist): never raises, a failure is a problem."""
     facts = DocumentsInPlay(attachments=attachments)
     if not collections:
         return facts
     try:
         store = document_store()
-        known = await asyncio.to_thread(store.collections)
+        known = await asyncio.to_thread(store.collections, reader)
         for name in collections:
-            entry = CollectionFacts(name=name, own=name == own, found=name in known)
+            entry = CollectionFacts(name=name, own=name in own, found=name in known)
             if entry.found:
                 entry.reliability = known[name]
                 infos = await asyncio.to_thread(store.documents, name)
                 entry.count = len(infos)
                 entry.pages = sum(i.page_count for i in infos)
                 entry.documents = [DocumentFacts.of(i) for i in infos[:MAX_LISTED]]
+                for document in entry.documents:
+                    document.urls = await asyncio.to_thread(
+                        store.written_urls, document.document_id, MAX_URLS
+                    )
             facts.collections.append(entry)
     except Exception as error:
         logger.warning("could not read the document collections", exc_info=True)
-        facts.collections = [CollectionFacts(name=n, own=n == own) for n in collections]
+        facts.collections = [CollectionFacts(name=n, own=n in own) for n in collections]
         facts.problem = one_line(f"{type(error).__name__}: {error}", 300)
     return facts

@@ -12,7 +12,9 @@ import hashlib
 import io
 import logging
 import math
+import os
 import re
+import stat
 import threading
 import zipfile
 from collections.abc import Callable, Iterator
@@ -123,16 +125,20 @@ def sniff(data: bytes) -> DocumentKind | None:
     return None
 
 
-def parse_file(path: Path, settings: Settings | None = None) -> ParsedDocument:
-    """Read and parse one file; DocumentError says why it cannot be taken in."""
+def parse_file(
+    path: Path, settings: Settings | None = None, *, expected: tuple[int, int] | None = None
+) -> ParsedDocument:
+    """Read and parse one regular file; DocumentError says why it cannot be taken in.
+
+    `expected` is the (device, inode) the caller saw: another file at `path` now is refused.
+    """
     settings = settings or get_settings()
     path = Path(path)
     if kind_of(path.name) is None:
         raise DocumentError(Phrase("document_unsupported", name=path.name))
     limit = settings.vicaran_document_max_bytes
     try:
-        with path.open("rb") as file:
-            data = file.read(limit + 1)  # never more than the limit, whatever stat says
+        data = _read_regular(path, limit, expected)
     except OSError as error:
         detail = error.strerror or type(error).__name__
         raise DocumentError(
@@ -141,6 +147,26 @@ def parse_file(path: Path, settings: Settings | None = None) -> ParsedDocument:
     parsed = parse_bytes(data, path.name, settings=settings)
     parsed.path = path_text(str(path))
     return parsed
+
+
+_OPEN_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NONBLOCK", 0)  # a FIFO opens at once (and is refused) instead of waiting
+    | getattr(os, "O_NOFOLLOW", 0)  # the caller resolved the path: a link put there is refused
+    | getattr(os, "O_CLOEXEC", 0)
+)
+
+
+def _read_regular(path: Path, limit: int, expected: tuple[int, int] | None) -> bytes:
+    """At most `limit` + 1 bytes of `path`, checked on the open file to be a regular one."""
+    file = os.fdopen(os.open(path, _OPEN_FLAGS), "rb")
+    with file:
+        found = os.fstat(file.fileno())
+        if not stat.S_ISREG(found.st_mode):
+            raise DocumentError(Phrase("document_not_regular", name=path.name))
+        if expected is not None and (found.st_dev, found.st_ino) != expected:
+            raise DocumentError(Phrase("document_changed", name=path.name))
+        return file.read(limit + 1)  # never more than the limit, whatever stat says
 
 
 def parse_bytes(
