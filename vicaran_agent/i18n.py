@@ -596,6 +596,10 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
         "high-reliability evidence ({publisher})",
         "evidência de alta confiabilidade ({publisher})",
     ),
+    "rule_own_record": (
+        "the own record of the party quoted ({publisher})",
+        "o registro próprio da parte citada ({publisher})",
+    ),
     "rule_neutral_agree": (
         "{count} independent neutral sources agree",
         "{count} fontes neutras independentes concordam",
