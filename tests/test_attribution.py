@@ -10,13 +10,18 @@ from vicaran_agent.evidence import enforce_verdict, sufficient
 from vicaran_agent.factcheck.parties import is_own_record, party_names
 from vicaran_agent.factcheck.pool import Candidate, EvidencePool, OwnSources
 from vicaran_agent.schemas import (
+    BriefClaim,
+    BriefClaims,
     Claim,
     ClaimAssessment,
+    ClaimDraft,
     ClaimKind,
+    DraftClaim,
     Evidence,
     EvidenceJudgement,
     Source,
 )
+from vicaran_agent.sub_agents.claim_extractor import consolidate
 from vicaran_agent.tools.urls import normalize_url
 
 NOTICE_URL = "https://www.epa.gov/enforcement/halvorsen-notice"
@@ -247,3 +252,34 @@ def test_the_rule_names_the_own_record_when_one_is_among_the_reasons():
     assert ok and why == "the own record of the party quoted (epa.gov)"
     ok, why = sufficient([item("apnews.com", False)], "supports", "pt-BR")
     assert ok and why == "evidência de alta confiabilidade (apnews.com)"
+
+
+def test_extraction_keeps_what_a_claim_is_about_and_who_it_quotes():
+    notice, wire = source(NOTICE_URL, NOTICE)[0], source(WIRE_URL, WIRE)[0]
+    fact = "Complaints rose 40% in 2024"
+    brief = BriefClaims(claims=[BriefClaim(claim_text=fact, importance=0.9)])
+    draft = ClaimDraft(
+        claims=[
+            DraftClaim(
+                claim_text="The EPA found that Halvorsen exceeded its limits",
+                kind="attribution",
+                attributed_to=f"  {EPA}\n",
+                importance=0.9,
+                source_numbers=[1, 2],
+            ),
+            DraftClaim(
+                claim_text="Halvorsen exceeded its limits",
+                kind="attribution",  # an attribution with nobody named is a fact
+                importance=0.8,
+                source_numbers=[2],
+            ),
+            DraftClaim(
+                claim_text=fact, attributed_to="activists", importance=0.5, source_numbers=[2]
+            ),
+        ]
+    )
+    claims = {c.claim_text: c for c in consolidate(draft, [(1, notice), (2, wire)], None, brief)}
+    said = claims["The EPA found that Halvorsen exceeded its limits"]
+    assert (said.kind, said.attributed_to) == ("attribution", EPA)
+    assert (claims["Halvorsen exceeded its limits"].kind, claims[fact].origin) == ("fact", "brief")
+    assert claims[fact].attributed_to == "activists"  # the brief named nobody; a source did

@@ -656,6 +656,8 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
     "facts_header": ("**Fact-Checking Complete**", "**Checagem concluída**"),
     "confidence": ("Confidence", "Confiança"),
     "claim_sources": ("Sources", "Fontes"),
+    "claim_said_by": ("What {party} said or did", "O que {party} disse ou fez"),
+    "claim_on_word_of": ("On the word of {party}", "Segundo {party}"),
     "your_brief": ("your brief", "seu briefing"),
     "bias_header": ("📊 **Bias Analysis Complete**", "📊 **Análise de viés concluída**"),
     "bias_overall": (
