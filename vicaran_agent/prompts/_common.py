@@ -11,6 +11,12 @@ LANGUAGE_RULE = """\
 Write every sentence for the journalist in {investigation_language}. Keep markers such as
 `[PROGRESS]` and `[INVESTIGATION_COMPLETE]` exactly as written, in English."""
 
+# After LANGUAGE_RULE wherever a `quote` is asked: a translated quote is not found in the text.
+QUOTE_RULE = """\
+Quotes are the one exception: copy every `quote` in the language of the text it comes from,
+exactly as written there, never translated; only your other sentences follow the journalist's
+language."""
+
 
 def today_rule(today: date) -> str:
     """The first lines of every instruction: the date the model must reason from."""
