@@ -799,6 +799,10 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
         'Removed from the report, not supported by the sources it cites: "{text}"',
         'Removida do relatório, sem respaldo nas fontes que cita: "{text}"',
     ),
+    "sentence_removed_status": (
+        'Removed from the report, it contradicts the recorded verdicts and evidence: "{text}"',
+        'Removida do relatório, contradiz os vereditos e as evidências registrados: "{text}"',
+    ),
     "citations_removed": (
         (
             "{count} citation pointing to no saved source was removed",
