@@ -11,7 +11,15 @@ Reader fakes (`serve`); `make test-live` runs the same briefs against Gemini (te
 
 from __future__ import annotations
 
-from tests.support.corpus import Article
+from typing import TYPE_CHECKING, Any
+
+from google.adk.plugins import BasePlugin
+
+from tests.support.conversation import Conversation
+from tests.support.corpus import Article, pages, search_results
+
+if TYPE_CHECKING:
+    from tests.conftest import Services
 
 EPA_NOTICE = Article(
     "https://www.epa.gov/enforcement/halvorsen-chemical-millbrook-notice-of-violation",
@@ -68,3 +76,18 @@ BRIEF_PT = (
     "Chemical na fábrica de Millbrook no fim de 2024."
 )
 BRIEFS = {"en": BRIEF, "pt-BR": BRIEF_PT}
+
+
+def serve(services: Services) -> None:
+    """Every search finds the story; every page of it reads."""
+    services.tavily.results = search_results(STORY)
+    services.tavily.overrides = None
+    services.jina.pages.update(pages(STORY))
+
+
+async def investigate(brief: str, *plugins: BasePlugin) -> tuple[dict[str, Any], str]:
+    """One run of `brief`, approved as planned: (its final state, its last message)."""
+    conversation = Conversation(plugins=plugins)
+    await conversation.send(brief)
+    events = await conversation.send("APPROVED")
+    return await conversation.state(), conversation.texts(events)[-1]
