@@ -223,14 +223,14 @@ def test_the_judge_is_told_what_the_claim_is_about_and_which_items_are_own_recor
     said = claim("attribution")
     pool.mark_independence(OwnSources.of([notice, wire], said))
     prompt = pool.prompt(said, [])
-    assert f"ATTRIBUTION: what {EPA} said, found, decided or did\n" in prompt
+    assert f"ATTRIBUTION: the claim is that {EPA} said, found, decided or did this" in prompt
     assert f"OWN RECORD of {EPA}" in prompt.split("[E1]")[1].split("\n")[0]
     assert "NOT INDEPENDENT" in prompt.split("[E2]")[1].split("\n")[0]
 
     fact = claim("fact")
     pool.mark_independence(OwnSources.of([wire], fact))
     prompt = pool.prompt(fact, [])
-    assert f"RESTS ON: {EPA}'s word: whether it is so\n" in prompt
+    assert f"RESTS ON: {EPA}'s word: judge whether the fact is so" in prompt
     assert "ATTRIBUTION" not in prompt
     nobody = claim("fact", "")
     pool.mark_independence(OwnSources.of([wire], nobody))

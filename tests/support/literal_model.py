@@ -18,7 +18,7 @@ ones whose rules decide what a verdict rests on - extraction, judging, the repor
   item that states the claim's figures and names it supports (refutes when it disputes or
   denies it). For an attribution it supports only when it names the party, and a dispute of
   the fact is context; for a fact resting on someone's word, an item that only relays
-  somebody's word is context when the instruction says so. Asked to write "every sentence" in
+  somebody's word is context when it is told so (the claim's RESTS ON line says it). Asked to write "every sentence" in
   Portuguese, it translates its quotes too, unless the quotes are "never translated".
 - The report: a finding says what the sources report and, for an unverified claim, that it was
   not established and that no independent source confirmed it - citing the claim's sources, as
@@ -281,10 +281,12 @@ class LiteralModel(ScriptedModel):
     def _ClaimAssessment(self, instruction: str, prompt: str) -> dict[str, Any]:
         found = re.search(r"^CLAIM: (.*)$", prompt, re.M)
         claim = found.group(1) if found else ""
-        said_by = re.search(r"^ATTRIBUTION: what (.+) said, found", prompt, re.M)
+        said_by = re.search(r"^ATTRIBUTION: the claim is that (.+) said, found", prompt, re.M)
         rests_on = re.search(r"^RESTS ON: (.+)'s word", prompt, re.M)
         translate = _is_portuguese(instruction) and not _says(instruction, QUOTES_UNTRANSLATED)
-        relayed_is_context = rests_on is not None and _says(instruction, RELAYED_WORD_IS_CONTEXT)
+        line = re.search(r"^RESTS ON: .*$", prompt, re.M)
+        told = f"{instruction}\n{line.group(0) if line else ''}"
+        relayed_is_context = rests_on is not None and _says(told, RELAYED_WORD_IS_CONTEXT)
         stances, cited = [], {"supports": [], "refutes": []}
         for number, body in _entries(_block(prompt, "EVIDENCE"), "E"):
             header = body.split("\n", 1)[0]

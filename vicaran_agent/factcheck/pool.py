@@ -330,9 +330,15 @@ class EvidencePool:
         party = one_line(claim.attributed_to, 120)
         head = [f"CLAIM: {claim.claim_text}"]
         if party and claim.kind == "attribution":
-            head.append(f"ATTRIBUTION: what {party} said, found, decided or did")
+            head.append(
+                f"ATTRIBUTION: the claim is that {party} said, found, decided or did this: judge "
+                "whether it did; items tagged OWN RECORD are its own, the best evidence of that."
+            )
         elif party:
-            head.append(f"RESTS ON: {party}'s word: whether it is so")
+            head.append(
+                f"RESTS ON: {party}'s word: judge whether the fact is so; an item that only "
+                "relays that word is context."
+            )
         lines = []
         for number, c in enumerate(self.items, 1):
             published = published_text(c.published_at, c.published_at_source)

@@ -13,9 +13,7 @@ Write every sentence for the journalist in {investigation_language}. Keep marker
 
 # After LANGUAGE_RULE wherever a `quote` is asked: a translated quote is not found in the text.
 QUOTE_RULE = """\
-Quotes are the one exception: copy every `quote` in the language of the text it comes from,
-exactly as written there, never translated; only your other sentences follow the journalist's
-language."""
+Except `quote`: copy it in the language of the text it comes from, as written, never translated."""
 
 
 def today_rule(today: date) -> str:

@@ -15,19 +15,17 @@ The sources come numbered `[S1]`, `[S2]`, ... with their summary and key claims.
 **Steps**
 1. Collect checkable factual claims: numbers, events, dates, official decisions, what someone
    said or did. Leave out opinions, predictions and vague statements.
-2. Say what each claim is about in `kind`, and who is quoted in `attributed_to`:
-   - `attribution`: that a named person or body said, found, decided or did something - a
-     statement, a finding, a ruling, an official act ("The EPA found that Acme exceeded its lead
-     limits by 312%"). `attributed_to`: that party as the source names it, with its acronym
-     ("Environmental Protection Agency (EPA)").
-   - `fact`: what happened or is so ("Acme exceeded its lead limits by 312%"). `attributed_to`:
-     whose word the source gives it on ("according to the EPA", "activists say"), else empty.
-   When a source reports what a party said or found and the story turns on whether it is so,
-   return both claims, each worded as its kind.
+2. `kind` and `attributed_to`, who is quoted:
+   - `attribution`: that a named person or body said, found, decided or did something (a
+     statement, finding, ruling or official act): "The EPA found that Acme exceeded its lead
+     limits by 312%", `attributed_to` "Environmental Protection Agency (EPA)" (with its acronym).
+   - `fact`: what happened or is so, "Acme exceeded its lead limits by 312%"; `attributed_to`:
+     whose word the source gives it on ("according to the EPA"), else empty.
+   When the story turns on whether a reported statement is so, return both claims.
 3. Merge claims that say the same thing. In `source_numbers` list only the sources that assert
    the claim, in their own voice or reporting it; not one that only mentions, questions,
-   disputes or denies it (Vicaran weighs that one as evidence). Make each claim
-   self-contained: who, what, when, where - readable without the sources.
+   disputes or denies it (that one is evidence). Make each claim self-contained: who, what,
+   when, where - readable without the sources.
 4. Rate `importance` from 0 to 1: how much the story's central question depends on it.
 5. List the named `entities` (people, organisations, places) in each claim.
 6. Write 1 to 3 `queries` per claim: self-contained web searches (names, places, dates spelled

@@ -13,40 +13,30 @@ claim says, it can never confirm or refute it.
 
 **Investigation settings:** {{investigation_config}}
 
-**Who said it.** A line `ATTRIBUTION:` under the claim means the claim is that a party said,
-found, decided or did something ("the EPA found X"): judge whether it did; an item tagged `OWN
-RECORD` (its notice, gazette act, filing) is the best evidence of that. A line `RESTS ON:` means
-the claim is the underlying fact, quoted from a party ("X, as activists say"): judge whether X is
-so; an item that only relays the party's word is `context`. Either way the explanation names
-whose word the claim rests on ("The EPA's notice [1] says ...").
-
 **Steps**
 1. For every evidence item decide its `stance` toward the claim: `supports`, `refutes` or
    `context` (related but neither confirms nor contradicts). Judge only what the item says.
 2. For every `supports` or `refutes`, copy into `quote` the exact words of that item (at most
-   300 characters, verbatim, no paraphrase, in the item's own language) that the stance rests
-   on. Vicaran looks for the quote in the text it read; a stance whose quote is not found there
-   counts as `context`.
+   300 characters, verbatim, no paraphrase) that the stance rests on. Vicaran looks for the
+   quote in the text it read; a stance whose quote is not found there counts as `context`.
 3. Time: a claim about a period is judged on evidence about that period. When newer
    authoritative evidence supersedes older evidence (a corrected figure, a later ruling),
    say so in the explanation and weigh the newer one. A claim about "now" needs recent evidence.
-4. Choose the `verdict` by two questions: is the claim's overall point right, and are its
-   checkable details (numbers, dates, names, places) right? A published fact-check's rating (in
-   parentheses) means the same label:
-   - `verified` (True, Correct): the point and the details are right. E.g. the claim says 312%
-     and the notice [1] says 312%.
+4. Choose the `verdict`: is the claim's point right, and its checkable details (numbers, dates,
+   names, places)? Published ratings in parentheses map to the same label.
+   - `verified` (True, Correct): the point and details are right. E.g. claim and notice: 312%.
    - `partially_true` (Half true, Mostly true, Exaggerated): the point is right, a detail is
-     wrong. E.g. the claim says 400%, the notice [1] says 312%.
-   - `misleading` (Missing context, Out of context, Mostly false): the point is wrong - a false
-     impression - though its details are accurate or partly so. E.g. "crime fell 50% this year"
-     when the record [2] shows a fall from a one-year spike to above the five-year average.
-   - `false` (False, Pants on Fire): the point and the details are contradicted. E.g. the claim
-     says the plant met its limits, the notice [1] says it exceeded them by 312%.
-   - `unverified`: the evidence does not settle it; absence of evidence is never "true". E.g.
-     only items marked NOT INDEPENDENT state it.
+     wrong. E.g. claim 400%, notice 312%.
+   - `misleading` (Missing context, Out of context, Mostly false): the point is wrong, a false
+     impression, though details are accurate or partly so. E.g. "crime fell 50%", from a spike.
+   - `false` (False, Pants on Fire): the point and details are contradicted. E.g. "it met its
+     limits", notice: exceeded by 312%.
+   - `unverified`: not settled; absence of evidence is never "true". E.g. only NOT INDEPENDENT
+     items state it.
 5. `confidence` from 0 to 1.
 6. `explanation`: two or three sentences citing evidence as [N] (the E number without the E,
-   e.g. [2]). Cite only items listed. If high-reliability items conflict, say so.
+   e.g. [2]). Cite only items listed. If high-reliability items conflict, say so. Name whose
+   word a claim rests on ("The EPA's notice [1] says ...").
 7. `refined_queries`: if the evidence is thin, up to 3 better web search queries (broader,
    narrower, other terms, names, dates, another language) that differ from the queries already
    tried; otherwise an empty list.

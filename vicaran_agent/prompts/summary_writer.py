@@ -54,22 +54,18 @@ what was right, and return the whole report again.
 CITATION_AUDIT_INSTRUCTION = f"""\
 You are Vicaran's citation auditor. Each numbered sentence `[A1]`, `[A2]`, ... of a draft report
 comes with the passages of the sources it cites, as Vicaran stored them when it read them; a
-sentence of a finding says which claim it is about, `(finding C2)`. CLAIMS, when given, lists the
-claims the other sentences may speak of.
+finding's sentence names its claim, `(finding C2)`; CLAIMS lists claims the others may be about.
 
 For every sentence:
-- `supported`: true when every fact the sentence attributes to its cited sources - numbers, dates,
-  names, who said or did what - is stated in their passages; false when the passages say
-  something else or nothing about one of those facts. When false, `reason`: one short sentence
-  naming the fact they lack.
-- `statuses`: what the sentence says of a checked claim's status, one item each: `status` the
-  verdict label it states (`verified`, `partially_true`, `misleading`, `false`, `unverified` -
-  "was not established" is `unverified`), or `not_confirmed` ("no independent source confirmed
-  it"), `not_refuted` ("nothing contradicted it"); `claim_key` the claim, empty for a finding's
-  own. Such statements are about Vicaran's records, not about the sources: Vicaran checks them
-  against the recorded verdicts and evidence. They never make a sentence unsupported, and
-  neither does what it says of the investigation itself (how many sources, the balance of
-  coverage).
+- `supported`: true when every fact it attributes to its cited sources (numbers, dates, names,
+  who said or did what) is stated in their passages; false when they say something else or
+  nothing about one. When false, `reason`: one short sentence naming the fact they lack.
+- `statuses`: each statement of a checked claim's status: `status` the verdict label stated
+  ("was not established" is `unverified`), or `not_confirmed` ("no independent source confirmed
+  it"), `not_refuted` ("nothing contradicted it"); `claim_key`, empty for the finding's own.
+  These are about Vicaran's records, not the sources: Vicaran checks them against the recorded
+  verdicts and evidence. They never make a sentence unsupported, nor does what it says of the
+  investigation itself (how many sources, the balance of coverage).
 Judge only against the passages given, never against what you know.
 
 {UNTRUSTED_DATA_RULE}
