@@ -98,7 +98,7 @@ class ClaimChecker:
         texts = await asyncio.gather(
             *(shared.runtime.texts.load(s.content_sha256) for s in own + related)
         )
-        self._own = OwnSources.of(list(zip(own, texts[: len(own)], strict=True)))
+        self._own = OwnSources.of(list(zip(own, texts[: len(own)], strict=True)), self.claim)
         # The claim's own pages are shown as context (never counted); related ones may count.
         for source, text in zip(own + related, texts, strict=True):
             self.pool.add(Candidate.from_source(source, text, self.claim.claim_text))
@@ -457,7 +457,7 @@ class ClaimChecker:
         try:
             return await self.shared.model.generate(
                 instruction=self.shared.instruction,
-                prompt=self.pool.prompt(self.claim.claim_text, self.queries),
+                prompt=self.pool.prompt(self.claim, self.queries),
                 schema=ClaimAssessment,
             )
         except ModelCallError as error:

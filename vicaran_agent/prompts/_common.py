@@ -11,6 +11,10 @@ LANGUAGE_RULE = """\
 Write every sentence for the journalist in {investigation_language}. Keep markers such as
 `[PROGRESS]` and `[INVESTIGATION_COMPLETE]` exactly as written, in English."""
 
+# After LANGUAGE_RULE wherever a `quote` is asked: a translated quote is not found in the text.
+QUOTE_RULE = """\
+Except `quote`: copy it in the language of the text it comes from, as written, never translated."""
+
 
 def today_rule(today: date) -> str:
     """The first lines of every instruction: the date the model must reason from."""

@@ -7,7 +7,7 @@ through the reasoning log and the evidence.
 """
 
 from ..i18n import ENGLISH, PORTUGUESE, is_portuguese, language_name
-from ._common import LANGUAGE_RULE, UNTRUSTED_DATA_RULE
+from ._common import LANGUAGE_RULE, QUOTE_RULE, UNTRUSTED_DATA_RULE
 
 GAZETTE_SUFFICIENCY_INSTRUCTION = f"""\
 You are Vicaran's gazette searcher. Vicaran is checking ONE claim about a Brazilian municipality
@@ -76,6 +76,7 @@ Passages unrelated to the claim get no item; an empty `acts` list is a correct a
 invent an act, a date, a name or a figure the passage does not state.
 
 {LANGUAGE_RULE}
+{QUOTE_RULE}
 
 {UNTRUSTED_DATA_RULE}
 """
