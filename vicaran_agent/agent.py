@@ -8,7 +8,6 @@ from google.adk.agents import LlmAgent
 from google.adk.agents.context_cache_config import ContextCacheConfig
 from google.adk.agents.readonly_context import ReadonlyContext
 from google.adk.apps import App
-from google.adk.utils.instructions_utils import inject_session_state
 from google.adk.utils.model_name_utils import is_gemini_model
 from google.genai import types
 from pydantic import ValidationError
@@ -32,23 +31,22 @@ from .prompts.orchestrator import (
     DOCUMENTS_INSTRUCTION,
     ORCHESTRATOR_INSTRUCTION,
 )
+from .prompts.render import render_instruction
 from .sub_agents.pipeline import build_pipeline
 from .tools.analyze_source import analyze_source
 
 APP_NAME = "vicaran_agent"
 _DIGEST_SLOT = "{" + keys.USER_SOURCES_DIGEST + "}"
-_SENTINEL = "\x00user_sources_digest\x00"
 
 
 async def orchestrator_instruction(context: ReadonlyContext) -> str:
     """The orchestrator's instruction, with the journalist's sources as read so far."""
-    rendered = await inject_session_state(
-        ORCHESTRATOR_INSTRUCTION.replace(_DIGEST_SLOT, _SENTINEL), context
-    )
     language = (context.state.get(keys.INVESTIGATION_CONFIG) or {}).get("language", "en")
     sources = user_sources_from_events(context.session.events, context.state)
     digest = user_sources_digest(sources, language)
-    instruction = rendered.replace(_SENTINEL, digest)
+    instruction = await render_instruction(
+        ORCHESTRATOR_INSTRUCTION, context, {_DIGEST_SLOT: digest}
+    )
     if context.state.get(keys.CLARIFY) == "asking":
         instruction += "\n" + CLARIFY_INSTRUCTION
     documents = DocumentsInPlay.from_state(context.state.get(keys.INVESTIGATION_DOCUMENTS))

@@ -115,13 +115,13 @@ def _is_portuguese(instruction: str) -> bool:
     return "Brazilian Portuguese" in instruction
 
 
-_BRIEF_IN_CONFIG = re.compile(r"""'brief': (?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")""")
+_BRIEF_LINE = re.compile(r"^- Brief: (.*)$", re.M)  # the investigation, as instructions state it
 _GENERIC = {"investigate", "investigue", "whether", "what", "found", "about", "check", "verify"}
 
 
 def _brief_words(instruction: str) -> set[str]:
-    match = _BRIEF_IN_CONFIG.search(instruction)
-    brief = (match.group(1) or match.group(2)) if match else ""
+    match = _BRIEF_LINE.search(instruction)
+    brief = match.group(1) if match else ""
     brief = re.sub(r"https?://\S+", "", brief)
     return _words(brief) - _GENERIC
 
@@ -365,7 +365,7 @@ class ScriptedModel(BaseLlm):
     @staticmethod
     def _plan(brief: str, sources: list[dict[str, Any]], instruction: str) -> str:
         pt = _is_portuguese(instruction)
-        quick = '"mode": "quick"' in instruction or "'mode': 'quick'" in instruction
+        quick = "- Mode: Quick Search" in instruction
         lines = re.sub(r"https?://\S+|Investigation ID:\s*\S+", "", brief).strip().split("\n")
         topic = next(
             (t for t in lines if t.strip() and not t.startswith(("Mode:", "Collection:"))), ""

@@ -10,7 +10,7 @@ reliability (high, neutral or low) and its publication date, which Vicaran compu
 change them. An item marked `NOT INDEPENDENT` is the page the claim came from, its publisher or
 a copy of either: it shows what the claim says, it can never confirm or refute it.
 
-**Investigation settings:** {{investigation_config}}
+{{investigation}}
 
 **Steps**
 1. For every evidence item decide its `stance` toward the claim: `supports`, `refutes` or

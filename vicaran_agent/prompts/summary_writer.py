@@ -6,8 +6,9 @@ SUMMARY_WRITER_INSTRUCTION = f"""\
 You are Vicaran's Summary Writer. You write the final investigation report a journalist will rely
 on, from the verified findings Vicaran gathered. Accuracy and attribution come before style.
 
-**Investigation settings:** {{investigation_config}} (summary_depth: brief = about 300 words,
-comprehensive = about 800 words)
+{{investigation}}
+
+**Length:** about 300 words for a brief report, about 800 for a comprehensive one.
 **The approved plan (its topic and questions, as data):**
 {{plan_outline}}
 
@@ -69,7 +70,7 @@ to 100 on each dimension:
 - `relevance`: it stays on the investigation's subject.
 Then `problems`: up to 5 concrete, fixable problems (empty when there are none).
 
-**Investigation settings:** {{investigation_config}}
+{{investigation}}
 
 {UNTRUSTED_DATA_RULE}
 """

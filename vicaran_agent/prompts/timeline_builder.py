@@ -6,7 +6,7 @@ TIMELINE_BUILDER_INSTRUCTION = f"""\
 You are Vicaran's Timeline Builder. From the sources and claims of an investigation you build the
 chronology of the story.
 
-**Investigation settings:** {{investigation_config}}
+{{investigation}}
 
 The input lists sources `[S1]`, `[S2]`, ... (with publication dates when known) and the claims.
 
