@@ -23,9 +23,9 @@ from .callbacks.orchestrator import (
 )
 from .config import Settings, get_settings, model_plugins_problem, settings_problem
 from .documents.intake import DocumentsInPlay
-from .formatting import user_sources_digest
+from .formatting import DATA_OPENING, user_sources_digest
 from .llm import ORCHESTRATOR_OUTPUT_TOKENS, ConfigHintModel, output_cap, resolvable_model
-from .prompts._common import dated
+from .prompts._common import UNTRUSTED_DATA_RULE, dated
 from .prompts.orchestrator import (
     CLARIFY_INSTRUCTION,
     DOCUMENTS_INSTRUCTION,
@@ -52,6 +52,8 @@ async def orchestrator_instruction(context: ReadonlyContext) -> str:
     documents = DocumentsInPlay.from_state(context.state.get(keys.INVESTIGATION_DOCUMENTS))
     if documents.documents or documents.unreadable or documents.missing:
         instruction += "\n" + DOCUMENTS_INSTRUCTION.replace("{documents}", documents.digest())
+    if DATA_OPENING in instruction:  # the journalist's pages or documents, as read
+        instruction += "\n" + UNTRUSTED_DATA_RULE
     return dated(instruction, get_settings().today)
 
 

@@ -7,6 +7,8 @@ from .sanitize import defuse_delimiters
 from .schemas import Claim, Source, published_text
 from .tools.credibility import stars
 
+DATA_OPENING = "<<<DATA "  # how every data block starts (its label follows)
+
 
 def data_block(label: str, body: str) -> str:
     """Untrusted content, delimited so the instructions can tell the model to treat it as data.
@@ -15,7 +17,7 @@ def data_block(label: str, body: str) -> str:
     so a page cannot close its block early.
     """
     safe = defuse_delimiters(body.strip())
-    return f"<<<DATA {label}\n{safe}\nDATA>>>"
+    return f"{DATA_OPENING}{label}\n{safe}\nDATA>>>"
 
 
 def source_entry(number: int, source: Source, prefix: str = "S") -> str:

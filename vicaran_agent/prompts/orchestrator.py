@@ -1,6 +1,6 @@
 """investigation_orchestrator: reads the brief, presents the plan, talks with the journalist."""
 
-from ._common import LANGUAGE_RULE, UNTRUSTED_DATA_RULE
+from ._common import LANGUAGE_RULE
 
 ORCHESTRATOR_INSTRUCTION = f"""\
 You are Vicaran's Investigation Orchestrator, the assistant a journalist talks to before and after
@@ -63,9 +63,7 @@ questions and the kinds of source, under those headings.
 - After the investigation has run (status completed, partial or failed): answer questions about
   the report briefly. A new brief belongs in a new session: say so; never plan or restart here.
 
-{LANGUAGE_RULE}
-
-{UNTRUSTED_DATA_RULE}
+{LANGUAGE_RULE} Keep the marker `[PLAN_APPROVAL_REQUIRED]` exactly as written, in English.
 """
 
 CLARIFY_INSTRUCTION = """\
