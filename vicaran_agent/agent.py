@@ -30,6 +30,7 @@ from .prompts.orchestrator import (
     CLARIFY_INSTRUCTION,
     DOCUMENTS_INSTRUCTION,
     ORCHESTRATOR_INSTRUCTION,
+    PLAN_INSTRUCTION,
 )
 from .prompts.render import render_instruction
 from .sub_agents.pipeline import build_pipeline
@@ -40,18 +41,21 @@ _DIGEST_SLOT = "{" + keys.USER_SOURCES_DIGEST + "}"
 
 
 async def orchestrator_instruction(context: ReadonlyContext) -> str:
-    """The orchestrator's instruction, with the journalist's sources as read so far."""
+    """The orchestrator's instruction, with the journalist's sources as read so far, and the
+    step it is at: clarifying questions, or the plan and the journalist's answer to it."""
     language = (context.state.get(keys.INVESTIGATION_CONFIG) or {}).get("language", "en")
     sources = user_sources_from_events(context.session.events, context.state)
     digest = user_sources_digest(sources, language)
     instruction = await render_instruction(
         ORCHESTRATOR_INSTRUCTION, context, {_DIGEST_SLOT: digest}
     )
-    if context.state.get(keys.CLARIFY) == "asking":
+    if context.state.get(keys.CLARIFY) == "asking":  # questions now; the plan comes after
         instruction += "\n" + CLARIFY_INSTRUCTION
-    documents = DocumentsInPlay.from_state(context.state.get(keys.INVESTIGATION_DOCUMENTS))
-    if documents.documents or documents.unreadable or documents.missing:
-        instruction += "\n" + DOCUMENTS_INSTRUCTION.replace("{documents}", documents.digest())
+    else:
+        instruction += "\n" + PLAN_INSTRUCTION
+        documents = DocumentsInPlay.from_state(context.state.get(keys.INVESTIGATION_DOCUMENTS))
+        if documents.documents or documents.unreadable or documents.missing:
+            instruction += "\n" + DOCUMENTS_INSTRUCTION.replace("{documents}", documents.digest())
     if DATA_OPENING in instruction:  # the journalist's pages or documents, as read
         instruction += "\n" + UNTRUSTED_DATA_RULE
     return dated(instruction, get_settings().today)

@@ -345,27 +345,17 @@ class ScriptedModel(BaseLlm):
                 "Which year?",
             ]
             return _text("\n".join(f"- {q}" for q in asked[:count]))
-        sources = []
-        for content in contents:
-            for part in content.parts or []:
-                response = part.function_response
-                if response and response.name == "analyze_source":
-                    body = response.response or {}
-                    title = re.search(
-                        r"^Title: (.*)$", _block(body.get("page") or "", "SOURCE"), re.M
-                    )
-                    sources.append({**body, "title": title.group(1) if title else ""})
         if "forgets-marker" in self.flags:
             return _text(
                 "Sure! I will look at what happened, check the official records and ask the "
                 "company for its side. Shall I go ahead?"
             )
-        return _text(self._plan(latest if len(user_turns) > 1 else brief, sources, instruction))
+        return _text(self._plan(latest if len(user_turns) > 1 else brief, instruction))
 
     @staticmethod
-    def _plan(brief: str, sources: list[dict[str, Any]], instruction: str) -> str:
+    def _plan(brief: str, instruction: str) -> str:
+        """The three parts the prompt asks for, under its English labels (code writes the rest)."""
         pt = _is_portuguese(instruction)
-        quick = "- Mode: Quick Search" in instruction
         lines = re.sub(r"https?://\S+|Investigation ID:\s*\S+", "", brief).strip().split("\n")
         topic = next(
             (t for t in lines if t.strip() and not t.startswith(("Mode:", "Collection:"))), ""
@@ -373,44 +363,20 @@ class ScriptedModel(BaseLlm):
         # the journalist's documents, by title (the instruction lists them; never their text)
         titles = re.findall(r"^- (.+?) \(", _block(instruction, "DOCUMENTS"), re.M)
         documents = "\n".join(f"- {t}: the figures and dates it gives" for t in titles[:3])
-        lines = []
-        for s in sources:
-            if s.get("readable"):
-                lines.append(f"- {'⭐' * int(s['credibility_score'])} {s['title']} ({s['domain']})")
-            else:
-                lines.append(f"- ⚠️ {s.get('url')}: could not be read ({s.get('reason')})")
         if pt:
-            mode = "Busca Rápida" if quick else "Investigação Detalhada"
-            head = "## 📋 Plano de Investigação"
-            parts = [
-                head,
-                f"Com base no seu briefing e nas {len(sources)} fontes que você enviou:",
-                f"**Tema da Investigação:** {topic[:120]}",
-                "**O que vou investigar:**\n- Os fatos centrais\n- Registros oficiais\n- O outro lado",
-                "**Fontes que vou reunir:**\n- Registros oficiais\n- Imprensa local e nacional",
-            ]
-            if documents:
-                parts.append("**Nos seus documentos vou procurar:**\n" + documents)
-            if lines:
-                parts.append("**Suas fontes analisadas:**\n" + "\n".join(lines))
-            parts.append(f"**Modo:** {mode}\n**Tempo estimado:** cerca de 5 minutos")
+            questions = "- Os fatos centrais\n- Registros oficiais\n- O outro lado"
+            gather = "- Registros oficiais\n- Imprensa local e nacional"
         else:
-            mode = "Quick Search" if quick else "Detailed Inquiry"
-            parts = [
-                "## 📋 Investigation Plan",
-                f"Based on your brief and the {len(sources)} sources you provided, here's my "
-                "investigation plan:",
-                f"**Investigation Topic:** {topic[:120]}",
-                "**What I'll Investigate:**\n- The core allegation\n- Official records\n"
-                "- The other side's response",
-                "**Sources I'll Gather:**\n- Official records\n- Wire and local coverage",
-            ]
-            if documents:
-                parts.append("**In your documents I'll look for:**\n" + documents)
-            if lines:
-                parts.append("**Your sources analyzed:**\n" + "\n".join(lines))
-            parts.append(f"**Mode:** {mode}\n**Estimated Time:** about 5 minutes")
-        return "\n\n".join(parts) + f"\n\n{PLAN_MARKER}"
+            questions = "- The core allegation\n- Official records\n- The other side's response"
+            gather = "- Official records\n- Wire and local coverage"
+        parts = [
+            f"**Investigation Topic:** {topic[:120]}",
+            f"**What I'll Investigate:**\n{questions}",
+            f"**Sources I'll Gather:**\n{gather}",
+        ]
+        if documents:
+            parts.append("**In your documents I'll look for:**\n" + documents)
+        return "\n\n".join(parts)
 
     # --- structured tasks (one per response schema) -------------------------------------------
 
