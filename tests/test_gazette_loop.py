@@ -659,7 +659,7 @@ async def test_each_gazette_read_is_a_source_its_evidence_cites(run):
 
 
 def test_the_judge_rules_can_join_the_fact_checker_instruction():
-    # ADK injects session state into `{...}`: the rules must hold none
+    # appended to the fact checker's rendered instruction: plain text, no placeholders
     assert "{" not in GAZETTE_JUDGE_RULES and "}" not in GAZETTE_JUDGE_RULES
     assert "convocação" in GAZETTE_JUDGE_RULES and "date of publication" in GAZETTE_JUDGE_RULES
 

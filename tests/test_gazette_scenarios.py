@@ -12,6 +12,7 @@ from tests.support.gazettes import SCENARIOS, Scenario, gazette_checker, scenari
 from vicaran_agent.config import get_settings
 from vicaran_agent.factcheck.checker import ClaimChecker
 from vicaran_agent.llm import ModelClient
+from vicaran_agent.prompts.gazette_search import GAZETTE_JUDGE_RULES
 from vicaran_agent.runtime import investigation_runtime
 from vicaran_agent.tools.querido_diario import QueridoDiario
 
@@ -98,6 +99,20 @@ async def test_a_place_that_is_no_brazilian_municipality_is_not_searched(env):
     assert not [r for r in env.services.querido_diario.requests if r.path == "/gazettes"]
     assert any("Riverton" in line and "Querido Diário" in line for line in checker.reasoning)
     assert "Nenhum diário oficial encontrado" not in checker.verdict.explanation  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("city", ["Porto Alegre", ""])
+async def test_the_judge_gets_the_gazette_rules_only_with_gazette_items(env, city):
+    """1,400 characters of rules on acts and their dates: for a claim whose evidence holds
+    acts from gazettes, not for every claim."""
+    flood = SCENARIOS["porto_alegre_flood"]
+    await check(env, type(flood)(**{**flood.__dict__, "city": city}))
+    judged = scripted_model.calls_for("ClaimAssessment")
+    assert judged
+    for call in judged:
+        gazette_items = "official gazette (municipal record)" in call["prompt"]
+        assert (GAZETTE_JUDGE_RULES in call["instruction"]) is gazette_items
+        assert gazette_items is bool(city)
 
 
 async def test_a_claim_naming_no_city_is_searched_only_when_the_brief_asks_for_gazettes(env):

@@ -1,7 +1,6 @@
 """fact_checker: judges one claim against numbered evidence."""
 
 from ._common import LANGUAGE_RULE, UNTRUSTED_DATA_RULE
-from .gazette_search import GAZETTE_JUDGE_RULES
 
 FACT_CHECKER_INSTRUCTION = f"""\
 You are Vicaran's Fact Checker, a careful professional checker. You judge ONE claim against the
@@ -48,8 +47,6 @@ reviewed is the same as this claim, its rating is strong evidence.
 Vicaran applies the evidence rule in code: a verdict other than `unverified` without one
 high-reliability independent source, or two agreeing independent neutral sources from different
 publishers, each with a quote found in what Vicaran read, becomes `unverified`.
-
-{GAZETTE_JUDGE_RULES}
 
 {LANGUAGE_RULE}
 
