@@ -37,7 +37,14 @@ from vicaran_agent.prompts.gazette_search import (
 )
 from vicaran_agent.schemas import BriefClaim, Claim, DraftClaim, GazetteAct, GazetteReading
 from vicaran_agent.textmatch import sha256_text
-from vicaran_agent.tools.querido_diario import City, CityResolution, Gazette, GazetteSearch
+from vicaran_agent.tools.querido_diario import (
+    City,
+    CityResolution,
+    Gazette,
+    GazetteSearch,
+    city_key,
+    close_cities,
+)
 
 # --- an in-memory Querido Diário --------------------------------------------------------------
 
@@ -153,7 +160,9 @@ class StandInQueridoDiario:
         if len(found) == 1:
             return CityResolution(found[0])
         note = f"No city named {name} in Querido Diário" if not found else f"{name} is ambiguous"
-        return CityResolution(None, tuple(found), note)
+        # names spelt nearly alike, as the real client offers them for an unknown name
+        close = () if found else close_cities(city_key(name), self.cities)
+        return CityResolution(None, tuple(found), note, close=close)
 
     async def read_text(self, txt_url: str, max_chars: int = 80_000) -> str | None:
         self.reads.append((txt_url, max_chars))
@@ -702,6 +711,15 @@ async def test_the_readers_acts_are_checked_and_cleaned_in_code():
     assert item.quote == quote and item.act_date == ""
     assert item.act_type == "extrato" and item.parties == ("LOCAR",)
     assert (item.query, item.strategy) == ("q", "exact")
+
+
+@pytest.mark.parametrize("schema", [DraftClaim, BriefClaim])
+def test_the_claim_schema_asks_for_a_brazilian_municipality_only(schema):
+    """What the model reads of `city` agrees with the prompt: foreign cities stay empty (each
+    would start a gazette search)."""
+    city = schema.model_json_schema()["properties"]["city"]["description"]
+    assert "Brazilian municipality" in city
+    assert "outside Brazil" in city and "empty" in city
 
 
 @pytest.mark.parametrize("schema", [DraftClaim, BriefClaim])

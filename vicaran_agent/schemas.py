@@ -347,7 +347,9 @@ class BriefClaim(_ModelOutput):
         default_factory=list, description="1 to 3 web search queries to check this claim."
     )
     city: str = Field(
-        default="", description="The city or municipality the claim is about; empty when none."
+        default="",
+        description="The Brazilian municipality whose act the claim is about, as written; empty "
+        "for a place outside Brazil or when none.",
     )
     state: str = Field(
         default="",
