@@ -27,6 +27,7 @@ from vicaran_agent.prompts import (
     timeline_builder,
 )
 from vicaran_agent.prompts.render import INVESTIGATION, INVESTIGATION_BRIEF, render_instruction
+from vicaran_agent.schemas import TimelineDraft
 
 ROOT = Path(__file__).resolve().parent.parent
 AGENTS = {
@@ -270,3 +271,32 @@ async def test_asking_clarifying_questions_is_never_also_told_to_reply_with_the_
     for label in ASKED_OF_THE_MODEL:
         assert label not in rendered, label
     assert "[PLAN_APPROVAL_REQUIRED]" not in rendered  # questions are not a plan to approve
+
+
+async def test_the_timeline_states_allegations_as_alleged_never_as_events(env):
+    """The claims it reads are unchecked (the fact checker runs beside it): an allegation enters
+    the chronology only as who alleged what, when - never as the thing alleged."""
+    conversation = Conversation()
+    await conversation.send("Investigate whether Acme Chemicals polluted Riverton's water.")
+    await conversation.send("APPROVED")
+    (call,) = scripted_model.calls_for("TimelineDraft")
+    instruction = call["instruction"]
+    assert "not checked yet" in instruction
+    assert "never as the fact alleged" in instruction
+    assert "Only events stated in the input" not in instruction  # claims are not events
+    text = TimelineDraft.model_json_schema()["$defs"]["DraftEvent"]["properties"]["text"]
+    assert "alleged" in text.get("description", "")
+
+
+async def test_the_bias_analyzer_is_told_who_the_subject_is(env):
+    """`supportive` and `critical` lean toward or against "the subject": the instruction says
+    the subject is who or what the investigation is about, from its title and topic."""
+    conversation = Conversation()
+    await conversation.send("Investigate whether Acme Chemicals polluted Riverton's water.")
+    await conversation.send("APPROVED")
+    (call,) = scripted_model.calls_for("BiasJudgement")
+    instruction = call["instruction"]
+    defined = instruction.index("**The subject**")
+    assert defined < instruction.index("`supportive`")
+    assert "title" in instruction[defined:] and "topic" in instruction[defined:]
+    assert "**Investigation:** Investigate whether Acme Chemicals polluted" in instruction

@@ -433,7 +433,10 @@ class BiasJudgement(_ModelOutput):
 
 class DraftEvent(_ModelOutput):
     date: str = Field(description="ISO 8601: YYYY-MM-DD, YYYY-MM or YYYY.")
-    text: str
+    text: str = Field(
+        description="What happened and who did it; an allegation as who alleged what, never as "
+        "the fact alleged."
+    )
     source_numbers: list[int] = Field(default_factory=list)
 
 
