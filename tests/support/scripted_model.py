@@ -543,7 +543,7 @@ class ScriptedModel(BaseLlm):
 
     def _ReportDraft(self, instruction: str, prompt: str) -> dict[str, Any]:
         pt = _is_portuguese(instruction)
-        rewrite = "<<<DATA PROBLEMS" in prompt
+        rewrite = "PROBLEMS TO FIX" in prompt
         findings = re.findall(
             r"^- (C\d+): (.*)\n  verdict: (\w+) \(confidence [\d.]+\); sources: (.*)$",
             _block(prompt, "FINDINGS"),
