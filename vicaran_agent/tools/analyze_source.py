@@ -93,11 +93,17 @@ class SourceAnalyzer:
             )
             problem = Phrase("page_unreadable", url=url, reason=reason)
             return Analysis(source, problem, page.timed_out)
+        limit = self.settings.vicaran_digest_page_chars
         prompt = data_block(
             "PAGE",
             f"Title: {page.title or title_hint}\nURL: {url}\n"
-            f"Published: {page.published_at or hinted or 'unknown'}\n\n{page.text}",
+            f"Published: {page.published_at or hinted or 'unknown'}\n\n{page.text[:limit]}",
         )
+        if len(page.text) > limit:  # said outside the page's words: Vicaran's, not the page's
+            prompt += (
+                f"\n\nThe page is cut: Vicaran gives its first {limit:,} of its "
+                f"{len(page.text):,} characters. Digest what is given; do not guess the rest."
+            )
         problem: Phrase | None = None
         relevance: float | None = None
         reason = ""
