@@ -528,6 +528,19 @@ async def test_a_city_that_does_not_resolve_is_searched_without_the_filter_and_s
     assert "No city named Porto Alegrete" in outcome.log[0]
 
 
+async def test_a_city_list_that_cannot_be_fetched_is_no_reason_to_skip_the_gazettes(run):
+    """Only a name Querido Diário does not know stops the search; when its city list cannot be
+    fetched, the gazettes are searched without the filter and the failure is said."""
+
+    class CitiesDown(StandInQueridoDiario):
+        async def resolve_city(self, name: str, state_code: str | None = None) -> CityResolution:
+            return CityResolution(None, note=f"cities of {name}: HTTP 503", failure="HTTP 503")
+
+    outcome, client = await run(FLOODS, [PA_CONTRACT], client=CitiesDown([PA_CONTRACT], CITIES))
+    assert client.searches and all(s["territory_ids"] == [] for s in client.searches)
+    assert "HTTP 503" in outcome.log[0]
+
+
 # --- the deep read ------------------------------------------------------------------------
 
 
