@@ -1194,6 +1194,13 @@ _PROBLEMS: dict[str, tuple[_Text, _Text]] = {
         "A resposta do modelo foi cortada no limite de saída ({cap} tokens) duas vezes; "
         "aumente VICARAN_MAX_OUTPUT_TOKENS ou use um modelo mais capaz.",
     ),
+    "model_cut_off_thinking": (
+        "The model spent its output limit ({cap} tokens) thinking and never finished its "
+        "answer, even when given more room; raise VICARAN_MAX_OUTPUT_TOKENS or use another "
+        "model.",
+        "O modelo gastou o limite de saída ({cap} tokens) pensando e não terminou a resposta, "
+        "nem com mais espaço; aumente VICARAN_MAX_OUTPUT_TOKENS ou use outro modelo.",
+    ),
     "gemini_no_key": (
         "Vicaran needs a Gemini API key: set GOOGLE_API_KEY in your .env file (get one at "
         "https://aistudio.google.com/apikey) and restart, or use Vertex AI with "
