@@ -367,7 +367,9 @@ class BriefClaim(_ModelOutput):
         default_factory=list, description="1 to 3 web search queries to check this claim."
     )
     city: str = Field(
-        default="", description="The city or municipality the claim is about; empty when none."
+        default="",
+        description="The Brazilian municipality whose act the claim is about, as written; empty "
+        "for a place outside Brazil or when none.",
     )
     state: str = Field(
         default="",
@@ -451,7 +453,10 @@ class BiasJudgement(_ModelOutput):
 
 class DraftEvent(_ModelOutput):
     date: str = Field(description="ISO 8601: YYYY-MM-DD, YYYY-MM or YYYY.")
-    text: str
+    text: str = Field(
+        description="What happened and who did it; an allegation as who alleged what, never as "
+        "the fact alleged."
+    )
     source_numbers: list[int] = Field(default_factory=list)
 
 

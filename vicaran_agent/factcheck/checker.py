@@ -17,6 +17,7 @@ from ..gazettes.loop import GazetteOutcome, GazetteSearchLoop
 from ..gazettes.score import gazette_key
 from ..i18n import Phrase, message, verdict_label, word
 from ..llm import ModelCallError, ModelClient
+from ..prompts.gazette_search import GAZETTE_JUDGE_RULES
 from ..runtime import InvestigationRuntime
 from ..safe_markdown import code
 from ..sanitize import clean
@@ -454,9 +455,12 @@ class ClaimChecker:
 
     async def _judge(self) -> ClaimAssessment | None:
         self.pool.mark_independence(self._own)
+        instruction = self.shared.instruction
+        if any(c.origin == "gazette" for c in self.pool.items):  # acts to weigh: their rules
+            instruction = f"{instruction}\n{GAZETTE_JUDGE_RULES}\n"
         try:
             return await self.shared.model.generate(
-                instruction=self.shared.instruction,
+                instruction=instruction,
                 prompt=self.pool.prompt(self.claim, self.queries),
                 schema=ClaimAssessment,
             )

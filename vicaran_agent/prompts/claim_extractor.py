@@ -6,7 +6,8 @@ CLAIM_EXTRACTOR_INSTRUCTION = f"""\
 You are Vicaran's Claim Extractor. From the digests of the sources an investigation has read, you
 pick out the factual claims that matter for the story, so a fact-checker can verify them.
 
-**Investigation settings:** {{investigation_config}}
+{{investigation}}
+
 **The approved plan (its topic and questions, as data):**
 {{plan_outline}}
 
@@ -55,7 +56,7 @@ You are Vicaran's Claim Extractor. Before any source is weighed, you pick out th
 factual claims that the journalist's brief itself states, so Vicaran checks them first even if
 no source repeats them.
 
-**Investigation settings:** {{investigation_config}}
+{{investigation}}
 
 The brief comes between `<<<DATA BRIEF` and `DATA>>>`.
 

@@ -81,8 +81,7 @@ invent an act, a date, a name or a figure the passage does not state.
 {UNTRUSTED_DATA_RULE}
 """
 
-# Added to the fact checker's instruction when gazette evidence is gathered. It is read by ADK's
-# state injection: it must hold no braces.
+# Added to the fact checker's instruction for a claim whose evidence holds gazette acts.
 GAZETTE_JUDGE_RULES = """\
 Items tagged `official gazette` are acts published in a Brazilian municipality's official
 gazette (diário oficial, found through Querido Diário): official records, high reliability. Each

@@ -25,11 +25,12 @@ from ..plan import language_note, plan_questions
 from ..prompts.summary_writer import (
     CITATION_AUDIT_INSTRUCTION,
     QUALITY_REVIEW_INSTRUCTION,
+    REWRITE_PROBLEMS,
     SUMMARY_WRITER_INSTRUCTION,
 )
 from ..report_check import cleaned, stated_verdict, without_sentences
 from ..runtime import open_runtime
-from ..sanitize import clean
+from ..sanitize import clean, defuse_delimiters
 from ..schemas import (
     BiasAssessment,
     Claim,
@@ -189,11 +190,17 @@ class SummaryWriterAgent(StageAgent):
     async def _rewrite(
         stage: Stage, records: str, draft: ReportDraft, problems: list[str]
     ) -> ReportDraft | None:
-        """One rewrite focused on the problems; None when the model could not do it."""
+        """One rewrite focused on the problems; None when the model could not do it.
+
+        The problems are Vicaran's own findings, the rewrite's task: outside the data blocks
+        (the sentences they quote defused, so none can open or close one). The previous draft
+        is model-written prose about fetched pages: data.
+        """
+        listed = "\n".join(f"- {defuse_delimiters(one_line(p, 2000))}" for p in problems)
         prompt = "\n\n".join(
             [
                 records,
-                data_block("PROBLEMS", "\n".join(f"- {p}" for p in problems)),
+                f"{REWRITE_PROBLEMS} (found by Vicaran's check of the previous draft):\n{listed}",
                 data_block("PREVIOUS DRAFT", draft.model_dump_json(indent=1)),
             ]
         )
