@@ -127,6 +127,8 @@ class Settings(BaseSettings):
     vicaran_model_timeout_seconds: float = Field(default=120.0, gt=0)
     vicaran_max_retries: int = Field(default=2, ge=0)
     vicaran_max_page_bytes: int = Field(default=3_000_000, gt=0)
+    # Characters of one page's text its digest reads (the snapshot keeps the whole page).
+    vicaran_digest_page_chars: int = Field(default=30_000, gt=0)
     vicaran_parse_workers: int = Field(default=2, ge=1)  # threads parsing untrusted pages
     # A running investigation writes a heartbeat this often; three missed beats (30 s by
     # default) and its process is taken for dead: the run is marked `interrupted`.

@@ -632,6 +632,10 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
         "high-reliability evidence ({publisher})",
         "evidência de alta confiabilidade ({publisher})",
     ),
+    "rule_own_record": (
+        "the own record of the party quoted ({publisher})",
+        "o registro próprio da parte citada ({publisher})",
+    ),
     "rule_neutral_agree": (
         "{count} independent neutral sources agree",
         "{count} fontes neutras independentes concordam",
@@ -688,6 +692,8 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
     "facts_header": ("**Fact-Checking Complete**", "**Checagem concluída**"),
     "confidence": ("Confidence", "Confiança"),
     "claim_sources": ("Sources", "Fontes"),
+    "claim_said_by": ("What {party} said or did", "O que {party} disse ou fez"),
+    "claim_on_word_of": ("On the word of {party}", "Segundo {party}"),
     "your_brief": ("your brief", "seu briefing"),
     "bias_header": ("📊 **Bias Analysis Complete**", "📊 **Análise de viés concluída**"),
     "bias_overall": (
@@ -828,6 +834,10 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
     "sentence_removed": (
         'Removed from the report, not supported by the sources it cites: "{text}"',
         'Removida do relatório, sem respaldo nas fontes que cita: "{text}"',
+    ),
+    "sentence_removed_status": (
+        'Removed from the report, it contradicts the recorded verdicts and evidence: "{text}"',
+        'Removida do relatório, contradiz os vereditos e as evidências registrados: "{text}"',
     ),
     "citations_removed": (
         (
