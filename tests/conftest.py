@@ -22,6 +22,7 @@ from tests.support.corpus import MACEIO, RIVERTON, pages, search_results
 from tests.support.databases import BACKENDS, records_database
 from vicaran_agent.config import get_settings
 from vicaran_agent.tools import safety
+from vicaran_agent.tools.parsing import parse_pool
 from vicaran_agent.tools.querido_diario import clear_city_cache
 from vicaran_agent.tools.ratelimit import RateLimiter
 
@@ -69,6 +70,13 @@ _PREFIXES = (
     "VICARAN_", "TAVILY_", "JINA_", "GOOGLE_", "ADK_", "CALLBACK_", "AGENT_", "FACTCHECK_",
     "SCRIPTED_", "QUERIDO_",
 )  # fmt: skip
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _parsers_started() -> None:
+    """The parse pool's worker processes, started once for the whole run (as `vicaran serve`
+    starts them), so that no test's time limits count their start-up."""
+    parse_pool().wait_ready(120)
 
 
 @pytest.fixture(autouse=True)

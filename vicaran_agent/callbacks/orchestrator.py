@@ -361,7 +361,7 @@ async def _documents_this_turn(
     attached = list(known.attachments)
     if files:
         own = investigation_collection(config.investigation_id)
-        attached += await take_in(files, own, callback_context.save_artifact)
+        attached += await take_in(files, own, callback_context.save_artifact, known.attachments)
     for record in attached:
         if record.taken_in and record.collection not in config.collections:
             config.collections.append(record.collection)
@@ -383,7 +383,10 @@ async def _documents_before_the_brief(
     state[keys.INVESTIGATION_ID] = investigation_id
     known = DocumentsInPlay.from_state(state.get(keys.INVESTIGATION_DOCUMENTS))
     taken = await take_in(
-        files, investigation_collection(investigation_id), callback_context.save_artifact
+        files,
+        investigation_collection(investigation_id),
+        callback_context.save_artifact,
+        known.attachments,
     )
     known.attachments += taken
     state[keys.INVESTIGATION_DOCUMENTS] = known.model_dump(mode="json")

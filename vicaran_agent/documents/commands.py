@@ -16,7 +16,8 @@ from pathlib import Path
 from ..config import Settings, get_settings
 from .characters import path_text
 from .model import DocumentError, DocumentInfo, DocumentReliability
-from .parse import kind_of, parse_file
+from .parse import kind_of
+from .pool import parse_file
 from .query import excerpt
 from .store import MAX_COLLECTION_CHARS, AddOutcome, DocumentStore, get_document_store
 

@@ -21,8 +21,9 @@ from pydantic import BaseModel, Field
 from ..config import get_settings
 from ..formatting import data_block, one_line
 from ..sanitize import clean
+from . import pool
 from .model import DocumentError, DocumentInfo, DocumentReliability
-from .parse import parse_bytes
+from .ocr import OcrLedger
 from .store import DocumentStore, get_document_store
 
 logger = logging.getLogger(__name__)
@@ -119,6 +120,8 @@ class AttachedFile(BaseModel):
     reason: str = ""  # why it could not be taken in
     document_id: str = ""
     artifact: str = ""  # the ADK artifact's name, when it was saved as one
+    ocr_pages: int = 0  # what reading it took of the investigation's OCR budget
+    ocr_seconds: float = 0.0
 
     @property
     def taken_in(self) -> bool:
@@ -129,11 +132,25 @@ SaveArtifact = Callable[[str, types.Part], Awaitable[int]]
 
 
 async def take_in(
-    attachments: Iterable[Attachment], collection: str, save_artifact: SaveArtifact | None
+    attachments: Iterable[Attachment],
+    collection: str,
+    save_artifact: SaveArtifact | None,
+    earlier: Iterable[AttachedFile] = (),
 ) -> list[AttachedFile]:
-    """Save, parse and index each attachment; one that fails is recorded with the reason."""
+    """Save, parse and index each attachment; one that fails is recorded with the reason.
+
+    The files are read at the same time in the parse pool (and indexed one at a time), their
+    OCR within one budget for the investigation, less what its `earlier` files took.
+    """
     settings = get_settings()
-    taken = []
+    before = list(earlier)
+    ledger = OcrLedger.of(
+        settings,
+        sum(a.ocr_pages for a in before),
+        sum(a.ocr_seconds for a in before),
+    )
+    taken: list[AttachedFile] = []
+    reading: list[tuple[AttachedFile, Attachment]] = []
     for attachment in attachments:
         record = AttachedFile(
             file_name=attachment.file_name,
@@ -155,23 +172,42 @@ async def take_in(
                 record.artifact = attachment.file_name.replace(":", "_")
             except Exception:  # no artifact service: the document is still indexed
                 logger.warning("could not save %s as an artifact", record.file_name, exc_info=True)
+        reading.append((record, attachment))
+    indexing = asyncio.Lock()  # one write at a time: files of one collection
+    await asyncio.gather(*(_read_and_index(r, a, collection, ledger, indexing) for r, a in reading))
+    return taken
+
+
+async def _read_and_index(
+    record: AttachedFile,
+    attachment: Attachment,
+    collection: str,
+    ledger: OcrLedger,
+    indexing: asyncio.Lock,
+) -> None:
+    """One attachment parsed in the pool and indexed; what failed is said in `record`."""
+    reading = pool.submit(
+        attachment.data, attachment.file_name, mime=attachment.mime or None, ledger=ledger
+    )
+    try:
         try:
-            parsed = await asyncio.to_thread(
-                parse_bytes, attachment.data, attachment.file_name, mime=attachment.mime or None
-            )
+            parsed = await reading.parsed()
+        finally:
+            record.ocr_pages = reading.budget.pages_read
+            record.ocr_seconds = round(reading.budget.seconds_used, 3)
+        async with indexing:
             outcome = await asyncio.to_thread(
                 document_store().add, parsed, collection, ATTACHMENT_RELIABILITY
             )
-        except DocumentError as error:
-            record.status, record.reason = "unreadable", _reason(str(error), record.file_name)
-            continue
-        except Exception as error:  # the store being down costs this file, not the plan
-            logger.warning("could not add %s to %s", record.file_name, collection, exc_info=True)
-            record.status = "unreadable"
-            record.reason = f"the document store failed ({type(error).__name__}: {error})"
-            continue
-        record.status, record.document_id = outcome.status, outcome.document.document_id
-    return taken
+    except DocumentError as error:
+        record.status, record.reason = "unreadable", _reason(str(error), record.file_name)
+        return
+    except Exception as error:  # the store being down costs this file, not the plan
+        logger.warning("could not add %s to %s", record.file_name, collection, exc_info=True)
+        record.status = "unreadable"
+        record.reason = f"the document store failed ({type(error).__name__}: {error})"
+        return
+    record.status, record.document_id = outcome.status, outcome.document.document_id
 
 
 def _reason(error: str, file_name: str) -> str:

@@ -1,0 +1,188 @@
+"""The parse pool's worker processes: a task that dies, overruns or runs out of memory costs that
+task; the pool replaces the worker and goes on (tools/workers.py)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections.abc import Iterator
+from concurrent.futures import Future
+from pathlib import Path
+
+import pytest
+
+from tests.support import hostile
+from vicaran_agent.documents.ocr import OcrBudget, OcrLedger, PageNotRead
+from vicaran_agent.tools.workers import DOCUMENT, PAGE, WorkerFailed, WorkerPool
+
+pytestmark = pytest.mark.timeout(180)
+
+
+@pytest.fixture
+def pool() -> Iterator[WorkerPool]:
+    workers = WorkerPool(2, 768)
+    assert workers.wait_ready(120)
+    yield workers
+    workers.close()
+
+
+def failure(future: Future[object]) -> WorkerFailed:
+    with pytest.raises(WorkerFailed) as failed:
+        future.result(timeout=120)
+    return failed.value
+
+
+def gone(pid: int) -> bool:
+    """No such process, or only its zombie (dead, waiting to be reaped by init)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, IndexError):
+        return True
+    return state in ("Z", "X")
+
+
+def wait_for(check, guard: float = 60.0) -> None:
+    """Until `check()` (polling an event another process makes; `guard` only stops a hang)."""
+    for _ in range(int(guard * 100)):
+        if check():
+            return
+        time.sleep(0.01)
+    raise AssertionError("the event never came")
+
+
+def test_tasks_run_in_other_processes_and_their_own_errors_come_back(pool):
+    pids = {pool.call(os.getpid, timeout=30) for _ in range(4)}
+    assert os.getpid() not in pids and pids <= set(pool.pids())
+    with pytest.raises(ValueError, match="invalid literal"):
+        pool.call(int, "not a number", timeout=30)
+
+
+def test_a_worker_that_aborts_costs_its_task_and_is_replaced(pool):
+    started = pool.stats.workers_started
+    failed = failure(pool.submit(hostile.abort, timeout=30))
+    assert (failed.why, failed.detail) == ("crashed", f"signal {int(signal.SIGABRT)}")
+    assert pool.call(os.getpid, timeout=30) in pool.pids()  # the pool goes on
+    assert pool.stats.workers_started == started + 1
+
+
+def test_an_overrun_is_stopped_with_what_the_task_started(pool, tmp_path):
+    failed = failure(pool.submit(hostile.start_and_hang, str(tmp_path), timeout=1))
+    assert failed.why == "timeout" and failed.seconds >= 1
+    child = int((tmp_path / "child.pid").read_text())
+    wait_for(lambda: gone(child))  # killed with its worker's process group
+    assert pool.call(os.getpid, timeout=30)
+
+
+def test_running_out_of_memory_is_said_as_such_and_the_worker_is_renewed(pool):
+    pids = set(pool.pids())
+    failed = failure(pool.submit(hostile.allocate, 2048, timeout=30))
+    assert failed.why == "memory"
+    wait_for(lambda: len(set(pool.pids()) - pids) == 1)  # the worker that failed was replaced
+    assert pool.call(hostile.allocate, 64, timeout=30) == 64 << 20
+
+
+@pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="needs /proc (Linux)")
+def test_the_workers_together_grow_by_no_more_than_the_memory_limit(tmp_path):
+    """Each worker stays under its own cap, but three together pass it: the one that grew
+    most is stopped, and the others finish."""
+    pool = WorkerPool(3, 768)
+    try:
+        assert pool.wait_ready(120)
+        tasks = [pool.submit(hostile.grow, str(tmp_path), str(n), 300, timeout=60) for n in "abc"]
+        wait_for(lambda: any(task.done() for task in tasks))
+        (tmp_path / "release").touch()
+        outcomes = []
+        for task in tasks:
+            try:
+                outcomes.append(task.result(timeout=60))
+            except WorkerFailed as failed:
+                outcomes.append(failed.why)
+        assert sorted(map(str, outcomes)) == sorted(["memory", str(300 << 20), str(300 << 20)])
+        assert 768 < pool.stats.peak_growth_mb < 768 + 300
+    finally:
+        pool.close()
+
+
+def test_documents_leave_a_worker_free_for_pages(pool, tmp_path):
+    documents = [
+        pool.submit(hostile.hold, str(tmp_path), f"document-{n}", lane=DOCUMENT, timeout=60)
+        for n in (1, 2)
+    ]
+    wait_for(lambda: len(hostile.holding(tmp_path)) == 1)
+    page = pool.submit(hostile.hold, str(tmp_path), "page", lane=PAGE, timeout=60)
+    wait_for(lambda: len(hostile.holding(tmp_path)) == 2)
+    held = sorted(path.name for path in hostile.holding(tmp_path))
+    assert held == ["holding-document-1", "holding-page"]  # the second document waits
+    (tmp_path / "release").touch()
+    assert page.result(timeout=60) and all(d.result(timeout=60) for d in documents)
+
+
+def test_a_task_asks_its_caller_who_may_give_it_more_time(pool):
+    asked: list[object] = []
+
+    def answer(request: object) -> tuple[object, float]:
+        asked.append(request)
+        return "yes", 30.0  # and 30 s more
+
+    task = pool.submit(hostile.ask_then_sleep, 2.0, timeout=1.0, ask=answer)
+    assert task.result(timeout=60) == "yes"
+    assert asked == ["may I?"]
+
+
+def test_what_cannot_cross_to_a_worker_fails_that_task_only(pool):
+    with pytest.raises(Exception, match="pickle"):
+        pool.call(len, lambda: 0, timeout=30)
+    assert pool.call(len, "four", timeout=30) == 4
+
+
+def test_a_worker_killed_from_outside_is_replaced_and_a_queued_task_cancelled_never_runs(
+    pool, tmp_path
+):
+    os.kill(pool.pids()[0], signal.SIGKILL)
+    wait_for(
+        lambda: pool.wait_ready(0) and len(pool.pids()) == 2 and pool.call(os.getpid, timeout=30)
+    )
+    held = [pool.submit(hostile.hold, str(tmp_path), f"held-{n}", timeout=60) for n in (1, 2)]
+    wait_for(lambda: len(hostile.holding(tmp_path)) == 2)
+    queued = pool.submit(hostile.hold, str(tmp_path), "never", timeout=60)
+    assert queued.cancel()
+    (tmp_path / "release").touch()
+    assert all(task.result(timeout=60) for task in held)
+    assert pool.call(os.getpid, timeout=30)
+    assert not (tmp_path / "holding-never").exists()
+
+
+# --- OCR budgets --------------------------------------------------------------------------------
+
+
+def test_a_documents_ocr_budget_grants_pages_and_gives_back_unused_seconds():
+    budget = OcrBudget(pages=3, seconds=100, page_timeout=60)
+    assert budget.allow(1) == 60
+    budget.spent(1, 60, 10)  # 50 s given back
+    assert budget.allow(2) == 60
+    budget.spent(2, 60, 60)
+    assert budget.allow(3) == 30  # 100 - 10 - 60
+    budget.spent(3, 30, 5)
+    with pytest.raises(PageNotRead) as refused:
+        budget.allow(4)
+    assert "VICARAN_OCR_DOCUMENT_PAGES" in refused.value.reason
+    assert (budget.pages_read, budget.seconds_used) == (3, 75)
+
+
+def test_files_read_at_the_same_time_share_the_investigations_ocr_budget():
+    ledger = OcrLedger(pages=3, seconds=90)
+    first, second = (OcrBudget(pages=10, seconds=300, ledger=ledger) for _ in range(2))
+    assert first.allow(1) == 60
+    assert second.allow(1) == 30  # what the first has not given back is taken
+    with pytest.raises(PageNotRead) as refused:
+        second.allow(2)
+    assert "VICARAN_OCR_INVESTIGATION_SECONDS" in refused.value.reason
+    first.spent(1, 60, 20)  # 40 s back, for any file
+    assert second.allow(2) == 40
+    with pytest.raises(PageNotRead) as refused:
+        first.allow(2)
+    assert "VICARAN_OCR_INVESTIGATION_PAGES" in refused.value.reason
+    # turn after turn: what the earlier files spent is taken off from the start
+    later = OcrLedger(pages=3, seconds=90)
+    assert OcrBudget(pages=10, seconds=300, ledger=later).allow(1) == 60
