@@ -1,13 +1,15 @@
 """Untrusted parsing in worker processes: a parser that runs away costs its task, never the server.
 
 A `WorkerPool` keeps `size` worker processes, each running one task at a time. A worker's
-address space is capped (RLIMIT_AS, `memory_mb`), it writes no core file, and it leads its own
-process group, so that stopping it stops what it started (Tesseract). A task that overruns its
-time is stopped (SIGKILL to the group, never waited for), a worker that dies (SIGABRT from
-PDFium out of memory, a segfault, MemoryError) costs only its task, and either way the worker is
-replaced. On Linux the pool also watches its workers' resident memory: when together they have
-grown by more than `memory_mb` since they started, the one that grew most is stopped, so the
-parsers together never add more than that to the machine.
+address space is capped (RLIMIT_AS, `memory_mb`), it writes no core file, it runs at a lower
+priority than the server (nice 10: parsing never starves the event loop of CPU), and it leads
+its own process group, so that stopping it stops what it started (Tesseract). A task that
+overruns its time is stopped (SIGKILL to the group, never waited for), a worker that dies
+(SIGABRT from PDFium out of memory, a segfault, MemoryError) costs only its task, and either way
+the worker is replaced. On Linux the pool also watches its workers' resident memory: when
+together they hold more than `memory_mb` (what they held idle, plus at least half of it for the
+tasks), the busy one that grew most is stopped, so the parsers together hold about that much,
+however many files are read at once.
 
 Why a pool of its own rather than `concurrent.futures.ProcessPoolExecutor`: that executor
 breaks as a whole when one worker dies (BrokenProcessPool, failing every task in flight), and a
@@ -176,6 +178,13 @@ class WorkerPool:
     def call(self, fn: Callable[..., Any], /, *args: Any, **options: Any) -> Any:
         """`submit` and wait for the result."""
         return self.submit(fn, *args, **options).result()
+
+    @property
+    def growth_limit_mb(self) -> float:
+        """How much the workers together may grow past what they held idle: what `memory_mb`
+        leaves beside that, and at least half of it."""
+        idle_mb = sum(w.baseline_kb for w in self._workers if w.ready) / 1024
+        return max(self.memory_mb / 2, self.memory_mb - idle_mb)
 
     @property
     def document_slots(self) -> int:
@@ -402,7 +411,7 @@ class WorkerPool:
                 self._ended(worker)
 
     def _watch_memory(self) -> None:
-        """Stop the worker that grew most when the workers together grew past the limit."""
+        """Stop the busy worker that grew most when the workers together hold too much."""
         growth = {}
         for worker in self._workers:
             kb = _resident_kb(worker.process.pid)
@@ -410,7 +419,7 @@ class WorkerPool:
                 growth[id(worker)] = (max(0, kb - worker.baseline_kb), worker)
         total_mb = sum(kb for kb, _ in growth.values()) / 1024
         self.stats.peak_growth_mb = max(self.stats.peak_growth_mb, round(total_mb, 1))
-        if total_mb <= self.memory_mb:
+        if total_mb <= self.growth_limit_mb:
             return
         busy = [(kb, w) for kb, w in growth.values() if w.task is not None]
         if busy:
@@ -514,6 +523,8 @@ def main(argv: list[str]) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # an abort writes no core file
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle
+    with contextlib.suppress(OSError):
+        os.nice(10)  # the server (and every other conversation) first
     conn = Connection(fd)
     with contextlib.suppress(EOFError, OSError):  # the server went away: so does the worker
         for module in PRELOAD:
