@@ -372,3 +372,32 @@ async def test_database_saves_never_queue_behind_page_parsing(tmp_path: Path) ->
     # every parse ran, at most one per worker at a time, none in this process
     assert len(pids) == default_threads + 2 and os.getpid() not in pids
     assert len(set(pids)) <= pool.size
+
+
+async def test_waiting_for_a_parser_does_not_count_against_the_read(tmp_path: Path) -> None:
+    """Every worker busy for longer than a whole read may take: the page waits in the pool's
+    queue and is read all the same (the read's clocks stop while it is in the pool, where its
+    parse has a limit of its own). The sleep is the time passing, not a synchronisation."""
+    pool = parse_pool()
+    held = [
+        asyncio.create_task(run_parser(hostile.hold, str(tmp_path), str(n), seconds=60))
+        for n in range(pool.size)
+    ]
+    for _ in range(3000):  # until every worker holds one (30 s: a guard against a hang)
+        if len(hostile.holding(tmp_path)) >= pool.size:
+            break
+        await asyncio.sleep(0.01)
+    story = "https://news.example/budget"
+    with FakeJinaReader({story: Page("Budget", fit(MARKDOWN_PAGE, 20_000))}) as jina:
+        reader = reader_for(jina.url, vicaran_page_timeout_seconds=1.0)  # a whole read: 3 s
+        try:
+            read = asyncio.create_task(reader.read(story))
+            await asyncio.sleep(reader.overall_timeout + 1)
+            assert not read.done()  # still waiting for a parser, not timed out
+            (tmp_path / "release").touch()
+            result = await read
+        finally:
+            (tmp_path / "release").touch()
+            await asyncio.gather(*held)
+            await reader.aclose()
+    assert result.ok and result.via == "jina", result.error

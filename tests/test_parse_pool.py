@@ -147,3 +147,29 @@ def test_the_attachments_of_one_message_are_read_at_the_same_time(env, tmp_path)
     assert hostile.ocr_calls(ocr) == 2
     store_text = [r["document"]["chars"] for r in taken.records]
     assert all(chars == len("Read together.") for chars in store_text), store_text
+
+
+async def test_a_conversations_later_attachments_share_its_ocr_budget(env, tmp_path, monkeypatch):
+    """Over the chat: what the first message's scans took is taken off the second's."""
+    from google.genai import types
+
+    from tests.support.conversation import Conversation
+    from vicaran_agent import state_keys as keys
+    from vicaran_agent.documents import ocr as ocr_module
+
+    folder = hostile.fake_tesseract(tmp_path / "ocr")
+    monkeypatch.setattr(ocr_module, "find_tesseract", lambda: str(folder / "tesseract"))
+    env.set(VICARAN_OCR_INVESTIGATION_PAGES="4")
+
+    def scan(name: str, seed: int) -> types.Part:
+        data = hostile.noise_pdf(3, seed=seed)
+        blob = types.Blob(data=data, mime_type=PDF, display_name=name)
+        return types.Part(inline_data=blob)
+
+    conversation = Conversation()
+    await conversation.send("Investigate Acme's 2024 water contract.", [scan("a.pdf", 1)])
+    await conversation.send("", [scan("b.pdf", 2)])
+    assert hostile.ocr_calls(folder) == 4  # 3 pages, then 1 of the second file's 3
+    state = await conversation.state()
+    spent = [a["ocr_pages"] for a in state[keys.INVESTIGATION_DOCUMENTS]["attachments"]]
+    assert spent == [3, 1]

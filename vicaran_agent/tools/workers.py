@@ -284,7 +284,7 @@ class WorkerPool:
             _settle(task.future, error=failed)
 
     def _dispatch(self) -> None:
-        for worker in self._workers:
+        for worker in list(self._workers):  # (a worker found dead while sending is removed)
             if not worker.ready or worker.task is not None or worker.retiring:
                 continue
             task = self._next_task()
@@ -520,8 +520,10 @@ def main(argv: list[str]) -> None:
     _, hard = resource.getrlimit(resource.RLIMIT_AS)
     if hard != resource.RLIM_INFINITY:
         limit = min(limit, hard)
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # an abort writes no core file
+    with contextlib.suppress(ValueError, OSError):  # a system that will not cap (then: the pool
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))  # watches on Linux only)
+    with contextlib.suppress(ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # an abort writes no core file
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle
     with contextlib.suppress(OSError):
         os.nice(10)  # the server (and every other conversation) first
