@@ -22,7 +22,7 @@ from tests.support.corpus import MACEIO, RIVERTON, pages, search_results
 from tests.support.databases import BACKENDS, records_database
 from vicaran_agent.config import get_settings
 from vicaran_agent.tools import safety
-from vicaran_agent.tools.parsing import parse_pool
+from vicaran_agent.tools.parsing import close_pools, parse_pool
 from vicaran_agent.tools.querido_diario import clear_city_cache
 from vicaran_agent.tools.ratelimit import RateLimiter
 
@@ -73,10 +73,12 @@ _PREFIXES = (
 
 
 @pytest.fixture(autouse=True, scope="session")
-def _parsers_started() -> None:
+def _parsers_started() -> Iterator[None]:
     """The parse pool's worker processes, started once for the whole run (as `vicaran serve`
-    starts them), so that no test's time limits count their start-up."""
+    starts them), so that no test's time limits count their start-up; stopped at its end."""
     parse_pool().wait_ready(120)
+    yield
+    close_pools()
 
 
 @pytest.fixture(autouse=True)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from concurrent.futures import Future
@@ -153,6 +155,78 @@ def test_a_worker_killed_from_outside_is_replaced_and_a_queued_task_cancelled_ne
     assert all(task.result(timeout=60) for task in held)
     assert pool.call(os.getpid, timeout=30)
     assert not (tmp_path / "holding-never").exists()
+
+
+# --- nothing left behind ------------------------------------------------------------------------
+
+
+def open_files() -> set[str]:
+    return set(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").exists(), reason="needs /proc (Linux)")
+def test_a_pool_closes_the_pipes_of_the_workers_it_replaces_and_stops(tmp_path):
+    before = open_files()
+    pool = WorkerPool(2, 768)
+    try:
+        assert pool.wait_ready(120)
+        started = pool.pids()
+        os.kill(started[0], signal.SIGKILL)  # replaced in the background
+        failure(pool.submit(hostile.abort, timeout=30))  # and one replaced for its task
+        wait_for(lambda: len(set(pool.pids()) - set(started)) == 2 and pool.wait_ready(0))
+        assert pool.call(os.getpid, timeout=30)
+        assert len(open_files() - before) == pool.size + 2  # a pipe a worker, and its wake-up
+        every = {*started, *pool.pids()}
+        assert pool.stats.workers_started == 4
+    finally:
+        pool.close()
+    assert open_files() == before  # each worker's pipe and the pool's own, closed
+    assert all(gone(pid) for pid in every)
+
+
+_SERVER = """
+import sys
+from pathlib import Path
+from tests.support import hostile
+from vicaran_agent.tools.workers import WorkerPool
+
+pool = WorkerPool(2, 512)
+pool.wait_ready(120)
+pool.submit(hostile.hang, sys.argv[1], timeout=600)
+print(" ".join(map(str, pool.pids())), flush=True)
+sys.stdin.read()  # until the test kills this process
+"""
+
+
+def test_workers_end_with_their_server_even_mid_task(tmp_path):
+    """A server killed outright (SIGKILL: no clean-up of its own) leaves no parser behind,
+    not even one stuck in a task."""
+    server = subprocess.Popen(
+        [sys.executable, "-c", _SERVER, str(tmp_path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(hostile.ROOT)},
+    )
+    workers: list[int] = []
+    try:
+        assert server.stdout is not None
+        workers = [int(pid) for pid in server.stdout.readline().split()]
+        assert len(workers) == 2
+        wait_for(lambda: (tmp_path / "hanging").exists())
+        server.kill()
+        server.wait()
+        wait_for(lambda: all(gone(pid) for pid in workers), guard=30)
+    finally:
+        for pid in workers:  # what a failed run left behind
+            if not gone(pid):
+                os.kill(pid, signal.SIGKILL)
+        server.kill()
+        server.wait()
+        if server.stdin is not None:
+            server.stdin.close()
+        if server.stdout is not None:
+            server.stdout.close()
 
 
 # --- OCR budgets --------------------------------------------------------------------------------

@@ -386,3 +386,10 @@ def ask_then_sleep(seconds: float, *, ask: Callable[[object], object]) -> object
     answer = ask("may I?")
     time.sleep(seconds)
     return answer
+
+
+def hang(folder: str) -> None:
+    """Say it started (`folder/hanging`), then never return (a parser stuck in a loop)."""
+    Path(folder, "hanging").touch()
+    while True:
+        time.sleep(1)

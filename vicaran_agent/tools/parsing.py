@@ -7,12 +7,14 @@ and a time limit per task: a page gets as long as its read (`VICARAN_PAGE_TIMEOU
 document `VICARAN_PARSE_TIMEOUT_SECONDS` beyond the OCR time its budget grants. A parser that
 runs away costs its page or file, never the server, and the event loop and the database saves
 (asyncio's default executor) never wait behind parsing. One pool per process (per setting), made
-on first use; `vicaran serve` starts it with the server so the first file pays no start-up.
+on first use; `vicaran serve` starts it with the server so the first file pays no start-up, and
+its workers are stopped as the process exits.
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -47,6 +49,9 @@ def close_pools() -> None:
         _pools.clear()
     for pool in pools:
         pool.close()
+
+
+atexit.register(close_pools)  # a process that ends (a server, `vicaran docs add`) stops its workers
 
 
 async def run_parser(

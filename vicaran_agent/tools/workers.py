@@ -2,8 +2,9 @@
 
 A `WorkerPool` keeps `size` worker processes, each running one task at a time. A worker's
 address space is capped (RLIMIT_AS, `memory_mb`), it writes no core file, it runs at a lower
-priority than the server (nice 10: parsing never starves the event loop of CPU), and it leads
-its own process group, so that stopping it stops what it started (Tesseract). A task that
+priority than the server (nice 10: parsing never starves the event loop of CPU), it leads
+its own process group, so that stopping it stops what it started (Tesseract), and it ends with
+the pool (on Linux the kernel kills it when the pool's thread or the server ends, however). A task that
 overruns its time is stopped (SIGKILL to the group, never waited for), a worker that dies
 (SIGABRT from PDFium out of memory, a segfault, MemoryError) costs only its task, and either way
 the worker is replaced. On Linux the pool also watches its workers' resident memory: when
@@ -35,6 +36,7 @@ The workers are a resource boundary, not a sandbox: they run as the same user.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import importlib
 import logging
 import os
@@ -72,6 +74,7 @@ MEMORY_POLL_SECONDS = 0.05  # how often busy workers' memory is read (at ~600 MB
 RETAIN_MB = 256  # a worker holding this much more than when it started is replaced after its task
 _MEMORY_EXIT = 86  # a worker's exit status when Python itself ran out of memory
 _START_RETRY_SECONDS = 5.0
+_PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent ends
 _PAGE_BYTES = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
@@ -252,9 +255,10 @@ class WorkerPool:
             return
         while len(self._workers) < self.size:
             ours, theirs = socket.socketpair()
+            arguments = (theirs.fileno(), self.memory_mb, os.getpid())
             try:
                 process = subprocess.Popen(
-                    [sys.executable, "-m", __name__, str(theirs.fileno()), str(self.memory_mb)],
+                    [sys.executable, "-m", __name__, *map(str, arguments)],
                     pass_fds=(theirs.fileno(),),
                     stdin=subprocess.DEVNULL,
                     env=_environment(),
@@ -512,10 +516,23 @@ class _Asker:
         return answer
 
 
+def _end_with_the_pool(parent: int) -> None:
+    """On Linux, have the kernel kill this worker when the thread that started it ends (the
+    pool's, or the whole server, however it ends), even mid-task; elsewhere the pool stops its
+    workers as the server exits, and an idle worker ends when its pipe closes."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # the server was gone before that took hold
+        os._exit(0)
+
+
 def main(argv: list[str]) -> None:
-    """A worker process: `python -m vicaran_agent.tools.workers FD MEMORY_MB` (the pool starts
-    it with its end of a socket pair as FD). It caps itself before importing anything more."""
-    fd, memory_mb = int(argv[1]), int(argv[2])
+    """A worker process: `python -m vicaran_agent.tools.workers FD MEMORY_MB PARENT` (the pool
+    starts it with its end of a socket pair as FD). It caps itself before importing anything
+    more."""
+    fd, memory_mb, parent = int(argv[1]), int(argv[2]), int(argv[3])
+    _end_with_the_pool(parent)
     limit = memory_mb * 1024 * 1024
     _, hard = resource.getrlimit(resource.RLIMIT_AS)
     if hard != resource.RLIM_INFINITY:
