@@ -82,6 +82,20 @@ def _parsers_started() -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
+def _databases_closed() -> Iterator[None]:
+    """The records repositories a test opened (one per database URL, kept by the process) are
+    closed after it: a fresh SQLite file per test would otherwise keep three files open (the
+    database, its WAL and shared memory) for the rest of the run."""
+    from vicaran_agent.storage import repository
+
+    before = dict(repository._REPOSITORIES)
+    yield
+    for url, opened in list(repository._REPOSITORIES.items()):
+        if before.get(url) is not opened:
+            opened.close()
+
+
+@pytest.fixture(autouse=True)
 def _no_request_budgets(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """Per-service rate limits are process-wide; only tests marked `real_rate_limits` feel them."""
     if request.node.get_closest_marker("real_rate_limits") is None:
