@@ -7,7 +7,9 @@
    process parses it, as `vicaran docs add` and attachments do; the pool is started first, not
    timed) and indexed with `store.add`: indexing pages/s, and what the pool costs a file (the
    time from handing a file to a worker to having its pages back, less the worker's parsing:
-   sending the bytes, sending the pages back, waking up). When PDF parsing is not available (a
+   sending the bytes, sending the pages back, waking up); then each file parsed again in this
+   process and in the pool, in turn (not timed as indexing): what the pool costs a file in wall
+   time against parsing in-process, as before the pool. When PDF parsing is not available (a
    PDF does not come back page by page), the same pages are indexed as text files instead, and
    the output says so.
 2. Passages: more generated documents (pages of text made in memory) through `store.add` until
@@ -168,6 +170,7 @@ def queries(text: Text, passages: list[str], count: int, rng: random.Random) -> 
 def run(pages: int, passages: int, query_count: int, workdir: Path) -> dict[str, Any]:
     from sqlalchemy import text as sql
 
+    from vicaran_agent.documents import parse
     from vicaran_agent.documents.pool import parse_file
     from vicaran_agent.documents.store import DocumentStore
     from vicaran_agent.storage import get_repository
@@ -211,6 +214,15 @@ def run(pages: int, passages: int, query_count: int, workdir: Path) -> dict[str,
     sent_kib = (pool.stats.bytes_sent - before.bytes_sent) / parsed_files / 1024
     received_kib = (pool.stats.bytes_received - before.bytes_received) / parsed_files / 1024
     pdf_passages = sum(d.passages for d in store.documents(COLLECTION))
+    # the same files parsed again, in this process (as before the pool) and in the pool, in
+    # turn (either first, file by file): what the pool costs a file, in wall time
+    took = {"local": 0.0, "pooled": 0.0}
+    for number, path in enumerate(made):
+        ways = [("local", parse.parse_file), ("pooled", parse_file)]
+        for way, parser in ways if number % 2 else ways[::-1]:
+            began = time.perf_counter()
+            parser(path)
+            took[way] += time.perf_counter() - began
 
     passages_s = 0.0
     total = pdf_passages
@@ -269,6 +281,8 @@ def run(pages: int, passages: int, query_count: int, workdir: Path) -> dict[str,
         "pool_sent_kib_per_file": round(sent_kib, 1),
         "pool_received_kib_per_file": round(received_kib, 1),
         "pool_share_of_index_time": round(pool_cost_ms * parsed_files / 1000 / index_s, 4),
+        "in_process_parse_ms_per_file": round(took["local"] / len(made) * 1000, 1),
+        "pool_parse_ms_per_file": round(took["pooled"] / len(made) * 1000, 1),
         "pool_peak_growth_mib": pool.stats.peak_growth_mb,
         "pdf_passages": pdf_passages,
         "passages": total,
@@ -298,6 +312,10 @@ def lines(r: dict[str, Any]) -> list[str]:
         f"{r['pool_received_kib_per_file']:.0f} KiB of pages back) = "
         f"{100 * r['pool_share_of_index_time']:.1f}% of the indexing time; the workers grew by "
         f"{r['pool_peak_growth_mib']:.0f} MiB at most",
+        f"a file parsed in this process {r['in_process_parse_ms_per_file']:.0f} ms, in the "
+        f"parse pool {r['pool_parse_ms_per_file']:.0f} ms: the pool costs "
+        f"{r['pool_parse_ms_per_file'] - r['in_process_parse_ms_per_file']:+.0f} ms a file "
+        f"({PAGES_PER_PDF} pages) in wall time",
         f"indexing: {r['passages'] - r['pdf_passages']:,} more passages in "
         f"{r['passages_index_s']:.1f} s = {r['passages_per_s']:,} passages/s",
         f"search over {r['passages']:,} passages ({r['documents']} documents, "
