@@ -17,7 +17,9 @@ slowest /healthz answer); and the gazettes benchmark
 (benchmarks/gazettes.py): five claims about one city checked in its gazettes at once, against
 Querido Diário as deployed (25 requests a minute, 25 s cold first queries); and what routing a
 model call through ADK costs
-(benchmarks/model_routing.py).
+(benchmarks/model_routing.py). Prompt characters (system instruction + prompt) are printed per
+task for the quick and detailed runs, with the total per investigation, which is held to the
+figures before issue 26 (PROMPT_CHARS_BEFORE).
 """
 
 from __future__ import annotations
@@ -40,6 +42,9 @@ from benchmarks import documents, gazettes, hostile, model_routing
 ROOT = Path(__file__).resolve().parent.parent
 SERVICES = ("tavily", "jina", "factcheck", "newsroom")
 PROMPT_BOUND = 40_000
+# Prompt characters (system instruction + prompt, every call) of one investigation on main at
+# 0ad5aa1, before issue 26's prompt work: a run may not send more.
+PROMPT_CHARS_BEFORE = {"quick": 180_596, "detailed": 313_164}
 TIMEOUT_SECONDS = 240
 DOCUMENTS_TIMEOUT_SECONDS = 400
 HOSTILE_TIMEOUT_SECONDS = 400
@@ -193,6 +198,69 @@ def table(results: dict[str, dict[str, Any]]) -> str:
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) for row in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
+
+
+def prompt_table(results: dict[str, dict[str, Any]]) -> str:
+    """Prompt characters per task, system instruction + prompt, in the quick and detailed runs,
+    and per investigation (biggest first)."""
+    runs = [
+        (n, results[n])
+        for n in ("quick", "detailed")
+        if "error" not in results.get(n, {"error": 1})
+    ]
+    if not runs:
+        return ""
+    tasks = {t for _, r in runs for t in r["prompt_chars_by_task"]}
+
+    def size(task: str) -> int:
+        return max(_chars(r["prompt_chars_by_task"].get(task)) for _, r in runs)
+
+    head = ["task"] + [
+        cell for name, _ in runs for cell in (f"{name} calls", f"{name} chars (system + prompt)")
+    ]
+    rows = [head]
+    for task in sorted(tasks, key=lambda t: (-size(t), t)):
+        cells = [task]
+        for _, r in runs:
+            chars = r["prompt_chars_by_task"].get(task)
+            cells += [str(chars["calls"]), _shown_chars(chars)] if chars else ["-", "-"]
+        rows.append(cells)
+    total = ["per investigation"]
+    for _, r in runs:
+        every = r["prompt_chars_by_task"].values()
+        summed = {k: sum(c[k] for c in every) for k in ("calls", "system", "prompt")}
+        total += [str(summed["calls"]), _shown_chars(summed)]
+    rows.append(total)
+    widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) for row in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def _chars(chars: dict[str, int] | None) -> int:
+    return chars["system"] + chars["prompt"] if chars else 0
+
+
+def _shown_chars(chars: dict[str, int]) -> str:
+    return f"{_chars(chars):,} ({chars['system']:,} + {chars['prompt']:,})"
+
+
+def prompt_targets(results: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Quick and detailed send no more prompt characters than before issue 26."""
+    found = []
+    for name, before in PROMPT_CHARS_BEFORE.items():
+        r = results.get(name)
+        if r is None or "error" in r:
+            continue
+        total = r["prompt_chars_total"]
+        found.append(
+            check(
+                f"{name}: prompt chars per investigation <= {before:,} (before issue 26)",
+                total <= before,
+                f"{total:,} ({total - before:+,})",
+            )
+        )
+    return found
 
 
 def critical_path(name: str, r: dict[str, Any]) -> str:
@@ -414,7 +482,7 @@ def main(argv: list[str] | None = None) -> int:
     print("running model routing ...", file=sys.stderr, flush=True)
     routing = process([sys.executable, "-m", "benchmarks.model_routing"], ROUTING_TIMEOUT_SECONDS)
 
-    checks = targets(results, args.latency, total)
+    checks = targets(results, args.latency, total) + prompt_targets(results)
     if document_figures is not None:
         checks += document_targets(document_figures)
     if hostile_figures is not None:
@@ -425,6 +493,10 @@ def main(argv: list[str] | None = None) -> int:
         ]
     print(table(results))
     print()
+    if prompts := prompt_table(results):
+        print("Prompt characters per task (system instruction + prompt):")
+        print(prompts)
+        print()
     for name in ("quick", "detailed"):
         if name in results and "error" not in results[name]:
             print(critical_path(name, results[name]))

@@ -270,11 +270,18 @@ def _model_figures(latency: float, approved: float) -> dict[str, Any]:
         window[0] += 1
         window[1], window[2] = min(window[1], start), max(window[2], end)
     largest = max(calls, key=lambda c: c["chars"]) if calls else {"chars": 0, "task": ""}
+    by_task: dict[str, dict[str, int]] = {}
+    for call in calls:  # the system instruction and the prompt, apart
+        chars = by_task.setdefault(call["task"], {"calls": 0, "system": 0, "prompt": 0})
+        chars["calls"] += 1
+        chars["system"] += len(call["instruction"])
+        chars["prompt"] += len(call["prompt"])
     return {
         "model_calls": len(calls),
         "model_calls_plan": len(calls) - len(run),
         "model_calls_by_task": dict(Counter(c["task"] for c in calls)),
         "prompt_chars_total": sum(c["chars"] for c in calls),
+        "prompt_chars_by_task": dict(sorted(by_task.items())),
         "prompt_chars_max": largest["chars"],
         "prompt_chars_max_task": largest["task"],
         "peak_model_concurrency": {

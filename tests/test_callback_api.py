@@ -1515,3 +1515,53 @@ async def test_texts_at_their_limit_are_accepted(
     assert (await send(client, "INVESTIGATION_COMPLETE", investigation_id, done)).status_code == 200
     record = stored(repo, investigation_id)
     assert len(record["title"]) == 1_000 and len(record["summary"]) == 200_000
+
+
+# --- snapshots belong to what saved them (issue 20, point 7) ---------------------------------
+
+
+async def test_a_callback_cannot_open_another_investigations_snapshot(client, repo):
+    """B's records naming the SHA-256 of A's private passage do not make it B's to read."""
+    import hashlib
+
+    from vicaran_agent.schemas import InvestigationConfig
+    from vicaran_agent.schemas import Source as SourceRecord
+    from vicaran_agent.server.dashboard import dashboard_router
+
+    private = "Memo, p. 3: the mayor's brother owns the contractor (do not publish)."
+    sha = hashlib.sha256(private.encode()).hexdigest()
+    victim = new_id()
+    repo.start_investigation(
+        InvestigationConfig.for_mode(
+            "quick", investigation_id=victim, title="Memo", brief="Memo", language="en"
+        )
+    )
+    passage = SourceRecord(
+        url="doc://d1/p3/7",
+        title="Memo",
+        domain="documents",
+        credibility_score=3,
+        origin="document",
+        content_sha256=sha,
+    )
+    repo.save_sources(victim, [passage], texts={sha: private})
+    attacker = await started(client)
+    source_id = await add_source(client, attacker, content_sha256=sha)
+    claim_id = await add_claim(client, attacker, [source_id])
+    data = fact_check_data(claim_id, [source_id])
+    data["evidence"][0]["content_sha256"] = sha
+    response = await send(client, "FACT_CHECKED", attacker, data)
+    assert response.status_code == 200, response.text
+
+    reader = FastAPI()
+    reader.include_router(dashboard_router())
+    transport = httpx.ASGITransport(app=reader)
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as http:
+        stolen = await http.get(f"/api/investigations/{attacker}/snapshots/{sha}")
+        own = await http.get(f"/api/investigations/{victim}/snapshots/{sha}")
+    assert stolen.status_code == 404
+    assert repo.get_snapshots(attacker) == {} and repo.get_snapshot(attacker, sha) is None
+    assert own.status_code == 200 and own.text == private  # A still reads its own
+    # the records themselves are kept as sent: only the link to the text is refused
+    (source,) = stored(repo, attacker)["sources"]
+    assert source["content_sha256"] == sha

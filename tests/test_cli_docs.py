@@ -92,10 +92,10 @@ def test_a_failed_file_never_stops_the_others_and_exits_1(env, folder, capsys) -
 
 
 def test_an_unexpected_parser_error_is_one_failed_line(env, folder, capsys, monkeypatch) -> None:
-    def broken(path: Path, settings=None) -> ParsedDocument:
+    def broken(path: Path, settings=None, **kwargs) -> ParsedDocument:
         if path.name == "memo.txt":
             raise RuntimeError("the parser tripped")
-        return parse_file(path, settings)
+        return parse_file(path, settings, **kwargs)
 
     monkeypatch.setattr(commands, "parse_file", broken)
     code, lines, _ = run(capsys, "docs", "add", str(folder), "--collection", "c")
@@ -168,14 +168,18 @@ def test_list_shows_pages_language_unreadable_pages_and_passages(env, folder, ca
 
     assert code == 0
     assert lines[0].split() == [
-        "collection", "title", "file", "pages", "language", "unreadable", "pages", "passages",
+        "collection", "owner", "title", "file", "pages", "language", "unreadable", "pages",
+        "passages",
     ]  # fmt: skip
     saved = store().documents("c")[0]  # title and language: as the parser found them
     (audit,) = [columns(line) for line in lines if "audit.txt" in line]
     title = commands.printable(saved.title, 50)
-    assert audit == ["c (high)", title, "audit.txt", "1", saved.language, "-", "1"]
+    shared = "operator (shared)"
+    assert audit == ["c (high)", shared, title, "audit.txt", "1", saved.language, "-", "1"]
     (scanned,) = [columns(line) for line in lines if "scan.pdf" in line]
-    assert scanned == ["other (neutral)", "Scanned contract", "scan.pdf", "4", "pt", "3, 4", "2"]
+    assert scanned == [
+        "other (neutral)", shared, "Scanned contract", "scan.pdf", "4", "pt", "3, 4", "2",
+    ]  # fmt: skip
 
     code, lines, _ = run(capsys, "docs", "list", "--collection", "other")
     assert code == 0 and len(lines) == 3

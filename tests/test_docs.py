@@ -12,7 +12,14 @@ from markdown_it.token import Token
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
-EXPECTED_DOCS = ("callback-api.md", "configuration.md", "how-vicaran-decides.md", "services.md")
+EXPECTED_DOCS = (
+    "callback-api.md",
+    "configuration.md",
+    "how-vicaran-decides.md",
+    "models.md",
+    "security.md",
+    "services.md",
+)
 
 
 def documents() -> list[Path]:

@@ -397,10 +397,12 @@ def test_the_markdown_export_names_documents_by_title_and_page(repo: Repository)
     evidence, sources = text.split("## All sources read")
     assert "1. **📄 Contrato 002/2024, p. 4** — contrato-002-2024.pdf" in evidence
     assert f"   - Snapshot: `{sha256_text(PASSAGE)}`" in evidence
-    assert "\n".join(["How this verdict was reached:", "", *(f"- {r}" for r in REASONING)]) in (
+    # every untrusted text is escaped for any Markdown renderer (issue 20)
+    escaped = [r.replace(XSS, ESCAPED_XSS) for r in REASONING]
+    assert "\n".join(["How this verdict was reached:", "", *(f"- {r}" for r in escaped)]) in (
         evidence
     )
-    assert f"1. **📄 Contrato {XSS}, p. 1** — contrato-002-2024.pdf\n" in sources
+    assert f"1. **📄 Contrato {ESCAPED_XSS}, p. 1** — contrato-002-2024.pdf\n" in sources
 
 
 def test_the_html_export_links_a_document_passage_to_its_snapshot(repo: Repository) -> None:

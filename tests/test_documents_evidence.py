@@ -19,7 +19,7 @@ from tests.support.documents import (
 )
 from vicaran_agent.config import get_settings
 from vicaran_agent.documents.parse import parse_file
-from vicaran_agent.documents.store import get_document_store
+from vicaran_agent.documents.store import Reader, get_document_store
 from vicaran_agent.factcheck.checker import CheckSettings, ClaimChecker
 from vicaran_agent.factcheck.documents import DocumentEvidence
 from vicaran_agent.factcheck.outlets import ENGLISH_OUTLETS
@@ -86,6 +86,7 @@ async def docs(env, tmp_path: Path) -> AsyncIterator[Docs]:
                     model=model,
                     language="en",
                     read_url=runtime.pages.read,
+                    reader=Reader("journalist", "documents-test"),
                 ),
             )
             claim = Claim(

@@ -490,7 +490,7 @@ async def test_a_collection_the_store_cannot_read_leaves_the_web_run_partial(
     conversation = Conversation()
     await conversation.send(f"Quick Search. {BRIEF}\nCollection: acme-files")
 
-    def broken() -> dict:
+    def broken(reader=None) -> dict:
         raise OSError("database is locked")
 
     monkeypatch.setattr(store, "collections", broken)

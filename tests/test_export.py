@@ -8,12 +8,14 @@ import re
 from collections.abc import AsyncIterator, Iterator
 from datetime import datetime, timedelta
 from html import unescape
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 import pytest
+from markdown_it import MarkdownIt
 
 from tests.support.store import dashboard_client, fresh_repository
 from tests.test_dashboard import (
@@ -207,11 +209,11 @@ def test_markdown_export_has_the_report_and_the_evidence(repo: Repository) -> No
     assert appendix.count(f"Found by: {QUERY}") == 5
     assert "Published 2024-03-02 (search service) · Retrieved 2024-04-02T11:00:00+00:00" in appendix
     assert appendix.count("Publication date unknown") == 5 + 1  # 5 undated items, source 3
-    assert appendix.count(f"Link: {EVIDENCE_DISPLAY}") == 5
+    assert appendix.count(f"Link: <{EVIDENCE_DISPLAY}>") == 5
     assert appendix.count(f"Snapshot: `{sha256(EVIDENCE_TEXT)}`") == 5
     sources = appendix[appendix.index("## All sources read") :]
     assert "3 sources, 1 set aside as off-topic." in sources
-    assert f"1. **Story 1** — News One — {DISPLAY_1}" in sources
+    assert f"1. **Story 1** — News One — <{DISPLAY_1}>" in sources
     assert f"Snapshot: `{sha256(SOURCE_TEXT)}`" in sources
     assert "Set aside: off-topic (relevance 12%): About a football match." in sources
     assert "Relevance 90%" in sources and "Provided by you" in sources
@@ -372,10 +374,10 @@ def test_markdown_and_json_exports_link_snapshots_where_the_server_is(
     assert f"[snapshot](http://127.0.0.1:8123{path})" in markdown
     assert f"see also http://127.0.0.1:8123{path}." in markdown
     assert f"http://127.0.0.1:8000{other}" in markdown  # another investigation's: as written
-    assert f"http://news1.example/a and {path}\n" in markdown
+    assert f"`http://news1.example/a` and {path}\n" in markdown  # not saved: shown as code
     assert "<https://news1.example/story>" in markdown
     summary = json.loads(export.render("json", investigation))["investigation"]["summary"]
-    assert markdown.startswith(summary)
+    assert f"[snapshot](http://127.0.0.1:8123{path})" in summary  # the record, rebased
     assert f"http://127.0.0.1:8000{path}" not in summary
 
 
@@ -481,3 +483,134 @@ async def test_export_route_needs_the_token_when_set(
     assert (await client.get(path)).status_code == 401
     ok = await client.get(path, headers={"Authorization": f"Bearer {TOKEN}"})
     assert ok.status_code == 200 and ok.text.startswith("# Dam contract")
+
+
+# --- exports escape (issue 20, point 6) ----------------------------------------------------
+
+EVIL = "evil.example"
+HOSTILE = (
+    "<script>alert(1)</script> <img src=x onerror=alert(2)> [x](javascript:alert(3)) "
+    "[y](https://evil.example/y) https://evil.example/bare www.evil.example/w "
+    "![i](https://evil.example/beacon.png) &#60;script&#62; *em* _u_ `c` | ~s~"
+)
+HOSTILE_REPORT = (
+    "# Dam <b onclick=alert(4)>contract</b>\n\n"
+    f"The mayor signed it [1]. {HOSTILE}\n\n"
+    "<div onmouseover=alert(5)>block</div>\n\n"
+    "- [z](javascript:alert(6)) and <https://evil.example/auto>\n"
+    "- [r]\n\n"
+    "[r]: https://evil.example/ref\n"
+)
+
+
+def hostile_investigation(repo: Repository) -> dict[str, Any]:
+    """The trust investigation with a hostile value in every untrusted field."""
+    iid, _ = trust_investigation(repo)
+    investigation = repo.get_investigation(iid) or {}
+    investigation["title"] = HOSTILE
+    investigation["summary"] = HOSTILE_REPORT
+    for source in investigation["sources"]:
+        source.update(
+            title=HOSTILE,
+            publisher=HOSTILE,
+            relevance_reason=HOSTILE,
+            unreachable_reason=HOSTILE,
+            published_at=HOSTILE,
+        )
+    investigation["sources"][1].update(origin="document", page=3)  # a document: its file name
+    for check in investigation["fact_checks"]:
+        check.update(claim_text=HOSTILE, explanation=HOSTILE, reasoning=[HOSTILE, "# " + HOSTILE])
+        check["as_of"] = HOSTILE
+        for item in check["evidence"]:
+            item.update(
+                title=HOSTILE,
+                publisher=HOSTILE,
+                quote=HOSTILE,
+                stance_note=HOSTILE,
+                query=HOSTILE,
+                rating=HOSTILE,
+                stance=HOSTILE,
+            )
+    return investigation
+
+
+class _Rendered(HTMLParser):
+    """What a browser would build from the HTML a Markdown renderer made."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.outside_code: list[str] = []
+        self._code = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+        self._code += tag == "code"
+
+    def handle_endtag(self, tag: str) -> None:
+        self._code -= tag == "code"
+
+    def handle_data(self, data: str) -> None:
+        if not self._code:
+            self.outside_code.append(data)
+
+
+def rendered(markdown: str) -> _Rendered:
+    """`markdown` through a permissive CommonMark renderer (raw HTML on, as many have it)."""
+    page = _Rendered()
+    page.feed(MarkdownIt("commonmark", {"html": True}).render(markdown))
+    return page
+
+
+def test_markdown_export_escapes_every_untrusted_field(repo: Repository) -> None:
+    investigation = hostile_investigation(repo)
+    # the records' own addresses (sources, evidence) and the snapshots of the saved sources
+    saved = export.saved_links(investigation) | {
+        item[key]
+        for check in investigation["fact_checks"]
+        for item in check["evidence"]
+        for key in ("url", "display_url")
+    }
+    markdown = export.render("md", investigation)
+    page = rendered(markdown)
+    tags = {tag for tag, _ in page.tags}
+    assert not tags & {"script", "img", "div", "b", "iframe"}, tags
+    for tag, attrs in page.tags:
+        assert not any(name.startswith("on") for name in attrs), (tag, attrs)
+        href = attrs.get("href") or ""
+        if tag == "a" and not href.startswith("#"):
+            assert href in saved, href
+    # every foreign address is shown as code: no renderer links or loads it
+    assert all(EVIL not in text for text in page.outside_code)
+    assert "javascript:" not in " ".join(a.get("href") or "" for _, a in page.tags)
+    # and what was written is still there to read, as text
+    assert "<script>alert(1)</script>" in "".join(page.outside_code)
+    assert "The mayor signed it [1]." in markdown  # citations stay as written
+    # no tag is even begun, for renderers that read HTML more loosely than CommonMark
+    assert not [t for t in ("<script", "<img", "<div", "<b ") if t in markdown]
+
+
+def test_markdown_export_links_only_the_saved_sources(repo: Repository) -> None:
+    iid, _ = trust_investigation(repo)
+    investigation = repo.get_investigation(iid) or {}
+    saved = investigation["sources"][0]["display_url"]
+    investigation["summary"] = (
+        f"# R\nSee {saved} and https://evil.example/pwn or [this](https://evil.example/x) "
+        f"or [that]({saved})."
+    )
+    page = rendered(export.render("md", investigation))
+    hrefs = [a.get("href") for tag, a in page.tags if tag == "a"]
+    assert saved in hrefs
+    assert not [h for h in hrefs if h and EVIL in h]
+
+
+def test_claimreview_json_ld_cannot_end_a_script_element(repo: Repository) -> None:
+    """Every JSON-LD is written with <, > and & escaped: embedded, it stays one script."""
+    iid, _ = trust_investigation(repo)
+    investigation = repo.get_investigation(iid) or {}
+    closing = "</script><script>alert(1)</script> <!-- & -->"
+    investigation["fact_checks"][0]["claim_text"] = closing
+    text = export.render("claimreview", investigation)
+    assert not {"<", ">", "&"} & set(text)
+    assert "\\u003c/script\\u003e" in text
+    assert json.loads(text)[0]["claimReviewed"] == closing  # the same data, escaped

@@ -63,7 +63,7 @@ async def test_the_pipeline_refuses_to_run_without_approval(env):
     """The second lock: even a transfer that slips past the tool gate is refused."""
     from vicaran_agent import agent
 
-    env.monkeypatch.setattr(agent, "gate_transfer", lambda *a, **k: None)
+    env.monkeypatch.setattr(agent, "gate_tools", lambda *a, **k: None)
     env.set(VICARAN_FAST_MODEL="scripted/eager-transfer")
     conversation = Conversation()
     events = await conversation.send(BRIEF)

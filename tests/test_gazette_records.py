@@ -416,11 +416,11 @@ def test_the_markdown_export_names_gazettes_by_city_and_date(repo: Repository) -
     assert passage.startswith(f"**{LABEL}** — Prefeitura de Porto Alegre\n")
     assert f"   - Gazette of {DATE} · IBGE territory {TERRITORY}\n" in passage
     assert "Published" not in passage
-    assert f"   - Link: {GAZETTE_URL}\n" in passage  # public: linked
+    assert f"   - Link: <{GAZETTE_URL}>\n" in passage  # public: linked
     assert f"   - Snapshot: `{sha256_text(PASSAGE)}`" in passage
-    assert f"1. **{LABEL}** — Prefeitura de Porto Alegre — {GAZETTE_URL}\n" in sources
+    assert f"1. **{LABEL}** — Prefeitura de Porto Alegre — <{GAZETTE_URL}>\n" in sources
     assert f"   - Gazette of {DATE} · IBGE territory {TERRITORY}\n" in sources
-    assert f"   - Full text: {TXT_URL}\n" in sources
+    assert f"   - Full text: <{TXT_URL}>\n" in sources
     assert "2. **Contracts after the floods**" in sources and sources.count("IBGE") == 1
 
 

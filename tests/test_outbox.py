@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from typing import Any
 
@@ -270,3 +271,31 @@ async def test_what_an_earlier_process_left_is_delivered_when_a_journalist_next_
         await asyncio.sleep(0.1)
     assert newsroom.investigation(config.investigation_id)["title"] == "Left over"
     await delivery.stop_delivery()
+
+
+def _deliverers_here() -> list[asyncio.Task[Any]]:
+    return [
+        t
+        for t in asyncio.all_tasks()
+        if t.get_name() == "vicaran-callback-delivery" and not t.done()
+    ]
+
+
+async def test_another_event_loop_leaves_this_loops_deliverer_stoppable(newsroom):
+    """A server started in its own loop (a TestClient, a second app) starts and stops a
+    deliverer of its own; this loop's is still the one `stop_delivery` stops here, so no
+    orphan keeps rows leased while a flush runs (the flush then skipped them)."""
+    delivery.start_delivery()
+    assert len(_deliverers_here()) == 1
+
+    async def another_server() -> None:
+        delivery.start_delivery()
+        assert len(_deliverers_here()) == 1  # its own, in its own loop
+        await delivery.stop_delivery()
+        assert _deliverers_here() == []
+
+    await asyncio.to_thread(asyncio.run, another_server())
+    assert len(_deliverers_here()) == 1  # this loop's still runs ...
+    await delivery.stop_delivery()
+    await asyncio.sleep(0)  # the cancelled task's last step
+    assert _deliverers_here() == []  # ... and is the one stopped here

@@ -520,7 +520,8 @@ async def test_an_unresolved_reference_is_searched_across_the_collection(followe
     ]
 
 
-async def test_a_cited_address_is_read_once_with_the_page_reader(follower):
+async def test_a_cited_address_is_read_once_with_the_page_reader(follower, env):
+    env.set(VICARAN_FOLLOW_DOCUMENT_URLS="true")  # the operator lets Vicaran open them
     store = MemoryStore()
     report = store.add(
         "relatorio.pdf",

@@ -18,14 +18,21 @@ from .callbacks.orchestrator import (
     after_orchestrator_model,
     before_orchestrator_model,
     explain_model_error,
-    gate_transfer,
+    gate_tools,
     initialize_investigation_state,
     user_sources_from_events,
 )
 from .config import Settings, get_settings, model_plugins_problem, settings_problem
 from .documents.intake import DocumentsInPlay
 from .formatting import user_sources_digest
-from .llm import ORCHESTRATOR_OUTPUT_TOKENS, ConfigHintModel, output_cap, resolvable_model
+from .llm import (
+    ORCHESTRATOR_OUTPUT_TOKENS,
+    ORCHESTRATOR_THINKING,
+    ConfigHintModel,
+    declared_class,
+    output_budget,
+    resolvable_model,
+)
 from .prompts._common import dated
 from .prompts.orchestrator import (
     CLARIFY_INSTRUCTION,
@@ -59,10 +66,14 @@ async def orchestrator_instruction(context: ReadonlyContext) -> str:
 
 
 def orchestrator_config(settings: Settings) -> types.GenerateContentConfig:
-    """An output cap on every orchestrator turn, and a timeout where the provider takes one."""
+    """An output cap and little thinking on every orchestrator turn (docs/models.md), and a
+    timeout where the provider takes one."""
+    model = settings.vicaran_fast_model
+    budget = output_budget(
+        settings, model, ORCHESTRATOR_OUTPUT_TOKENS, ORCHESTRATOR_THINKING, declared_class(model)
+    )
     config = types.GenerateContentConfig(
-        temperature=0.3,
-        max_output_tokens=output_cap(settings, ORCHESTRATOR_OUTPUT_TOKENS),
+        temperature=0.3, max_output_tokens=budget.cap, thinking_config=budget.thinking
     )
     if is_gemini_model(settings.vicaran_fast_model):
         milliseconds = int(settings.vicaran_model_timeout_seconds * 1000)
@@ -87,7 +98,7 @@ def build_root_agent(settings: Settings | None = None) -> LlmAgent:
         before_model_callback=before_orchestrator_model,
         after_model_callback=after_orchestrator_model,
         on_model_error_callback=explain_model_error,
-        before_tool_callback=gate_transfer,
+        before_tool_callback=gate_tools,
     )
 
 

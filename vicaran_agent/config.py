@@ -7,6 +7,7 @@ import os
 from datetime import date
 from functools import cached_property, lru_cache
 from pathlib import Path
+from typing import Literal
 from urllib.parse import quote, urlsplit
 
 from pydantic import Field, TypeAdapter, ValidationError, field_validator, model_validator
@@ -103,6 +104,9 @@ class Settings(BaseSettings):
     agent_secret: str = ""
     debug_mode: bool = False
     vicaran_callback_timeout_seconds: float = Field(default=10.0, gt=0)
+    # What of the journalist's documents the callback API receives: "quotes" (evidence quotes and
+    # passage summaries) or "none" (the document's title and page only).
+    vicaran_callback_document_text: Literal["quotes", "none"] = "quotes"
     # `vicaran serve`: open on loopback; with a token, every route but the callback endpoint and
     # /healthz needs it. Host headers outside the allowed list are refused (DNS rebinding).
     vicaran_dashboard_token: str = ""
@@ -162,6 +166,9 @@ class Settings(BaseSettings):
     vicaran_reference_depth: int = Field(default=2, ge=0)
     vicaran_reference_token_budget: int = Field(default=50_000, ge=0)
     vicaran_reference_convergence: int = Field(default=3, ge=1)  # same document back this often
+    # An address written in a document is listed, not read: reading it would tell its host that
+    # the document is being read (and carry whatever its query string says).
+    vicaran_follow_document_urls: bool = False
     # A claim that comes only from the journalist's documents stays off web services unless true.
     vicaran_search_document_claims: bool = False
 

@@ -16,6 +16,7 @@ import logging
 import os
 import socket
 import uuid
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -232,8 +233,16 @@ class Deliverer:
 
 # --- the background task of this process -------------------------------------------------
 
-_task: asyncio.Task[None] | None = None
-_wakeup: asyncio.Event | None = None
+
+@dataclass
+class _Background:
+    task: asyncio.Task[None]
+    wakeup: asyncio.Event
+
+
+# One deliverer per event loop: a second loop in the process (a test client's, a second app's)
+# starts and stops its own, and never orphans another loop's (which would hold its leases).
+_BACKGROUND: dict[asyncio.AbstractEventLoop, _Background] = {}
 
 
 async def _run_forever(wakeup: asyncio.Event) -> None:
@@ -251,27 +260,31 @@ async def _run_forever(wakeup: asyncio.Event) -> None:
 
 def start_delivery() -> None:
     """Start the background deliverer in this event loop (no-op without a callback API)."""
-    global _task, _wakeup
     if not get_settings().callback_enabled:
         return
     loop = asyncio.get_running_loop()
-    if _task is not None and not _task.done() and _task.get_loop() is loop:
+    for closed in [other for other in _BACKGROUND if other.is_closed()]:
+        del _BACKGROUND[closed]
+    running = _BACKGROUND.get(loop)
+    if running is not None and not running.task.done():
         return
-    _wakeup = asyncio.Event()
-    _task = loop.create_task(_run_forever(_wakeup), name="vicaran-callback-delivery")
+    wakeup = asyncio.Event()
+    task = loop.create_task(_run_forever(wakeup), name="vicaran-callback-delivery")
+    _BACKGROUND[loop] = _Background(task, wakeup)
 
 
 def kick() -> None:
     """Something was queued: deliver soon."""
     start_delivery()
-    if _wakeup is not None:
-        _wakeup.set()
+    running = _BACKGROUND.get(asyncio.get_running_loop())
+    if running is not None:
+        running.wakeup.set()
 
 
 async def stop_delivery() -> None:
-    global _task
-    if _task is not None:
-        _task.cancel()
+    """Stop this event loop's background deliverer (what it held is released)."""
+    running = _BACKGROUND.pop(asyncio.get_running_loop(), None)
+    if running is not None:
+        running.task.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
-            await _task
-        _task = None
+            await running.task

@@ -26,8 +26,10 @@ from html import escape
 from typing import Any
 from urllib.parse import quote, urlsplit
 
+from . import safe_markdown as md
 from .config import Settings, get_settings
 from .documents.model import is_document_url
+from .formatting import json_for_html
 from .i18n import verdict_label
 from .sanitize import strip_markers
 from .schemas import published_text
@@ -358,18 +360,33 @@ def _check_heading(number: int, check: dict[str, Any], language: str) -> str:
 def to_markdown(investigation: dict[str, Any], *, public_url: str = "") -> str:
     """The report followed by an evidence appendix and the list of every source read.
 
-    `public_url`: where the server is; the report's snapshot links are moved there.
+    `public_url`: where the server is; the report's snapshot links are moved there. Every
+    untrusted value is escaped (`safe_markdown`): no renderer makes markup of it, and only
+    the investigation's saved sources and records are linked.
     """
     iid = str(investigation.get("id") or "")
+    links = markdown_links(investigation, public_url)
     report = rebased(report_markdown(investigation.get("summary")), iid, public_url)
+    report = md.report(report, links) if report else ""
     if not report:
-        title = _one_line(investigation.get("title")) or "Untitled investigation"
+        title = md.inline(investigation.get("title")) or "Untitled investigation"
         report = f"# {title}\n\n_No report has been written yet._"
-    parts = [report, "---", _evidence_md(investigation), _sources_md(investigation)]
+    parts = [report, "---", _evidence_md(investigation, links), _sources_md(investigation, links)]
     return "\n\n".join(parts).rstrip() + "\n"
 
 
-def _evidence_md(investigation: dict[str, Any]) -> str:
+def markdown_links(investigation: dict[str, Any], public_url: str = "") -> set[str]:
+    """What the Markdown export may link: the saved sources and their snapshots, and the
+    addresses of the evidence records (the same the HTML export links)."""
+    links = saved_links(investigation, public_url)
+    for check in investigation.get("fact_checks") or []:
+        for item in check.get("evidence") or []:
+            if not is_document(item):
+                links.update(u for u in (item.get("url"), item.get("display_url")) if u)
+    return {u for u in links if _href(u)}
+
+
+def _evidence_md(investigation: dict[str, Any], links: set[str]) -> str:
     language = investigation.get("language") or "en"
     claims = _claims_by_id(investigation)
     lines = ["## Evidence"]
@@ -380,23 +397,23 @@ def _evidence_md(investigation: dict[str, Any]) -> str:
     for number, check in enumerate(checks, 1):
         claim = claims.get(check.get("claim_id"), {})
         origin = " (from the brief)" if claim.get("origin") == "brief" else ""
-        lines.append(f"### {_check_heading(number, check, language)}")
-        lines.append(f"**Claim{origin}:** {_one_line(check.get('claim_text'))}")
-        facts = [f"**Checked on:** {check['as_of']}"] if check.get("as_of") else []
+        lines.append(f"### {md.inline(_check_heading(number, check, language))}")
+        lines.append(f"**Claim{origin}:** {md.inline(check.get('claim_text'))}")
+        facts = [f"**Checked on:** {md.inline(check['as_of'])}"] if check.get("as_of") else []
         if (confidence := _percent(check.get("confidence"))) is not None:
             facts.append(f"**Confidence:** {confidence}")
         if facts:
             lines.append(" · ".join(facts))
         if check.get("explanation"):
-            lines.append(_one_line(check["explanation"]))
+            lines.append(md.inline(check["explanation"]))
         items = check.get("evidence") or []
         lines.append(
-            "\n".join(_evidence_item_md(n, item) for n, item in enumerate(items, 1))
+            "\n".join(_evidence_item_md(n, item, links) for n, item in enumerate(items, 1))
             if items
             else "_No evidence was found._"
         )
         if reasoning := check.get("reasoning") or []:
-            steps = "\n".join(f"- {_one_line(line)}" for line in reasoning)
+            steps = "\n".join(f"- {md.inline(line)}" for line in reasoning)
             lines.append(f"{REASONING_HEADING}:\n\n{steps}")
     return "\n\n".join(lines)
 
@@ -421,50 +438,50 @@ def _full_text_link(source: dict[str, Any]) -> str:
     return url if _href(url) else ""
 
 
-def _evidence_item_md(number: int, item: dict[str, Any]) -> str:
-    title = _title(item)
-    publisher = _one_line(item.get("publisher"))
+def _evidence_item_md(number: int, item: dict[str, Any], links: set[str]) -> str:
+    title = md.inline(_title(item))
+    publisher = md.inline(item.get("publisher"))
     lines = [f"{number}. **{title}**" + (f" — {publisher}" if publisher else "")]
     tags = [
         f"Stance: {item.get('stance')}",
         f"Reliability: {item.get('reliability')}",
         independence(item),
     ]
-    lines.append("   - " + " · ".join(tags))
+    lines.append("   - " + md.inline(" · ".join(tags)))
     if item.get("quote"):
-        lines.append(f'   - Quote: "{_one_line(item["quote"])}"')
+        lines.append(f'   - Quote: "{md.inline(item["quote"])}"')
     if item.get("stance_note"):
-        lines.append(f"   - Note: {sentence(_one_line(item['stance_note']))}")
+        lines.append(f"   - Note: {md.inline(sentence(_one_line(item['stance_note'])))}")
     if facts := _evidence_facts(item):
-        lines.append("   - " + " · ".join(facts))
+        lines.append("   - " + md.inline(" · ".join(facts)))
     if item.get("query"):
-        lines.append(f"   - Found by: {_one_line(item['query'])}")
+        lines.append(f"   - Found by: {md.inline(item['query'])}")
     if link := _web_link(item):
-        lines.append(f"   - Link: {link}")
+        lines.append(f"   - Link: {md.link(link, links)}")
     if item.get("content_sha256"):
-        lines.append(f"   - Snapshot: `{item['content_sha256']}`")
+        lines.append(f"   - Snapshot: {md.code(_one_line(item['content_sha256']))}")
     return "\n".join(lines)
 
 
-def _sources_md(investigation: dict[str, Any]) -> str:
+def _sources_md(investigation: dict[str, Any], links: set[str]) -> str:
     sources = investigation.get("sources") or []
     if not sources:
         return "## All sources read\n\nNo source was read."
     intro = _sources_intro(sources)
     entries = []
     for n, source in enumerate(sources, 1):
-        title = _title(source)
-        publisher = _one_line(source.get("publisher") or source.get("domain"))
+        title = md.inline(_title(source))
+        publisher = md.inline(source.get("publisher") or source.get("domain"))
         head = f"{n}. **{title}**" + (f" — {publisher}" if publisher else "")
-        lines = [head + (f" — {link}" if (link := _web_link(source)) else "")]
+        lines = [head + (f" — {md.link(link, links)}" if (link := _web_link(source)) else "")]
         if relevance := relevance_text(source):
-            lines.append(f"   - {relevance}")
+            lines.append(f"   - {md.inline(relevance)}")
         if facts := _source_facts(source):
-            lines.append("   - " + " · ".join(facts))
+            lines.append("   - " + md.inline(" · ".join(facts)))
         if full_text := _full_text_link(source):
-            lines.append(f"   - Full text: {full_text}")
+            lines.append(f"   - Full text: {md.link(full_text, links | {full_text})}")
         if source.get("content_sha256"):
-            lines.append(f"   - Snapshot: `{source['content_sha256']}`")
+            lines.append(f"   - Snapshot: {md.code(_one_line(source['content_sha256']))}")
         entries.append("\n".join(lines))
     return "## All sources read\n\n" + intro + "\n\n" + "\n".join(entries)
 
@@ -791,7 +808,7 @@ def to_json(
 def to_claimreview(investigation: dict[str, Any], settings: Settings | None = None) -> str:
     """`claim_reviews` as a pretty-printed JSON array."""
     reviews = claim_reviews(investigation, settings)
-    return json.dumps(reviews, ensure_ascii=False, indent=2) + "\n"
+    return json_for_html(reviews, indent=2) + "\n"
 
 
 def claim_reviews(

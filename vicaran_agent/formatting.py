@@ -2,10 +2,29 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from .i18n import is_portuguese
 from .sanitize import defuse_delimiters
 from .schemas import Claim, Source, published_text
 from .tools.credibility import stars
+
+# JSON that may sit inside <script> (every JSON-LD): nothing in it may close the element, open
+# a comment or end a line in JS.
+_JSON_FOR_HTML = {
+    ord("<"): "\\u003c",
+    ord(">"): "\\u003e",
+    ord("&"): "\\u0026",
+    0x2028: "\\u2028",
+    0x2029: "\\u2029",
+}
+
+
+def json_for_html(data: Any, *, indent: int | None = None) -> str:
+    """`data` as JSON with `<`, `>`, `&` (and U+2028/9) written as \\u escapes: the same data,
+    safe inside `<script type="application/ld+json">` wherever it ends up (every JSON-LD)."""
+    return json.dumps(data, ensure_ascii=False, indent=indent).translate(_JSON_FOR_HTML)
 
 
 def data_block(label: str, body: str) -> str:

@@ -298,6 +298,16 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
             "{count} páginas não puderam ser lidas: {reasons}",
         ),
     ),
+    "plan_document_urls": (
+        "addresses written in it, listed, not opened (VICARAN_FOLLOW_DOCUMENT_URLS is off): {urls}",
+        "endereços escritos nele, listados, não abertos (VICARAN_FOLLOW_DOCUMENT_URLS está "
+        "desligado): {urls}",
+    ),
+    "plan_document_urls_followed": (
+        "addresses written in it, which Vicaran may open when a claim leads there: {urls}",
+        "endereços escritos nele, que o Vicaran pode abrir quando uma afirmação levar a eles: "
+        "{urls}",
+    ),
     "plan_documents_more": (
         (
             '… and {count} more document in the collection "{collection}"',
@@ -342,10 +352,12 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
         "do Brasil, e o briefing está em {name}.",
     ),
     "plan_collection_missing": (
-        'Collection "{name}": not found. Create it with `vicaran docs add PATH --collection '
+        'Collection "{name}": not found among the collections this conversation can use (shared '
+        "ones, and the files you attached). Create it with `vicaran docs add PATH --collection "
         "{name}`, then name it again in your brief.",
-        'Coleção "{name}": não encontrada. Crie-a com `vicaran docs add CAMINHO --collection '
-        "{name}` e cite-a de novo no briefing.",
+        'Coleção "{name}": não encontrada entre as coleções que esta conversa pode usar (as '
+        "compartilhadas e os arquivos que você anexou). Crie-a com `vicaran docs add CAMINHO "
+        "--collection {name}` e cite-a de novo no briefing.",
     ),
     "plan_attachment_unreadable": (
         "📎 {file}: could not be read ({reason}); it is not part of this investigation.",
@@ -378,6 +390,30 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
         "(PDF, DOCX, HTML, Markdown or text, or pages as PNG, JPEG or TIFF images).",
         "Nenhum dos arquivos pôde ser lido:\n{lines}\nEnvie o seu briefing, com arquivos que o "
         "Vicaran lê (PDF, DOCX, HTML, Markdown ou texto, ou páginas em imagens PNG, JPEG ou TIFF).",
+    ),
+    "attachments_cut_off": (
+        (
+            "{files} was not indexed: Vicaran was restarted while it was reading it, so this "
+            "investigation does not have it. Please attach it again.",
+            "{files} were not indexed: Vicaran was restarted while it was reading them, so this "
+            "investigation does not have them. Please attach them again.",
+        ),
+        (
+            "{files} não foi indexado: o Vicaran foi reiniciado enquanto o lia, então esta "
+            "investigação não o tem. Por favor, anexe-o de novo.",
+            "{files} não foram indexados: o Vicaran foi reiniciado enquanto os lia, então esta "
+            "investigação não os tem. Por favor, anexe-os de novo.",
+        ),
+    ),
+    "attachments_cut_off_brief": (
+        "The message that carried them was not read either: send your brief again, with the "
+        "files attached to it.",
+        "A mensagem que os trazia também não foi lida: envie o seu briefing de novo, com os "
+        "arquivos anexados a ele.",
+    ),
+    "attachment_cut_off_reason": (
+        "not indexed: the server restarted while it was reading it; attach it again",
+        "não indexado: o servidor reiniciou enquanto o lia; anexe-o de novo",
     ),
     "attachments_not_added": (
         (
@@ -918,6 +954,12 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
         "↪ {origin} cites {url} → could not be read: {reason} (depth {depth})",
         "↪ {origin} cita {url} → não foi possível ler: {reason} (profundidade {depth})",
     ),
+    "ref_url_listed": (
+        "🔗 {origin} names {url}: listed, not opened (VICARAN_FOLLOW_DOCUMENT_URLS is off: "
+        "opening it would tell its host that the document is being read)",
+        "🔗 {origin} cita {url}: listado, não aberto (VICARAN_FOLLOW_DOCUMENT_URLS está "
+        "desligado: abri-lo contaria ao site que o documento está sendo lido)",
+    ),
     "ref_failed": (
         "⚠️ Following “{text}” failed: {error}",
         "⚠️ Não foi possível seguir “{text}”: {error}",
@@ -1193,6 +1235,13 @@ _PROBLEMS: dict[str, tuple[_Text, _Text]] = {
         "VICARAN_MAX_OUTPUT_TOKENS or use a stronger model.",
         "A resposta do modelo foi cortada no limite de saída ({cap} tokens) duas vezes; "
         "aumente VICARAN_MAX_OUTPUT_TOKENS ou use um modelo mais capaz.",
+    ),
+    "model_cut_off_thinking": (
+        "The model spent its output limit ({cap} tokens) thinking and never finished its "
+        "answer, even when given more room; raise VICARAN_MAX_OUTPUT_TOKENS or use another "
+        "model.",
+        "O modelo gastou o limite de saída ({cap} tokens) pensando e não terminou a resposta, "
+        "nem com mais espaço; aumente VICARAN_MAX_OUTPUT_TOKENS ou use outro modelo.",
     ),
     "gemini_no_key": (
         "Vicaran needs a Gemini API key: set GOOGLE_API_KEY in your .env file (get one at "
@@ -1953,6 +2002,62 @@ _DOCUMENT_PROBLEMS: dict[str, tuple[_Text, _Text]] = {
     "document_unreadable_file": (
         "{name} could not be opened ({error}): check the path and the file's permissions.",
         "Não foi possível abrir {name} ({error}): confira o caminho e as permissões do arquivo.",
+    ),
+    "document_not_regular": (
+        "{name} is not a regular file (a pipe, a socket or a device): it was not read.",
+        "{name} não é um arquivo comum (um pipe, um socket ou um dispositivo): ele não foi lido.",
+    ),
+    "document_changed": (
+        "{name} changed while it was being added (it is no longer the file found in the "
+        "folder): it was not read; add it again.",
+        "{name} mudou enquanto era adicionado (não é mais o arquivo encontrado na pasta): ele "
+        "não foi lido; adicione-o de novo.",
+    ),
+    "document_collection_refused": (
+        "{name} was not added: this investigation's documents belong to another conversation "
+        "(its id was given in another one); start a new investigation to attach it.",
+        "{name} não foi adicionado: os documentos desta investigação pertencem a outra conversa "
+        "(o id dela foi dado em outra); comece uma nova investigação para anexá-lo.",
+    ),
+    # why `vicaran docs add` leaves a path out (documents/commands.py)
+    "docs_skip_kind": (
+        "not a kind of file Vicaran reads",
+        "não é um tipo de arquivo que o Vicaran lê",
+    ),
+    "docs_skip_fifo": (
+        "a named pipe (FIFO), not a regular file",
+        "um pipe nomeado (FIFO), não um arquivo comum",
+    ),
+    "docs_skip_socket": ("a socket, not a regular file", "um socket, não um arquivo comum"),
+    "docs_skip_device": ("a device, not a regular file", "um dispositivo, não um arquivo comum"),
+    "docs_skip_special": ("not a regular file", "não é um arquivo comum"),
+    "docs_skip_link_outside": (
+        "a link to a file outside the folder: links are followed only inside it",
+        "um link para um arquivo fora da pasta: links só são seguidos dentro dela",
+    ),
+    "docs_skip_link_folder_outside": (
+        "a link to a folder outside the folder: links are followed only inside it",
+        "um link para uma pasta fora da pasta: links só são seguidos dentro dela",
+    ),
+    "docs_skip_link_folder_inside": (
+        "a link to a folder inside this one: its files are read where they are",
+        "um link para uma pasta dentro desta: os arquivos dela são lidos onde estão",
+    ),
+    "docs_skip_link_loop": (
+        "a link that leads back to itself (a loop)",
+        "um link que leva de volta a si mesmo (um ciclo)",
+    ),
+    "docs_skip_link_dangling": (
+        "a link to a file that does not exist",
+        "um link para um arquivo que não existe",
+    ),
+    "docs_skip_link_unreadable": (
+        "a link that could not be followed ({error})",
+        "um link que não pôde ser seguido ({error})",
+    ),
+    "docs_skip_link_duplicate": (
+        "a link to {target}, read under its own name",
+        "um link para {target}, lido com o próprio nome",
     ),
     "document_empty": (
         "{name} is empty: there is nothing in it to read.",

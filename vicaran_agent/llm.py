@@ -9,13 +9,14 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import re
 import weakref
 from collections.abc import AsyncGenerator, Iterator
 from contextlib import aclosing, contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal, TypeVar
 
 import httpx
 from google.adk.agents import LlmAgent
@@ -27,7 +28,7 @@ from google.adk.flows.llm_flows.single_flow import SingleFlow
 from google.adk.models import BaseLlm, LLMRegistry
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
-from google.adk.utils.model_name_utils import is_gemini_model
+from google.adk.utils.model_name_utils import extract_model_name, is_gemini_model
 from google.genai import errors as genai_errors
 from google.genai import types
 from pydantic import BaseModel, ValidationError
@@ -44,9 +45,12 @@ T = TypeVar("T", bound=BaseModel)
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*|\s*```\s*$", re.MULTILINE)
 
-# Output caps (tokens) per call, sized to what each answer needs; VICARAN_MAX_OUTPUT_TOKENS
-# overrides them all. A model that rambles costs bounded time and tokens.
+# Answer sizes (tokens) per call, sized to what each answer needs; VICARAN_MAX_OUTPUT_TOKENS
+# overrides them all. A model that rambles costs bounded time and tokens. On a thinking model
+# the cap also keeps room for thought above the answer (THINKING_ROOM), because Gemini 2.5/3
+# bill thought tokens against `max_output_tokens` (googleapis/python-genai#2062).
 ORCHESTRATOR_OUTPUT_TOKENS = 2048
+LIVE_SEARCH_OUTPUT_TOKENS = 1024
 DEFAULT_OUTPUT_TOKENS = 2048
 OUTPUT_TOKENS = {
     "SearchPlan": 512,
@@ -62,10 +66,117 @@ OUTPUT_TOKENS = {
     "GazetteSufficiency": 512,
     "GazetteReading": 2048,
 }
+LOW, MEDIUM, HIGH = types.ThinkingLevel.LOW, types.ThinkingLevel.MEDIUM, types.ThinkingLevel.HIGH
+# How hard each task thinks (docs/models.md says why): judging and writing think, sorting and
+# searching think little. Gemini 3+ is sent the level, Gemini 2.5 a token budget of its room.
+ORCHESTRATOR_THINKING = LOW
+LIVE_SEARCH_THINKING = LOW
+DEFAULT_THINKING = MEDIUM
+THINKING = {
+    "SearchPlan": LOW,
+    "SourceDigest": LOW,
+    "BriefClaims": MEDIUM,
+    "ClaimDraft": MEDIUM,
+    "ClaimAssessment": HIGH,
+    "BiasJudgement": MEDIUM,
+    "TimelineDraft": LOW,
+    "ReportDraft": HIGH,
+    "CitationAudit": MEDIUM,
+    "QualityReview": LOW,
+    "GazetteSufficiency": LOW,
+    "GazetteReading": MEDIUM,
+    "ReferenceGate": LOW,
+}
+# Thought tokens each level is given room for above the answer (and the budget Gemini 2.5 gets).
+THINKING_ROOM = {LOW: 2048, MEDIUM: 4096, HIGH: 8192}
+MAX_OUTPUT_TOKENS = 65_536  # the most Gemini 2.5/3 write in one response
 SHORTER = (
     "\n\nYour previous answer was cut off at the output limit. Answer again, briefly: fewer "
     "items, shorter sentences, nothing but the JSON."
 )
+
+ThinkingStyle = Literal["level", "budget"]
+
+
+def thinking_style(model: str, llm: type[BaseLlm] | BaseLlm | None = None) -> ThinkingStyle | None:
+    """How `model` is told to think: a level (Gemini 3+), a token budget (Gemini 2.5), or not
+    at all (older Gemini, other providers). A model class may declare its own
+    (`vicaran_thinking: ClassVar[Literal["level", "budget"]]`)."""
+    declared = getattr(llm, "vicaran_thinking", None)
+    if declared in ("level", "budget"):
+        return declared
+    if not is_gemini_model(model):
+        return None
+    version = extract_model_name(model).removeprefix("gemini-").split("-", 1)[0]
+    major, _, minor = version.partition(".")
+    if not major.isdigit():
+        return None
+    if int(major) >= 3:
+        return "level"
+    return "budget" if (major, minor) == ("2", "5") else None
+
+
+@dataclass(frozen=True)
+class OutputBudget:
+    """One call's output: room for the answer and, above it, room for thought."""
+
+    answer: int
+    thought: int = 0  # 0: the model is not asked to think
+    thinking: types.ThinkingConfig | None = None
+
+    @property
+    def cap(self) -> int:
+        """`max_output_tokens`: thought and answer together, as Gemini counts them."""
+        return min(MAX_OUTPUT_TOKENS, self.answer + self.thought)
+
+    def roomier(self, thought_spent: int) -> OutputBudget:
+        """The same call with twice the room for thought (at least twice what it spent)."""
+        return replace(self, thought=2 * max(self.thought, thought_spent, 1))
+
+
+def output_budget(
+    settings: Settings,
+    model: str,
+    answer: int,
+    level: types.ThinkingLevel,
+    llm: type[BaseLlm] | BaseLlm | None = None,
+) -> OutputBudget:
+    """The output budget of one task on `model`: VICARAN_MAX_OUTPUT_TOKENS (else the task's own
+    size) for the answer, and on a thinking model the task's level with room for it above."""
+    answer = output_cap(settings, answer)
+    style = thinking_style(model, llm)
+    if style == "budget":
+        room = THINKING_ROOM[level]
+        return OutputBudget(answer, room, types.ThinkingConfig(thinking_budget=room))
+    if style == "level":
+        if level == MEDIUM and re.match(r"gemini-3-pro", extract_model_name(model)):
+            level = HIGH  # Gemini 3 Pro knows LOW and HIGH only
+        config = types.ThinkingConfig(thinking_level=level)
+        return OutputBudget(answer, THINKING_ROOM[level], config)
+    return OutputBudget(answer)
+
+
+def declared_class(model: str) -> type[BaseLlm] | None:
+    """The class ADK resolves `model` to (for what it declares), or None when it resolves none."""
+    # ADK asks LiteLLM about an unknown `provider/model`; LiteLLM would fetch its price list from
+    # GitHub on import, a request to a service nobody configured.
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    try:
+        return LLMRegistry.resolve(model)
+    except (ValueError, ImportError):
+        return None
+
+
+def task_budget(
+    settings: Settings,
+    model: str,
+    schema: type[BaseModel],
+    llm: type[BaseLlm] | BaseLlm | None = None,
+) -> OutputBudget:
+    """The output budget of a structured call for `schema` (the task) on `model`."""
+    name = schema.__name__
+    answer = OUTPUT_TOKENS.get(name, DEFAULT_OUTPUT_TOKENS)
+    return output_budget(settings, model, answer, THINKING.get(name, DEFAULT_THINKING), llm)
 
 
 @dataclass
@@ -117,12 +228,17 @@ def _count(error: ModelCallError | None) -> None:
 
 
 def output_cap(settings: Settings, sized: int) -> int:
-    """The output cap of one call: VICARAN_MAX_OUTPUT_TOKENS, else the call's own size."""
+    """The answer's share of one call: VICARAN_MAX_OUTPUT_TOKENS, else the call's own size."""
     return settings.vicaran_max_output_tokens or sized
 
 
 class _Truncated(Exception):
-    """The answer stopped at the output cap."""
+    """The answer stopped at the output cap: its room went to thought, or the answer ran long."""
+
+    def __init__(self, thought: int, by_thought: bool) -> None:
+        super().__init__("cut off at the output cap")
+        self.thought = thought
+        self.by_thought = by_thought
 
 
 class ModelCallError(Exception):
@@ -375,13 +491,13 @@ class ModelClient:
         if problem := credentials_problem(self.model, self.settings):
             raise ModelCallError(problem, permanent=True)
         instruction = dated(instruction, self.settings.today)
-        cap = output_cap(self.settings, OUTPUT_TOKENS.get(schema.__name__, DEFAULT_OUTPUT_TOKENS))
+        budget = task_budget(self.settings, self.model, schema, declared_class(self.model))
         attempts = self.settings.vicaran_max_retries + 1
         last_problem = ""
         for attempt in range(attempts):
             try:
                 text = await asyncio.wait_for(
-                    self._answer(instruction, prompt, schema, temperature, cap),
+                    self._answer(instruction, prompt, schema, temperature, budget),
                     timeout=self.settings.vicaran_model_timeout_seconds,
                 )
                 return schema.model_validate_json(_FENCE.sub("", text).strip() or "{}")
@@ -399,20 +515,36 @@ class ModelClient:
         raise ModelCallError(last_problem)
 
     async def _answer(
-        self, instruction: str, prompt: str, schema: type[BaseModel], temperature: float, cap: int
+        self,
+        instruction: str,
+        prompt: str,
+        schema: type[BaseModel],
+        temperature: float,
+        budget: OutputBudget,
     ) -> str:
-        """The model's text; an answer cut off at the cap is asked once more, for less."""
-        try:
-            return await self._call(instruction, prompt, schema, temperature, cap)
-        except _Truncated:
-            pass
-        try:
-            return await self._call(instruction, prompt + SHORTER, schema, temperature, cap)
-        except _Truncated:
-            raise ModelCallError(Phrase("model_cut_off", cap=cap)) from None
+        """The model's text. An answer cut off at the cap is asked again: with more room when
+        thought took the room, for less when the answer itself ran long; each at most once."""
+        roomier = shorter = False
+        while True:
+            asked = prompt + SHORTER if shorter else prompt
+            try:
+                return await self._call(instruction, asked, schema, temperature, budget)
+            except _Truncated as cut:
+                if cut.by_thought and not roomier:
+                    roomier, budget = True, budget.roomier(cut.thought)
+                elif not cut.by_thought and not shorter:
+                    shorter = True
+                else:
+                    key = "model_cut_off_thinking" if cut.by_thought else "model_cut_off"
+                    raise ModelCallError(Phrase(key, cap=budget.cap)) from None
 
     async def _call(
-        self, instruction: str, prompt: str, schema: type[BaseModel], temperature: float, cap: int
+        self,
+        instruction: str,
+        prompt: str,
+        schema: type[BaseModel],
+        temperature: float,
+        budget: OutputBudget,
     ) -> str:
         request = LlmRequest(
             model=self.model,
@@ -422,13 +554,27 @@ class ModelClient:
                 temperature=temperature,
                 response_mime_type="application/json",
                 response_schema=schema,
-                max_output_tokens=cap,
+                max_output_tokens=budget.cap,
+                thinking_config=budget.thinking,
             ),
         )
         final = await respond(self._resolve(), request, self.site, task_of(schema))
-        if final.finish_reason == types.FinishReason.MAX_TOKENS:
-            raise _Truncated
-        if final.error_code and not (final.content and final.content.parts):
-            raise ValueError(f"model returned {final.error_code}: {final.error_message}")
         parts = final.content.parts if final.content and final.content.parts else []
-        return "".join(p.text for p in parts if p.text and not p.thought)
+        text = "".join(p.text for p in parts if p.text and not p.thought)
+        if final.finish_reason == types.FinishReason.MAX_TOKENS:
+            raise _cut_off(final.usage_metadata, text, budget)
+        if final.error_code and not parts:
+            raise ValueError(f"model returned {final.error_code}: {final.error_message}")
+        return text
+
+
+def _cut_off(
+    usage: types.GenerateContentResponseUsageMetadata | None, text: str, budget: OutputBudget
+) -> _Truncated:
+    """Why an answer stopped at the cap: thought took more than its room (so the answer lost
+    part of its share), or the answer itself ran past its share. No answer at all and no count
+    of thought means thought took it all."""
+    thought = (usage.thoughts_token_count or 0) if usage else 0
+    if not text and not thought:
+        return _Truncated(budget.cap, by_thought=True)
+    return _Truncated(thought, by_thought=thought > budget.thought)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from .formatting import data_block, markdown_text, one_line
 from .i18n import message, text_language_name, written_in_another_language
+from .safe_markdown import code as code_span
 from .sanitize import clean
 from .schemas import Mode, Source
 from .tools.credibility import stars
@@ -127,6 +128,8 @@ class PlanDocument:
     unreadable: int = 0
     reasons: tuple[str, ...] = ()  # the first few, "p. 3: no text layer"
     collection: str = ""
+    urls: tuple[str, ...] = ()  # web addresses written in it: listed, opened only if allowed
+    follow_urls: bool = False  # VICARAN_FOLLOW_DOCUMENT_URLS
 
 
 @dataclass(frozen=True)
@@ -264,6 +267,10 @@ def _document(document: PlanDocument, language: str) -> str:
         line += " - " + message(
             "plan_document_unreadable", language, count=document.unreadable, reasons=reasons
         )
+    if document.urls:
+        key = "plan_document_urls_followed" if document.follow_urls else "plan_document_urls"
+        urls = ", ".join(code_span(one_line(u, 200)) for u in document.urls)
+        line += "\n  - " + message(key, language, urls=urls)
     return line
 
 

@@ -25,6 +25,9 @@ USER_SOURCE_PREFIX = "vicaran_source:"
 # (titles and pages, never text), and what the plan on screen showed of them.
 INVESTIGATION_DOCUMENTS = "investigation_documents"
 PLAN_DOCUMENTS = "plan_documents"
+# The invocations whose attached files were dealt with: an earlier message with files that is
+# not among them was cut off by a restart while its files were read (its state never saved).
+ATTACHMENT_TURNS = "attachment_turns"
 
 # Stage outputs: markdown shown to the journalist.
 DISCOVERED_SOURCES = "discovered_sources"

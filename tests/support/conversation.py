@@ -22,7 +22,8 @@ def text_of(event: Event) -> str:
 class Conversation:
     """One session with a freshly built Vicaran app."""
 
-    def __init__(self, plugins: Sequence[BasePlugin] = ()) -> None:
+    def __init__(self, plugins: Sequence[BasePlugin] = (), user_id: str = "journalist") -> None:
+        self.user_id = user_id  # the ADK user: whose conversation this is
         self.app = build_app()
         if plugins:
             self.app = self.app.model_copy(update={"plugins": list(plugins)})
@@ -30,18 +31,24 @@ class Conversation:
         self.session_id: str | None = None
         self.events: list[Event] = []
 
-    async def send(self, text: str, attachments: Sequence[types.Part] = ()) -> list[Event]:
+    async def send(
+        self,
+        text: str,
+        attachments: Sequence[types.Part] = (),
+        state_delta: dict[str, Any] | None = None,
+    ) -> list[Event]:
         """One message: its text, and files attached to it (`inline_data` parts, as the dev UI
-        sends them)."""
+        sends them); `state_delta` as a client may send it along (`/run_sse` "stateDelta")."""
         if self.session_id is None:
             session = await self.runner.session_service.create_session(
-                app_name=self.app.name, user_id="journalist"
+                app_name=self.app.name, user_id=self.user_id
             )
             self.session_id = session.id
         turn = []
         async for event in self.runner.run_async(
-            user_id="journalist",
+            user_id=self.user_id,
             session_id=self.session_id,
+            state_delta=state_delta,
             new_message=types.Content(
                 role="user", parts=([types.Part(text=text)] if text else []) + list(attachments)
             ),
@@ -52,7 +59,7 @@ class Conversation:
 
     async def state(self) -> dict[str, Any]:
         session = await self.runner.session_service.get_session(
-            app_name=self.app.name, user_id="journalist", session_id=self.session_id or ""
+            app_name=self.app.name, user_id=self.user_id, session_id=self.session_id or ""
         )
         assert session is not None
         return dict(session.state)

@@ -27,6 +27,17 @@ Behaviour flags ride in the model name, joined by `+`, e.g. `scripted/eager-tran
 - `forgets-marker`: the orchestrator writes its plan as plain prose, with no headings and no
   `[PLAN_APPROVAL_REQUIRED]` (as small local models do).
 - `chatty-questions`: asked to clarify a vague brief, the orchestrator asks five questions.
+- `thinks-<n>`: every call thinks n tokens first (default: SCRIPTED_THINKING_TOKENS, else 0), billed
+  against the request's `max_output_tokens` as Gemini 2.5/3 bill them (googleapis/python-genai#2062):
+  when thought and answer do not fit, the answer is cut off (finish reason MAX_TOKENS) and the usage
+  says how many tokens went to thought. A `thinking_budget` bounds the thought; a `thinking_level`
+  bounds it only loosely (LEVEL_CEILING: Gemini's levels are not limits).
+- `obeys-pages`: once a journalist's page has been read, the orchestrator does what a hostile
+  page asks: it calls `analyze_source` on an address of its own making (the page's address with
+  `?leak=` and the brief's first words), once, then plans.
+
+`registered_as("gemini-3.5-flash", ...)` answers for real model names within a block (a test runs the
+product's defaults on it); under a Gemini name it refuses a `thinking_config` that model refuses.
 
 The fact checker counts an item that states one of the claim's figures as on point, and lists
 as `references` what a document passage names in "(see ...)" while the claim stays undecided.
@@ -46,10 +57,11 @@ import os
 import re
 import threading
 import time
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Iterator
+from contextlib import contextmanager
 from typing import Any, ClassVar
 
-from google.adk.models import BaseLlm, LLMRegistry
+from google.adk.models import BaseLlm, LLMRegistry, registry
 from google.adk.models._capabilities import LlmCapabilities
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
@@ -138,13 +150,111 @@ def _quote_from(body: str, claim_words: set[str], figures: set[str] = frozenset(
     return best[:280]
 
 
-def _usage(prompt_chars: int, content: types.Content) -> types.GenerateContentResponseUsageMetadata:
-    """What a provider bills, estimated like one: about four characters a token."""
-    out_chars = sum(len(p.text or "") for p in content.parts or [])
-    prompt, output = max(1, prompt_chars // 4), max(1, out_chars // 4)
+def _usage(
+    prompt_chars: int, content: types.Content, thoughts: int = 0
+) -> types.GenerateContentResponseUsageMetadata:
+    """What a provider bills, estimated like one: about four characters a token; thought apart."""
+    out_chars = sum(len(p.text or "") for p in content.parts or [] if not p.thought)
+    prompt = max(1, prompt_chars // 4)
+    output = max(1, out_chars // 4) if out_chars or not thoughts else 0
     return types.GenerateContentResponseUsageMetadata(
-        prompt_token_count=prompt, candidates_token_count=output, total_token_count=prompt + output
+        prompt_token_count=prompt,
+        candidates_token_count=output or None,
+        thoughts_token_count=thoughts or None,
+        total_token_count=prompt + output + thoughts,
     )
+
+
+# --- thinking, as Gemini 2.5/3 spend it ------------------------------------------------------
+
+THINKING_TOKENS_ENV = "SCRIPTED_THINKING_TOKENS"
+# The most thought a thinking level lets this stand-in spend. Gemini's levels are not limits
+# (googleapis/python-genai#1795: LOW thought past 1,000 tokens on gemini-3-pro-preview).
+LEVEL_CEILING = {"MINIMAL": 512, "LOW": 2048, "MEDIUM": 8192, "HIGH": 24576}
+_ALL_LEVELS = frozenset(LEVEL_CEILING)
+_NO_MINIMAL = frozenset({"LOW", "MEDIUM", "HIGH"})
+# What Gemini accepts in `thinking_config`, per model, as its thinking documentation states it
+# (ai.google.dev/gemini-api/docs/thinking; Vertex AI "Thinking" and the Gemini 3.5 Flash guide):
+# 2.5 takes a token budget, never a level (2.5 Pro cannot turn thinking off); 3.x takes a level
+# from its own list (a budget is still accepted, for compatibility); both at once is refused.
+_BUDGETS = (  # (model, lowest, highest, 0 turns thinking off)
+    (r"gemini-2\.5-pro.*", 128, 32768, False),
+    (r"gemini-2\.5-flash-lite.*", 512, 24576, True),
+    (r"gemini-2\.5-flash.*", 1, 24576, True),
+)
+_LEVELS = (
+    (r"gemini-3-pro.*", frozenset({"LOW", "HIGH"})),
+    (r"gemini-3\.1-pro.*", _NO_MINIMAL),
+    (r"gemini-3\.[78]-flash(?!-lite).*", _NO_MINIMAL),
+    (r"gemini-3(?:\.\d+)?-flash.*", _ALL_LEVELS),
+)
+
+
+def _refused(message: str) -> genai_errors.ClientError:
+    error = {"code": 400, "message": message, "status": "INVALID_ARGUMENT"}
+    return genai_errors.ClientError(400, {"error": error})
+
+
+def check_thinking(model: str, config: types.ThinkingConfig | None) -> None:
+    """Refuse a `thinking_config` the named Gemini model refuses (a 400, as the API answers)."""
+    if config is None:
+        return
+    level = config.thinking_level
+    level = None if level in (None, types.ThinkingLevel.THINKING_LEVEL_UNSPECIFIED) else level
+    budget = config.thinking_budget
+    if level is not None and budget is not None:
+        raise _refused("You can only set one of thinking budget and thinking level.")
+    name = model.rsplit("/", 1)[-1]
+    if name.startswith("gemini-2.5"):
+        if level is not None:
+            raise _refused("Thinking level is not supported for this model.")
+        for pattern, low, high, can_stop in _BUDGETS:
+            if re.fullmatch(pattern, name) and budget is not None and budget != -1:
+                if not (low <= budget <= high or (budget == 0 and can_stop)):
+                    raise _refused(
+                        f"The thinking budget {budget} is invalid. Please choose a value "
+                        f"between {low} and {high}."
+                    )
+                break
+    elif level is not None:
+        for pattern, levels in _LEVELS:
+            if re.fullmatch(pattern, name):
+                if level.value not in levels:
+                    raise _refused(f"Thinking level {level.value} is not supported for this model.")
+                break
+
+
+def _thought(wanted: int, config: types.ThinkingConfig | None) -> int:
+    """The thought tokens one call spends: what the model wants, within what the request allows."""
+    if config is None:
+        return wanted
+    if config.thinking_budget is not None and config.thinking_budget >= 0:
+        return min(wanted, config.thinking_budget)
+    level = config.thinking_level
+    if level is not None and level.value in LEVEL_CEILING:
+        return min(wanted, LEVEL_CEILING[level.value])
+    return wanted
+
+
+def _spend(
+    content: types.Content, thought: int, cap: int | None, show: bool
+) -> tuple[types.Content, bool, int]:
+    """(content, cut off?, thought tokens billed): thought first, then the answer, within `cap`."""
+    parts = list(content.parts or [])
+    answer = sum(len(p.text or "") for p in parts)
+    cut = cap is not None and cap > 0 and thought + max(1, answer // 4) > cap
+    if cut and cap:
+        thought = min(thought, cap)
+        room = (cap - thought) * 4  # characters left for the answer
+        kept: list[types.Part] = []
+        for part in parts:
+            if part.text and room > 0:
+                kept.append(types.Part(text=part.text[:room]))
+                room -= len(part.text)
+        parts = kept
+    if show and thought:
+        parts.insert(0, types.Part(text="Weighing the request before answering.", thought=True))
+    return types.Content(role="model", parts=parts), cut, thought
 
 
 class ScriptedModel(BaseLlm):
@@ -161,9 +271,20 @@ class ScriptedModel(BaseLlm):
     def capabilities(self) -> LlmCapabilities:
         return LlmCapabilities(output_schema_and_tools=True)
 
+    # Flags every instance has, whatever its name (see `registered_as`).
+    extra_flags: ClassVar[frozenset[str]] = frozenset()
+
     @property
     def flags(self) -> set[str]:
-        return set(self.model.split("/", 1)[1].split("+"))
+        named = self.model.split("/", 1)[1].split("+") if "/" in self.model else []
+        return set(named) | self.extra_flags
+
+    def thinking_tokens(self) -> int:
+        """Thought tokens this model wants per call: `thinks-<n>`, else SCRIPTED_THINKING_TOKENS."""
+        for flag in self.flags:
+            if flag.startswith("thinks-"):
+                return int(flag.split("-", 1)[1])
+        return int(os.environ.get(THINKING_TOKENS_ENV) or 0)
 
     async def generate_content_async(
         self, llm_request: LlmRequest, stream: bool = False
@@ -191,6 +312,7 @@ class ScriptedModel(BaseLlm):
                 if p.inline_data
             ],
             "max_output_tokens": llm_request.config.max_output_tokens,
+            "thinking_config": llm_request.config.thinking_config,
             "time": time.monotonic(),
         }
         with _CALLS_LOCK:
@@ -217,20 +339,16 @@ class ScriptedModel(BaseLlm):
                 raise genai_errors.ServerError(
                     503, {"error": {"code": 503, "message": "overloaded", "status": "UNAVAILABLE"}}
                 )
+            thinking = llm_request.config.thinking_config
+            check_thinking(self.model, thinking)
+            finish, grounding = None, None
             if grounded:
                 grounded_answer = self._grounded(prompt)
                 assert grounded_answer.content is not None
-                grounded_answer.usage_metadata = _usage(record["chars"], grounded_answer.content)
-                yield grounded_answer
-                return
-            finish = None
-            cap = llm_request.config.max_output_tokens
-            if schema is None and "rambles" in self.flags:
+                content, grounding = grounded_answer.content, grounded_answer.grounding_metadata
+            elif schema is None and "rambles" in self.flags:
                 # a small model that never stops: 100,000 characters, unless capped
-                text = "Let me think about the plan once more. " * 2600
-                if cap:
-                    text, finish = text[: cap * 4], types.FinishReason.MAX_TOKENS
-                content = _text(text)
+                content = _text("Let me think about the plan once more. " * 2600)
             elif schema is None:
                 content = self._orchestrator(llm_request, instruction)
             else:
@@ -246,14 +364,29 @@ class ScriptedModel(BaseLlm):
             with _CALLS_LOCK:
                 _ACTIVE[task] -= 1
                 record["end"] = _tick()
-        usage = _usage(record["chars"], content)
-        if finish is not None:
-            yield LlmResponse(
-                content=content, finish_reason=finish, turn_complete=True, usage_metadata=usage
+        content, cut, thoughts = _spend(
+            content,
+            _thought(self.thinking_tokens(), thinking),
+            llm_request.config.max_output_tokens,
+            bool(thinking and thinking.include_thoughts),
+        )
+        finish = types.FinishReason.MAX_TOKENS if cut else finish
+        record["thoughts"], record["finish"] = thoughts, finish.name if finish else None
+        usage = _usage(record["chars"], content, thoughts)
+        if finish is not None:  # as Gemini's response becomes ADK's (no answer left: an error)
+            candidate = types.Candidate(
+                content=content if content.parts else None,
+                finish_reason=finish,
+                grounding_metadata=grounding,
             )
+            response = types.GenerateContentResponse(candidates=[candidate], usage_metadata=usage)
+            yield LlmResponse.create(response).model_copy(update={"turn_complete": True})
             return
-        if stream and content.parts and content.parts[0].text:
-            text = content.parts[0].text
+        if grounded:
+            yield LlmResponse(content=content, grounding_metadata=grounding, usage_metadata=usage)
+            return
+        if stream and content.parts and content.parts[-1].text:
+            text = content.parts[-1].text
             yield LlmResponse(
                 content=types.Content(
                     role="model", parts=[types.Part(text=text[: len(text) // 2])]
@@ -355,6 +488,11 @@ class ScriptedModel(BaseLlm):
                         r"^Title: (.*)$", _block(body.get("page") or "", "SOURCE"), re.M
                     )
                     sources.append({**body, "title": title.group(1) if title else ""})
+        if "obeys-pages" in self.flags and sources and not _called(contents, "leak="):
+            words = "-".join(re.findall(r"[a-z]+", brief.lower())[:4])
+            url = f"{sources[0].get('url')}?leak={words}"
+            call = types.FunctionCall(name="analyze_source", args={"url": url})
+            return types.Content(role="model", parts=[types.Part(function_call=call)])
         if "forgets-marker" in self.flags:
             return _text(
                 "Sure! I will look at what happened, check the official records and ask the "
@@ -768,8 +906,40 @@ def _claim_and_entities(prompt: str) -> tuple[str, list[str]]:
     return (claim.group(1) if claim else ""), entities
 
 
+def _called(contents: list[types.Content], needle: str) -> bool:
+    """Whether the model already asked `analyze_source` for an address containing `needle`."""
+    return any(
+        p.function_call.name == "analyze_source"
+        and needle in str((p.function_call.args or {}).get("url"))
+        for c in contents
+        for p in c.parts or []
+        if p.function_call
+    )
+
+
 def _text(text: str) -> types.Content:
     return types.Content(role="model", parts=[types.Part(text=text)])
 
 
 LLMRegistry.register(ScriptedModel)
+
+
+@contextmanager
+def registered_as(*names: str, flags: tuple[str, ...] = ()) -> Iterator[None]:
+    """Within the block, the scripted model (with `flags`) answers for these exact model names,
+    ahead of every other registered class (ADK resolves a name by its first matching pattern);
+    the registry is restored after."""
+    named = type("ScriptedNamed", (ScriptedModel,), {"extra_flags": frozenset(flags)})
+    named.supported_models = classmethod(lambda cls: [re.escape(n) for n in names])  # type: ignore[method-assign]
+    table = registry._llm_registry_dict
+    saved = dict(table)
+    table.clear()
+    table.update({re.escape(name): named for name in names})
+    table.update({k: v for k, v in saved.items() if k not in table})
+    LLMRegistry.resolve.cache_clear()
+    try:
+        yield
+    finally:
+        table.clear()
+        table.update(saved)
+        LLMRegistry.resolve.cache_clear()

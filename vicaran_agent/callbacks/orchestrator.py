@@ -10,7 +10,7 @@ import asyncio
 import logging
 import re
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +27,8 @@ from .. import state_keys as keys
 from ..briefing import choose_collections, choose_mode, is_skip, same_topic, vagueness
 from ..config import get_settings
 from ..documents.intake import (
+    CUT_OFF,
+    AttachedFile,
     Attachment,
     DocumentsInPlay,
     attachments_in,
@@ -35,6 +37,7 @@ from ..documents.intake import (
     take_in,
     without_attachments,
 )
+from ..documents.store import Reader
 from ..formatting import markdown_text, one_line, user_sources_digest
 from ..i18n import detect_language, language_name, message, report_language, text_language
 from ..llm import (
@@ -275,10 +278,19 @@ async def initialize_investigation_state(callback_context: CallbackContext) -> t
     await liveness.sweep()  # runs whose process died are not shown as live
     state = callback_context.state
     files = attachments_in(callback_context.user_content)
+    cut_off = _cut_off_by_a_restart(callback_context, files)
     if state.get(keys.INVESTIGATION_CONFIG):
-        await _new_turn(callback_context, user_text(callback_context.user_content), files)
+        await _new_turn(callback_context, user_text(callback_context.user_content), files, cut_off)
+        if cut_off and not files:
+            return _cut_off_notice(cut_off, state[keys.INVESTIGATION_CONFIG]["language"])
         return None
     text = user_text(callback_context.user_content)
+    if cut_off and not files:  # the brief was in that message: this one is not taken for it
+        language = await asyncio.to_thread(detect_language, text or _cut_off_text(callback_context))
+        known = DocumentsInPlay.from_state(state.get(keys.INVESTIGATION_DOCUMENTS))
+        known.attachments = _with_cut_off(known.attachments, cut_off, language)
+        state[keys.INVESTIGATION_DOCUMENTS] = known.model_dump(mode="json")
+        return _cut_off_notice(cut_off, language, brief=True)
     first = read_first_message(text)
     investigation_id, mode, brief, title = (
         first.investigation_id,
@@ -290,7 +302,7 @@ async def initialize_investigation_state(callback_context: CallbackContext) -> t
     if len(re.findall(r"\w+", brief)) < 2 and not extract_urls(brief):
         language = await asyncio.to_thread(detect_language, text)
         if files:  # the files first, the brief next: they wait in this session's collection
-            return await _documents_before_the_brief(callback_context, files, language)
+            return await _documents_before_the_brief(callback_context, files, language, cut_off)
         hint = message("empty_brief", language)
         return types.Content(role="model", parts=[types.Part(text=hint)])
     brief_language = await asyncio.to_thread(text_language, brief)
@@ -332,11 +344,77 @@ async def initialize_investigation_state(callback_context: CallbackContext) -> t
             **{key: "" for key in keys.STAGE_OUTPUT_KEYS},
         }
     )
-    await _documents_this_turn(callback_context, config, files)
+    await _documents_this_turn(callback_context, config, files, cut_off)
     return None
 
 
-async def _new_turn(callback_context: CallbackContext, text: str, files: list[Attachment]) -> None:
+def _cut_off_by_a_restart(callback_context: CallbackContext, files: list[Attachment]) -> list[str]:
+    """The files of earlier planning messages that were never indexed: the server stopped while
+    it read them, before their turn's state was saved. Each such message is reported once (this
+    turn's files are dealt with by this turn; a file sent again now is not reported)."""
+    state = callback_context.state
+    if state.get(keys.INVESTIGATION_CONFIG) and state.get(keys.INVESTIGATION_STATUS) != "planning":
+        return []  # files after approval are answered, not indexed
+    kept = state.get(keys.ATTACHMENT_TURNS)
+    handled = list(kept or [])
+    # A session from before the turns were kept: a message whose files are all on record was
+    # dealt with.
+    recorded = set()
+    if kept is None:
+        known = DocumentsInPlay.from_state(state.get(keys.INVESTIGATION_DOCUMENTS))
+        recorded = {a.file_name for a in known.attachments}
+    again = {f.file_name for f in files}
+    current = callback_context.invocation_id
+    names: list[str] = []
+    turns: list[str] = [current] if files else []
+    for event in callback_context.session.events:
+        if event.author != "user" or event.invocation_id in (current, *handled, *turns):
+            continue
+        sent = [a.file_name for a in attachments_in(event.content)]
+        if not sent:
+            continue
+        turns.append(event.invocation_id)
+        if not set(sent) <= recorded:
+            names += [n for n in sent if n not in again and n not in names]
+    if turns:
+        state[keys.ATTACHMENT_TURNS] = handled + turns
+    return names
+
+
+def _cut_off_text(callback_context: CallbackContext) -> str:
+    """The text of the journalist's earlier messages (one was cut off: its language)."""
+    return "\n".join(
+        user_text(e.content) for e in callback_context.session.events if e.author == "user"
+    )
+
+
+def _with_cut_off(
+    attached: list[AttachedFile], cut_off: list[str], language: str
+) -> list[AttachedFile]:
+    """`attached` with a record of each file cut off by a restart (listed until sent again)."""
+    known = {a.file_name for a in attached}
+    reason = message("attachment_cut_off_reason", language)
+    return attached + [
+        AttachedFile(file_name=name, status=CUT_OFF, reason=reason)
+        for name in cut_off
+        if name not in known
+    ]
+
+
+def _cut_off_notice(cut_off: list[str], language: str, *, brief: bool = False) -> types.Content:
+    names = ", ".join(one_line(name, 120) for name in cut_off)
+    text = message("attachments_cut_off", language, files=names, count=len(cut_off))
+    if brief:
+        text += " " + message("attachments_cut_off_brief", language)
+    return types.Content(role="model", parts=[types.Part(text=text)])
+
+
+async def _new_turn(
+    callback_context: CallbackContext,
+    text: str,
+    files: list[Attachment],
+    cut_off: Sequence[str] = (),
+) -> None:
     """A planning turn: collections it names and files it carries join the investigation, and
     an answer to the clarifying questions (unless "skip") becomes part of the brief."""
     state = callback_context.state
@@ -349,24 +427,30 @@ async def _new_turn(callback_context: CallbackContext, text: str, files: list[At
         state[keys.CLARIFY] = "done"
         if text and not is_skip(text):
             config.brief = f"{config.brief}\n\n{text}"
-    await _documents_this_turn(callback_context, config, files)
+    await _documents_this_turn(callback_context, config, files, cut_off)
 
 
 async def _documents_this_turn(
-    callback_context: CallbackContext, config: InvestigationConfig, files: list[Attachment]
+    callback_context: CallbackContext,
+    config: InvestigationConfig,
+    files: list[Attachment],
+    cut_off: Sequence[str] = (),
 ) -> None:
-    """This turn's files into the investigation's collection; its collections looked up."""
+    """This turn's files into the investigation's collection (and files a restart cut off
+    recorded as such); its collections looked up."""
     state = callback_context.state
     known = DocumentsInPlay.from_state(state.get(keys.INVESTIGATION_DOCUMENTS))
-    attached = list(known.attachments)
+    attached = _with_cut_off(list(known.attachments), list(cut_off), config.language)
+    reader = Reader(callback_context.user_id, config.investigation_id)
     if files:
         own = investigation_collection(config.investigation_id)
-        attached += await take_in(files, own, callback_context.save_artifact, known.attachments)
+        taken = await take_in(files, own, callback_context.save_artifact, reader, known.attachments)
+        attached = _sent_again(attached, taken) + taken
     for record in attached:
         if record.taken_in and record.collection not in config.collections:
             config.collections.append(record.collection)
     owns = {a.collection for a in attached}
-    documents = await look_up(config.collections, owns, attached)
+    documents = await look_up(config.collections, owns, attached, reader)
     dumped = config.model_dump(mode="json")
     if dumped != state.get(keys.INVESTIGATION_CONFIG):
         state[keys.INVESTIGATION_CONFIG] = dumped
@@ -374,8 +458,17 @@ async def _documents_this_turn(
         state[keys.INVESTIGATION_DOCUMENTS] = documents.model_dump(mode="json")
 
 
+def _sent_again(attached: list[AttachedFile], taken: list[AttachedFile]) -> list[AttachedFile]:
+    """`attached` without the records of files a restart cut off that came again."""
+    again = {a.file_name for a in taken}
+    return [a for a in attached if a.status != CUT_OFF or a.file_name not in again]
+
+
 async def _documents_before_the_brief(
-    callback_context: CallbackContext, files: list[Attachment], language: str
+    callback_context: CallbackContext,
+    files: list[Attachment],
+    language: str,
+    cut_off: Sequence[str] = (),
 ) -> types.Content:
     """Files sent before any brief: taken in now, and the brief asked for."""
     state = callback_context.state
@@ -386,14 +479,16 @@ async def _documents_before_the_brief(
         files,
         investigation_collection(investigation_id),
         callback_context.save_artifact,
+        Reader(callback_context.user_id, investigation_id),
         known.attachments,
     )
-    known.attachments += taken
+    cut = _with_cut_off([], list(cut_off), language)
+    known.attachments = _sent_again(known.attachments, taken) + taken + cut
     state[keys.INVESTIGATION_DOCUMENTS] = known.model_dump(mode="json")
     read = [a.file_name for a in taken if a.taken_in]
     lines = [
         "- " + message("plan_attachment_unreadable", language, file=a.file_name, reason=a.reason)
-        for a in taken
+        for a in taken + cut
         if not a.taken_in
     ]
     if read:
@@ -677,6 +772,8 @@ def _plan_documents(documents: DocumentsInPlay) -> tuple[list[PlanDocument], dic
             unreadable=d.unreadable,
             reasons=tuple(d.reasons),
             collection=c.name,
+            urls=tuple(d.urls),
+            follow_urls=get_settings().vicaran_follow_document_urls,
         )
         for c in documents.collections
         for d in c.documents
@@ -755,6 +852,43 @@ def explain_model_error(
     response = text_response(problem.said_in(_language(callback_context)))
     response.custom_metadata = {MODEL_FAILED: True}
     return response
+
+
+def gate_tools(
+    tool: BaseTool, args: dict[str, Any], tool_context: ToolContext
+) -> dict[str, Any] | None:
+    """The orchestrator's tools, in code: a page read only of an address the journalist wrote,
+    a transfer only after approval."""
+    if tool.name == ANALYZE_SOURCE:
+        return journalists_address_only(args, tool_context)
+    return gate_transfer(tool, args, tool_context)
+
+
+def journalists_address_only(
+    args: dict[str, Any], tool_context: ToolContext
+) -> dict[str, Any] | None:
+    """Refuses to read an address the journalist did not write in this conversation.
+
+    The model reads pages and file names; an address it makes up or copies from them (with the
+    brief in its query string, say) would tell another host what is being investigated.
+    """
+    url = str(args.get("url") or "")
+    limit = get_settings().vicaran_max_user_urls
+    written = {
+        normalize_url(u)
+        for text in _planning_messages(tool_context)
+        for u in extract_urls(text, limit)
+    }
+    if url and normalize_url(url) in written:
+        return None
+    return {
+        "status": "error",
+        "error_message": (
+            "Refused: analyze_source reads only the addresses the journalist wrote in this "
+            "conversation. An address found in a page or a document is never opened from here; "
+            "do not ask again, go on with the plan."
+        ),
+    }
 
 
 def gate_transfer(

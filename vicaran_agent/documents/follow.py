@@ -5,6 +5,10 @@ only says, once per depth level for every candidate at once, which are worth fol
 Limits: the depth, a visited set (a document, target or address is followed once), a token
 budget per claim (tokens ~ characters / 4 of what following read), and convergence (the same
 document coming back `convergence` times stops the following).
+
+A web address written in a document is read only when the operator allows it
+(`VICARAN_FOLLOW_DOCUMENT_URLS`): reading it would tell its host that the document is being
+read, with whatever its query string carries. Otherwise it is listed (`FollowResult.listed`).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from ..formatting import data_block, one_line
 from ..i18n import message
 from ..llm import ModelCallError, ModelClient
 from ..prompts.reference_gate import REFERENCE_GATE_INSTRUCTION
+from ..safe_markdown import code
 from ..schemas import DateSource, ReferenceGate
 from ..tools.urls import normalize_url
 from .model import DocumentInfo, PassageHit
@@ -99,6 +104,7 @@ class FollowResult:
     log: list[str] = field(default_factory=list)
     stopped: list[Limit] = field(default_factory=list)  # the limits that stopped something
     rejected: list[tuple[Reference, str]] = field(default_factory=list)  # the gate said no, why
+    listed: list[tuple[str, str]] = field(default_factory=list)  # (address, where): not opened
     tokens: int = 0
     gate_calls: int = 0
     gate_failed: bool = False
@@ -139,6 +145,7 @@ class _Run:
     visited: set[tuple[str, ...]] = field(default_factory=set)
     seen_passages: set[int] = field(default_factory=set)
     considered: set[tuple[str, str]] = field(default_factory=set)
+    listed: set[str] = field(default_factory=set)  # addresses said once
     arrivals: Counter[str] = field(default_factory=Counter)
     stops: dict[Limit, list[str]] = field(default_factory=dict)
     converged_on: str = ""
@@ -174,6 +181,7 @@ class ReferenceFollower:
         registry: DocumentRegistry | None = None,
         on_line: Callable[[str], None] | None = None,
         settings: Settings | None = None,
+        follow_urls: bool | None = None,
     ) -> None:
         settings = settings or get_settings()
         self.store = store
@@ -189,6 +197,9 @@ class ReferenceFollower:
             settings.vicaran_reference_convergence if convergence is None else convergence
         )
         self.passages_per_reference = passages_per_reference
+        self.follow_urls = (
+            settings.vicaran_follow_document_urls if follow_urls is None else follow_urls
+        )
         self.on_line = on_line
         self._registry = registry
         self._registry_lock = asyncio.Lock()
@@ -291,6 +302,10 @@ class ReferenceFollower:
             if reference.key in keys or reference.key == source.via:
                 continue
             keys.add(reference.key)
+            if reference.kind == "url" and not self.follow_urls:
+                if not probing:
+                    self._list_url(reference, source, run)
+                continue
             candidate = self._candidate(reference, source, depth, registry)
             if candidate is None:
                 continue
@@ -346,6 +361,16 @@ class ReferenceFollower:
         return _Candidate(
             reference, source, depth, "document", ("doc", document_id), document_id, resolution
         )
+
+    def _list_url(self, reference: Reference, source: _Source, run: _Run) -> None:
+        """An address the operator does not let Vicaran open: said once, with where it is."""
+        key = normalize_url(reference.target)
+        if key in run.listed:
+            return
+        run.listed.add(key)
+        run.result.listed.append((reference.target, source.origin))
+        url = code(one_line(reference.target, 200))
+        self._say(run, message("ref_url_listed", self.language, origin=source.origin, url=url))
 
     def _arrive(self, candidate: _Candidate, run: _Run) -> None:
         """A reference led to a document again: count it; `convergence` times stops following."""

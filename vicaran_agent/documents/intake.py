@@ -11,7 +11,7 @@ import asyncio
 import hashlib
 import logging
 import mimetypes
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +24,7 @@ from ..sanitize import clean
 from . import pool
 from .model import DocumentError, DocumentInfo, DocumentReliability
 from .ocr import OcrLedger
-from .store import DocumentStore, get_document_store
+from .store import DocumentStore, Reader, get_document_store
 
 logger = logging.getLogger(__name__)
 
@@ -32,6 +32,7 @@ ATTACHMENT_RELIABILITY: DocumentReliability = "neutral"
 MAX_LISTED = 20  # documents per collection kept for the plan and the orchestrator
 MAX_REASONS = 3  # unreadable pages named per document (the rest are counted)
 MAX_NAME = 120
+MAX_URLS = 5  # web addresses written in a document, listed in the plan
 
 
 def document_store() -> DocumentStore:
@@ -40,8 +41,9 @@ def document_store() -> DocumentStore:
 
 
 def investigation_collection(investigation_id: str) -> str:
-    """The collection an investigation's attachments go to."""
-    return f"investigation-{investigation_id.replace('-', '')[:8]}"
+    """The collection an investigation's attachments go to: named by its whole id (a name
+    nobody guesses; the collection is its conversation's user's all the same)."""
+    return f"investigation-{investigation_id}"
 
 
 # --- attachments ----------------------------------------------------------------------------
@@ -109,6 +111,9 @@ def without_attachments(contents: list[types.Content]) -> list[types.Content]:
     return hidden
 
 
+CUT_OFF = "cut_off"  # an attached file's status when a restart stopped its indexing
+
+
 class AttachedFile(BaseModel):
     """What happened to one attached file."""
 
@@ -116,7 +121,7 @@ class AttachedFile(BaseModel):
     mime: str = ""
     size_bytes: int = 0
     collection: str = ""
-    status: str = "added"  # added | unchanged | replaced | unreadable
+    status: str = "added"  # added | unchanged | replaced | unreadable | cut_off (by a restart)
     reason: str = ""  # why it could not be taken in
     document_id: str = ""
     artifact: str = ""  # the ADK artifact's name, when it was saved as one
@@ -135,9 +140,11 @@ async def take_in(
     attachments: Iterable[Attachment],
     collection: str,
     save_artifact: SaveArtifact | None,
+    owner: Reader | None = None,
     earlier: Iterable[AttachedFile] = (),
 ) -> list[AttachedFile]:
-    """Save, parse and index each attachment; one that fails is recorded with the reason.
+    """Save, parse and index each attachment into `owner`'s collection; one that fails is
+    recorded with the reason.
 
     The files are read at the same time in the parse pool (and indexed one at a time), their
     OCR within one budget for the investigation, less what its `earlier` files took.
@@ -174,7 +181,9 @@ async def take_in(
                 logger.warning("could not save %s as an artifact", record.file_name, exc_info=True)
         reading.append((record, attachment))
     indexing = asyncio.Lock()  # one write at a time: files of one collection
-    await asyncio.gather(*(_read_and_index(r, a, collection, ledger, indexing) for r, a in reading))
+    await asyncio.gather(
+        *(_read_and_index(r, a, collection, owner, ledger, indexing) for r, a in reading)
+    )
     return taken
 
 
@@ -182,6 +191,7 @@ async def _read_and_index(
     record: AttachedFile,
     attachment: Attachment,
     collection: str,
+    owner: Reader | None,
     ledger: OcrLedger,
     indexing: asyncio.Lock,
 ) -> None:
@@ -197,7 +207,7 @@ async def _read_and_index(
             record.ocr_seconds = round(reading.budget.seconds_used, 3)
         async with indexing:
             outcome = await asyncio.to_thread(
-                document_store().add, parsed, collection, ATTACHMENT_RELIABILITY
+                document_store().add, parsed, collection, ATTACHMENT_RELIABILITY, owner=owner
             )
     except DocumentError as error:
         record.status, record.reason = "unreadable", _reason(str(error), record.file_name)
@@ -229,6 +239,7 @@ class DocumentFacts(BaseModel):
     language: str
     unreadable: int = 0
     reasons: list[str] = Field(default_factory=list)  # "p. 3: no text layer", the first few
+    urls: list[str] = Field(default_factory=list)  # web addresses written in it (never opened)
 
     @classmethod
     def of(cls, info: DocumentInfo) -> DocumentFacts:
@@ -309,26 +320,34 @@ class DocumentsInPlay(BaseModel):
 
 
 async def look_up(
-    collections: list[str], own: str | None, attachments: list[AttachedFile]
+    collections: list[str],
+    own: Collection[str],
+    attachments: list[AttachedFile],
+    reader: Reader,
 ) -> DocumentsInPlay:
-    """The named collections as the store has them now (never raises: a failure is a problem)."""
+    """The named collections as the store has them now, those `reader` may use (another is
+    "not found", as one that does not exist): never raises, a failure is a problem."""
     facts = DocumentsInPlay(attachments=attachments)
     if not collections:
         return facts
     try:
         store = document_store()
-        known = await asyncio.to_thread(store.collections)
+        known = await asyncio.to_thread(store.collections, reader)
         for name in collections:
-            entry = CollectionFacts(name=name, own=name == own, found=name in known)
+            entry = CollectionFacts(name=name, own=name in own, found=name in known)
             if entry.found:
                 entry.reliability = known[name]
                 infos = await asyncio.to_thread(store.documents, name)
                 entry.count = len(infos)
                 entry.pages = sum(i.page_count for i in infos)
                 entry.documents = [DocumentFacts.of(i) for i in infos[:MAX_LISTED]]
+                for document in entry.documents:
+                    document.urls = await asyncio.to_thread(
+                        store.written_urls, document.document_id, MAX_URLS
+                    )
             facts.collections.append(entry)
     except Exception as error:
         logger.warning("could not read the document collections", exc_info=True)
-        facts.collections = [CollectionFacts(name=n, own=n == own) for n in collections]
+        facts.collections = [CollectionFacts(name=n, own=n in own) for n in collections]
         facts.problem = one_line(f"{type(error).__name__}: {error}", 300)
     return facts

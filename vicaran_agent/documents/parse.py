@@ -16,7 +16,9 @@ import hashlib
 import io
 import logging
 import math
+import os
 import re
+import stat
 import threading
 import zipfile
 from collections.abc import Callable, Iterator
@@ -151,29 +153,54 @@ class Limits:
         )
 
 
-def parse_file(path: Path, settings: Settings | None = None) -> ParsedDocument:
-    """Read and parse one file, in this process; DocumentError says why it cannot be taken in."""
+def parse_file(
+    path: Path, settings: Settings | None = None, *, expected: tuple[int, int] | None = None
+) -> ParsedDocument:
+    """Read and parse one regular file, in this process; DocumentError says why it cannot be
+    taken in. `expected`: as `read_file`."""
     settings = settings or get_settings()
     path = Path(path)
-    parsed = parse_bytes(read_file(path, settings), path.name, settings=settings)
+    data = read_file(path, settings, expected=expected)
+    parsed = parse_bytes(data, path.name, settings=settings)
     parsed.path = path_text(str(path))
     return parsed
 
 
-def read_file(path: Path, settings: Settings) -> bytes:
-    """A file's bytes, never more than the size limit plus one (so a larger file is refused)."""
+def read_file(path: Path, settings: Settings, *, expected: tuple[int, int] | None = None) -> bytes:
+    """A regular file's bytes, never more than the size limit plus one (so a larger file is
+    refused). `expected` is the (device, inode) the caller saw: another file at `path` now is
+    refused."""
     path = Path(path)
     if kind_of(path.name) is None:
         raise DocumentError(Phrase("document_unsupported", name=path.name))
     limit = settings.vicaran_document_max_bytes
     try:
-        with path.open("rb") as file:
-            return file.read(limit + 1)  # never more than the limit, whatever stat says
+        return _read_regular(path, limit, expected)
     except OSError as error:
         detail = error.strerror or type(error).__name__
         raise DocumentError(
             Phrase("document_unreadable_file", name=path.name, error=detail)
         ) from None
+
+
+_OPEN_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NONBLOCK", 0)  # a FIFO opens at once (and is refused) instead of waiting
+    | getattr(os, "O_NOFOLLOW", 0)  # the caller resolved the path: a link put there is refused
+    | getattr(os, "O_CLOEXEC", 0)
+)
+
+
+def _read_regular(path: Path, limit: int, expected: tuple[int, int] | None) -> bytes:
+    """At most `limit` + 1 bytes of `path`, checked on the open file to be a regular one."""
+    file = os.fdopen(os.open(path, _OPEN_FLAGS), "rb")
+    with file:
+        found = os.fstat(file.fileno())
+        if not stat.S_ISREG(found.st_mode):
+            raise DocumentError(Phrase("document_not_regular", name=path.name))
+        if expected is not None and (found.st_dev, found.st_ino) != expected:
+            raise DocumentError(Phrase("document_changed", name=path.name))
+        return file.read(limit + 1)  # never more than the limit, whatever stat says
 
 
 def parse_bytes(

@@ -96,10 +96,14 @@ def submit(
     return Reading(future, budget, name, kind, settings)
 
 
-def parse_file(path: Path, settings: Settings | None = None) -> ParsedDocument:
-    """`parse.parse_file` in the pool: the bytes read here, parsed in a worker."""
+def parse_file(
+    path: Path, settings: Settings | None = None, *, expected: tuple[int, int] | None = None
+) -> ParsedDocument:
+    """`parse.parse_file` in the pool: the bytes read here (a regular file, the very one the
+    caller saw when `expected` names it), parsed in a worker."""
     settings = settings or get_settings()
     path = Path(path)
-    parsed = submit(parse.read_file(path, settings), path.name, settings=settings).result()
+    data = parse.read_file(path, settings, expected=expected)
+    parsed = submit(data, path.name, settings=settings).result()
     parsed.path = path_text(str(path))
     return parsed

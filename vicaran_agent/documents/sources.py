@@ -21,6 +21,7 @@ from ..tools.analyze_source import Analysis, now_iso
 from ..tools.content import clip_text, published_date
 from .intake import document_store
 from .model import DocumentInfo
+from .store import Reader
 
 PASSAGES_PER_DOCUMENT = 4
 CREDIBILITY = {"high": 4, "neutral": 3, "low": 2}  # a collection's reliability, as stars
@@ -34,10 +35,13 @@ class ListedDocument:
     reliability: str
 
 
-async def list_documents(collections: Sequence[str], own: Collection[str]) -> list[ListedDocument]:
-    """Every document of the named collections, once each (raises when the store cannot say)."""
+async def list_documents(
+    collections: Sequence[str], own: Collection[str], reader: Reader
+) -> list[ListedDocument]:
+    """Every document of the named collections `reader` may use, once each (raises when the
+    store cannot say)."""
     store = document_store()
-    known = await asyncio.to_thread(store.collections)
+    known = await asyncio.to_thread(store.collections, reader)
     listed: dict[str, ListedDocument] = {}
     for name in dict.fromkeys(collections):
         if name not in known:

@@ -10,6 +10,7 @@ ts_rank_cd) when the database is PostgreSQL; the test matrix runs both when a se
 from __future__ import annotations
 
 import threading
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -19,9 +20,12 @@ from typing import Any, cast, get_args
 from sqlalchemy import TextClause, bindparam, delete, func, insert, or_, select, text
 from sqlalchemy.orm import Session
 
+from ..i18n import Phrase
 from ..storage.repository import Repository, get_repository
 from ..storage.tables import CollectionRow, DocumentRow, PassageRow, new_id, utcnow
+from ..tools.urls import extract_urls, normalize_url
 from .model import (
+    DocumentError,
     DocumentInfo,
     DocumentReliability,
     ParsedDocument,
@@ -35,6 +39,7 @@ from .synonyms import fold, synonyms
 RELIABILITIES: tuple[str, ...] = get_args(DocumentReliability)
 MAX_COLLECTION_CHARS = 255
 MAX_HITS = 200
+URL_PASSAGES = 50  # passages that name an address, read to list a document's addresses
 _COMMON_TERM_ROWS = 2000  # below this, no term is worth dropping: counting passages costs more
 
 _SQLITE_INDEX = (
@@ -111,6 +116,46 @@ _POSTGRES_SEARCH = (
 
 
 @dataclass(frozen=True)
+class Reader:
+    """A conversation naming collections: its ADK user, and the investigation it plans or runs.
+
+    It may use the operator's collections (`vicaran docs add`: shared) and the attachment
+    collections its user owns; one made before owners were kept only from its own investigation.
+    The operator's commands read every collection (no Reader).
+    """
+
+    user_id: str
+    investigation_id: str = ""
+
+    def may_use(self, row: CollectionRow) -> bool:
+        if row.investigation_id is None:
+            return row.owner is None or row.owner == self.user_id
+        if row.owner is not None:
+            return row.owner == self.user_id
+        # Made before owners were kept: only from its investigation, named by its whole id.
+        return _is_uuid(self.investigation_id) and row.investigation_id == self.investigation_id
+
+
+@dataclass(frozen=True)
+class CollectionInfo:
+    """A collection as the operator sees it: whose it is and how many documents it holds."""
+
+    name: str
+    reliability: DocumentReliability
+    owner: str | None  # the ADK user whose chat attachments it holds; None: unknown or shared
+    investigation_id: str | None  # None: the operator's, shared
+    documents: int
+
+    @property
+    def shared(self) -> bool:
+        return self.investigation_id is None and self.owner is None
+
+
+class CollectionRefused(DocumentError):
+    """A conversation's attachments cannot go into a collection that is not its user's."""
+
+
+@dataclass(frozen=True)
 class AddOutcome:
     """What adding one file did: "added", "unchanged" (same SHA-256) or "replaced"."""
 
@@ -144,11 +189,16 @@ class DocumentStore:
         parsed: ParsedDocument,
         collection: str,
         reliability: DocumentReliability | None = None,
+        *,
+        owner: Reader | None = None,
     ) -> AddOutcome:
         """Index one parsed file in `collection` (created on first use).
 
         The same bytes (SHA-256) already in the collection: "unchanged", nothing written. The same
         file (path, else file name) with new bytes: "replaced", its old passages gone. Else "added".
+        Without `owner` it is the operator adding (a new collection is shared); with one, a chat's
+        attachment: a new collection is that user's, and a collection that is not an attachment
+        collection of that user is refused (CollectionRefused).
         """
         collection = _collection_name(collection)
         if reliability is not None and reliability not in RELIABILITIES:
@@ -162,8 +212,15 @@ class DocumentStore:
         def op(session: Session) -> AddOutcome:
             row = session.get(CollectionRow, collection)
             if row is None:
-                session.add(CollectionRow(name=collection, reliability=reliability or "neutral"))
-            elif reliability is not None:
+                row = CollectionRow(name=collection, reliability=reliability or "neutral")
+                if owner is not None:
+                    row.owner, row.investigation_id = owner.user_id, owner.investigation_id
+                session.add(row)
+            elif owner is not None and not _takes_attachments(row, owner):
+                raise CollectionRefused(
+                    Phrase("document_collection_refused", name=parsed.file_name)
+                )
+            elif reliability is not None and owner is None:
                 row.reliability = reliability
             same = session.scalars(
                 select(DocumentRow).where(
@@ -248,12 +305,42 @@ class DocumentStore:
 
         return self._repository.read(op)
 
-    def collections(self) -> dict[str, DocumentReliability]:
-        """Every collection and its reliability."""
+    def collections(self, reader: Reader | None = None) -> dict[str, DocumentReliability]:
+        """Every collection `reader` may use (without one: every collection) and its reliability.
+
+        A collection `reader` may not use is left out as one that does not exist would be.
+        """
 
         def op(session: Session) -> dict[str, DocumentReliability]:
             rows = session.scalars(select(CollectionRow).order_by(CollectionRow.name))
-            return {row.name: _reliability(row.reliability) for row in rows}
+            return {
+                row.name: _reliability(row.reliability)
+                for row in rows
+                if reader is None or reader.may_use(row)
+            }
+
+        return self._repository.read(op)
+
+    def collection_owners(self) -> list[CollectionInfo]:
+        """Every collection, attachment collections included, with its owner (by name)."""
+
+        def op(session: Session) -> list[CollectionInfo]:
+            counts = dict(
+                session.execute(
+                    select(DocumentRow.collection, func.count()).group_by(DocumentRow.collection)
+                ).all()
+            )
+            rows = session.scalars(select(CollectionRow).order_by(CollectionRow.name))
+            return [
+                CollectionInfo(
+                    name=row.name,
+                    reliability=_reliability(row.reliability),
+                    owner=row.owner,
+                    investigation_id=row.investigation_id,
+                    documents=counts.get(row.name, 0),
+                )
+                for row in rows
+            ]
 
         return self._repository.read(op)
 
@@ -324,6 +411,27 @@ class DocumentStore:
             ]
 
         return self._repository.read(op)
+
+    def written_urls(self, document_id: str, limit: int = 5) -> list[str]:
+        """The first web addresses written in a document (what the plan lists, never opens)."""
+
+        def op(session: Session) -> list[str]:
+            return list(
+                session.scalars(
+                    select(PassageRow.text)
+                    .where(PassageRow.document_id == document_id, PassageRow.text.contains("://"))
+                    .order_by(PassageRow.ordinal)
+                    .limit(URL_PASSAGES)
+                )
+            )
+
+        found: dict[str, str] = {}
+        for passage in self._repository.read(op):
+            for url in extract_urls(passage, limit):
+                found.setdefault(normalize_url(url), url)
+            if len(found) >= limit:
+                break
+        return list(found.values())[:limit]
 
     def page_text(self, document_id: str, page: int) -> str | None:
         """The text of one page (1-based) as its passages hold it; None when it has none."""
@@ -482,6 +590,23 @@ def _id_range(session: Session, document_ids: Sequence[str]) -> tuple[int, int]:
         )
     ).one()
     return (low or 0, high or 0)
+
+
+def _is_uuid(value: str) -> bool:
+    try:
+        return str(uuid.UUID(value)) == value
+    except ValueError:
+        return False
+
+
+def _takes_attachments(row: CollectionRow, owner: Reader) -> bool:
+    """Whether a chat's attachments may go into `row`: an attachment collection of its user
+    (one made before owners were kept: of its investigation, which then owns it)."""
+    if row.investigation_id is None or not owner.may_use(row):
+        return False
+    if row.owner is None:
+        row.owner = owner.user_id
+    return True
 
 
 def _collection_name(name: str) -> str:

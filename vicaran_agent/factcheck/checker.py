@@ -18,6 +18,7 @@ from ..gazettes.score import gazette_key
 from ..i18n import Phrase, message, verdict_label, word
 from ..llm import ModelCallError, ModelClient
 from ..runtime import InvestigationRuntime
+from ..safe_markdown import code
 from ..sanitize import clean
 from ..schemas import Claim, ClaimAssessment, Evidence, Source, Verdict
 from ..tools.analyze_source import now_iso
@@ -337,6 +338,11 @@ class ClaimChecker:
             self.reasoning.append(line)
             if self.emit is not None:
                 self.emit(line)
+        for url, origin in followed.listed:  # the report lists what was not opened
+            address = code(one_line(url, 200))
+            self.notes.append(
+                message("ref_url_listed", self.shared.language, origin=origin, url=address)
+            )
         for passage in followed.passages:
             hit = passage.hit
             query = f"{passage.origin} → {passage.reference.label}"

@@ -10,7 +10,7 @@ from ..config import Settings
 from ..documents.follow import ReadUrl, ReferenceFollower
 from ..documents.model import DocumentInfo, PassageHit
 from ..documents.registry import DocumentRegistry
-from ..documents.store import DocumentStore, get_document_store
+from ..documents.store import DocumentStore, Reader, get_document_store
 from ..llm import ModelClient
 from ..schemas import Reliability
 
@@ -35,13 +35,15 @@ class DocumentEvidence:
         model: ModelClient,
         language: str,
         read_url: ReadUrl | None,
+        reader: Reader,
     ) -> DocumentEvidence | None:
-        """The attached collections that hold documents; None when there is nothing to search."""
+        """The attached collections `reader` may use that hold documents; None when there is
+        nothing to search."""
         per_round = settings.vicaran_document_passages_per_claim
         if not collections or not per_round:
             return None
         store = get_document_store(settings.database_url)
-        known = await asyncio.to_thread(store.collections)
+        known = await asyncio.to_thread(store.collections, reader)
         names = [c for c in dict.fromkeys(collections) if c in known]
         listed = await asyncio.gather(*(asyncio.to_thread(store.documents, c) for c in names))
         documents = [d for docs in listed for d in docs]

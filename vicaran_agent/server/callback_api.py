@@ -644,7 +644,8 @@ class _Writer:
             gazette_date=data.gazette_date,
             txt_url=data.txt_url,
         )
-        ids = await self.call(self.repo.save_sources, self.id, [source])
+        # A snapshot is linked only when the record carries its text (never by its name alone).
+        ids = await self.call(self.repo.save_sources, self.id, [source], foreign=True)
         return {"success": True, "source_id": str(ids[source.url])}
 
     async def claim(self, data: ClaimData) -> dict[str, Any]:
@@ -702,7 +703,7 @@ class _Writer:
             as_of=data.as_of,
             reasoning=data.reasoning_log or [],
         )
-        ids = await self.call(self.repo.save_verdicts, self.id, [verdict])
+        ids = await self.call(self.repo.save_verdicts, self.id, [verdict], foreign=True)
         if claim["key"] not in ids:  # the store skips a verdict whose claim is not there
             raise _unknown("claim_id", [data.claim_id])
         return {"success": True, "fact_check_id": str(ids[claim["key"]])}

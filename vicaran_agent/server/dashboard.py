@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import hashlib
-import json
 import re
 from collections.abc import Awaitable, Callable, Collection
 from html import escape
@@ -32,6 +31,7 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 
 from .. import export
 from ..config import Settings, get_settings
+from ..formatting import json_for_html
 from ..i18n import message
 from ..schemas import QUALITY_DIMENSIONS
 from ..storage import get_repository
@@ -116,14 +116,6 @@ SCALE_TEXT = "on a scale from 0 (balanced) to 10 (one-sided)"
 _PRECISION = {"day": "exact day", "month": "month only", "year": "year only"}
 _MONTHS = "January February March April May June July August September October November December"
 _DATE = re.compile(r"^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?")
-# JSON inside <script>: nothing in it may close the element, open a comment or end a line in JS.
-_JSON_IN_SCRIPT = {
-    ord("<"): "\\u003c",
-    ord(">"): "\\u003e",
-    ord("&"): "\\u0026",
-    0x2028: "\\u2028",
-    0x2029: "\\u2029",
-}
 CLAIM_PAGE_TITLE = "This claim's own page, with its ClaimReview"
 
 Handler = Callable[[Request], Awaitable[Response]]
@@ -300,7 +292,7 @@ async def _page_claim(request: Request) -> Response:
     review = export.claim_reviews(investigation, get_settings())[number - 1]
     head = (
         f'<link rel="canonical" href="{escape(review["url"])}">\n'
-        f'<script type="application/ld+json">{json_in_script(review)}</script>'
+        f'<script type="application/ld+json">{json_for_html(review)}</script>'
     )
     check = checks[number - 1]
     return _html(check["claim_text"], _claim_body(investigation, number, review), head=head)
@@ -312,12 +304,6 @@ def claim_number(text: str, count: int) -> int | None:
         return None
     number = int(text)
     return number if 1 <= number <= count else None
-
-
-def json_in_script(data: Any) -> str:
-    """`data` as JSON to write inside `<script>`: `<`, `>` and `&` (and U+2028/9) as \\u
-    escapes, so no text in it (`</script>`, `<!--`) can end the element or change its parsing."""
-    return json.dumps(data, ensure_ascii=False).translate(_JSON_IN_SCRIPT)
 
 
 async def _static(request: Request) -> Response:

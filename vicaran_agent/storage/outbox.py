@@ -2,6 +2,11 @@
 
 Rows are written in the same transaction as the records (see Repository), carry *local* ids,
 and are translated to the remote ids the callback API returned at delivery time.
+
+What of the journalist's documents goes (`VICARAN_CALLBACK_DOCUMENT_TEXT`): with "quotes", a
+passage's quote and snippet and a document's summary, as for any source; with "none", only the
+reference (title, document id, page, the passage's address and SHA-256), and no reasoning log
+(it names what following read in the documents).
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ from typing import Any
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
+from ..config import get_settings
+from ..documents.model import is_document_url
 from .tables import (
     BiasRow,
     ClaimRow,
@@ -70,6 +77,32 @@ def enqueue(
 
 def payload(kind: str, row: Any) -> tuple[str | None, dict[str, Any]]:
     """(local id, contract `data`) for a saved row."""
+    local_id, data = _payload(kind, row)
+    if get_settings().vicaran_callback_document_text == "none":
+        data = _references_only(data)
+    return local_id, data
+
+
+def _references_only(data: dict[str, Any]) -> dict[str, Any]:
+    """`data` without any text of the journalist's documents: their references stay."""
+    if _is_document(data):  # SOURCE_FOUND
+        return {**data, "content_snippet": ""}
+    if "evidence" not in data:
+        return data
+    evidence = [
+        {k: v for k, v in item.items() if k != "quote"} | {"snippet": ""}
+        if _is_document(item)
+        else item
+        for item in data["evidence"]
+    ]
+    return {k: v for k, v in data.items() if k != "reasoning_log"} | {"evidence": evidence}
+
+
+def _is_document(item: dict[str, Any]) -> bool:
+    return item.get("origin") == "document" or is_document_url(str(item.get("url") or ""))
+
+
+def _payload(kind: str, row: Any) -> tuple[str | None, dict[str, Any]]:
     if isinstance(row, InvestigationRow):
         if kind == "INVESTIGATION_STARTED":
             return None, {"mode": row.mode, "title": row.title, "brief": row.brief}

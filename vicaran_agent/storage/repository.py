@@ -46,6 +46,7 @@ from vicaran_agent.storage.tables import (
     new_id,
     utcnow,
 )
+from vicaran_agent.textmatch import sha256_text
 
 logger = logging.getLogger(__name__)
 
@@ -294,18 +295,29 @@ class Repository:
         return self._write(op)
 
     def save_sources(
-        self, investigation_id: str, sources: list[Source], texts: dict[str, str] | None = None
+        self,
+        investigation_id: str,
+        sources: list[Source],
+        texts: dict[str, str] | None = None,
+        *,
+        foreign: bool = False,
     ) -> dict[str, str]:
         """Upsert sources by url; returns {url: source_id} (stable across re-saves).
 
         `texts` ({sha256: text}) are stored as snapshots, and every source's snapshot is linked
-        to the investigation, in the same transaction.
+        to the investigation, in the same transaction. `foreign`: records sent from outside (the
+        callback API) link only the snapshots whose text they carry, never one stored for
+        another investigation.
         """
 
         def op(session: Session) -> dict[str, str]:
             self._require(session, investigation_id)
             _keep_snapshots(
-                session, investigation_id, texts or {}, [s.content_sha256 for s in sources]
+                session,
+                investigation_id,
+                texts or {},
+                [s.content_sha256 for s in sources],
+                foreign=foreign,
             )
             rows = {row.url: row for row in _all(session, SourceRow, investigation_id)}
             position = max((row.position for row in rows.values()), default=-1) + 1
@@ -369,19 +381,24 @@ class Repository:
         return self._write(op)
 
     def save_verdicts(
-        self, investigation_id: str, verdicts: list[Verdict], texts: dict[str, str] | None = None
+        self,
+        investigation_id: str,
+        verdicts: list[Verdict],
+        texts: dict[str, str] | None = None,
+        *,
+        foreign: bool = False,
     ) -> dict[str, str]:
         """Upsert one fact-check per claim; returns {verdict.claim_key: fact_check_id}.
 
         The claim is found by `claim_id` (or by `claim_key` when no id is given); a verdict
         whose claim is not in this investigation is skipped and logged. Evidence is replaced.
-        `texts` and the evidence's snapshots are kept as in `save_sources`.
+        `texts`, the evidence's snapshots and `foreign` are as in `save_sources`.
         """
 
         def op(session: Session) -> dict[str, str]:
             self._require(session, investigation_id)
             shas = [e.content_sha256 for v in verdicts for e in v.evidence]
-            _keep_snapshots(session, investigation_id, texts or {}, shas)
+            _keep_snapshots(session, investigation_id, texts or {}, shas, foreign=foreign)
             claims = {row.id: row for row in _all(session, ClaimRow, investigation_id)}
             claims_by_key = {row.key: row for row in claims.values()}
             rows = {row.claim_id: row for row in _all(session, FactCheckRow, investigation_id)}
@@ -932,8 +949,18 @@ def _keep_snapshots(
     investigation_id: str | None,
     texts: dict[str, str],
     shas: Iterable[str | None],
+    *,
+    foreign: bool = False,
 ) -> None:
-    """Insert the texts not stored yet; link every named snapshot that exists to the investigation."""
+    """Insert the texts not stored yet; link every named snapshot that exists to the investigation.
+
+    `foreign` (records from outside): a name alone links nothing; only a carried text that
+    hashes to its name is stored and linked. Knowing a hash never opens another
+    investigation's text.
+    """
+    if foreign:
+        texts = {sha: text for sha, text in texts.items() if sha256_text(text) == sha}
+        shas = ()
     wanted = set(texts) | {sha for sha in shas if sha}
     if not wanted:
         return

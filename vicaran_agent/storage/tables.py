@@ -304,13 +304,21 @@ class IdempotencyRow(Base):
 
 
 class CollectionRow(Base):
-    """A named set of the journalist's documents, with how far its documents are trusted."""
+    """A named set of the journalist's documents, with how far its documents are trusted.
+
+    A collection made with `vicaran docs add` is the operator's and shared: no investigation,
+    no owner. One made from chat attachments holds an investigation's files and belongs to the
+    ADK user of that conversation (`owner`); one made before owners were kept has none, and its
+    `investigation_id` is what its name told (see migration 0006).
+    """
 
     __tablename__ = "collections"
 
     name: Mapped[str] = mapped_column(String(255), primary_key=True)
     reliability: Mapped[str] = mapped_column(String(16), default="neutral")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    owner: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    investigation_id: Mapped[str | None] = mapped_column(ID, nullable=True)
 
 
 class DocumentRow(Base):

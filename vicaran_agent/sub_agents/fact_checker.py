@@ -9,6 +9,7 @@ from google.adk.events import Event
 
 from .. import state_keys as keys
 from ..citations import resolve_citations
+from ..documents.store import Reader
 from ..factcheck.checker import CheckSettings, ClaimChecker
 from ..factcheck.documents import DocumentEvidence
 from ..factcheck.outlets import outlets_for
@@ -53,6 +54,7 @@ class FactCheckerAgent(StageAgent):
                 model=stage.model,
                 language=config.language,
                 read_url=runtime.pages.read,
+                reader=Reader(stage.ctx.session.user_id, config.investigation_id),
             )
         except Exception as error:  # the claims are still checked on the web
             logger.warning("could not open the documents of %s", config.collections, exc_info=True)

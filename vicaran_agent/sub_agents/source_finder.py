@@ -12,6 +12,7 @@ from .. import state_keys as keys
 from ..callbacks.persistence import repository
 from ..documents.intake import DocumentsInPlay
 from ..documents.sources import DocumentReader, ListedDocument, list_documents
+from ..documents.store import Reader
 from ..formatting import data_block, one_line
 from ..i18n import message
 from ..llm import ModelCallError
@@ -163,8 +164,9 @@ class SourceFinderAgent(StageAgent):
             return []
         documents = DocumentsInPlay.from_state(stage.state.get(keys.INVESTIGATION_DOCUMENTS))
         own = {a.collection for a in documents.attachments}
+        reader = Reader(stage.ctx.session.user_id, stage.config.investigation_id)
         try:
-            return await list_documents(collections, own)
+            return await list_documents(collections, own, reader)
         except Exception as error:  # the web sources still carry the run
             logger.warning("could not list the documents of %s", collections, exc_info=True)
             stage.issue(

@@ -19,7 +19,9 @@ from typing import Any
 import httpx
 
 from ..config import Settings
+from ..formatting import one_line
 from ..i18n import Phrase
+from ..sanitize import clean
 from .content import published_date
 from .http import LoopBound, async_client
 from .ratelimit import limiter
@@ -35,6 +37,17 @@ MAX_QUERY_CHARS = 500
 USER_AGENT = "Vicaran/0.1 (investigation assistant for journalists)"
 KEY_SETTINGS_URL = "https://console.cloud.google.com/apis/credentials"
 ENABLE_API_URL = "https://console.cloud.google.com/apis/library/factchecktools.googleapis.com"
+
+# Every field of a review is untrusted text (anyone can publish ClaimReview markup): stripped of
+# markers and links like a page's text, then cut to these lengths.
+CLAIM_CHARS = 1_000
+CLAIMANT_CHARS = 200
+PUBLISHER_CHARS = 120
+TITLE_CHARS = 300
+RATING_CHARS = 60  # a rating is a few words
+URL_CHARS = 2_048
+_HOST_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789.-")
+_NOT_IN_URL = frozenset('<>"`\\')  # markup's delimiters: no page's address has them raw
 
 KEY_MISSING = Phrase("factcheck_key_missing")
 KEY_INVALID = Phrase("factcheck_key_invalid", url=KEY_SETTINGS_URL)
@@ -507,35 +520,39 @@ def _envelope(response: httpx.Response) -> tuple[str, str, list[str], dict[str, 
 
 
 def _reviews(body: dict[str, Any], query: str = "") -> list[Review]:
-    """Every usable review in one `claims:search` answer (a missing `claims` is [])."""
+    """Every usable review in one `claims:search` answer (a missing `claims` is []).
+
+    Each field is untrusted text: markers and links are removed as from a page, and it is cut
+    to its length. A review whose address is not a plain http(s) URL is left out.
+    """
     reviews: list[Review] = []
     for claim in body.get("claims") or []:
         if not isinstance(claim, dict):
             continue
-        claim_text = _text(claim.get("text"))
+        claim_text = _untrusted(claim.get("text"), CLAIM_CHARS)
         for review in claim.get("claimReview") or []:
             if not isinstance(review, dict):
                 continue
-            url = _text(review.get("url"))
-            if not url.lower().startswith(("http://", "https://")):
+            url = _review_url(review.get("url"))
+            if not url:
                 continue
             publisher = review.get("publisher")
             publisher = publisher if isinstance(publisher, dict) else {}
-            site = _text(publisher.get("site")).lower().removeprefix("www.") or host_of(url)
-            rating = _text(review.get("textualRating"))
+            site = _site(publisher.get("site")) or host_of(url)
+            said = _untrusted(review.get("textualRating"))
             reviews.append(
                 Review(
                     claim_text=claim_text,
-                    claimant=_text(claim.get("claimant")) or None,
+                    claimant=_untrusted(claim.get("claimant"), CLAIMANT_CHARS) or None,
                     claim_date=_date(claim.get("claimDate")),
-                    publisher=_text(publisher.get("name")) or site,
+                    publisher=_untrusted(publisher.get("name"), PUBLISHER_CHARS) or site,
                     site=site,
                     url=url,
-                    title=_text(review.get("title")),
+                    title=_untrusted(review.get("title"), TITLE_CHARS),
                     review_date=_date(review.get("reviewDate")),
-                    rating=rating,
-                    verdict=map_rating(rating),
-                    language=_text(review.get("languageCode")) or None,
+                    rating=one_line(said, RATING_CHARS),
+                    verdict=map_rating(said),  # read whole: "Falso: o vídeo é de 2019 …"
+                    language=_text(review.get("languageCode"))[:16] or None,
                     query=query,
                 )
             )
@@ -544,6 +561,31 @@ def _reviews(body: dict[str, Any], query: str = "") -> list[Review]:
 
 def _text(value: Any) -> str:
     return " ".join(value.split()) if isinstance(value, str) else ""
+
+
+def _untrusted(value: Any, limit: int | None = None) -> str:
+    """A review's text as a page's: no markers, invisible characters or links; one line."""
+    text = _text(clean(value)) if isinstance(value, str) else ""
+    return one_line(text, limit) if limit else text
+
+
+def _review_url(value: Any) -> str:
+    """The review's address when it is a plain http(s) URL (no spaces or markup), else ""."""
+    url = value.strip() if isinstance(value, str) else ""
+    if (
+        not url.lower().startswith(("http://", "https://"))
+        or len(url) > URL_CHARS
+        or not host_of(url)
+        or any(c.isspace() or not c.isprintable() or c in _NOT_IN_URL for c in url)
+    ):
+        return ""
+    return url
+
+
+def _site(value: Any) -> str:
+    """The publisher's site when it is a host name ("aosfatos.org"), else ""."""
+    site = _text(value).lower().removeprefix("www.")
+    return site if 0 < len(site) <= 253 and set(site) <= _HOST_CHARS else ""
 
 
 def _date(value: Any) -> str | None:

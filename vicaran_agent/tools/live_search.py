@@ -33,7 +33,18 @@ from google.genai import types
 from ..config import Settings, get_settings
 from ..formatting import data_block
 from ..i18n import PORTUGUESE, Phrase, is_portuguese, language_name
-from ..llm import ModelSite, credentials_problem, describe_model_error, respond, shared_llm
+from ..llm import (
+    LIVE_SEARCH_OUTPUT_TOKENS,
+    LIVE_SEARCH_THINKING,
+    ModelSite,
+    OutputBudget,
+    credentials_problem,
+    declared_class,
+    describe_model_error,
+    output_budget,
+    respond,
+    shared_llm,
+)
 from ..prompts._common import dated
 from .http import MAX_REDIRECTS, RedirectError, guarded_get
 from .page_reader import USER_AGENT
@@ -161,10 +172,17 @@ class LiveSearch:
     async def _search(self, claim_text: str, language: str) -> LiveSearchOutcome:
         if problem := credentials_problem(self.model, self.settings):
             return LiveSearchOutcome(answer="", failures=[Phrase("live_problem", problem=problem)])
+        budget = output_budget(
+            self.settings,
+            self.model,
+            LIVE_SEARCH_OUTPUT_TOKENS,
+            LIVE_SEARCH_THINKING,
+            declared_class(self.model),
+        )
+        request = build_request(self.model, claim_text, language, self.settings.today, budget)
         try:
             response = await asyncio.wait_for(
-                self._ask(build_request(self.model, claim_text, language, self.settings.today)),
-                timeout=self.settings.vicaran_model_timeout_seconds,
+                self._ask(request), timeout=self.settings.vicaran_model_timeout_seconds
             )
         except Exception as error:  # noqa: BLE001 - every model failure becomes one line
             message, _transient = describe_model_error(error, self.model)
@@ -308,9 +326,14 @@ def _shown(url: str, limit: int = 100) -> str:
 
 
 def build_request(
-    model: str, claim_text: str, language: str = "en", today: date | None = None
+    model: str,
+    claim_text: str,
+    language: str = "en",
+    today: date | None = None,
+    budget: OutputBudget | None = None,
 ) -> LlmRequest:
-    """The grounded request: one user turn, the google_search tool only, no schema."""
+    """The grounded request: one user turn, the google_search tool only, no schema; with a
+    `budget`, its output cap and thinking."""
     name = language_name(PORTUGUESE) if is_portuguese(language) else language_name(language)
     prompt = "Find evidence about this claim.\n\n" + data_block("CLAIM", claim_text)
     return LlmRequest(
@@ -320,6 +343,8 @@ def build_request(
             tools=[types.Tool(google_search=types.GoogleSearch())],
             system_instruction=dated(INSTRUCTION.format(language=name), today or date.today()),
             temperature=0.2,
+            max_output_tokens=budget.cap if budget else None,
+            thinking_config=budget.thinking if budget else None,
         ),
     )
 
