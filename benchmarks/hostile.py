@@ -260,7 +260,7 @@ def lines(r: dict[str, Any]) -> list[str]:
     """The figures as people read them."""
     out = []
     for f in r.get("alone", {}).get("files", []):
-        kept = f"{f['pages']:,} pages, {f['passages']:,} passages" if f["pages"] else ""
+        kept = f"{f['pages']:,} page(s), {f['passages']:,} passage(s)" if f["pages"] else ""
         cut = f", {f['pages_not_read']:,} pages not read (each with why)" * bool(
             f["pages_not_read"]
         )
