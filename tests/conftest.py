@@ -21,6 +21,7 @@ from tests.support import scripted_model
 from tests.support.corpus import MACEIO, RIVERTON, pages, search_results
 from tests.support.databases import BACKENDS, records_database
 from vicaran_agent.config import get_settings
+from vicaran_agent.storage import repository as repository_module
 from vicaran_agent.tools import safety
 from vicaran_agent.tools.parsing import close_pools, parse_pool
 from vicaran_agent.tools.querido_diario import clear_city_cache
@@ -82,20 +83,6 @@ def _parsers_started() -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
-def _databases_closed() -> Iterator[None]:
-    """The records repositories a test opened (one per database URL, kept by the process) are
-    closed after it: a fresh SQLite file per test would otherwise keep three files open (the
-    database, its WAL and shared memory) for the rest of the run."""
-    from vicaran_agent.storage import repository
-
-    before = dict(repository._REPOSITORIES)
-    yield
-    for url, opened in list(repository._REPOSITORIES.items()):
-        if before.get(url) is not opened:
-            opened.close()
-
-
-@pytest.fixture(autouse=True)
 def _no_request_budgets(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """Per-service rate limits are process-wide; only tests marked `real_rate_limits` feel them."""
     if request.node.get_closest_marker("real_rate_limits") is None:
@@ -153,6 +140,18 @@ def env(services: Services, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     scripted_model.reset_calls()
     yield TestEnv(services, database_url, monkeypatch)
     get_settings.cache_clear()
+
+
+@pytest.fixture(autouse=True)
+def _close_new_repositories() -> Iterator[None]:
+    """Each records store a test opened is closed after it: a SQLite store keeps three file
+    descriptors (database, WAL, shared memory), and 2,000 tests of fresh databases ran the
+    process past what `select` accepts."""
+    before = dict(repository_module._REPOSITORIES)
+    yield
+    for url, repository in list(repository_module._REPOSITORIES.items()):
+        if before.get(url) is not repository:
+            repository.close()
 
 
 @pytest.fixture(params=BACKENDS)

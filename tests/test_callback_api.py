@@ -307,6 +307,33 @@ async def test_claim_links_sources_created_through_the_api(
     assert claim["key"].startswith("X") and len(claim["key"]) == 9
 
 
+async def test_a_claim_says_what_it_is_about_and_who_is_quoted(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    investigation_id = await started(client)
+    source_id = await add_source(client, investigation_id)
+    data = {
+        "claim_text": "The EPA found that the plant exceeded its limits.",
+        "source_ids": [source_id],
+        "kind": "attribution",
+        "attributed_to": "  Environmental Protection\nAgency (EPA) ",
+    }
+    assert (await send(client, "CLAIM_EXTRACTED", investigation_id, data)).status_code == 200
+    claim_id = await add_claim(client, investigation_id, [source_id])  # no kind: a fact
+    said, fact = stored(repo, investigation_id)["claims"]
+    assert (said["kind"], said["attributed_to"]) == (
+        "attribution",
+        "Environmental Protection Agency (EPA)",
+    )
+    assert (fact["kind"], fact["attributed_to"]) == ("fact", "")
+    evidence = fact_check_data(claim_id, [source_id])["evidence"]
+    own = {**evidence[0], "url": "https://www.epa.gov/notice", "primary_record": True}
+    data = {**fact_check_data(claim_id, [source_id]), "evidence": [own, evidence[0]]}
+    assert (await send(client, "FACT_CHECKED", investigation_id, data)).status_code == 200
+    [check] = stored(repo, investigation_id)["fact_checks"]
+    assert [e["primary_record"] for e in check["evidence"]] == [True, False]
+
+
 async def test_each_claim_gets_its_own_record(client: httpx.AsyncClient, repo: Repository) -> None:
     investigation_id = await started(client)
     source_id = await add_source(client, investigation_id)
@@ -600,6 +627,7 @@ BAD_DATA: list[tuple[str, dict[str, Any], str]] = [
     ("CLAIM_EXTRACTED", {"claim_text": "x", "importance": 1.5, "source_ids": []}, "importance"),
     ("CLAIM_EXTRACTED", {"claim_text": "  ", "source_ids": []}, "data.claim_text"),
     ("CLAIM_EXTRACTED", {"claim_text": "x"}, "data.source_ids"),
+    ("CLAIM_EXTRACTED", {"claim_text": "x", "source_ids": [], "kind": "rumour"}, "data.kind"),
     ("FACT_CHECKED", {**fact_check_data("c", []), "verdict": "true"}, "data.verdict"),
     ("FACT_CHECKED", {**fact_check_data("c", []), "confidence": -0.1}, "data.confidence"),
     ("FACT_CHECKED", {**fact_check_data("c", []), "confidence": 2}, "data.confidence"),

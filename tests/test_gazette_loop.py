@@ -37,7 +37,14 @@ from vicaran_agent.prompts.gazette_search import (
 )
 from vicaran_agent.schemas import BriefClaim, Claim, DraftClaim, GazetteAct, GazetteReading
 from vicaran_agent.textmatch import sha256_text
-from vicaran_agent.tools.querido_diario import City, CityResolution, Gazette, GazetteSearch
+from vicaran_agent.tools.querido_diario import (
+    City,
+    CityResolution,
+    Gazette,
+    GazetteSearch,
+    city_key,
+    close_cities,
+)
 
 # --- an in-memory Querido Diário --------------------------------------------------------------
 
@@ -153,7 +160,9 @@ class StandInQueridoDiario:
         if len(found) == 1:
             return CityResolution(found[0])
         note = f"No city named {name} in Querido Diário" if not found else f"{name} is ambiguous"
-        return CityResolution(None, tuple(found), note)
+        # names spelt nearly alike, as the real client offers them for an unknown name
+        close = () if found else close_cities(city_key(name), self.cities)
+        return CityResolution(None, tuple(found), note, close=close)
 
     async def read_text(self, txt_url: str, max_chars: int = 80_000) -> str | None:
         self.reads.append((txt_url, max_chars))
@@ -519,6 +528,19 @@ async def test_a_city_that_does_not_resolve_is_searched_without_the_filter_and_s
     assert "No city named Porto Alegrete" in outcome.log[0]
 
 
+async def test_a_city_list_that_cannot_be_fetched_is_no_reason_to_skip_the_gazettes(run):
+    """Only a name Querido Diário does not know stops the search; when its city list cannot be
+    fetched, the gazettes are searched without the filter and the failure is said."""
+
+    class CitiesDown(StandInQueridoDiario):
+        async def resolve_city(self, name: str, state_code: str | None = None) -> CityResolution:
+            return CityResolution(None, note=f"cities of {name}: HTTP 503", failure="HTTP 503")
+
+    outcome, client = await run(FLOODS, [PA_CONTRACT], client=CitiesDown([PA_CONTRACT], CITIES))
+    assert client.searches and all(s["territory_ids"] == [] for s in client.searches)
+    assert "HTTP 503" in outcome.log[0]
+
+
 # --- the deep read ------------------------------------------------------------------------
 
 
@@ -659,7 +681,7 @@ async def test_each_gazette_read_is_a_source_its_evidence_cites(run):
 
 
 def test_the_judge_rules_can_join_the_fact_checker_instruction():
-    # ADK injects session state into `{...}`: the rules must hold none
+    # appended to the fact checker's rendered instruction: plain text, no placeholders
     assert "{" not in GAZETTE_JUDGE_RULES and "}" not in GAZETTE_JUDGE_RULES
     assert "convocação" in GAZETTE_JUDGE_RULES and "date of publication" in GAZETTE_JUDGE_RULES
 
@@ -702,6 +724,15 @@ async def test_the_readers_acts_are_checked_and_cleaned_in_code():
     assert item.quote == quote and item.act_date == ""
     assert item.act_type == "extrato" and item.parties == ("LOCAR",)
     assert (item.query, item.strategy) == ("q", "exact")
+
+
+@pytest.mark.parametrize("schema", [DraftClaim, BriefClaim])
+def test_the_claim_schema_asks_for_a_brazilian_municipality_only(schema):
+    """What the model reads of `city` agrees with the prompt: foreign cities stay empty (each
+    would start a gazette search)."""
+    city = schema.model_json_schema()["properties"]["city"]["description"]
+    assert "Brazilian municipality" in city
+    assert "outside Brazil" in city and "empty" in city
 
 
 @pytest.mark.parametrize("schema", [DraftClaim, BriefClaim])

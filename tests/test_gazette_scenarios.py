@@ -12,6 +12,7 @@ from tests.support.gazettes import SCENARIOS, Scenario, gazette_checker, scenari
 from vicaran_agent.config import get_settings
 from vicaran_agent.factcheck.checker import ClaimChecker
 from vicaran_agent.llm import ModelClient
+from vicaran_agent.prompts.gazette_search import GAZETTE_JUDGE_RULES
 from vicaran_agent.runtime import investigation_runtime
 from vicaran_agent.tools.querido_diario import QueridoDiario
 
@@ -98,6 +99,35 @@ async def test_a_place_that_is_no_brazilian_municipality_is_not_searched(env):
     assert not [r for r in env.services.querido_diario.requests if r.path == "/gazettes"]
     assert any("Riverton" in line and "Querido Diário" in line for line in checker.reasoning)
     assert "Nenhum diário oficial encontrado" not in checker.verdict.explanation  # type: ignore[attr-defined]
+
+
+async def test_a_place_querido_diario_does_not_know_is_not_searched_even_when_asked(env):
+    """A brief asking for gazettes searches claims that name no city in every city's gazettes;
+    a claim naming a city Querido Diário does not know (nothing close either) is not one of
+    them: no search, one line saying why."""
+    riverton = SCENARIOS["porto_alegre_flood"]
+    scenario = type(riverton)(**{**riverton.__dict__, "city": "Riverton", "state": ""})
+    checker = await check(env, scenario, asked=True)
+    assert checker.gazette_outcome is None
+    assert not [r for r in env.services.querido_diario.requests if r.path == "/gazettes"]
+    assert not scripted_model.calls_for("GazetteSufficiency")
+    said = [line for line in checker.reasoning if "Riverton" in line]
+    assert len(said) == 1 and "Querido Diário" in said[0]
+    assert "Nenhum diário oficial encontrado" not in checker.verdict.explanation  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("city", ["Porto Alegre", ""])
+async def test_the_judge_gets_the_gazette_rules_only_with_gazette_items(env, city):
+    """1,400 characters of rules on acts and their dates: for a claim whose evidence holds
+    acts from gazettes, not for every claim."""
+    flood = SCENARIOS["porto_alegre_flood"]
+    await check(env, type(flood)(**{**flood.__dict__, "city": city}))
+    judged = scripted_model.calls_for("ClaimAssessment")
+    assert judged
+    for call in judged:
+        gazette_items = "official gazette (municipal record)" in call["prompt"]
+        assert (GAZETTE_JUDGE_RULES in call["instruction"]) is gazette_items
+        assert gazette_items is bool(city)
 
 
 async def test_a_claim_naming_no_city_is_searched_only_when_the_brief_asks_for_gazettes(env):

@@ -242,3 +242,40 @@ async def test_adks_model_call_limit_counts_stage_calls_and_is_explained(env):
     said = (record["partial_reason"] or "") + (record["error"] or "") + (record["summary"] or "")
     assert "max_llm_calls" in said
     assert 0 < len(scripted_model.CALLS) <= 12  # the APPROVED turn's calls, stages included
+
+
+@pytest.mark.parametrize("length", [2_000, 200_000])
+async def test_a_long_page_reaches_the_digest_cut_to_the_cap_and_says_so(env, length):
+    """A page of any size costs a bounded prompt: its start, up to VICARAN_DIGEST_PAGE_CHARS,
+    with a line saying how much was given; the snapshot kept for quotes is the whole page."""
+    from vicaran_agent.llm import ModelClient
+    from vicaran_agent.runtime import TextStore
+    from vicaran_agent.textmatch import sha256_text
+    from vicaran_agent.tools.analyze_source import SourceAnalyzer
+    from vicaran_agent.tools.page_reader import PageResult
+
+    env.set(VICARAN_DIGEST_PAGE_CHARS="30000")
+    sentence = "The council met on 2024-05-02 and approved the water budget for Riverton. "
+    text = (sentence * (length // len(sentence) + 1))[: length - 4] + " END"
+    url = "https://example.com/long"
+
+    class Pages:
+        async def read(self, _: str) -> PageResult:
+            return PageResult(url, True, "Council minutes", text)
+
+    settings = get_settings()
+    texts = TextStore(settings)
+    analyzer = SourceAnalyzer(
+        ModelClient("scripted/default", settings),
+        "instruction",
+        settings,
+        Pages(),
+        texts,  # type: ignore[arg-type]
+    )
+    source = (await analyzer.analyze(url)).source
+    (call,) = scripted_model.calls_for("SourceDigest")
+    cut = length > 30_000
+    assert len(call["prompt"]) < 30_000 + 1_000 if cut else text in call["prompt"]
+    assert ("END" in call["prompt"]) is not cut
+    assert ("first 30,000 of its 200,000 characters" in call["prompt"]) is cut
+    assert source.content_sha256 == sha256_text(text) and texts.pick([source.content_sha256])

@@ -8,7 +8,6 @@ from google.adk.agents import LlmAgent
 from google.adk.agents.context_cache_config import ContextCacheConfig
 from google.adk.agents.readonly_context import ReadonlyContext
 from google.adk.apps import App
-from google.adk.utils.instructions_utils import inject_session_state
 from google.adk.utils.model_name_utils import is_gemini_model
 from google.genai import types
 from pydantic import ValidationError
@@ -23,8 +22,9 @@ from .callbacks.orchestrator import (
     user_sources_from_events,
 )
 from .config import Settings, get_settings, model_plugins_problem, settings_problem
+from .documents.artifacts import AttachmentsAsArtifacts
 from .documents.intake import DocumentsInPlay
-from .formatting import user_sources_digest
+from .formatting import DATA_OPENING, user_sources_digest
 from .llm import (
     ORCHESTRATOR_OUTPUT_TOKENS,
     ORCHESTRATOR_THINKING,
@@ -33,35 +33,40 @@ from .llm import (
     output_budget,
     resolvable_model,
 )
-from .prompts._common import dated
+from .prompts._common import UNTRUSTED_DATA_RULE, dated
 from .prompts.orchestrator import (
     CLARIFY_INSTRUCTION,
     DOCUMENTS_INSTRUCTION,
     ORCHESTRATOR_INSTRUCTION,
+    PLAN_INSTRUCTION,
 )
+from .prompts.render import render_instruction
 from .sub_agents.pipeline import build_pipeline
 from .tools.analyze_source import analyze_source
 from .tools.parsing import parse_pool
 
 APP_NAME = "vicaran_agent"
 _DIGEST_SLOT = "{" + keys.USER_SOURCES_DIGEST + "}"
-_SENTINEL = "\x00user_sources_digest\x00"
 
 
 async def orchestrator_instruction(context: ReadonlyContext) -> str:
-    """The orchestrator's instruction, with the journalist's sources as read so far."""
-    rendered = await inject_session_state(
-        ORCHESTRATOR_INSTRUCTION.replace(_DIGEST_SLOT, _SENTINEL), context
-    )
+    """The orchestrator's instruction, with the journalist's sources as read so far, and the
+    step it is at: clarifying questions, or the plan and the journalist's answer to it."""
     language = (context.state.get(keys.INVESTIGATION_CONFIG) or {}).get("language", "en")
     sources = user_sources_from_events(context.session.events, context.state)
     digest = user_sources_digest(sources, language)
-    instruction = rendered.replace(_SENTINEL, digest)
-    if context.state.get(keys.CLARIFY) == "asking":
+    instruction = await render_instruction(
+        ORCHESTRATOR_INSTRUCTION, context, {_DIGEST_SLOT: digest}
+    )
+    if context.state.get(keys.CLARIFY) == "asking":  # questions now; the plan comes after
         instruction += "\n" + CLARIFY_INSTRUCTION
-    documents = DocumentsInPlay.from_state(context.state.get(keys.INVESTIGATION_DOCUMENTS))
-    if documents.documents or documents.unreadable or documents.missing:
-        instruction += "\n" + DOCUMENTS_INSTRUCTION.replace("{documents}", documents.digest())
+    else:
+        instruction += "\n" + PLAN_INSTRUCTION
+        documents = DocumentsInPlay.from_state(context.state.get(keys.INVESTIGATION_DOCUMENTS))
+        if documents.documents or documents.unreadable or documents.missing:
+            instruction += "\n" + DOCUMENTS_INSTRUCTION.replace("{documents}", documents.digest())
+    if DATA_OPENING in instruction:  # the journalist's pages or documents, as read
+        instruction += "\n" + UNTRUSTED_DATA_RULE
     return dated(instruction, get_settings().today)
 
 
@@ -105,7 +110,12 @@ def build_root_agent(settings: Settings | None = None) -> LlmAgent:
 def build_app(settings: Settings | None = None) -> App:
     # Caching pays off only for long orchestrator prompts; Gemini's own minimum is ~4k tokens.
     cache = ContextCacheConfig(min_tokens=4096, ttl_seconds=1800, cache_intervals=10)
-    return App(name=APP_NAME, root_agent=build_root_agent(settings), context_cache_config=cache)
+    return App(
+        name=APP_NAME,
+        root_agent=build_root_agent(settings),
+        context_cache_config=cache,
+        plugins=[AttachmentsAsArtifacts()],  # attachments stored once; the session names them
+    )
 
 
 def importable_app() -> App:

@@ -30,13 +30,17 @@ def sufficient(
     Sufficient: one high-reliability independent item on point, or two independent neutral
     items from different publishers that agree with no equal-or-higher independent item
     contradicting them. Low never suffices. Items that are not independent (the claim's own
-    pages, their publisher, copies) never count; a stance without a verified quote is context.
+    pages, their publisher, copies, the own record of the party a fact rests on) never count;
+    the own record of the party an attribution quotes does (pool.py marks which is which). A
+    stance without a verified quote is context.
     """
     evidence = [e for e in evidence if e.independent]
     on_point = [e for e in evidence if e.stance == direction]
     high = [e for e in on_point if e.reliability == "high"]
     if high:
-        return True, message("rule_high", language, publisher=high[0].publisher or high[0].url)
+        best = next((e for e in high if e.primary_record), high[0])
+        key = "rule_own_record" if best.primary_record else "rule_high"
+        return True, message(key, language, publisher=best.publisher or best.url)
     neutral_publishers = {e.publisher or e.url for e in on_point if e.reliability == "neutral"}
     against = [
         e

@@ -226,11 +226,24 @@ def _verdict(verdict: str, language: str) -> str:
 
 
 def independence(item: dict[str, Any]) -> str:
-    """`Independent`, or `Not independent: <why>`."""
+    """`Independent` (an own record says whose), or `Not independent: <why>`."""
     if item.get("independent", True) is not False:
-        return "Independent"
+        return OWN_RECORD if item.get("primary_record") else "Independent"
     note = _one_line(item.get("independence_note"))
     return f"Not independent: {note}" if note else "Not independent"
+
+
+OWN_RECORD = "Independent: own record of the party quoted"
+
+
+def attribution(claim: dict[str, Any]) -> str:
+    """`what <party> said or did`, `on the word of <party>`, or "" when nobody is quoted."""
+    party = _one_line(claim.get("attributed_to"))
+    if not party:
+        return ""
+    if claim.get("kind") == "attribution":
+        return f"what {party} said or did"
+    return f"on the word of {party}"
 
 
 def is_document(item: dict[str, Any]) -> bool:
@@ -398,7 +411,8 @@ def _evidence_md(investigation: dict[str, Any], links: set[str]) -> str:
         claim = claims.get(check.get("claim_id"), {})
         origin = " (from the brief)" if claim.get("origin") == "brief" else ""
         lines.append(f"### {md.inline(_check_heading(number, check, language))}")
-        lines.append(f"**Claim{origin}:** {md.inline(check.get('claim_text'))}")
+        said = f" — {md.inline(who)}" if (who := attribution(claim)) else ""
+        lines.append(f"**Claim{origin}:** {md.inline(check.get('claim_text'))}{said}")
         facts = [f"**Checked on:** {md.inline(check['as_of'])}"] if check.get("as_of") else []
         if (confidence := _percent(check.get("confidence"))) is not None:
             facts.append(f"**Confidence:** {confidence}")
@@ -695,7 +709,9 @@ def _evidence_html(investigation: dict[str, Any], snapshot_href: SnapshotHref) -
         key = escape(str(check.get("claim_key") or ""))
         parts.append(
             f'<article id="claim-{key}"><h3>{escape(_check_heading(number, check, language))}</h3>'
-            f"<p><strong>Claim{origin}:</strong> {escape(_one_line(check.get('claim_text')))}</p>"
+            f"<p><strong>Claim{origin}:</strong> {escape(_one_line(check.get('claim_text')))}"
+            + (f" — {escape(who)}" if (who := attribution(claim)) else "")
+            + "</p>"
             + (f'<p class="meta">{" · ".join(facts)}</p>' if facts else "")
             + f"<p>{escape(_one_line(check.get('explanation')))}</p>{evidence}</article>"
         )

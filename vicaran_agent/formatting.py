@@ -27,6 +27,9 @@ def json_for_html(data: Any, *, indent: int | None = None) -> str:
     return json.dumps(data, ensure_ascii=False, indent=indent).translate(_JSON_FOR_HTML)
 
 
+DATA_OPENING = "<<<DATA "  # how every data block starts (its label follows)
+
+
 def data_block(label: str, body: str) -> str:
     """Untrusted content, delimited so the instructions can tell the model to treat it as data.
 
@@ -34,7 +37,7 @@ def data_block(label: str, body: str) -> str:
     so a page cannot close its block early.
     """
     safe = defuse_delimiters(body.strip())
-    return f"<<<DATA {label}\n{safe}\nDATA>>>"
+    return f"{DATA_OPENING}{label}\n{safe}\nDATA>>>"
 
 
 def source_entry(number: int, source: Source, prefix: str = "S") -> str:

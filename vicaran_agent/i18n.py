@@ -632,6 +632,10 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
         "high-reliability evidence ({publisher})",
         "evidência de alta confiabilidade ({publisher})",
     ),
+    "rule_own_record": (
+        "the own record of the party quoted ({publisher})",
+        "o registro próprio da parte citada ({publisher})",
+    ),
     "rule_neutral_agree": (
         "{count} independent neutral sources agree",
         "{count} fontes neutras independentes concordam",
@@ -688,6 +692,8 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
     "facts_header": ("**Fact-Checking Complete**", "**Checagem concluída**"),
     "confidence": ("Confidence", "Confiança"),
     "claim_sources": ("Sources", "Fontes"),
+    "claim_said_by": ("What {party} said or did", "O que {party} disse ou fez"),
+    "claim_on_word_of": ("On the word of {party}", "Segundo {party}"),
     "your_brief": ("your brief", "seu briefing"),
     "bias_header": ("📊 **Bias Analysis Complete**", "📊 **Análise de viés concluída**"),
     "bias_overall": (
@@ -828,6 +834,10 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
     "sentence_removed": (
         'Removed from the report, not supported by the sources it cites: "{text}"',
         'Removida do relatório, sem respaldo nas fontes que cita: "{text}"',
+    ),
+    "sentence_removed_status": (
+        'Removed from the report, it contradicts the recorded verdicts and evidence: "{text}"',
+        'Removida do relatório, contradiz os vereditos e as evidências registrados: "{text}"',
     ),
     "citations_removed": (
         (
@@ -1294,6 +1304,12 @@ _PROBLEMS: dict[str, tuple[_Text, _Text]] = {
         "{service} search failed: the answer was not a JSON object",
         "A busca no {service} falhou: a resposta não era um objeto JSON",
     ),
+    "answer_too_large": (
+        "{service} sent an answer larger than {limit} bytes, more than Vicaran reads of one "
+        "answer: it was set aside unread; check {setting} ({url})",
+        "{service} enviou uma resposta maior que {limit} bytes, mais do que o Vicaran lê de uma "
+        "resposta: ela foi deixada de lado sem ser lida; confira {setting} ({url})",
+    ),
     "answered_http": (
         "{service} answered HTTP {status}: check {setting} ({url})",
         "{service} respondeu HTTP {status}: confira {setting} ({url})",
@@ -1646,6 +1662,10 @@ _DOCTOR: dict[str, tuple[_Text, _Text]] = {
     "doctor_unreachable": (
         "could not be reached ({error})",
         "não foi possível alcançá-lo ({error})",
+    ),
+    "doctor_answer_too_large": (
+        "answered more than {limit} bytes, more than a check reads: set aside unread",
+        "respondeu mais de {limit} bytes, mais do que uma verificação lê: deixado de lado sem ler",
     ),
     "doctor_check_failed": (
         "the check failed ({error}: {detail})",
@@ -2068,6 +2088,14 @@ _DOCUMENT_PROBLEMS: dict[str, tuple[_Text, _Text]] = {
         "VICARAN_DOCUMENT_MAX_BYTES.",
         "{name} tem {size}, acima do limite de {limit}: divida-o em arquivos menores ou aumente "
         "VICARAN_DOCUMENT_MAX_BYTES.",
+    ),
+    "request_too_large": (
+        "This message is larger than this server accepts ({limit} bytes, "
+        "VICARAN_MAX_REQUEST_BYTES): attach files of at most {document} bytes each "
+        "(VICARAN_DOCUMENT_MAX_BYTES), or send them in separate messages.",
+        "Esta mensagem é maior do que este servidor aceita ({limit} bytes, "
+        "VICARAN_MAX_REQUEST_BYTES): anexe arquivos de no máximo {document} bytes cada "
+        "(VICARAN_DOCUMENT_MAX_BYTES) ou envie-os em mensagens separadas.",
     ),
     "document_too_many_pages": (
         (

@@ -13,6 +13,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from .citations import resolve_citations
+from .evidence import sufficient
 from .sanitize import clean
 from .schemas import ReportDraft, ReportFinding, Verdict
 
@@ -167,6 +168,27 @@ def without_sentences(draft: ReportDraft, remove: Collection[tuple[str, int]]) -
         return " ".join(s for i, s in enumerate(sentences) if (part, i) not in remove)
 
     return _rewritten(draft, keep)
+
+
+def status_problem(status: str, verdict: Verdict) -> str:
+    """How a statement of a claim's status disagrees with its record ("" when it agrees).
+
+    A verdict label must be the recorded verdict; `not_confirmed` ("no independent source
+    confirmed it") holds when the recorded evidence does not suffice to support the claim under
+    the evidence rule, `not_refuted` when it does not suffice to refute it.
+    """
+    key = verdict.claim_key
+    if status == "not_confirmed":
+        if not sufficient(verdict.evidence, "supports")[0]:
+            return ""
+        return f"says no independent source confirmed {key}, but the records show one"
+    if status == "not_refuted":
+        if not sufficient(verdict.evidence, "refutes")[0]:
+            return ""
+        return f"says nothing contradicted {key}, but the records show a source that does"
+    if status == verdict.verdict:
+        return ""
+    return f"says {key} is {status}, but its recorded verdict is {verdict.verdict}"
 
 
 def stated_verdict(finding: ReportFinding) -> str:

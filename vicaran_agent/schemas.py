@@ -39,6 +39,8 @@ EvidenceOrigin = Literal[
     "source", "web", "page", "factcheck_api", "live_search", "late_source", "document", "gazette"
 ]
 ClaimOrigin = Literal["brief", "source"]
+# attribution: that someone said, found, decided or did something; fact: what happened or is so.
+ClaimKind = Literal["fact", "attribution"]
 QUOTE_MAX_CHARS = 300
 
 SUMMARY_MAX_CHARS = 500
@@ -179,6 +181,10 @@ class Claim(BaseModel):
     source_ids: list[str] = Field(default_factory=list)
     queries: list[str] = Field(default_factory=list)
     origin: ClaimOrigin = "source"
+    # What the claim is about, and who is quoted: for an attribution, the party whose statement
+    # or act it is; for a fact, whose word it rests on ("according to ..."), "" when nobody's.
+    kind: ClaimKind = "fact"
+    attributed_to: str = ""
     claim_id: str | None = None
     # Where and when the claim happened (gazettes are searched by city and period).
     city: str = ""
@@ -207,6 +213,9 @@ class Evidence(BaseModel):
     content_sha256: str | None = None  # of the text read (the snapshot's name)
     independent: bool = True
     independence_note: str = ""  # why it is not independent
+    # The claim's attributed party's own publication (its notice, gazette act, filing, or a
+    # document the journalist marked high): it attests what that party said or did.
+    primary_record: bool = False
     stance_note: str = ""  # why the model's stance was not counted
     document_id: str | None = None  # origin "document": the passage's document
     page: int | None = None  # 1-based page of the passage
@@ -303,6 +312,7 @@ class ReportQuality(BaseModel):
     audited: int = 0  # sentences carrying [N] checked against the cited source's text
     unsupported: int = 0  # found unsupported in the final audit
     removed: int = 0  # of those, removed from the report
+    statuses: int = 0  # statements of a claim's status, checked against the records
     rewrites: int = 0  # 0 or 1
     problems: list[str] = Field(default_factory=list)  # what the first draft was rewritten for
 
@@ -341,13 +351,25 @@ class BriefClaim(_ModelOutput):
     """A checkable claim, with where and when it happened (Brazilian cities: its gazettes)."""
 
     claim_text: str = Field(description="Self-contained: who, what, when, where.")
+    kind: ClaimKind = Field(
+        default="fact",
+        description="attribution: that a named person or body said, found, decided or did "
+        "something; fact: what happened or is so.",
+    )
+    attributed_to: str = Field(
+        default="",
+        description="Who is quoted: for an attribution, the party that said or did it; for a "
+        "fact, whose word it rests on; empty when nobody's.",
+    )
     importance: float = Field(description="0 to 1: how much the story depends on it.")
     entities: list[str] = Field(default_factory=list)
     queries: list[str] = Field(
         default_factory=list, description="1 to 3 web search queries to check this claim."
     )
     city: str = Field(
-        default="", description="The city or municipality the claim is about; empty when none."
+        default="",
+        description="The Brazilian municipality whose act the claim is about, as written; empty "
+        "for a place outside Brazil or when none.",
     )
     state: str = Field(
         default="",
@@ -367,9 +389,9 @@ class BriefClaim(_ModelOutput):
 
 
 class DraftClaim(BriefClaim):
-    """A claim found in the sources, with the sources that make it."""
+    """A claim found in the sources, with the sources that assert it."""
 
-    source_numbers: list[int] = Field(description="Numbers [S#] of the sources that make it.")
+    source_numbers: list[int] = Field(description="Numbers [S#] of the sources that assert it.")
 
 
 class ClaimDraft(_ModelOutput):
@@ -431,7 +453,10 @@ class BiasJudgement(_ModelOutput):
 
 class DraftEvent(_ModelOutput):
     date: str = Field(description="ISO 8601: YYYY-MM-DD, YYYY-MM or YYYY.")
-    text: str
+    text: str = Field(
+        description="What happened and who did it; an allegation as who alleged what, never as "
+        "the fact alleged."
+    )
     source_numbers: list[int] = Field(default_factory=list)
 
 
@@ -469,10 +494,35 @@ class ReportDraft(_ModelOutput):
     )
 
 
+StatusLabel = Literal[
+    "verified",
+    "partially_true",
+    "misleading",
+    "false",
+    "unverified",
+    "not_confirmed",
+    "not_refuted",
+]
+
+
+class StatusStatement(_ModelOutput):
+    claim_key: str = Field(default="", description="The claim (C1, ...); empty: the finding's.")
+    status: StatusLabel = Field(
+        description="The verdict the sentence states, or not_confirmed (no independent source "
+        "confirmed it), not_refuted (none contradicted it)."
+    )
+
+
 class SentenceCheck(_ModelOutput):
     number: int = Field(description="The sentence's [A#] number.")
-    supported: bool = Field(description="True when the cited text says what the sentence says.")
+    supported: bool = Field(
+        description="True when the cited passages state every fact the sentence attributes to "
+        "them (true when it attributes none)."
+    )
     reason: str = Field(default="", description="When unsupported: what the text lacks.")
+    statuses: list[StatusStatement] = Field(
+        default_factory=list, description="What the sentence says of a checked claim's status."
+    )
 
 
 class CitationAudit(_ModelOutput):

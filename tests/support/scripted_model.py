@@ -127,13 +127,13 @@ def _is_portuguese(instruction: str) -> bool:
     return "Brazilian Portuguese" in instruction
 
 
-_BRIEF_IN_CONFIG = re.compile(r"""'brief': (?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")""")
+_BRIEF_LINE = re.compile(r"^- Brief: (.*)$", re.M)  # the investigation, as instructions state it
 _GENERIC = {"investigate", "investigue", "whether", "what", "found", "about", "check", "verify"}
 
 
 def _brief_words(instruction: str) -> set[str]:
-    match = _BRIEF_IN_CONFIG.search(instruction)
-    brief = (match.group(1) or match.group(2)) if match else ""
+    match = _BRIEF_LINE.search(instruction)
+    brief = match.group(1) if match else ""
     brief = re.sub(r"https?://\S+", "", brief)
     return _words(brief) - _GENERIC
 
@@ -498,12 +498,12 @@ class ScriptedModel(BaseLlm):
                 "Sure! I will look at what happened, check the official records and ask the "
                 "company for its side. Shall I go ahead?"
             )
-        return _text(self._plan(latest if len(user_turns) > 1 else brief, sources, instruction))
+        return _text(self._plan(latest if len(user_turns) > 1 else brief, instruction))
 
     @staticmethod
-    def _plan(brief: str, sources: list[dict[str, Any]], instruction: str) -> str:
+    def _plan(brief: str, instruction: str) -> str:
+        """The three parts the prompt asks for, under its English labels (code writes the rest)."""
         pt = _is_portuguese(instruction)
-        quick = '"mode": "quick"' in instruction or "'mode': 'quick'" in instruction
         lines = re.sub(r"https?://\S+|Investigation ID:\s*\S+", "", brief).strip().split("\n")
         topic = next(
             (t for t in lines if t.strip() and not t.startswith(("Mode:", "Collection:"))), ""
@@ -511,44 +511,20 @@ class ScriptedModel(BaseLlm):
         # the journalist's documents, by title (the instruction lists them; never their text)
         titles = re.findall(r"^- (.+?) \(", _block(instruction, "DOCUMENTS"), re.M)
         documents = "\n".join(f"- {t}: the figures and dates it gives" for t in titles[:3])
-        lines = []
-        for s in sources:
-            if s.get("readable"):
-                lines.append(f"- {'⭐' * int(s['credibility_score'])} {s['title']} ({s['domain']})")
-            else:
-                lines.append(f"- ⚠️ {s.get('url')}: could not be read ({s.get('reason')})")
         if pt:
-            mode = "Busca Rápida" if quick else "Investigação Detalhada"
-            head = "## 📋 Plano de Investigação"
-            parts = [
-                head,
-                f"Com base no seu briefing e nas {len(sources)} fontes que você enviou:",
-                f"**Tema da Investigação:** {topic[:120]}",
-                "**O que vou investigar:**\n- Os fatos centrais\n- Registros oficiais\n- O outro lado",
-                "**Fontes que vou reunir:**\n- Registros oficiais\n- Imprensa local e nacional",
-            ]
-            if documents:
-                parts.append("**Nos seus documentos vou procurar:**\n" + documents)
-            if lines:
-                parts.append("**Suas fontes analisadas:**\n" + "\n".join(lines))
-            parts.append(f"**Modo:** {mode}\n**Tempo estimado:** cerca de 5 minutos")
+            questions = "- Os fatos centrais\n- Registros oficiais\n- O outro lado"
+            gather = "- Registros oficiais\n- Imprensa local e nacional"
         else:
-            mode = "Quick Search" if quick else "Detailed Inquiry"
-            parts = [
-                "## 📋 Investigation Plan",
-                f"Based on your brief and the {len(sources)} sources you provided, here's my "
-                "investigation plan:",
-                f"**Investigation Topic:** {topic[:120]}",
-                "**What I'll Investigate:**\n- The core allegation\n- Official records\n"
-                "- The other side's response",
-                "**Sources I'll Gather:**\n- Official records\n- Wire and local coverage",
-            ]
-            if documents:
-                parts.append("**In your documents I'll look for:**\n" + documents)
-            if lines:
-                parts.append("**Your sources analyzed:**\n" + "\n".join(lines))
-            parts.append(f"**Mode:** {mode}\n**Estimated Time:** about 5 minutes")
-        return "\n\n".join(parts) + f"\n\n{PLAN_MARKER}"
+            questions = "- The core allegation\n- Official records\n- The other side's response"
+            gather = "- Official records\n- Wire and local coverage"
+        parts = [
+            f"**Investigation Topic:** {topic[:120]}",
+            f"**What I'll Investigate:**\n{questions}",
+            f"**Sources I'll Gather:**\n{gather}",
+        ]
+        if documents:
+            parts.append("**In your documents I'll look for:**\n" + documents)
+        return "\n\n".join(parts)
 
     # --- structured tasks (one per response schema) -------------------------------------------
 
@@ -715,7 +691,7 @@ class ScriptedModel(BaseLlm):
 
     def _ReportDraft(self, instruction: str, prompt: str) -> dict[str, Any]:
         pt = _is_portuguese(instruction)
-        rewrite = "<<<DATA PROBLEMS" in prompt
+        rewrite = "PROBLEMS TO FIX" in prompt
         findings = re.findall(
             r"^- (C\d+): (.*)\n  verdict: (\w+) \(confidence [\d.]+\); sources: (.*)$",
             _block(prompt, "FINDINGS"),

@@ -17,6 +17,7 @@ from ..gazettes.loop import GazetteOutcome, GazetteSearchLoop
 from ..gazettes.score import gazette_key
 from ..i18n import Phrase, message, verdict_label, word
 from ..llm import ModelCallError, ModelClient
+from ..prompts.gazette_search import GAZETTE_JUDGE_RULES
 from ..runtime import InvestigationRuntime
 from ..safe_markdown import code
 from ..sanitize import clean
@@ -98,7 +99,7 @@ class ClaimChecker:
         texts = await asyncio.gather(
             *(shared.runtime.texts.load(s.content_sha256) for s in own + related)
         )
-        self._own = OwnSources.of(list(zip(own, texts[: len(own)], strict=True)))
+        self._own = OwnSources.of(list(zip(own, texts[: len(own)], strict=True)), self.claim)
         # The claim's own pages are shown as context (never counted); related ones may count.
         for source, text in zip(own + related, texts, strict=True):
             self.pool.add(Candidate.from_source(source, text, self.claim.claim_text))
@@ -350,14 +351,7 @@ class ClaimChecker:
             candidate.sha, candidate.retrieved_at = texts.put(hit.text), now_iso()
             self.pool.add(candidate)
         for page in followed.pages:
-            candidate = Candidate.from_url(
-                page.url,
-                page.title,
-                "",
-                "page",
-                published_at=page.published_at,
-                published_at_source=page.published_at_source,
-            )
+            candidate = Candidate.from_page(page, "page")
             candidate.read(page.text, texts.put(page.text), self.claim.claim_text, now_iso())
             candidate.query = f"{page.origin} → {page.reference.label}"
             self.pool.add(candidate)
@@ -390,14 +384,7 @@ class ClaimChecker:
             self._late_seen.add(page.url)
             candidate = self.pool.get(page.url)
             if candidate is None:
-                candidate = Candidate.from_url(
-                    page.url,
-                    page.title,
-                    "",
-                    "late_source",
-                    published_at=page.published_at,
-                    published_at_source=page.published_at_source,
-                )
+                candidate = Candidate.from_page(page, "late_source")
                 self.pool.add(candidate)
             # known from a snippet or not at all: now with its content
             candidate.read(page.text, texts.put(page.text), self.claim.claim_text, now_iso())
@@ -454,10 +441,13 @@ class ClaimChecker:
 
     async def _judge(self) -> ClaimAssessment | None:
         self.pool.mark_independence(self._own)
+        instruction = self.shared.instruction
+        if any(c.origin == "gazette" for c in self.pool.items):  # acts to weigh: their rules
+            instruction = f"{instruction}\n{GAZETTE_JUDGE_RULES}\n"
         try:
             return await self.shared.model.generate(
-                instruction=self.shared.instruction,
-                prompt=self.pool.prompt(self.claim.claim_text, self.queries),
+                instruction=instruction,
+                prompt=self.pool.prompt(self.claim, self.queries),
                 schema=ClaimAssessment,
             )
         except ModelCallError as error:

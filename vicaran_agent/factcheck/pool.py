@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from ..documents.model import PassageHit
 from ..formatting import data_block, one_line
 from ..gazettes.read import GazetteEvidence
 from ..sanitize import clean
 from ..schemas import (
+    Claim,
     ClaimAssessment,
+    ClaimKind,
     DateSource,
     Evidence,
     EvidenceOrigin,
@@ -23,9 +26,20 @@ from ..schemas import (
     published_text,
 )
 from ..textmatch import clip_quote, is_copy, quote_problem, shingles
-from ..tools.credibility import credibility_score, reliability
+from ..tools.credibility import credibility_score, is_official, reliability
 from ..tools.fact_check_api import Review
 from ..tools.urls import domain_of, normalize_url
+from .parties import gazette_city, is_own_record
+
+
+class ReadPage(Protocol):
+    """What a page read whole carries (a followed reference, a late arrival)."""
+
+    url: str
+    title: str
+    published_at: str | None
+    published_at_source: DateSource | None
+
 
 SNIPPET_CHARS = 600
 GAZETTE_ACT = "ato-"  # an act's mark in its gazette's address: <gazette>#ato-<offset>
@@ -58,6 +72,12 @@ class Candidate:
     document_id: str | None = None  # a passage of the journalist's documents
     page: int | None = None
     territory_id: str | None = None  # a municipal gazette
+    # A primary record - "official" (an official site), "gazette" (an act), "document" (a
+    # collection the journalist marked high) - and who issued it as Vicaran knows it: a
+    # gazette's city, a document's title and file name (parties.py matches them to a party).
+    record: str = ""
+    issuer: str = ""
+    primary: bool = False  # the own record of the party the claim quotes
     _shingles: set[str] | None = field(default=None, repr=False)
 
     @property
@@ -103,12 +123,33 @@ class Candidate:
             published_at=published_at,
             published_at_source=published_at_source if published_at else None,
             text=" ".join(snippet.split()),
+            record="official" if is_official(url) else "",
+        )
+
+    @classmethod
+    def from_page(cls, page: ReadPage, origin: EvidenceOrigin) -> Candidate:
+        """A page read whole rather than found by a search: its title and dates, no snippet."""
+        return cls.from_url(
+            page.url,
+            page.title,
+            "",
+            origin,
+            published_at=page.published_at,
+            published_at_source=page.published_at_source,
         )
 
     @classmethod
     def from_source(cls, source: Source, text: str | None, claim_text: str) -> Candidate:
         """A source the investigation already read; `text` is what was read (None: unknown)."""
         digest = source.content_summary + " " + " ".join(source.key_claims)
+        record, issuer = "", ""
+        if source.origin == "gazette":
+            record, issuer = "gazette", gazette_city(source.publisher)
+        elif source.origin == "document":
+            if reliability(source.credibility_score) == "high":
+                record, issuer = "document", f"{source.title} {source.publisher}"
+        elif is_official(source.url):
+            record = "official"
         return cls(
             url=source.url,
             display_url=source.link,
@@ -122,6 +163,8 @@ class Candidate:
             retrieved_at=source.retrieved_at,
             text=text or "",
             sha=source.content_sha256 if text else None,
+            record=record,
+            issuer=issuer,
         )
 
     @classmethod
@@ -139,6 +182,8 @@ class Candidate:
             text=hit.text,
             document_id=hit.document_id,
             page=hit.page,
+            record="document" if reliability == "high" else "",
+            issuer=f"{hit.title} {hit.file_name}",
         )
 
     @classmethod
@@ -161,6 +206,8 @@ class Candidate:
             text=act.quote,
             sha=source.content_sha256,
             territory_id=act.gazette.territory_id or None,
+            record="gazette",
+            issuer=act.gazette.territory_name,
         )
 
     @classmethod
@@ -195,23 +242,35 @@ class Candidate:
 
 @dataclass
 class OwnSources:
-    """The pages a claim was extracted from: evidence that cannot confirm it."""
+    """The pages a claim was extracted from: evidence that cannot confirm it. And the party the
+    claim quotes, whose own record attests what it said or did (an attribution) but is not
+    independent of a fact resting on its word."""
 
     urls: set[str]
     publishers: dict[str, str]  # publisher -> url
     texts: list[tuple[str, set[str]]]  # (url, shingles)
+    kind: ClaimKind = "fact"
+    party: str = ""
+    city: str = ""
 
     @classmethod
-    def of(cls, sources: list[tuple[Source, str | None]]) -> OwnSources:
+    def of(cls, sources: list[tuple[Source, str | None]], claim: Claim | None = None) -> OwnSources:
         return cls(
             urls={s.url for s, _ in sources},
             publishers={(s.publisher or domain_of(s.url)): s.url for s, _ in sources},
             texts=[(s.url, shingles(text)) for s, text in sources if text],
+            kind=claim.kind if claim else "fact",
+            party=one_line(claim.attributed_to, 120) if claim else "",
+            city=claim.city if claim else "",
         )
 
     @classmethod
     def none(cls) -> OwnSources:
         return cls(set(), {}, [])
+
+    def quoted(self, candidate: Candidate) -> bool:
+        """Whether `candidate` is the own record of the party the claim quotes."""
+        return is_own_record(candidate, self.party, self.city)
 
 
 class EvidencePool:
@@ -249,13 +308,24 @@ class EvidencePool:
     def mark_independence(self, own: OwnSources) -> None:
         """Which items can count: not the claim's own pages, their publisher or copies of them.
 
+        The quoted party's own record counts for an attribution (what it said or did), even
+        when the claim was taken from it; for a fact resting on its word it never counts.
         Near-identical texts among the other items (syndicated wire copy) count once: the first
         in prompt order stands, the copies are marked.
         """
         standing: list[tuple[int, Candidate]] = []
         for number, c in enumerate(self.items, 1):
             c.independent, c.independence_note = True, ""
-            if c.url in own.urls:
+            c.primary = own.quoted(c)
+            if c.primary and own.kind == "attribution":
+                standing.append((number, c))
+                continue
+            if c.primary:
+                c.independence_note = (
+                    f"the own record of {own.party}, whose word this claim rests on: what it "
+                    "says, not independent evidence that it is so"
+                )
+            elif c.url in own.urls:
                 c.independence_note = "the page this claim was extracted from"
             elif c.publisher in own.publishers:
                 c.independence_note = (
@@ -278,7 +348,20 @@ class EvidencePool:
                 continue
             c.independent = False
 
-    def prompt(self, claim_text: str, tried: list[str]) -> str:
+    def prompt(self, claim: Claim, tried: list[str]) -> str:
+        """The claim (what it is about, who it quotes), the queries tried and the evidence."""
+        party = one_line(claim.attributed_to, 120)
+        head = [f"CLAIM: {claim.claim_text}"]
+        if party and claim.kind == "attribution":
+            head.append(
+                f"ATTRIBUTION: the claim is that {party} said, found, decided or did this: judge "
+                "whether it did; items tagged OWN RECORD are its own, the best evidence of that."
+            )
+        elif party:
+            head.append(
+                f"RESTS ON: {party}'s word: judge whether the fact is so; an item that only "
+                "relays that word is context."
+            )
         lines = []
         for number, c in enumerate(self.items, 1):
             published = published_text(c.published_at, c.published_at_source)
@@ -291,6 +374,8 @@ class EvidencePool:
                 tags.insert(0, f"the journalist's document, page {c.page}")
             if c.origin == "gazette":
                 tags.insert(0, "official gazette (municipal record)")
+            if c.primary:
+                tags.append(f"OWN RECORD of {party}")
             if not c.independent:
                 tags.append(f"NOT INDEPENDENT: {c.independence_note}")
             flag = " [NEW]" if c.new else ""
@@ -300,8 +385,10 @@ class EvidencePool:
             )
         body = "\n\n".join(lines) or "(no evidence found)"
         searched = "\n".join(f"- {q}" for q in tried) or "- (none)"
-        return f"CLAIM: {claim_text}\n\nQUERIES ALREADY TRIED:\n{searched}\n\n" + data_block(
-            "EVIDENCE", body
+        return (
+            "\n".join(head)
+            + f"\n\nQUERIES ALREADY TRIED:\n{searched}\n\n"
+            + data_block("EVIDENCE", body)
         )
 
     def evidence(self, assessment: ClaimAssessment) -> list[Evidence]:
@@ -346,6 +433,7 @@ class EvidencePool:
                     content_sha256=c.sha,
                     independent=c.independent,
                     independence_note=c.independence_note,
+                    primary_record=c.primary,
                     stance_note=note,
                     document_id=c.document_id,
                     page=c.page,

@@ -162,7 +162,7 @@ class GazetteSearchLoop:
         out = GazetteOutcome(period=claim_period(claim))
         terms = claim_terms(claim)
         out.city = await self._place(claim, out)
-        if self.require_place and not self._place_known:
+        if not self._place_known:
             return out  # not a municipality Querido Diário knows: nothing to search
         strategies = build_strategies(terms, claim.entities)
         search = _Progress(window=out.period, planned=list(strategies))
@@ -256,7 +256,13 @@ class GazetteSearchLoop:
             logger.warning("resolving %s failed: %s", claim.city, error)
             resolution = CityResolution(None, note=f"{claim.city}: {type(error).__name__}")
         city = resolution.city
-        if city is None and not resolution.candidates and self.require_place:
+        # A name Querido Diário does not know is no Brazilian municipality: not searched, unless
+        # the brief asked for gazettes and it may be a misspelling (close names) or the city
+        # list could not be fetched; then every city's gazettes are searched.
+        unknown = city is None and not resolution.candidates
+        if unknown and (
+            self.require_place or (not resolution.close and resolution.failure is None)
+        ):
             self._place_known = False
             self._say(out, "gazette_place_unknown", city=claim.city)
             return None

@@ -7,7 +7,7 @@ through the reasoning log and the evidence.
 """
 
 from ..i18n import ENGLISH, PORTUGUESE, is_portuguese, language_name
-from ._common import LANGUAGE_RULE, UNTRUSTED_DATA_RULE
+from ._common import LANGUAGE_RULE, QUOTE_RULE, UNTRUSTED_DATA_RULE
 
 GAZETTE_SUFFICIENCY_INSTRUCTION = f"""\
 You are Vicaran's gazette searcher. Vicaran is checking ONE claim about a Brazilian municipality
@@ -76,12 +76,12 @@ Passages unrelated to the claim get no item; an empty `acts` list is a correct a
 invent an act, a date, a name or a figure the passage does not state.
 
 {LANGUAGE_RULE}
+{QUOTE_RULE}
 
 {UNTRUSTED_DATA_RULE}
 """
 
-# Added to the fact checker's instruction when gazette evidence is gathered. It is read by ADK's
-# state injection: it must hold no braces.
+# Added to the fact checker's instruction for a claim whose evidence holds gazette acts.
 GAZETTE_JUDGE_RULES = """\
 Items tagged `official gazette` are acts published in a Brazilian municipality's official
 gazette (diário oficial, found through Querido Diário): official records, high reliability. Each

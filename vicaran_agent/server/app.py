@@ -1,7 +1,9 @@
 """One FastAPI process: ADK's app (dev UI + agent API) plus the callback API and dashboard.
 
 The whole app sits behind `access.AccessMiddleware`: the Host check, then the dashboard token on
-every route but `POST /api/agent-callback` (its own `X-Agent-Secret`) and `GET /healthz`.
+every route but `POST /api/agent-callback` (its own `X-Agent-Secret`) and `GET /healthz`. Behind
+it, `limits.BodyLimitMiddleware` answers 413 to a body over VICARAN_MAX_REQUEST_BYTES before it
+is read (the callback endpoint has its own limit).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from ..tools.parsing import parse_pool
 from .access import HEALTH_PATH, AccessMiddleware, redact_token_logs
 from .callback_api import callback_router
 from .dashboard import dashboard_router
+from .limits import BodyLimitMiddleware
 
 logger = logging.getLogger(__name__)
 AGENT_DIR = Path(__file__).resolve().parent.parent  # the vicaran_agent package, as ADK loads it
@@ -132,5 +135,6 @@ def build_server(
     )
     app.include_router(callback_router())
     app.include_router(dashboard_router())
+    app.add_middleware(BodyLimitMiddleware)  # no body past VICARAN_MAX_REQUEST_BYTES is read
     app.add_middleware(AccessMiddleware, bound_host=host)  # the outermost: before every route
     return app

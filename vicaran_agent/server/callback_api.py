@@ -46,6 +46,7 @@ from ..schemas import (
     REASONING_LINES_MAX,
     BiasAssessment,
     Claim,
+    ClaimKind,
     ClaimOrigin,
     CoverageStance,
     DatePrecision,
@@ -249,6 +250,9 @@ class ClaimData(_Data):
     source_ids: Ids
     origin: ClaimOrigin | None = None
     entities: Words | None = None
+    # optional fields of the attribution work: what the claim is about, who is quoted
+    kind: ClaimKind | None = None
+    attributed_to: Domain | None = None
 
 
 class EvidenceData(_Data):
@@ -266,6 +270,7 @@ class EvidenceData(_Data):
     content_sha256: Sha256 | None = None
     origin: Short | None = None
     independent: bool | None = None
+    primary_record: bool | None = None  # the quoted party's own record
     document_id: Id | None = None  # origin "document": the passage's document and page
     page: Page | None = None
     territory_id: TerritoryId | None = None  # origin "gazette": the municipality
@@ -659,6 +664,8 @@ class _Writer:
             source_ids=list(dict.fromkeys(data.source_ids)),
             origin=data.origin or "source",
             entities=[e.strip() for e in data.entities or [] if e.strip()],
+            kind=data.kind or "fact",
+            attributed_to=" ".join((data.attributed_to or "").split()),
         )
         ids = await self.call(self.repo.save_claims, self.id, [claim])
         return {"success": True, "claim_id": str(ids[key])}
@@ -693,6 +700,7 @@ class _Writer:
                     "content_sha256": item.content_sha256,
                     "origin": _evidence_origin(item.origin),
                     "independent": item.independent is not False,
+                    "primary_record": item.primary_record is True,
                     "document_id": item.document_id,
                     "page": item.page,
                     "territory_id": item.territory_id,

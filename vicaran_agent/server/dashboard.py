@@ -693,6 +693,7 @@ def _claims(inv: dict[str, Any], refs: Callable[[list[str]], str]) -> str:
             f"{_whole(importance)}%</span>"
             + (_badge("verdict", verdict, VERDICT_LABELS) if verdict else "")
             + ('<span class="tag">From your brief</span>' if claim.get("origin") == "brief" else "")
+            + _quoted(claim)
             + f"</p>{refs(claim['source_ids'])}</li>"
         )
     return f'<ol class="cards">{"".join(items)}</ol>'
@@ -744,6 +745,8 @@ def _claim_body(inv: dict[str, Any], number: int, review: dict[str, Any]) -> str
         meta.append(f"Checked on {escape(check['as_of'])}")
     if claim.get("origin") == "brief":
         meta.append('<span class="tag">From the brief</span>')
+    if quoted := _quoted(claim):
+        meta.append(quoted)
     evidence = "".join(_evidence(item, inv["id"]) for item in check["evidence"])
     found = [
         f'<a href="{escape(page)}#source-{numbers[i]}" class="cite">[{numbers[i]}]</a>'
@@ -766,6 +769,12 @@ def _claim_body(inv: dict[str, Any], number: int, review: dict[str, Any]) -> str
         + (f'<p class="refs">Found in: {" ".join(found)}</p>' if found else "")
         + "</div></main>"
     )
+
+
+def _quoted(claim: dict[str, Any]) -> str:
+    """A tag saying who the claim quotes (what they said or did, or whose word it rests on)."""
+    said = export.attribution(claim)
+    return f'<span class="tag">{escape(said[:1].upper() + said[1:])}</span>' if said else ""
 
 
 def _reasoning(lines: list[str]) -> str:

@@ -150,6 +150,7 @@ def _payload(kind: str, row: Any) -> tuple[str | None, dict[str, Any]]:
             "source_ids": [s.id for s in row.sources],
             "origin": row.origin or "source",
             "entities": list(row.entities or []),
+            **_present(kind=row.kind, attributed_to=row.attributed_to),
         }
     if isinstance(row, FactCheckRow):
         return row.id, {
@@ -174,6 +175,7 @@ def _payload(kind: str, row: Any) -> tuple[str | None, dict[str, Any]]:
                         content_sha256=e.content_sha256,
                         origin=e.origin,
                         independent=e.independent,
+                        primary_record=e.primary_record or None,
                         document_id=e.document_id,
                         page=e.page,
                         territory_id=e.territory_id,

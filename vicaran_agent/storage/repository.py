@@ -369,6 +369,7 @@ class Repository:
                 row.importance = claim.importance
                 row.entities = list(claim.entities)
                 row.origin = claim.origin
+                row.kind, row.attributed_to = claim.kind, claim.attributed_to or None
                 row.city, row.state = claim.city or None, claim.state or None
                 row.period_start = claim.period_start or None
                 row.period_end = claim.period_end or None
@@ -1032,6 +1033,7 @@ def _evidence_dict(item: EvidenceRow) -> dict[str, Any]:
         "content_sha256": item.content_sha256,
         "independent": item.independent is not False,
         "independence_note": item.independence_note or "",
+        "primary_record": bool(item.primary_record),
         "stance_note": item.stance_note or "",
         "document_id": item.document_id,
         "page": item.page,
@@ -1109,6 +1111,8 @@ def _investigation_dict(session: Session, investigation_id: str) -> dict[str, An
                 "importance": claim.importance,
                 "entities": list(claim.entities or []),
                 "origin": claim.origin or "source",
+                "kind": claim.kind or "fact",
+                "attributed_to": claim.attributed_to or "",
                 "city": claim.city,
                 "state": claim.state,
                 "period_start": claim.period_start,

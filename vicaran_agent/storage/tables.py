@@ -140,6 +140,9 @@ class ClaimRow(Base):
     importance: Mapped[float] = mapped_column(Float, default=0.0)
     entities: Mapped[list[str]] = mapped_column(JSON, default=list)
     origin: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    # attribution | fact, and who is quoted (0005)
+    kind: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    attributed_to: Mapped[str | None] = mapped_column(Text, nullable=True)
     # A claim about a Brazilian city's act: where and when (its gazettes are searched).
     city: Mapped[str | None] = mapped_column(Text, nullable=True)
     state: Mapped[str | None] = mapped_column(String(2), nullable=True)
@@ -175,6 +178,8 @@ class EvidenceRow(Base):
     content_sha256: Mapped[str | None] = mapped_column(String(64), nullable=True)
     independent: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
     independence_note: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # the claim's attributed party's own record (0005)
+    primary_record: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
     stance_note: Mapped[str | None] = mapped_column(Text, nullable=True)
     document_id: Mapped[str | None] = mapped_column(ID, nullable=True)
     page: Mapped[int | None] = mapped_column(Integer, nullable=True)

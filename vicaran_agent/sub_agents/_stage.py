@@ -10,7 +10,6 @@ from google.adk.agents import BaseAgent
 from google.adk.agents.invocation_context import InvocationContext
 from google.adk.agents.readonly_context import ReadonlyContext
 from google.adk.events import Event, EventActions
-from google.adk.utils.instructions_utils import inject_session_state
 from google.genai import types
 from pydantic import BaseModel
 
@@ -18,6 +17,7 @@ from .. import state_keys as keys
 from ..config import Settings, get_settings
 from ..i18n import localized, message
 from ..llm import ModelCallError, ModelClient, ModelSite
+from ..prompts.render import render_instruction
 from ..schemas import InvestigationConfig, Source
 
 T = TypeVar("T")
@@ -107,7 +107,7 @@ class Stage:
             self.notes.append(text)
 
     async def render(self, template: str) -> str:
-        return await inject_session_state(template, ReadonlyContext(self.ctx))
+        return await render_instruction(template, ReadonlyContext(self.ctx))
 
     async def ask(self, template: str, prompt: str, schema: type[M]) -> M:
         """One focused model call: the rendered instruction, the data prompt, a typed answer."""

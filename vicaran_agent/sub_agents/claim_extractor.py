@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import AsyncGenerator
+from typing import Any
 
 from google.adk.events import Event
 
@@ -30,6 +31,13 @@ def _queries(queries: list[str]) -> list[str]:
 
 def _text(text: str) -> str:
     return " ".join(clean(text).split())
+
+
+def _quoted(item: BriefClaim | DraftClaim) -> dict[str, Any]:
+    """What the claim is about and who it quotes, as the model read them (cleaned, bounded).
+    An attribution names its party: without one the claim is a fact."""
+    party = _text(item.attributed_to)[:200]
+    return {"kind": item.kind if party else "fact", "attributed_to": party}
 
 
 def _place(item: BriefClaim | DraftClaim) -> dict[str, str]:
@@ -65,6 +73,7 @@ def consolidate(
                 entities=[_text(e) for e in item.entities if _text(e)],
                 queries=_queries(item.queries)[:3],
                 origin="brief",
+                **_quoted(item),
                 **_place(item),
             )
     for item in draft.claims:
@@ -79,6 +88,9 @@ def consolidate(
             kept = merged[key]
             kept.source_urls = list(dict.fromkeys(kept.source_urls + urls))
             kept.queries = list(dict.fromkeys(kept.queries + queries))[:3]
+            if not kept.attributed_to:  # the brief named nobody; the sources may
+                quoted = _quoted(item)
+                kept.kind, kept.attributed_to = quoted["kind"], quoted["attributed_to"]
             if kept.origin == "source":
                 kept.importance = max(kept.importance, importance)
             continue
@@ -89,6 +101,7 @@ def consolidate(
             entities=[_text(e) for e in item.entities if _text(e)],
             source_urls=urls,
             queries=queries[:3],
+            **_quoted(item),
             **_place(item),
         )
     from_brief = [c for c in merged.values() if c.origin == "brief"]
@@ -152,6 +165,9 @@ class ClaimExtractorAgent(StageAgent):
                 f"{i}. **[{word(importance_level(claim.importance), stage.language)}]** "
                 f'"{claim.claim_text}"'
             )
+            if claim.attributed_to:
+                key = "claim_said_by" if claim.kind == "attribution" else "claim_on_word_of"
+                lines.append(f"   {stage.msg(key, party=one_line(claim.attributed_to, 100))}")
             names = [one_line(titles[u], 60) for u in claim.source_urls]
             if claim.origin == "brief":
                 names.insert(0, stage.msg("your_brief"))

@@ -9,7 +9,7 @@ from ..factcheck.pool import best_passage
 from ..formatting import data_block, one_line
 from ..i18n import ENGLISH, message
 from ..llm import ModelCallError, ModelClient
-from ..report_check import Sentence, cited_sentences, code_problems
+from ..report_check import Sentence, cited_sentences, code_problems, status_problem
 from ..runtime import TextStore
 from ..schemas import (
     QUALITY_DIMENSIONS,
@@ -33,15 +33,20 @@ class Review:
     code: list[str]  # problems code found (verdicts, citations, plan questions)
     sentences: list[Sentence]  # the cited sentences sent to the audit
     checks: dict[tuple[str, int], SentenceCheck] = field(default_factory=dict)
+    # What code found wrong in a sentence's statements of a claim's status, by sentence.
+    misstated: dict[tuple[str, int], str] = field(default_factory=dict)
+    statuses: int = 0  # statements of a claim's status checked against the records
     quality: QualityReview | None = None
     failures: list[str] = field(default_factory=list)  # what could not be checked
 
     @property
     def unsupported(self) -> list[Sentence]:
+        """Sentences whose cited passages lack a fact they state, or that misstate a status."""
         return [
             s
             for s in self.sentences
-            if (c := self.checks.get((s.part, s.index))) is not None and not c.supported
+            if (key := (s.part, s.index)) in self.misstated
+            or ((c := self.checks.get(key)) is not None and not c.supported)
         ]
 
     @property
@@ -59,6 +64,12 @@ class Review:
         """Everything a rewrite must fix (empty: the draft stands)."""
         found = list(self.code)
         for sentence in self.unsupported:
+            if misstated := self.misstated.get((sentence.part, sentence.index)):
+                found.append(
+                    f'The sentence "{one_line(sentence.text, 200)}" {misstated}. State the '
+                    "claim's status as FINDINGS records it, or leave it out."
+                )
+                continue
             why = self.checks[(sentence.part, sentence.index)].reason.strip()
             found.append(
                 f'The sentence "{one_line(sentence.text, 200)}" is not supported by the source(s) '
@@ -100,6 +111,16 @@ class ReportReviewer:
         self.questions = questions
         self.texts = texts
         self.language = language  # of what could not be checked (the report lists it)
+        self.by_key = {v.claim_key.upper(): v for v in verdicts}
+        number_of = {s.url: n for n, s in numbered}
+        # The sources each claim's record rests on, by number: which claims a sentence citing
+        # them may be speaking of.
+        self.claim_sources = {
+            v.claim_key.upper(): {
+                number_of[e.source_url] for e in v.evidence if e.source_url in number_of
+            }
+            for v in verdicts
+        }
         # A document's text read is its passages the verdicts rest on, not only its digest; the
         # words a verdict rests on (quotes found in the text read) lead each source's passage.
         self.passages: dict[str, list[str]] = {}
@@ -160,11 +181,31 @@ class ReportReviewer:
             for number, sentence in enumerate(batch, 1):
                 if (check := answers.get(number)) is not None:
                     review.checks[(sentence.part, sentence.index)] = check
+                    self._check_statuses(review, sentence, check)
+
+    def _check_statuses(self, review: Review, sentence: Sentence, check: SentenceCheck) -> None:
+        """Code checks what the sentence says of a claim's status against its record: the
+        auditor only reads the statements out (a finding's own claim when it names none)."""
+        own = sentence.part.removeprefix("finding:") if sentence.part.startswith("finding:") else ""
+        for statement in check.statuses:
+            verdict = self.by_key.get(statement.claim_key.strip().upper() or own)
+            if verdict is None:
+                continue  # no claim of this report: nothing to check it against
+            review.statuses += 1
+            problem = status_problem(statement.status, verdict)
+            if problem and (sentence.part, sentence.index) not in review.misstated:
+                review.misstated[(sentence.part, sentence.index)] = problem
 
     async def _audit_prompt(self, batch: list[Sentence]) -> str:
         entries = []
+        spoken_of: set[str] = set()  # claims a sentence outside the findings may be about
         for number, sentence in enumerate(batch, 1):
-            lines = [f"[A{number}] {sentence.text}"]
+            if sentence.part.startswith("finding:"):
+                lines = [f"[A{number}] ({sentence.part.replace(':', ' ')}) {sentence.text}"]
+            else:
+                lines = [f"[A{number}] {sentence.text}"]
+                cites = set(sentence.cites)
+                spoken_of |= {k for k, numbers in self.claim_sources.items() if numbers & cites}
             for cited in sentence.cites[:MAX_CITED_PER_SENTENCE]:
                 source = self.citable[cited]
                 text = await self._text_read(source)
@@ -180,7 +221,15 @@ class ReportReviewer:
                     f"  [{cited}] {one_line(source.title, 100)} ({source.domain}): {passage}"
                 )
             entries.append("\n".join(lines))
-        return data_block("SENTENCES", "\n\n".join(entries))
+        sentences = data_block("SENTENCES", "\n\n".join(entries))
+        if not spoken_of:
+            return sentences
+        claims = "\n".join(
+            f"- {v.claim_key}: {one_line(v.claim_text, 160)}"
+            for v in self.verdicts
+            if v.claim_key.upper() in spoken_of
+        )
+        return data_block("CLAIMS", claims) + "\n\n" + sentences
 
     async def _text_read(self, source: Source) -> str | None:
         """What Vicaran read of a cited source (a document: its digest and cited passages)."""

@@ -25,11 +25,12 @@ from ..plan import language_note, plan_questions
 from ..prompts.summary_writer import (
     CITATION_AUDIT_INSTRUCTION,
     QUALITY_REVIEW_INSTRUCTION,
+    REWRITE_PROBLEMS,
     SUMMARY_WRITER_INSTRUCTION,
 )
 from ..report_check import cleaned, stated_verdict, without_sentences
 from ..runtime import open_runtime
-from ..sanitize import clean
+from ..sanitize import clean, defuse_delimiters
 from ..schemas import (
     BiasAssessment,
     Claim,
@@ -189,11 +190,17 @@ class SummaryWriterAgent(StageAgent):
     async def _rewrite(
         stage: Stage, records: str, draft: ReportDraft, problems: list[str]
     ) -> ReportDraft | None:
-        """One rewrite focused on the problems; None when the model could not do it."""
+        """One rewrite focused on the problems; None when the model could not do it.
+
+        The problems are Vicaran's own findings, the rewrite's task: outside the data blocks
+        (the sentences they quote defused, so none can open or close one). The previous draft
+        is model-written prose about fetched pages: data.
+        """
+        listed = "\n".join(f"- {defuse_delimiters(one_line(p, 2000))}" for p in problems)
         prompt = "\n\n".join(
             [
                 records,
-                data_block("PROBLEMS", "\n".join(f"- {p}" for p in problems)),
+                f"{REWRITE_PROBLEMS} (found by Vicaran's check of the previous draft):\n{listed}",
                 data_block("PREVIOUS DRAFT", draft.model_dump_json(indent=1)),
             ]
         )
@@ -212,7 +219,9 @@ class SummaryWriterAgent(StageAgent):
             stage.issue(failure)
         unsupported = review.unsupported
         for sentence in unsupported:
-            stage.note(stage.msg("sentence_removed", text=one_line(sentence.text, 160)))
+            misstated = (sentence.part, sentence.index) in review.misstated
+            key = "sentence_removed_status" if misstated else "sentence_removed"
+            stage.note(stage.msg(key, text=one_line(sentence.text, 160)))
         quality = ReportQuality(
             scores=review.scores,
             overall=review.overall,
@@ -220,6 +229,7 @@ class SummaryWriterAgent(StageAgent):
             audited=len(review.checks),
             unsupported=len(unsupported),
             removed=len(unsupported),
+            statuses=review.statuses,
             rewrites=rewrites,
             problems=problems,
         )
@@ -444,6 +454,11 @@ class SummaryWriterAgent(StageAgent):
             refs = sorted({number_of[u] for u in urls if u in number_of})
             cited.update(refs)
             explanation = one_line(resolve_citations(v.explanation, ())[0], 300)
+            quoted = ""
+            if claim is not None and claim.attributed_to:
+                party = one_line(claim.attributed_to, 100)
+                what = "what it said or did" if claim.kind == "attribution" else "its word"
+                quoted = f"\n  quoted: {party} ({what})"
             quotes = [
                 f"  [{number_of[e.source_url]}{page_label([e.page] if e.page else [])}] "
                 f'"{one_line(e.quote, 200)}"'
@@ -453,7 +468,8 @@ class SummaryWriterAgent(StageAgent):
             findings.append(
                 f"- {v.claim_key}: {v.claim_text}\n  verdict: {v.verdict} "
                 f"(confidence {v.confidence:.2f}); "
-                f"sources: {', '.join(f'[{n}]' for n in refs) or 'none'}\n  why: {explanation}"
+                f"sources: {', '.join(f'[{n}]' for n in refs) or 'none'}{quoted}\n"
+                f"  why: {explanation}"
                 + ("\n  evidence:\n" + "\n".join(quotes[:3]) if quotes else "")
             )
         events = stage.records(keys.TIMELINE_RECORDS, TimelineEvent)[:REPORT_EVENTS]

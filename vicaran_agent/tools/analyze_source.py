@@ -9,13 +9,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 from google.adk.tools.tool_context import ToolContext
-from google.adk.utils.instructions_utils import inject_session_state
 
 from .. import state_keys as keys
 from ..config import Settings, get_settings
 from ..formatting import data_block
 from ..i18n import ENGLISH, Phrase, message
 from ..llm import ModelCallError, ModelClient, ModelSite
+from ..prompts.render import render_instruction
 from ..prompts.source_finder import SOURCE_DIGEST_INSTRUCTION
 from ..runtime import PageCache, TextStore
 from ..sanitize import clean
@@ -93,11 +93,17 @@ class SourceAnalyzer:
             )
             problem = Phrase("page_unreadable", url=url, reason=reason)
             return Analysis(source, problem, page.timed_out)
+        limit = self.settings.vicaran_digest_page_chars
         prompt = data_block(
             "PAGE",
             f"Title: {page.title or title_hint}\nURL: {url}\n"
-            f"Published: {page.published_at or hinted or 'unknown'}\n\n{page.text}",
+            f"Published: {page.published_at or hinted or 'unknown'}\n\n{page.text[:limit]}",
         )
+        if len(page.text) > limit:  # said outside the page's words: Vicaran's, not the page's
+            prompt += (
+                f"\n\nThe page is cut: Vicaran gives its first {limit:,} of its "
+                f"{len(page.text):,} characters. Digest what is given; do not guess the rest."
+            )
         problem: Phrase | None = None
         relevance: float | None = None
         reason = ""
@@ -172,7 +178,7 @@ async def analyze_source(url: str, tool_context: ToolContext) -> dict[str, Any]:
     if not url.lower().startswith(("http://", "https://")):
         return {"status": "error", "error_message": f"Not a web address: {url!r}"}
     settings = get_settings()
-    instruction = await inject_session_state(SOURCE_DIGEST_INSTRUCTION, tool_context)
+    instruction = await render_instruction(SOURCE_DIGEST_INSTRUCTION, tool_context)
     kept = TextStore(settings)  # read before any investigation runs: stored right after
     analyzer = SourceAnalyzer(
         ModelClient(

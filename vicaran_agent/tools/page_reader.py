@@ -12,8 +12,9 @@ it is the server's Last-Modified (`snapshot-formatter.ts`), which may be the day
 
 The direct fetch resolves the host once, refuses non-public addresses and connects to exactly
 the address it checked, on the URL and on every redirect hop (SSRF guard, `http.pinned_client`).
-Both paths read at most `vicaran_max_page_bytes` of DECODED body (gzip bombs stop there). Direct
-fetches accept only HTML or text.
+Both paths read at most `vicaran_max_page_bytes` of DECODED body (gzip bombs stop there): a page
+cut there is read from its start, Reader's JSON envelope cut there is no answer, and is refused
+(then the page is fetched directly). Direct fetches accept only HTML or text.
 
 Page text is untrusted: it is parsed with lxml/trafilatura and linear hand-written scanners (no
 backtracking regex), in the parse pool's worker processes (`parsing.run_parser`), never on the
@@ -46,10 +47,12 @@ from .content import blocked_reason, clip_text, publication_date, read_html
 from .http import (
     ACCEPT_ENCODING,
     MAX_REDIRECTS,
+    AnswerTooLarge,
     BodyDecodeError,
     RedirectError,
     async_client,
     guarded_get,
+    read_answer,
     read_capped,
 )
 from .parsing import WorkerFailed, run_parser
@@ -253,7 +256,10 @@ class PageReader:
                 asyncio.timeout(self.timeout),
                 self._client().stream("GET", jina_address(base, url), headers=headers) as response,
             ):
-                body = await self._body(response)
+                if response.status_code == 200 and _is_json(response):
+                    body = await self._answer(response)  # a cut envelope is no answer
+                else:
+                    body = await self._body(response)
         except (TimeoutError, httpx.TimeoutException) as exc:
             raise _Failed(f"timed out after {self.timeout:g} s", retry=True) from exc
         except httpx.TransportError as exc:
@@ -323,6 +329,18 @@ class PageReader:
         if cut:
             logger.info("%s is larger than %d bytes; reading only the start", response.url, limit)
         return body
+
+    async def _answer(self, response: httpx.Response) -> bytes:
+        """Reader's JSON envelope, whole: at most `vicaran_max_page_bytes`, else refused."""
+        limit = self.settings.vicaran_max_page_bytes
+        try:
+            return await read_answer(response, limit)
+        except AnswerTooLarge as exc:
+            raise _Failed(
+                f"answer larger than {limit:,} bytes (VICARAN_MAX_PAGE_BYTES), set aside unread"
+            ) from exc
+        except BodyDecodeError as exc:
+            raise _Failed(str(exc)) from exc
 
     async def _parse(self, parser: Any, *args: Any) -> _Page:
         """`parser(*args)` in the parse pool: a worker process, never the event loop. The
@@ -396,6 +414,10 @@ def _jina_error(status: int, body: bytes, retry_after_header: str | None, cap: f
     return _Failed(
         reasons.get(status, f"answered HTTP {status}" + (f": {message}" if message else ""))
     )
+
+
+def _is_json(response: httpx.Response) -> bool:
+    return "json" in response.headers.get("content-type", "").lower()
 
 
 def _decode(body: bytes, charset: str | None) -> str:
