@@ -23,6 +23,7 @@ from tests.support.databases import BACKENDS, records_database
 from vicaran_agent.config import get_settings
 from vicaran_agent.storage import repository as repository_module
 from vicaran_agent.tools import safety
+from vicaran_agent.tools.parsing import close_pools, parse_pool
 from vicaran_agent.tools.querido_diario import clear_city_cache
 from vicaran_agent.tools.ratelimit import RateLimiter
 
@@ -70,6 +71,15 @@ _PREFIXES = (
     "VICARAN_", "TAVILY_", "JINA_", "GOOGLE_", "ADK_", "CALLBACK_", "AGENT_", "FACTCHECK_",
     "SCRIPTED_", "QUERIDO_",
 )  # fmt: skip
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _parsers_started() -> Iterator[None]:
+    """The parse pool's worker processes, started once for the whole run (as `vicaran serve`
+    starts them), so that no test's time limits count their start-up; stopped at its end."""
+    parse_pool().wait_ready(120)
+    yield
+    close_pools()
 
 
 @pytest.fixture(autouse=True)

@@ -43,6 +43,7 @@ from .prompts.orchestrator import (
 from .prompts.render import render_instruction
 from .sub_agents.pipeline import build_pipeline
 from .tools.analyze_source import analyze_source
+from .tools.parsing import parse_pool
 
 APP_NAME = "vicaran_agent"
 _DIGEST_SLOT = "{" + keys.USER_SOURCES_DIGEST + "}"
@@ -130,6 +131,7 @@ def importable_app() -> App:
             name=APP_NAME, root_agent=LlmAgent(name="investigation_orchestrator", model=hint)
         )
     warn_retired_host()
+    parse_pool()  # ADK loads the agent as it starts serving: the parsers start now, not at a page
     return app
 
 

@@ -129,7 +129,11 @@ class Settings(BaseSettings):
     vicaran_max_page_bytes: int = Field(default=3_000_000, gt=0)
     # Characters of one page's text its digest reads (the snapshot keeps the whole page).
     vicaran_digest_page_chars: int = Field(default=30_000, gt=0)
-    vicaran_parse_workers: int = Field(default=2, ge=1)  # threads parsing untrusted pages
+    # Untrusted parsing (pages and documents) in worker processes (tools/workers.py): how many,
+    # each one's address space (and what they may all grow by together), a document's time.
+    vicaran_parse_workers: int = Field(default=3, ge=1)
+    vicaran_parse_memory_mb: int = Field(default=1024, ge=256)
+    vicaran_parse_timeout_seconds: float = Field(default=120.0, gt=0)  # beyond its OCR time
     # A running investigation writes a heartbeat this often; three missed beats (30 s by
     # default) and its process is taken for dead: the run is marked `interrupted`.
     vicaran_heartbeat_seconds: float = Field(default=10.0, gt=0, le=10.0)
@@ -154,7 +158,16 @@ class Settings(BaseSettings):
     # The journalist's documents (parsed locally; passages reach only the configured model).
     vicaran_document_max_bytes: int = Field(default=50_000_000, gt=0)
     vicaran_document_max_pages: int = Field(default=2000, gt=0)
+    # What one document may index (memory and database growth): past it, pages are not read.
+    vicaran_document_max_chars: int = Field(default=10_000_000, gt=0)
+    vicaran_document_max_passages: int = Field(default=15_000, gt=0)
+    vicaran_document_max_unpacked_bytes: int = Field(default=20_000_000, gt=0)  # a DOCX's XML
     vicaran_ocr_languages: str = "por+eng"  # Tesseract languages for pages without a text layer
+    # OCR budgets: one document's, and one investigation's attachments together.
+    vicaran_ocr_document_pages: int = Field(default=100, ge=0)
+    vicaran_ocr_document_seconds: float = Field(default=300.0, gt=0)
+    vicaran_ocr_investigation_pages: int = Field(default=200, ge=0)
+    vicaran_ocr_investigation_seconds: float = Field(default=600.0, gt=0)
     vicaran_document_passages_per_claim: int = Field(default=6, ge=0)
     vicaran_reference_depth: int = Field(default=2, ge=0)
     vicaran_reference_token_budget: int = Field(default=50_000, ge=0)

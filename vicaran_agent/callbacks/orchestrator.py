@@ -451,6 +451,7 @@ async def _documents_this_turn(
             callback_context.save_artifact,
             read_artifact=artifact_reader(callback_context),
             owner=reader,
+            earlier=known.attachments,
         )
         attached = _sent_again(attached, taken) + taken
     for record in attached:
@@ -488,6 +489,7 @@ async def _documents_before_the_brief(
         callback_context.save_artifact,
         read_artifact=artifact_reader(callback_context),
         owner=Reader(callback_context.user_id, investigation_id),
+        earlier=known.attachments,
     )
     cut = _with_cut_off([], list(cut_off), language)
     known.attachments = _sent_again(known.attachments, taken) + taken + cut

@@ -22,9 +22,10 @@ from pydantic import BaseModel, Field
 from ..config import get_settings
 from ..formatting import data_block, one_line
 from ..sanitize import clean
+from . import pool
 from .artifacts import ReadArtifact, artifact_name, is_reference, reference_target, refused_size
 from .model import DocumentError, DocumentInfo, DocumentReliability
-from .parse import parse_bytes
+from .ocr import OcrLedger
 from .store import DocumentStore, Reader, get_document_store
 
 logger = logging.getLogger(__name__)
@@ -148,6 +149,8 @@ class AttachedFile(BaseModel):
     reason: str = ""  # why it could not be taken in
     document_id: str = ""
     artifact: str = ""  # the ADK artifact's name, when it was saved as one
+    ocr_pages: int = 0  # what reading it took of the investigation's OCR budget
+    ocr_seconds: float = 0.0
 
     @property
     def taken_in(self) -> bool:
@@ -163,12 +166,24 @@ async def take_in(
     save_artifact: SaveArtifact | None,
     read_artifact: ReadArtifact | None = None,
     owner: Reader | None = None,
+    earlier: Iterable[AttachedFile] = (),
 ) -> list[AttachedFile]:
     """Parse and index each attachment into `owner`'s collection (a stored one read back with
     `read_artifact`, one still inline saved with `save_artifact`); one that fails is recorded
-    with the reason."""
+    with the reason.
+
+    The files are read at the same time in the parse pool (and indexed one at a time), their
+    OCR within one budget for the investigation, less what its `earlier` files took.
+    """
     settings = get_settings()
-    taken = []
+    before = list(earlier)
+    ledger = OcrLedger.of(
+        settings,
+        sum(a.ocr_pages for a in before),
+        sum(a.ocr_seconds for a in before),
+    )
+    taken: list[AttachedFile] = []
+    reading: list[tuple[AttachedFile, Attachment, bytes]] = []
     for attachment in attachments:
         stored = attachment.uri is not None
         read = await read_artifact(attachment) if stored and read_artifact is not None else None
@@ -200,23 +215,44 @@ async def take_in(
                 record.artifact = artifact_name(attachment.file_name)
             except Exception:  # no artifact service: the document is still indexed
                 logger.warning("could not save %s as an artifact", record.file_name, exc_info=True)
+        reading.append((record, attachment, data))
+    indexing = asyncio.Lock()  # one write at a time: files of one collection
+    await asyncio.gather(
+        *(_read_and_index(r, a, d, collection, owner, ledger, indexing) for r, a, d in reading)
+    )
+    return taken
+
+
+async def _read_and_index(
+    record: AttachedFile,
+    attachment: Attachment,
+    data: bytes,
+    collection: str,
+    owner: Reader | None,
+    ledger: OcrLedger,
+    indexing: asyncio.Lock,
+) -> None:
+    """One attachment parsed in the pool and indexed; what failed is said in `record`."""
+    reading = pool.submit(data, attachment.file_name, mime=attachment.mime or None, ledger=ledger)
+    try:
         try:
-            parsed = await asyncio.to_thread(
-                parse_bytes, data, attachment.file_name, mime=attachment.mime or None
-            )
+            parsed = await reading.parsed()
+        finally:
+            record.ocr_pages = reading.budget.pages_read
+            record.ocr_seconds = round(reading.budget.seconds_used, 3)
+        async with indexing:
             outcome = await asyncio.to_thread(
                 document_store().add, parsed, collection, ATTACHMENT_RELIABILITY, owner=owner
             )
-        except DocumentError as error:
-            record.status, record.reason = "unreadable", _reason(str(error), record.file_name)
-            continue
-        except Exception as error:  # the store being down costs this file, not the plan
-            logger.warning("could not add %s to %s", record.file_name, collection, exc_info=True)
-            record.status = "unreadable"
-            record.reason = f"the document store failed ({type(error).__name__}: {error})"
-            continue
-        record.status, record.document_id = outcome.status, outcome.document.document_id
-    return taken
+    except DocumentError as error:
+        record.status, record.reason = "unreadable", _reason(str(error), record.file_name)
+        return
+    except Exception as error:  # the store being down costs this file, not the plan
+        logger.warning("could not add %s to %s", record.file_name, collection, exc_info=True)
+        record.status = "unreadable"
+        record.reason = f"the document store failed ({type(error).__name__}: {error})"
+        return
+    record.status, record.document_id = outcome.status, outcome.document.document_id
 
 
 def _reason(error: str, file_name: str) -> str:
