@@ -1,4 +1,5 @@
-"""A test's flush drains the outbox: rows another deliverer holds are waited for, not skipped."""
+"""Leases and backoff run on the deliverer's clock; a test's flush drains the outbox (rows
+another deliverer holds are waited for, not skipped)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from tests.fakes.newsroom import FakeNewsroom
 from tests.support.clock import FakeClock
 from tests.support.outbox import drain, leased
 from vicaran_agent import delivery
+from vicaran_agent.clock import utc
 from vicaran_agent.config import get_settings
 from vicaran_agent.delivery import Deliverer
 from vicaran_agent.storage import Repository, get_repository
@@ -105,3 +107,43 @@ async def test_a_flush_first_stops_this_loops_background_deliverer(env):
             clock.advance(1.0)
     assert newsroom.types()[-2:] == ["SOURCE_FOUND", "CLAIM_EXTRACTED"]
     assert repository.outbox_summary()["counts"] == {"pending": 0, "delivered": 2, "failed": 0}
+
+
+async def test_a_dead_deliverers_lease_runs_out_by_the_clock(env, tmp_path):
+    repository = Repository(f"sqlite:///{tmp_path / 'records.db'}")
+    try:
+        queue_a_source_and_its_claim(repository)
+        clock = FakeClock(wall=utcnow().timestamp() + 3600)  # its own time, not the machine's
+        with FakeNewsroom() as newsroom:
+            env.set(CALLBACK_API_URL=newsroom.url + "/api/agent-callback", AGENT_SECRET="s")
+            dead = Deliverer(repository=repository, clock=clock)
+            (held,) = repository.outbox_claim(dead.owner, None, dead.lease_seconds, at=utc(clock))
+            # ... and its process dies before sending: the rows wait for its lease
+            live = Deliverer(repository=repository, clock=clock)
+            clock.advance(dead.lease_seconds - 1)
+            assert await live.deliver_due() == 0 and newsroom.types() == []
+            clock.advance(1)
+            assert await live.deliver_due() == 2
+        assert newsroom.types() == ["SOURCE_FOUND", "CLAIM_EXTRACTED"]
+        assert held.type == "SOURCE_FOUND"
+    finally:
+        repository.close()
+
+
+async def test_a_failed_send_is_due_again_after_its_backoff_by_the_clock(env, tmp_path):
+    repository = Repository(f"sqlite:///{tmp_path / 'records.db'}")
+    try:
+        queue_a_source_and_its_claim(repository)
+        clock = FakeClock(wall=utcnow().timestamp() + 3600)  # its own time, not the machine's
+        env.set(CALLBACK_API_URL="http://127.0.0.1:9/api/agent-callback", AGENT_SECRET="s")
+        deliverer = Deliverer(repository=repository, backoff_base=4.0, clock=clock)
+        assert await deliverer.deliver_due() == 0  # the server is down: one attempt
+        assert repository.outbox_summary()["retrying"][0]["attempts"] == 1
+        clock.advance(1.9)  # the backoff of a first retry: 2 to 4 s (jittered)
+        assert await deliverer.deliver_due() == 0
+        assert repository.outbox_summary()["retrying"][0]["attempts"] == 1  # not due yet
+        clock.advance(2.1)
+        assert await deliverer.deliver_due() == 0
+        assert repository.outbox_summary()["retrying"][0]["attempts"] == 2  # due, tried again
+    finally:
+        repository.close()
