@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import time
+import threading
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -903,14 +903,26 @@ async def test_idempotency_key_too_long_is_400(client: httpx.AsyncClient) -> Non
 async def test_racing_identical_requests_create_one_record(
     client: httpx.AsyncClient, repo: Repository, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    investigation_id = await started(client)
-    save_claims = repo.save_claims
+    from vicaran_agent.server import callback_api
 
-    def slow_save_claims(*args: Any, **kwargs: Any) -> dict[str, str]:
-        time.sleep(0.3)  # both requests are in flight while the first one writes
+    investigation_id = await started(client)
+    save_claims, claim_key = repo.save_claims, callback_api._claim_key
+    requests: set[asyncio.Task[Any] | None] = set()
+    all_in = threading.Event()
+
+    async def counted_claim_key(*args: Any) -> Any:
+        requests.add(asyncio.current_task())
+        if len(requests) == 3:
+            all_in.set()
+        return await claim_key(*args)
+
+    def held_save_claims(*args: Any, **kwargs: Any) -> dict[str, str]:
+        # the first one writes only once the other two are in flight, asking for its key
+        assert all_in.wait(30), "the other requests never came"
         return save_claims(*args, **kwargs)
 
-    monkeypatch.setattr(repo, "save_claims", slow_save_claims)
+    monkeypatch.setattr(callback_api, "_claim_key", counted_claim_key)
+    monkeypatch.setattr(repo, "save_claims", held_save_claims)
     data = {"claim_text": "Raced.", "source_ids": []}
     responses = await asyncio.gather(
         *(send(client, "CLAIM_EXTRACTED", investigation_id, data, key="race") for _ in range(3))

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from tests.support import scripted_model
@@ -105,9 +103,8 @@ async def test_a_rate_limited_search_is_retried_and_succeeds(env):
 async def test_search_that_never_answers_times_out(env):
     env.services.tavily.fail("hang")
     env.set(VICARAN_SEARCH_TIMEOUT_SECONDS="0.5", VICARAN_GATHER_TIMEOUT_SECONDS="2")
-    started = time.monotonic()
     _, texts, state = await investigate(f"{BRIEF} {USER_URL}")
-    assert time.monotonic() - started < 20
+    assert env.services.tavily.wait_active(1)  # the run ended while the searches still hung
     assert state[keys.INVESTIGATION_STATUS] == "partial"
     assert (
         "timed out" in state[keys.PARTIAL_REASON] or "did not answer" in state[keys.PARTIAL_REASON]
@@ -119,9 +116,8 @@ async def test_unreadable_pages_are_reported_and_left_out(env):
     env.services.jina.fail(RIVERTON[0].url, "captcha")
     env.services.jina.fail(RIVERTON[1].url, 451)
     env.services.jina.fail(RIVERTON[4].url, "hang")
-    started = time.monotonic()
     _, texts, state = await investigate()
-    assert time.monotonic() - started < 30
+    assert env.services.jina.wait_active(1)  # the run ended while that page still hung
     unreadable = [s for s in state[keys.SOURCE_RECORDS] if not s["is_reachable"]]
     assert len(unreadable) == 3
     assert all(s["unreachable_reason"] for s in unreadable)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import time
 
 from tests.support import scripted_model
 from tests.support.conversation import Conversation
@@ -124,12 +123,11 @@ async def test_urls_in_the_brief_are_read_with_a_count_limit_and_time_limits(env
     env.set(VICARAN_MAX_USER_URLS="2", VICARAN_USER_SOURCE_TIMEOUT_SECONDS="1")
     env.services.jina.fail(RIVERTON[1].url, "hang")
     conversation = Conversation()
-    started = time.monotonic()
     events = await conversation.send(
         f"Did Acme pollute Riverton? See {RIVERTON[1].url} and {RIVERTON[2].url}, "
         f"also {RIVERTON[0].url}."
     )
-    assert time.monotonic() - started < 10
+    assert env.services.jina.wait_active(1)  # the plan came while that page still hung
     calls = [c for e in events for c in e.get_function_calls() if c.name == "analyze_source"]
     assert [c.args["url"] for c in calls] == [RIVERTON[1].url, RIVERTON[2].url]
     plan = conversation.texts(events)[-1]

@@ -257,14 +257,12 @@ async def test_hang_times_out_and_server_stops_promptly() -> None:
     fake = FakeTavily(RESULTS).start()
     fake.fail("hang")
     client = tavily.AsyncTavilyClient(api_key="tvly-test", api_base_url=fake.url)
-    started = time.monotonic()
-    with pytest.raises(TavilyTimeoutError):
+    with pytest.raises(TavilyTimeoutError):  # cut by the client's timeout
         await client.search("q", timeout=0.3)
-    assert time.monotonic() - started < 10  # cut by the timeout, not left hanging
     await client.close()
-    started = time.monotonic()
+    assert fake.wait_active(1)  # still hanging on the server's side ...
     fake.stop()
-    assert time.monotonic() - started < 10  # cut by the timeout, not left hanging
+    assert fake.wait_idle(timeout=5)  # ... until the server stops
 
 
 async def test_latency_and_peak_concurrency() -> None:
@@ -429,10 +427,9 @@ def test_jina_garbage_and_hang(reader: FakeJinaReader) -> None:
     resp = httpx.get(f"{reader.url}/https://example.com/")
     assert resp.status_code == 200 and "\x00" in resp.text
     reader.fail("https://example.com/", "hang")
-    started = time.monotonic()
-    with pytest.raises(httpx.ReadTimeout):
+    with pytest.raises(httpx.ReadTimeout):  # cut by the client's timeout
         httpx.get(f"{reader.url}/https://example.com/", timeout=0.3)
-    assert time.monotonic() - started < 10  # cut by the timeout, not left hanging
+    assert reader.wait_active(1)  # the fake still hangs
 
 
 def test_text_representation_rules() -> None:
@@ -547,9 +544,9 @@ def test_web_hang_and_prompt_stop() -> None:
     url = web.add_hang("/slow")
     with pytest.raises(httpx.ReadTimeout):
         httpx.get(url, timeout=0.3)
-    started = time.monotonic()
+    assert web.wait_active(1)  # still hanging on the server's side ...
     web.stop()
-    assert time.monotonic() - started < 10  # cut by the timeout, not left hanging
+    assert web.wait_idle(timeout=5)  # ... until the server stops
 
 
 def test_log_records_json_body_and_headers(fake_tavily: FakeTavily) -> None:

@@ -179,6 +179,11 @@ class FakeServer:
         with self._idle:
             return self._idle.wait_for(lambda: self._active == 0, timeout)
 
+    def wait_active(self, count: int, timeout: float = 10.0) -> bool:
+        """Wait until at least `count` requests are being served; False after `timeout`."""
+        with self._idle:
+            return self._idle.wait_for(lambda: self._active >= count, timeout)
+
     def reset_log(self) -> None:
         with self._lock:
             self._log.clear()
@@ -214,6 +219,7 @@ class FakeServer:
             self._active += 1
             self._holding += 1
             self._peak = max(self._peak, self._holding)
+            self._idle.notify_all()
 
     def _answered(self, request: RecordedRequest) -> None:
         """The answer is ready (its first byte not yet sent): the client may already act on it,
