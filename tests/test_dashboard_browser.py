@@ -10,7 +10,6 @@ import os
 import socket
 import tempfile
 import threading
-import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +19,7 @@ import pytest
 import uvicorn
 from fastapi import FastAPI, Request, Response
 
+from tests.support import wait
 from tests.support.store import fresh_repository
 from tests.test_dashboard import SUMMARY, XSS, add_findings, source, start
 from vicaran_agent.config import get_settings
@@ -34,10 +34,33 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 POLL_SECONDS = 3
-WAIT_SECONDS = 6  # two polling intervals
+WAIT_SECONDS = 30  # for the page to fetch and render: polls come when the test moves the clock
 IMG_XSS = "<img src=x onerror=alert(2)>"
 WIDE = 1400  # a laptop-sized window: the list table must fit it
 NARROW = 420  # a phone
+# The page's timers run on a clock the test moves (`_advance`), installed before its scripts:
+# a poll comes when the test says, and "no poll is scheduled" is a fact, not a wait.
+PAGE_CLOCK = """
+(() => {
+  let now = 0, last = 0;
+  const timers = new Map();
+  const later = window.setTimeout.bind(window);
+  window.setTimeout = (fn, delay, ...args) => {
+    timers.set(++last, { at: now + Math.max(0, Number(delay) || 0), fn, args });
+    return last;
+  };
+  window.clearTimeout = (id) => { timers.delete(id); };
+  window.vicaranClock = {
+    pending: () => [...timers.values()].map((t) => t.at - now).sort((a, b) => a - b),
+    advance: (ms) => {
+      now += ms;
+      const due = [...timers].filter(([, t]) => t.at <= now).sort((a, b) => a[1].at - b[1].at);
+      for (const [id, t] of due) { timers.delete(id); later(() => t.fn(...t.args), 0); }
+      return due.length;
+    },
+  };
+})();
+"""
 CHROME_ARGS = (
     "--headless=new",
     "--no-sandbox",
@@ -106,10 +129,8 @@ def server(repo: Repository) -> Iterator[LiveServer]:
     uvicorn_server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
     thread = threading.Thread(target=uvicorn_server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 10
-    while not uvicorn_server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
+    wait.until_sync(lambda: uvicorn_server.started or not thread.is_alive(), "uvicorn to start")
+    assert uvicorn_server.started, "uvicorn did not start"
     yield live
     uvicorn_server.should_exit = True
     thread.join(timeout=10)
@@ -136,6 +157,7 @@ def browser(monkeypatch: pytest.MonkeyPatch) -> Iterator[WebDriver]:
         options.add_argument(f"--user-data-dir={profile}")
         service = webdriver.ChromeService(executable_path=str(CHROMEDRIVER))
         driver = webdriver.Chrome(service=service, options=options)
+        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": PAGE_CLOCK})
         try:
             yield driver
         finally:
@@ -178,6 +200,25 @@ def _wait(driver: WebDriver, condition: Callable[[WebDriver], Any], what: str) -
         poll_frequency=0.1,
         ignored_exceptions=(StaleElementReferenceException,),
     ).until(condition, message=what)
+
+
+def _scheduled(driver: WebDriver) -> list[float]:
+    """Seconds from now of every timer the page has set (its polls), soonest first."""
+    return [ms / 1000 for ms in driver.execute_script("return window.vicaranClock.pending()")]
+
+
+def _advance(driver: WebDriver, seconds: float) -> int:
+    """Move the page's clock; returns how many of its timers came due (and run)."""
+    return int(
+        driver.execute_script("return window.vicaranClock.advance(arguments[0])", seconds * 1000)
+    )
+
+
+def _poll(driver: WebDriver) -> None:
+    """One polling interval passes: the page's next poll (scheduled once the previous one has
+    been answered) runs."""
+    _wait(driver, lambda d: _scheduled(d) == [POLL_SECONDS], "a poll to be scheduled")
+    assert _advance(driver, POLL_SECONDS) == 1
 
 
 def _open_tab(driver: WebDriver, key: str) -> None:
@@ -257,7 +298,8 @@ def test_live_dashboard(repo: Repository, server: LiveServer, browser: WebDriver
     assert _text(browser, "#inv-live") == "Live: refreshing every 3 s"
     _open_tab(browser, "sources")
 
-    # A new source appears within the polling interval, without a reload.
+    # A new source appears at the next poll, without a reload.
+    assert _scheduled(browser) == [POLL_SECONDS]
     browser.execute_script("window.vicaranNoReload = true;")
     second = source(
         2,
@@ -268,6 +310,7 @@ def test_live_dashboard(repo: Repository, server: LiveServer, browser: WebDriver
         publisher="example.com",
     )
     repo.save_sources(iid, [second])
+    _poll(browser)
     _wait(
         browser,
         lambda d: len(d.find_elements(By.CSS_SELECTOR, "#sources li.card")) == 2,
@@ -308,9 +351,9 @@ def test_live_dashboard(repo: Repository, server: LiveServer, browser: WebDriver
 
     # Completion: shown in place, the selected tab kept, and polling stops.
     repo.finish_investigation(iid, "completed", summary=SUMMARY)
+    _poll(browser)
     _wait(browser, lambda d: _text(d, "#inv-status") == "Completed", "the final status")
     calls_at_completion = server.api_calls(iid)
-    stopped_at = time.monotonic()
     assert browser.find_element(By.ID, "tab-bias").get_attribute("aria-selected") == "true"
     assert browser.find_element(By.ID, "bias").is_displayed()
     assert _text(browser, "#inv-live") == ""
@@ -329,8 +372,9 @@ def test_live_dashboard(repo: Repository, server: LiveServer, browser: WebDriver
     _open_tab(browser, "bias")
     _screenshot(browser, "dashboard-detail.png")
 
-    time.sleep(max(0.0, stopped_at + 2 * POLL_SECONDS + 1 - time.monotonic()))
-    assert server.api_calls(iid) == calls_at_completion, "polling went on after completion"
+    assert _scheduled(browser) == [], "polling went on after completion"
+    assert _advance(browser, 2 * POLL_SECONDS + 1) == 0
+    assert server.api_calls(iid) == calls_at_completion
     _no_alert(browser)
     errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     assert errors == []
@@ -361,12 +405,14 @@ def test_list_page_refreshes_by_itself_and_fits(
     # The store changes while the page is open: the row follows, without a reload.
     browser.execute_script("window.vicaranNoReload = true;")
     repo.save_sources(running, [source(1)])
+    _poll(browser)
     _wait(
         browser,
         lambda d: _text(d, f'tr[data-id="{running}"] td[data-label="Sources"]') == "1",
         "the new source count",
     )
     repo.finish_investigation(running, "completed", summary=SUMMARY)
+    _poll(browser)
     _wait(browser, lambda d: _status_of(d, running) == "Completed", "the new status")
     assert browser.execute_script("return window.vicaranNoReload === true"), "the page reloaded"
     assert _text(browser, "#list-live") == ""
@@ -377,8 +423,9 @@ def test_list_page_refreshes_by_itself_and_fits(
 
     # Nothing runs any more: the polling stops.
     calls = server.api_calls()
-    time.sleep(2 * POLL_SECONDS + 1)
-    assert server.api_calls() == calls, "the list was polled after every run finished"
+    assert _scheduled(browser) == [], "the list was polled after every run finished"
+    assert _advance(browser, 2 * POLL_SECONDS + 1) == 0
+    assert server.api_calls() == calls
     _assert_no_horizontal_overflow(browser, f"list at {WIDE} px, refreshed")
 
     # A phone: every row is a card, nothing scrolls sideways.
@@ -401,7 +448,8 @@ def test_list_page_without_a_running_investigation_does_not_poll(
     repo.finish_investigation(done, "completed", summary=SUMMARY)
     browser.get(f"{server.url}/investigations")
     _wait(browser, lambda d: d.execute_script("return document.documentElement.className"), "js")
-    time.sleep(POLL_SECONDS + 1)
+    assert _scheduled(browser) == []  # no poll is coming
+    assert _advance(browser, POLL_SECONDS + 1) == 0
     assert server.api_calls() == 0
     assert _text(browser, "#list-live") == ""
 
@@ -428,8 +476,10 @@ def test_quick_investigation_page(repo: Repository, server: LiveServer, browser:
     )
     assert _text(browser, "#timeline .empty") == skipped
     # After a poll the script has rendered every panel itself: the same words.
+    _poll(browser)
     _wait(browser, lambda _d: server.api_calls(iid) >= 1, "a poll")
     repo.finish_investigation(iid, "completed", summary=SUMMARY)
+    _poll(browser)
     _wait(browser, lambda d: _text(d, "#inv-status") == "Completed", "the final status")
     assert _text(browser, "#timeline .empty") == skipped
     _assert_no_horizontal_overflow(browser, "quick detail page")
@@ -498,6 +548,7 @@ def test_documents_and_the_reasoning_log_render_the_same_from_the_script(
     browser.execute_script(
         "for (const b of document.querySelectorAll('[data-body]')) b.firstChild.dataset.served = 1;"
     )
+    _poll(browser)
     _wait(
         browser,
         lambda d: not d.find_elements(By.CSS_SELECTOR, "[data-body='fact-checks'] [data-served]"),
@@ -549,6 +600,7 @@ def test_gazettes_render_the_same_from_the_script(
     browser.execute_script(
         "for (const b of document.querySelectorAll('[data-body]')) b.firstChild.dataset.served = 1;"
     )
+    _poll(browser)
     _wait(
         browser,
         lambda d: not d.find_elements(By.CSS_SELECTOR, "[data-body='sources'] [data-served]"),
@@ -593,6 +645,7 @@ def test_claim_page_links_render_the_same_from_the_script(
     browser.execute_script(
         "for (const b of document.querySelectorAll('[data-body]')) b.firstChild.dataset.served = 1;"
     )
+    _poll(browser)
     _wait(
         browser,
         lambda d: not d.find_elements(By.CSS_SELECTOR, "[data-body='claims'] [data-served]"),
@@ -650,6 +703,7 @@ def test_dates_render_the_same_from_the_script(
     browser.execute_script(
         "for (const b of document.querySelectorAll('[data-body]')) b.firstChild.dataset.served = 1;"
     )
+    _poll(browser)
     _wait(
         browser,
         lambda d: not d.find_elements(By.CSS_SELECTOR, "[data-body='sources'] [data-served]"),
