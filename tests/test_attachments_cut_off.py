@@ -15,7 +15,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,6 +24,7 @@ import pytest
 from google.adk.events import Event
 from google.genai import types
 
+from tests.support import wait
 from tests.support.api_server import APP, ROOT, free_port, run_sse
 from tests.support.conversation import Conversation
 from vicaran_agent import state_keys as keys
@@ -226,11 +226,7 @@ def _answers(base: str, process: subprocess.Popen[bytes]) -> bool:
 
 
 def wait_for(check, failure: str, seconds: float = 120.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not check():
-        if time.monotonic() > deadline:
-            pytest.fail(failure)
-        time.sleep(0.2)
+    wait.until_sync(check, failure, seconds)
 
 
 @pytest.mark.e2e

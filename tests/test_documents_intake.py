@@ -427,16 +427,14 @@ async def test_documents_are_read_while_the_web_pages_are(store, env, monkeypatc
 
     def waiting_best_passages(*args, **kwargs):
         document_started.set()
-        if not web_started.wait(5):
+        if not web_started.wait(30):
             raise TimeoutError("no web page was being read while the document was")
         return best_passages(*args, **kwargs)
 
     async def waiting_analyze(self, *args, **kwargs):
         web_started.set()
-        for _ in range(500):
-            if document_started.is_set():
-                return await analyze(self, *args, **kwargs)
-            await asyncio.sleep(0.01)
+        if await asyncio.to_thread(document_started.wait, 30):
+            return await analyze(self, *args, **kwargs)
         raise TimeoutError("no document was being read while the page was")
 
     monkeypatch.setattr(store, "best_passages", waiting_best_passages)

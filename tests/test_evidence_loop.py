@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import pytest
 
 from tests.fakes.factcheck import claim as review
-from tests.support import scripted_model
+from tests.support import scripted_model, wait
 from vicaran_agent.config import get_settings
 from vicaran_agent.evidence import sufficient
 from vicaran_agent.factcheck.checker import CheckSettings, ClaimChecker
@@ -383,8 +383,9 @@ async def test_a_late_source_joins_the_loop_marked_new(harness):
 
     async def slow_read() -> PageResult:
         # arrives while the first round is being judged, i.e. after the loop started
-        while not scripted_model.calls_for("ClaimAssessment"):  # noqa: ASYNC110 - no event to await
-            await asyncio.sleep(0.001)
+        await wait.until(
+            lambda: scripted_model.calls_for("ClaimAssessment"), "the first round's judgement"
+        )
         return PageResult(url=late, ok=True, title="Slow story", text=f"{SUPPORTING}\n\nMore.")
 
     checker.shared.runtime.late.retry(late, slow_read)

@@ -11,7 +11,6 @@ import logging
 import re
 import socket
 import threading
-import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -25,6 +24,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
+from tests.support import wait
 from vicaran_agent.config import get_settings
 from vicaran_agent.server.access import COOKIE_NAME, RedactTokens, cookie_value, redact
 from vicaran_agent.server.app import build_server
@@ -384,20 +384,18 @@ def test_query_token_never_reaches_the_access_log(
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     try:
-        deadline = time.monotonic() + 10
-        while not server.started:
-            assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-            time.sleep(0.05)
+        wait.until_sync(lambda: server.started or not thread.is_alive(), "uvicorn to start")
+        assert server.started, "uvicorn did not start"
         base = f"http://127.0.0.1:{port}"
         with httpx.Client(base_url=base) as client:
             response = client.get(f"/investigations?x=1&token={TOKEN}")
             assert response.status_code == 303
             assert response.headers["location"] == "/investigations?x=1"
             assert client.get("/api/investigations").status_code == 200  # the cookie works
-        deadline = time.monotonic() + 5
-        while len([r for r in caplog.records if r.name == "uvicorn.access"]) < 2:
-            assert time.monotonic() < deadline, "no access log lines"
-            time.sleep(0.05)
+        wait.until_sync(
+            lambda: len([r for r in caplog.records if r.name == "uvicorn.access"]) >= 2,
+            "no access log lines",
+        )
     finally:
         access.removeHandler(caplog.handler)
         server.should_exit = True

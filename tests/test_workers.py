@@ -7,14 +7,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
 
-from tests.support import hostile
+from tests.support import hostile, wait
 from vicaran_agent.documents.ocr import OcrBudget, OcrLedger, PageNotRead
 from vicaran_agent.tools.workers import DOCUMENT, PAGE, WorkerFailed, WorkerPool
 
@@ -46,11 +45,7 @@ def gone(pid: int) -> bool:
 
 def wait_for(check, guard: float = 60.0) -> None:
     """Until `check()` (polling an event another process makes; `guard` only stops a hang)."""
-    for _ in range(int(guard * 100)):
-        if check():
-            return
-        time.sleep(0.01)
-    raise AssertionError("the event never came")
+    wait.until_sync(check, "the event never came", guard)
 
 
 def test_tasks_run_in_other_processes_and_their_own_errors_come_back(pool):

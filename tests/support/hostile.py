@@ -14,6 +14,7 @@ Each is what issue 20 attacked `vicaran serve` with (nothing here is downloaded)
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -28,6 +29,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from tests.support import wait
 
 PDF_HEADER = b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n"
 
@@ -345,11 +348,14 @@ def hold(folder: str, name: str) -> int:
     """Say it started (`folder/holding-<name>`), wait until `folder/release` exists (60 s at
     most), then give its process id."""
     Path(folder, f"holding-{name}").touch()
-    for _ in range(6000):
-        if Path(folder, "release").exists():
-            break
-        time.sleep(0.01)
+    _released(folder)
     return os.getpid()
+
+
+def _released(folder: str) -> None:
+    """Until the test writes `folder/release` (60 s at most: then it goes on anyway)."""
+    with contextlib.suppress(wait.NotInTime):
+        wait.until_sync(lambda: Path(folder, "release").exists(), "release", 60)
 
 
 def holding(folder: Path) -> list[Path]:
@@ -366,10 +372,7 @@ def grow(folder: str, name: str, mb: int) -> int:
     held = bytearray(mb << 20)
     held[::4096] = b"\x01" * len(range(0, len(held), 4096))  # resident, not just reserved
     Path(folder, f"grown-{name}").touch()
-    for _ in range(6000):
-        if Path(folder, "release").exists():
-            break
-        time.sleep(0.01)
+    _released(folder)
     return len(held)
 
 
