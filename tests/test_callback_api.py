@@ -1605,3 +1605,35 @@ async def test_a_callback_cannot_open_another_investigations_snapshot(client, re
     # the records themselves are kept as sent: only the link to the text is refused
     (source,) = stored(repo, attacker)["sources"]
     assert source["content_sha256"] == sha
+
+
+# --- the newsroom fake answers as this API does ----------------------------------------------
+
+
+async def test_the_newsroom_fake_refuses_what_the_callback_api_refuses(
+    client: httpx.AsyncClient,
+) -> None:
+    """The delivery tests post to FakeNewsroom: it checks the secret first and the record
+    after, with the bodies of the API it stands for (Vicaran's own, docs/callback-api.md)."""
+    from tests.fakes.newsroom import FakeNewsroom
+
+    investigation_id = await started(client)
+    record = {"type": "SOURCE_FOUND", "investigation_id": investigation_id, "data": SOURCE}
+    cases = {
+        "no secret": ({}, record),
+        "a wrong secret": ({"X-Agent-Secret": "other"}, {}),
+        "no type": ({"X-Agent-Secret": SECRET}, {"investigation_id": investigation_id}),
+        "an unknown type": ({"X-Agent-Secret": SECRET}, {**record, "type": "GOSSIP"}),
+        "a record": ({"X-Agent-Secret": SECRET}, record),
+    }
+    with FakeNewsroom(secret=SECRET) as fake:
+        async with httpx.AsyncClient() as http:
+            for case, (headers, body) in cases.items():
+                real = await client.post(CALLBACK_PATH, json=body, headers=headers)
+                faked = await http.post(fake.url + CALLBACK_PATH, json=body, headers=headers)
+                assert faked.status_code == real.status_code, case
+                assert faked.json()["success"] == real.json()["success"], case
+                if real.status_code == 401:
+                    assert faked.json() == real.json(), case
+                if real.status_code == 200:
+                    assert set(faked.json()) == set(real.json()), case

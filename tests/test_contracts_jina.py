@@ -8,9 +8,12 @@ what counts as a date in each, and each error as the reason a journalist reads.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
+import httpx
 import pytest
 
+from tests.fakes.jina import FakeJinaReader, Page
 from tests.support import contracts
 from tests.test_page_reader import make_reader
 from vicaran_agent.tools import page_reader
@@ -97,3 +100,62 @@ async def test_errors_become_reasons(name: str, reason: str, retry: bool) -> Non
     assert (failure.reason, failure.retry) == (reason, retry)
     if name == "rate-limited-429":
         assert failure.retry_after == 7.0  # the recorded Retry-After
+
+
+# --- the fake answers in the recorded shapes -------------------------------------------------
+
+
+def test_the_fake_answers_in_the_recorded_shapes() -> None:
+    """Where the fake and the real Reader differ, the fake changes: compare them here."""
+    content = RECORDED["json"].json()["data"]["content"]
+    pages = {
+        STORY: Page(
+            "Council approves budget",
+            content,
+            published_time="2019-03-05T08:00:00-03:00",
+            description="The council voted 11 to 4.",
+            metadata={"lang": "en", "og:title": "Council approves budget"},
+        ),
+        "https://news.example/plain": Page("Council approves budget", content, last_modified=None),
+        "https://news.example/cached": Page(
+            "Council approves budget",
+            content,
+            last_modified="Fri, 27 Nov 2026 04:00:00 GMT",
+            warning="This is a cached snapshot of the original page, consider retry with caching "
+            "opt-out.",
+        ),
+        "https://news.example/gone": Page(
+            "Page not found",
+            content,
+            warning="Target URL returned error 404: Not Found",
+            last_modified=None,  # the error page's server sent none
+        ),
+    }
+    with FakeJinaReader(pages) as fake:
+
+        def get(target: str, accept: str | None = page_reader.JINA_ACCEPT) -> httpx.Response:
+            headers = {"Accept": accept} if accept else {}
+            return httpx.get(f"{fake.url}/{quote(target, safe='')}", headers=headers)
+
+        answers = {
+            "json": get(STORY),
+            "text": get("https://news.example/plain", None),
+            "text-published-time": get("https://news.example/cached", None),
+            "text-target-error": get("https://news.example/gone", None),
+            "no-content-422": get("https://news.example/unknown"),
+            "blocked-451": get("http://10.0.0.7/"),
+        }
+        fake.fail(STORY, 429, times=1, retry_after=7)
+        answers["rate-limited-429"] = get(STORY)
+
+    for name, answer in answers.items():
+        recorded = RECORDED[name]
+        assert answer.status_code == recorded.status, name
+        assert answer.headers["content-type"] == recorded.header("content-type"), name
+        if name.startswith("text"):
+            assert contracts.fields(answer.text) == contracts.fields(recorded.body.decode()), name
+            assert int(answer.headers["x-usage-tokens"]) > 0
+        else:
+            maps = ("metadata", "external")  # a page's own tags and links
+            assert contracts.shape(answer.json(), maps) == contracts.shape(recorded.json(), maps)
+    assert answers["rate-limited-429"].headers["retry-after"] == "7"

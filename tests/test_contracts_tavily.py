@@ -7,10 +7,13 @@ error becomes the one-line failure a journalist can act on.
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
+import httpx
 import pytest
 
+from tests.fakes.tavily import FakeTavily
 from tests.support import contracts
 from vicaran_agent.config import Settings
 from vicaran_agent.i18n import Phrase
@@ -103,3 +106,43 @@ async def test_a_spent_plan_names_the_credit_limit() -> None:
         sent = len(server.requests)
     assert outcome.failures == [Phrase("tavily_credits")]
     assert sent == 1
+
+
+# --- the fake answers in the recorded shapes -------------------------------------------------
+
+
+def test_the_fake_answers_in_the_recorded_shapes() -> None:
+    """Where the fake and the real API differ, the fake changes: compare them here."""
+    results = RECORDED["search-news"].json()["results"]  # dated: only a news search shows it
+    usage = {r.name: r for r in contracts.every("tavily-usage")}
+    with FakeTavily(results, key_limit=3, today=date(2025, 12, 2)) as fake:
+        key = {"Authorization": "Bearer tvly-test"}
+        wrong = {"Authorization": "Bearer tvly-wrong"}
+        url = f"{fake.url}/search"
+        answers = {
+            "search-general": httpx.post(url, json={"query": "q", "max_results": 2}, headers=key),
+            "search-news": httpx.post(
+                url, json={"query": "q", "topic": "news", "days": 3650}, headers=key
+            ),
+            "error-401": httpx.post(url, json={"query": "q"}, headers=wrong),
+        }
+        fake.fail(429, times=1, retry_after=7)
+        answers["error-429"] = httpx.post(url, json={"query": "q"}, headers=key)
+        httpx.post(url, json={"query": "q"}, headers=key)  # the key's third credit: spent
+        answers["error-432"] = httpx.post(url, json={"query": "q"}, headers=key)
+        usage_answers = {
+            "spent": httpx.get(f"{fake.url}/usage", headers=key),
+            "refused": httpx.get(f"{fake.url}/usage", headers=wrong),
+        }
+
+    for name, answer in answers.items():
+        recorded = RECORDED[name]
+        assert answer.status_code == recorded.status, name
+        assert answer.headers["content-type"] == recorded.header("content-type"), name
+        assert contracts.shape(answer.json()) == contracts.shape(recorded.json()), name
+    assert answers["error-429"].headers["retry-after"] == RECORDED["error-429"].header(
+        "retry-after"
+    )
+    for name, answer in usage_answers.items():
+        assert answer.status_code == usage[name].status, name
+        assert contracts.shape(answer.json()) == contracts.shape(usage[name].json()), name

@@ -433,22 +433,6 @@ def test_an_error_text_that_repeats_a_secret_is_shown_masked(env):
     assert detail == "bad key tvly…CRET"
 
 
-def test_the_newsroom_fake_checks_the_secret_before_the_record():
-    import httpx
-
-    record = {"type": "SOURCE_FOUND", "investigation_id": "x", "data": {}}
-    with FakeNewsroom(secret=SECRET) as server:
-        url = server.url + "/api/agent-callback"
-        missing = httpx.post(url, json=record)
-        wrong = httpx.post(url, json={}, headers={"X-Agent-Secret": "other"})
-        empty = httpx.post(url, json={}, headers={"X-Agent-Secret": SECRET})
-        good = httpx.post(url, json=record, headers={"X-Agent-Secret": SECRET})
-    assert missing.status_code == wrong.status_code == 401
-    assert wrong.json() == {"success": False, "error": "Unauthorized"}
-    assert empty.status_code == 400 and empty.json()["success"] is False
-    assert good.status_code == 200 and good.json()["source_id"]
-
-
 def test_the_services_doc_covers_every_line_doctor_prints():
     """docs/services.md: a section per service, with every setting a doctor line names."""
     import re

@@ -38,6 +38,7 @@ import ipaddress
 import json
 import time
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from email.utils import formatdate
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -475,6 +476,7 @@ def _error(
     headers: dict[str, str] = {}
     body: dict[str, Any] = {
         "data": None,
+        **({"path": "url"} if code == 451 else {}),  # assertNormalizedUrl's error detail
         "code": code,
         "name": name,
         "status": status or default_status,
@@ -483,8 +485,10 @@ def _error(
     }
     if code == 429:
         headers["Retry-After"] = retry_after
-        if retry_after.isdigit():
+        if retry_after.isdigit():  # the recorded 429 gives both
             body["retryAfter"] = int(retry_after)
+            ends = datetime.now(UTC) + timedelta(seconds=int(retry_after))
+            body["retryAfterDate"] = ends.isoformat(timespec="milliseconds").replace("+00:00", "Z")
         else:
             body["retryAfterDate"] = retry_after
     if _accepts(accept, "application/json"):

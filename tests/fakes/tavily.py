@@ -199,7 +199,7 @@ class FakeTavily(FakeServer):
                     "plan_usage": used,
                     "plan_limit": self.plan_limit,
                     "paygo_usage": 0,
-                    "paygo_limit": None,
+                    "paygo_limit": 0,  # no pay-as-you-go budget (as a spent plan shows it)
                 },
             },
         )

@@ -17,6 +17,7 @@ the recorded file), so a client that only understands its fake fails here.
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -94,3 +95,32 @@ def serve(recorded: Recorded) -> ContractServer:
     server = ContractServer(recorded)
     server.start()
     return server
+
+
+def shape(value: Any, maps: Collection[str] = ()) -> Any:
+    """The structure of a JSON value, to compare a fake's answer with a recorded one: objects
+    as {key: shape}, lists as [the shapes of their items, each once], scalars by JSON type.
+    The objects under a key in `maps` hold data, not fields (a page's meta tags): "object"."""
+    if isinstance(value, dict):
+        return {k: "object" if k in maps else shape(v, maps) for k, v in value.items()}
+    if isinstance(value, list):
+        shapes: list[Any] = []
+        for item in value:
+            if shape(item, maps) not in shapes:
+                shapes.append(shape(item, maps))
+        return shapes
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    return "string"
+
+
+def fields(text: str) -> list[str]:
+    """The names of a Jina Reader text answer's lines before its content (`Title`, `URL Source`,
+    ... `Markdown Content`), in order."""
+    head, marker, _ = text.partition("Markdown Content:")
+    names = [line.split(":", 1)[0] for line in head.splitlines() if line.strip()]
+    return [*names, "Markdown Content"] if marker else names
