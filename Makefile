@@ -5,7 +5,7 @@ API_PORT ?= 8001
 UV := $(shell command -v uv 2>/dev/null || echo "python3 -m uv")
 STAMP := .venv/.vicaran-installed
 
-.PHONY: install run web api test test-live bench lint format clean
+.PHONY: install run web api test test-stress test-live bench lint format clean
 
 install: $(STAMP) .env
 
@@ -29,8 +29,14 @@ web: install
 api: install
 	$(UV) run adk api_server --host $(HOST) --port $(API_PORT) vicaran_agent
 
+PYTEST := $(UV) run pytest -m "not live" -n auto --durations=20
+
 test: $(STAMP)
-	$(UV) run pytest -m "not live" -n auto --durations=20
+	$(PYTEST)
+
+# The same suite beside two CPU-burning processes (scripts/burn.py stops them when it ends).
+test-stress: $(STAMP)
+	$(UV) run python scripts/burn.py --burners 2 -- $(PYTEST)
 
 test-live: $(STAMP)
 	$(UV) run pytest -m live -p no:cacheprovider
