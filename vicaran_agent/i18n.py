@@ -928,6 +928,19 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
         "⚠️ **This investigation is partial.** {reason}",
         "⚠️ **Esta investigação está incompleta.** {reason}",
     ),
+    # an interrupted run, as the newsroom's callback API receives it (INVESTIGATION_PARTIAL)
+    "interrupted_reason": (
+        "Interrupted: the process running this investigation stopped before it finished; "
+        "run it again (same investigation id) to continue.",
+        "Interrompida: o processo que executava esta investigação parou antes do fim; "
+        "execute-a de novo (mesmo id de investigação) para continuar.",
+    ),
+    "interrupted_summary": (
+        "Interrupted before its report was written. Saved so far: sources {sources}, "
+        "claims {claims}, fact-checks {checks}.",
+        "Interrompida antes do relatório. Salvo até aqui: fontes {sources}, alegações {claims}, "
+        "checagens {checks}.",
+    ),
     "dashboard_timeline_skipped": (
         "Skipped in Quick Search: the timeline is built only in a Detailed Inquiry.",
         "Etapa pulada na Busca Rápida: a linha do tempo só é montada na Investigação Detalhada.",

@@ -95,7 +95,8 @@ class InvestigationPipeline(SequentialAgent):
             return
         reason = "The run was interrupted before it finished; start it again to continue."
         try:
-            await asyncio.to_thread(repository().mark_interrupted, [investigation_id], reason)
+            with queue_for_callback(get_settings().callback_enabled):
+                await asyncio.to_thread(repository().mark_interrupted, [investigation_id], reason)
         except Exception:
             logger.exception("could not record the interruption of %s", investigation_id)
 
