@@ -1065,6 +1065,21 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
     "step_claims": ("Extracting claims", "Extraindo alegações"),
     "step_checks": ("Checking claims", "Checando alegações"),
     "step_report": ("Writing the report", "Escrevendo o relatório"),
+    # a pipeline stage by name, and one that raised (it fails soft: the run goes on without it)
+    "stage_source_finder": ("source search", "busca de fontes"),
+    "stage_claim_extractor": ("claim extraction", "extração de alegações"),
+    "stage_fact_checker": ("fact-checking", "checagem"),
+    "stage_bias_analyzer": ("bias analysis", "análise de viés"),
+    "stage_timeline_builder": ("timeline", "linha do tempo"),
+    "stage_summary_writer": ("report", "relatório"),
+    "stage_crashed": (
+        "The {stage} stage ({name}) failed: {error}",
+        "A etapa de {stage} ({name}) falhou: {error}",
+    ),
+    "stage_crashed_line": (
+        "⚠️ The {stage} stage failed ({error}); the investigation goes on without it.",
+        "⚠️ A etapa de {stage} falhou ({error}); a investigação segue sem ela.",
+    ),
     "status_completed": ("Completed", "Concluída"),
     "status_partial": ("Partial", "Incompleta"),
     "status_failed": ("Failed", "Falhou"),
