@@ -110,10 +110,22 @@ def test_the_seed_receiver_refuses_what_its_zod_schemas_refuse(newsroom):
 # --- what Vicaran sends ---------------------------------------------------------------------
 
 
-async def test_a_partial_run_with_bias_above_five_is_accepted_whole(env, newsroom):
+ALL_TYPES = [
+    "INVESTIGATION_STARTED",
+    "SOURCE_FOUND",
+    "CLAIM_EXTRACTED",
+    "FACT_CHECKED",
+    "BIAS_ANALYZED",
+    "TIMELINE_EVENT",
+    "INVESTIGATION_PARTIAL",
+]
+
+
+@pytest.mark.parametrize("mode", ["Quick Search", "Detailed Inquiry"])
+async def test_a_partial_run_with_bias_above_five_is_accepted_whole(env, newsroom, mode):
     env.set(VICARAN_FAST_MODEL="scripted/one-sided")
     env.services.tavily.fail(500)  # the search fails: the journalist's page carries a partial run
-    state = await investigate(f"Quick Search. {BRIEF} {USER_URL}")
+    state = await investigate(f"{mode}. {BRIEF} {USER_URL}")
     assert state[keys.INVESTIGATION_STATUS] == "partial"
     record = get_repository(get_settings().database_url).get_investigation(
         state[keys.INVESTIGATION_ID]
@@ -122,6 +134,8 @@ async def test_a_partial_run_with_bias_above_five_is_accepted_whole(env, newsroo
     await drain()
     assert newsroom.refused == []
     assert outbox_summary()["counts"]["failed"] == 0
+    expected = [t for t in ALL_TYPES if mode.startswith("Detailed") or t != "TIMELINE_EVENT"]
+    assert sorted(set(newsroom.types())) == sorted(expected)
     (final,) = newsroom.records("INVESTIGATION_PARTIAL")
     assert final["overall_bias_score"] == round(record["overall_bias_score"] / 2, 2)
     assert final["bias_scale"] == 5

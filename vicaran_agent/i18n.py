@@ -615,9 +615,10 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
         '🔍 [PROGRESS] Verifying claim {i}/{n}: "{claim}"',
         '🔍 [PROGRESS] Verificando alegação {i}/{n}: "{claim}"',
     ),
+    # names its claim: claims are checked concurrently, and their lines come as each finishes
     "verdict_line": (
-        "{emoji} **{label}** - {reason}\n   Confidence: {confidence}%",
-        "{emoji} **{label}** - {reason}\n   Confiança: {confidence}%",
+        '{emoji} **{label}** — claim {i}/{n} ("{claim}"): {reason}\n   Confidence: {confidence}%',
+        '{emoji} **{label}** — alegação {i}/{n} ("{claim}"): {reason}\n   Confiança: {confidence}%',
     ),
     "claim_failed": (
         "⚠️ Claim {i}/{n} could not be checked: {reason}",
