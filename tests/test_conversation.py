@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
+from tests.support import scripted_model
 from tests.support.conversation import Conversation
 from tests.support.corpus import RIVERTON
 from vicaran_agent import state_keys as keys
@@ -73,6 +76,67 @@ async def test_a_question_about_the_report_still_reaches_the_model(env):
     reply = conversation.texts(events)[-1]
     assert "new session" not in reply.lower()
     assert MARKER not in reply
+
+
+# --- while planning ----------------------------------------------------------------------------
+
+
+def orchestrator_calls() -> int:
+    return len(scripted_model.calls_for("orchestrator"))
+
+
+@pytest.mark.parametrize(
+    ("brief", "other", "said"),
+    [
+        (
+            BRIEF,
+            "Did the Governor of Texas misuse hurricane relief funds in Houston?",
+            "new session",
+        ),
+        (
+            "Investigue se a Acme Chemicals poluiu a água de Riverton em 2024.",
+            "Quero investigar as contas da Prefeitura de Maceió com merenda escolar.",
+            "nova sessão",
+        ),
+    ],
+)
+async def test_a_different_topic_while_planning_is_answered_by_code_not_planned(
+    env, brief, other, said
+):
+    """Seed 001: one investigation, one topic - code says so, the plan on screen stays."""
+    conversation = Conversation()
+    await conversation.send(brief)
+    plan = (await conversation.state())[keys.INVESTIGATION_PLAN]
+    asked = orchestrator_calls()
+    events = await conversation.send(other)
+    reply = conversation.texts(events)[-1]
+    assert said in reply.lower(), reply
+    assert MARKER not in reply and not transfers(events)
+    assert orchestrator_calls() == asked  # no model call: no new plan can come of it
+    assert not any(c.name == "analyze_source" for e in events for c in e.get_function_calls())
+    state = await conversation.state()
+    assert state[keys.INVESTIGATION_PLAN] == plan  # not re-planned
+    assert state[keys.AWAITING_APPROVAL] is False  # "yes" answers the suggestion, not the plan
+    events = await conversation.send("yes")
+    assert not transfers(events) and not any(e.author == "source_finder" for e in events)
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        "Focus on Acme Chemicals' lead readings at the Riverton plant in the fourth quarter.",
+        "Also include what Mayor Jane Doe said about it.",  # names someone new: an edit still
+        "Look at the 2023 permits of the plant instead, and the Riverton council's votes.",
+    ],
+)
+async def test_an_edited_brief_on_the_same_subject_still_replans(env, edit):
+    conversation = Conversation()
+    await conversation.send(BRIEF)
+    asked = orchestrator_calls()
+    events = await conversation.send(edit)
+    assert orchestrator_calls() > asked  # the model was asked, as for any change to the plan
+    reply = conversation.texts(events)[-1]
+    assert "new session" not in reply.lower()
 
 
 # --- clarifying questions -------------------------------------------------------------------

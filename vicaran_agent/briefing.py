@@ -210,6 +210,8 @@ _STOP = frozenset(
         "your",
         "investigate",
         "investigation",
+        "investigating",
+        "want",
         "check",
         "whether",
         "sobre",
@@ -229,6 +231,10 @@ _STOP = frozenset(
         "onde",
         "agora",
         "investigue",
+        "investigar",
+        "investigação",
+        "investigacao",
+        "quero",
         "verifique",
         "foram",
         "seria",
@@ -243,9 +249,70 @@ _STOP = frozenset(
 
 
 def content_words(text: str) -> set[str]:
-    """Words of four letters or more that say what a text is about."""
-    words = (w.strip("\"'“”‘’()[].,;:!?").lower() for w in text.split())
+    """Words of four letters or more that say what a text is about (a possessive's "'s" off)."""
+    words = (_possessive(w.strip("\"'“”‘’()[].,;:!?").lower()) for w in text.split())
     return {w for w in words if len(w) >= 4 and w not in _STOP and "://" not in w}
+
+
+def _possessive(word: str) -> str:
+    return word[:-2] if word.endswith(("'s", "’s")) else word
+
+
+# Words that ask to change the plan, not to replace its subject ("also include the mayor").
+_EDITS = frozenset(
+    [
+        "add",
+        "also",
+        "include",
+        "including",
+        "focus",
+        "remove",
+        "drop",
+        "exclude",
+        "change",
+        "more",
+        "less",
+        "only",
+        "just",
+        "adicione",
+        "adicionar",
+        "inclua",
+        "incluir",
+        "incluindo",
+        "também",
+        "tambem",
+        "foque",
+        "focar",
+        "remova",
+        "remover",
+        "exclua",
+        "excluir",
+        "mude",
+        "mudar",
+        "mais",
+        "menos",
+        "apenas",
+        "só",
+    ]
+)
+STEM = 5  # letters two words must share to be about the same thing ("chemical"/"chemicals")
+
+
+def new_topic(message: str, *about: str) -> bool:
+    """Whether a message during planning brings a completely different subject.
+
+    It names someone or something (a proper name or an acronym), says enough (two content words
+    or more), asks for no change to the plan ("add", "also", "focus" ...) and shares no word -
+    compared by their first letters, so "chemicals" meets "chemical" - with the brief or the
+    plan. Anything less clear is left to the model, which may still re-plan.
+    """
+    words = content_words(message)
+    if len(words) < 2 or not vagueness(message).named:
+        return False
+    if any(w.strip("\"'“”‘’()[].,;:!?").lower() in _EDITS for w in message.split()):
+        return False
+    known = {w[:STEM] for text in about for w in content_words(text)}
+    return not {w[:STEM] for w in words} & known
 
 
 def same_topic(message: str, *about: str) -> bool:

@@ -176,6 +176,16 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
         "estão em {url}. Para investigar outro assunto, abra uma nova sessão (na interface: "
         "+ New Session) e envie o briefing lá.",
     ),
+    "different_topic": (
+        "It sounds like you want to investigate a different topic. This session's investigation "
+        "is about “{title}”, and one investigation is one topic: to start a new investigation for "
+        "that, open a new session (in the dev UI: + New Session) and send the brief there. To go on "
+        "with this one, tell me what to change in its plan.",
+        "Parece que você quer investigar outro assunto. A investigação desta sessão trata de "
+        "“{title}”, e uma investigação é um assunto só: para começar uma nova investigação sobre "
+        "isso, abra uma nova sessão (na interface: + New Session) e envie o briefing lá. Para seguir com esta, diga o "
+        "que mudar no plano dela.",
+    ),
     "clarify_intro": (
         "Before I plan, a few questions so the investigation looks for the right thing:",
         "Antes de planejar, algumas perguntas para a investigação buscar a coisa certa:",
