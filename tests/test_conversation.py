@@ -198,6 +198,29 @@ async def test_a_specific_brief_gets_the_plan_with_no_question(env):
 # --- the plan is code's ------------------------------------------------------------------
 
 
+@pytest.mark.parametrize(
+    ("brief", "said"),
+    [
+        ("Quick Search. " + BRIEF, "**Estimated Time:** about 10 minutes"),
+        (BRIEF, "**Estimated Time:** 15–20 minutes"),
+        (
+            "Busca rápida. Investigue se a Acme Chemicals poluiu a água de Riverton em 2024.",
+            "**Tempo estimado:** cerca de 10 minutos",
+        ),
+        (
+            "Investigue se a Acme Chemicals poluiu a água de Riverton em 2024.",
+            "**Tempo estimado:** 15 a 20 minutos",
+        ),
+    ],
+)
+async def test_the_plan_gives_the_seeds_time_estimate_for_its_mode(env, brief, said):
+    """Seed 001's estimates (quick ~10 min, detailed 15-20 min): no live run has measured
+    Vicaran's own, so it says no less."""
+    conversation = Conversation()
+    plan = conversation.texts(await conversation.send(brief))[-1]
+    assert said in plan, plan
+
+
 async def test_a_model_that_omits_the_marker_still_presents_an_approvable_plan(env):
     env.set(VICARAN_FAST_MODEL="scripted/forgets-marker")
     conversation = Conversation()
