@@ -6,6 +6,8 @@ import asyncio
 import re
 import threading
 
+import pytest
+
 from tests.fakes.newsroom import FakeNewsroom
 from tests.fakes.server import RecordedRequest, Response
 from tests.support.corpus import RIVERTON
@@ -64,16 +66,25 @@ async def test_without_yes_and_no_terminal_nothing_starts(env, capsys, monkeypat
     assert env.services.tavily.count("/search") == 0
 
 
-async def test_crashed_investigation_exits_1(env, capsys, monkeypatch):
-    from vicaran_agent.sub_agents.claim_extractor import ClaimExtractorAgent
+@pytest.mark.parametrize(("stage", "exit_code"), [("source_finder", 1), ("claim_extractor", 2)])
+async def test_a_stage_that_raises_exits_by_what_was_left(
+    env, capsys, monkeypatch, stage, exit_code
+):
+    """Stages fail soft: no sources left is failed (1); no claims, partial (2)."""
+    from vicaran_agent.sub_agents import claim_extractor, source_finder
+
+    agent = {
+        "source_finder": source_finder.SourceFinderAgent,
+        "claim_extractor": claim_extractor.ClaimExtractorAgent,
+    }[stage]
 
     async def explode(self, stage):
         raise RuntimeError("boom")
         yield  # pragma: no cover
 
-    monkeypatch.setattr(ClaimExtractorAgent, "run_stage", explode)
+    monkeypatch.setattr(agent, "run_stage", explode)
     code = await run_cli("investigate", "Did Acme pollute Riverton's water?", "--yes")
-    assert code == 1
+    assert code == exit_code
     assert "boom" in capsys.readouterr().out
 
 

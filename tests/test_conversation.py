@@ -159,6 +159,52 @@ async def test_a_vague_brief_gets_questions_then_skip_gets_the_plan(env):
     assert (await conversation.state())[keys.AWAITING_APPROVAL] is True
 
 
+@pytest.mark.parametrize(
+    ("brief", "asks"),
+    [
+        ("look into the mayor", True),  # no one named
+        ("Look into what Mayor Smith did.", True),  # which Smith? where, when?
+        ("investigue o que fez a Prefeitura", True),
+        ("Look into what Mayor Smith did in 2023.", False),  # a period places it
+        ("Look into what Mayor Smith did in Riverton.", False),  # a second name: the place
+        ("Investigate whether Acme Chemicals polluted Riverton's drinking water.", False),
+    ],
+)
+async def test_questions_come_when_the_entity_is_ambiguous_or_place_and_period_missing(
+    env, brief, asks
+):
+    """DESIGN, protocol point 3 (seed 004): no identifiable subject, place or period, or an
+    ambiguous entity, gets at most three questions before any plan."""
+    conversation = Conversation()
+    reply = conversation.texts(await conversation.send(brief))[-1]
+    if asks:
+        assert MARKER not in reply and 1 <= len(questions_in(reply)) <= 3, reply
+        assert (await conversation.state())[keys.CLARIFY] == "asking"
+    else:
+        assert reply.rstrip().endswith(MARKER) and not questions_in(reply), reply
+
+
+@pytest.mark.parametrize(
+    ("brief", "expected"),
+    [
+        ("look into the mayor", ["Who exactly", "Where did it happen", "What period"]),
+        ("Look into what Mayor Smith did.", ["Which Mayor Smith", "What period"]),
+        ("Look into what Mayor Smith did in Riverton.", []),
+    ],
+)
+def test_code_asks_what_the_brief_leaves_open_when_the_model_asks_nothing(brief, expected):
+    from vicaran_agent.callbacks.orchestrator import clarifying_questions
+    from vicaran_agent.schemas import InvestigationConfig
+
+    config = InvestigationConfig.for_mode(
+        "quick", investigation_id="x", title=brief, brief=brief, language="en"
+    )
+    asked = questions_in(clarifying_questions("I have a few questions.", config))
+    assert len(asked) == len(expected) or not expected
+    for question, start in zip(asked, expected, strict=False):
+        assert start in question, asked
+
+
 async def test_the_models_questions_are_asked_at_most_three(env):
     env.set(VICARAN_FAST_MODEL="scripted/chatty-questions")
     conversation = Conversation()

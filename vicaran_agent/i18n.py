@@ -198,6 +198,10 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
         "Who exactly is this about: the person's name, role and organisation?",
         "De quem exatamente se trata: nome, cargo e órgão ou empresa?",
     ),
+    "clarify_which": (
+        "Which {name} do you mean, and where (the full name, the city or the country)?",
+        "Qual {name} exatamente, e onde (o nome completo, a cidade ou o país)?",
+    ),
     "clarify_where": (
         "Where did it happen (city, state or country)?",
         "Onde aconteceu (cidade, estado ou país)?",
@@ -1101,6 +1105,10 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
     "cli_approve": (
         "Approve this plan? Type APPROVED, or write what to change: ",
         "Aprovar este plano? Digite APROVADO ou escreva o que mudar: ",
+    ),
+    "cli_answer": (
+        "Your answers, in one line (or skip to plan with what there is): ",
+        "Suas respostas, numa linha (ou pular para planejar com o que há): ",
     ),
     "cli_needs_yes": (
         "The plan needs your approval: run again with --yes to approve it without being asked.",

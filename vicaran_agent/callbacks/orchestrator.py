@@ -764,10 +764,14 @@ def clarifying_questions(reply: str, config: InvestigationConfig) -> str:
         if line.endswith("?") and line not in asked:
             asked.append(one_line(line, 300))
     if not asked:
+        lang = config.language
         named = vagueness(config.brief)
-        keys_ = ["clarify_who", "clarify_where"] if not named.named else []
-        keys_ += [] if named.period else ["clarify_when"]
-        asked = [message(k, config.language) for k in keys_ or ["clarify_who"]]
+        if not named.named:
+            asked = [message("clarify_who", lang), message("clarify_where", lang)]
+        elif named.ambiguous:  # one name, nothing to place it: which one, and where
+            asked = [message("clarify_which", lang, name=one_line(named.first, 80))]
+        asked += [] if named.period else [message("clarify_when", lang)]
+        asked = asked or [message("clarify_who", lang)]
     numbered = [f"{i}. {q}" for i, q in enumerate(asked[:MAX_QUESTIONS], 1)]
     lang = config.language
     return "\n\n".join(
