@@ -88,6 +88,31 @@ async def test_a_stage_that_raises_exits_by_what_was_left(
     assert "boom" in capsys.readouterr().out
 
 
+async def test_the_questions_of_a_vague_brief_are_asked_at_the_prompt(env, capsys, monkeypatch):
+    answers = iter(["Mayor John Smith of Riverton, 2023 to 2024", "APPROVED"])
+    prompts = []
+
+    def answer(prompt: str = "") -> str:
+        prompts.append(prompt)
+        return next(answers)
+
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True)
+    monkeypatch.setattr("builtins.input", answer)
+    code = await run_cli("investigate", "Look into what Mayor Smith did.", "--id", ID)
+    assert code == 0
+    assert prompts[0].startswith("Your answers") and prompts[1].startswith("Approve this plan?")
+    record = get_repository(get_settings().database_url).get_investigation(ID)
+    assert "Mayor John Smith of Riverton, 2023 to 2024" in record["brief"]
+
+
+async def test_the_questions_need_a_terminal_or_yes(env, capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin.isatty", lambda: False)
+    code = await run_cli("investigate", "Look into what Mayor Smith did.")
+    assert code == 1
+    assert "--yes" in capsys.readouterr().out
+    assert env.services.tavily.count("/search") == 0
+
+
 def test_empty_brief_is_refused(capsys):
     assert cli.main(["investigate", "  "]) == 1
     assert "Give a brief" in capsys.readouterr().err
