@@ -30,7 +30,7 @@ api: install
 	$(UV) run adk api_server --host $(HOST) --port $(API_PORT) vicaran_agent
 
 test: $(STAMP)
-	$(UV) run pytest -m "not live"
+	$(UV) run pytest -m "not live" -n auto --durations=20
 
 test-live: $(STAMP)
 	$(UV) run pytest -m live -p no:cacheprovider

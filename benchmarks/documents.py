@@ -3,15 +3,22 @@
     uv run python -m benchmarks.documents [--pages 2000] [--passages 100000] [--queries 200]
 
 1. Text PDFs: `--pages` pages of generated report text (fpdf2, in 50-page files, made by worker
-   processes; not timed), each file read with `parse_file` and indexed with `store.add`:
-   indexing pages/s. When PDF parsing is not available (a PDF does not come back page by page),
-   the same pages are indexed as text files instead, and the output says so.
+   processes; not timed), each file read with `parse_file` through the parse pool (a worker
+   process parses it, as `vicaran docs add` and attachments do; the pool is started first, not
+   timed) and indexed with `store.add`: indexing pages/s, and what the pool costs a file (the
+   time from handing a file to a worker to having its pages back, less the worker's parsing:
+   sending the bytes, sending the pages back, waking up); then each file parsed again in this
+   process and in the pool, in turn (not timed as indexing): what the pool costs a file in wall
+   time against parsing in-process, as before the pool. When PDF parsing is not available (a
+   PDF does not come back page by page), the same pages are indexed as text files instead, and
+   the output says so.
 2. Passages: more generated documents (pages of text made in memory) through `store.add` until
    the collection holds `--passages` passages.
 3. Search: `--queries` varied queries over the whole collection (claim-like: stretches of a
    passage, a collection-wide word with rarer ones, numbers, accents, punctuation, single words;
    limit 8), and as many searches within one document; p50/p95 ms of each.
-Peak RSS is this process's (the PDF generators are other processes).
+Peak RSS is this process's (the PDF generators and the parse pool's workers are other
+processes; the workers' growth while parsing is given apart).
 
 The text: words of 4-11 letters drawn Zipf-Mandelbrot (p ~ 1/(rank + 200), as content words
 after the ~200 commonest), interleaved with English and Portuguese stop words, numbers, each
@@ -22,6 +29,7 @@ about one city): the shapes real document text gives a full-text index.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import hashlib
 import itertools
@@ -162,9 +170,11 @@ def queries(text: Text, passages: list[str], count: int, rng: random.Random) -> 
 def run(pages: int, passages: int, query_count: int, workdir: Path) -> dict[str, Any]:
     from sqlalchemy import text as sql
 
-    from vicaran_agent.documents.parse import parse_file
+    from vicaran_agent.documents import parse
+    from vicaran_agent.documents.pool import parse_file
     from vicaran_agent.documents.store import DocumentStore
     from vicaran_agent.storage import get_repository
+    from vicaran_agent.tools.parsing import parse_pool
 
     database_url = f"sqlite:///{workdir / 'documents.db'}"
     store = DocumentStore(database_url)
@@ -175,9 +185,11 @@ def run(pages: int, passages: int, query_count: int, workdir: Path) -> dict[str,
         for n in range((pages + PAGES_PER_PDF - 1) // PAGES_PER_PDF)
     ]
     started = time.perf_counter()
-    with ProcessPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        made = list(pool.map(_write_pdf, files))
+    with ProcessPoolExecutor(max_workers=os.cpu_count() or 1) as makers:
+        made = list(makers.map(_write_pdf, files))
     generated_s = time.perf_counter() - started
+    pool = parse_pool()  # after the makers: they are forked, and the pool has a thread
+    pool.wait_ready(120)
     as_pdf = parse_file(made[0]).page_count == files[0][2]
     if not as_pdf:
         made = [_write_text(job) for job in files]
@@ -188,6 +200,7 @@ def run(pages: int, passages: int, query_count: int, workdir: Path) -> dict[str,
         file=sys.stderr,
     )
 
+    before = dataclasses.replace(pool.stats)
     started = time.perf_counter()
     indexed_pages = 0
     for path in made:
@@ -196,7 +209,20 @@ def run(pages: int, passages: int, query_count: int, workdir: Path) -> dict[str,
     if not as_pdf:  # a text file is one page to the parser: count the pages it holds
         indexed_pages = pages
     index_s = time.perf_counter() - started
+    parsed_files = max(1, pool.stats.tasks - before.tasks)
+    pool_cost_ms = (pool.stats.overhead_seconds - before.overhead_seconds) / parsed_files * 1000
+    sent_kib = (pool.stats.bytes_sent - before.bytes_sent) / parsed_files / 1024
+    received_kib = (pool.stats.bytes_received - before.bytes_received) / parsed_files / 1024
     pdf_passages = sum(d.passages for d in store.documents(COLLECTION))
+    # the same files parsed again, in this process (as before the pool) and in the pool, in
+    # turn (either first, file by file): what the pool costs a file, in wall time
+    took = {"local": 0.0, "pooled": 0.0}
+    for number, path in enumerate(made):
+        ways = [("local", parse.parse_file), ("pooled", parse_file)]
+        for way, parser in ways if number % 2 else ways[::-1]:
+            began = time.perf_counter()
+            parser(path)
+            took[way] += time.perf_counter() - began
 
     passages_s = 0.0
     total = pdf_passages
@@ -250,6 +276,14 @@ def run(pages: int, passages: int, query_count: int, workdir: Path) -> dict[str,
         "pdf_generation_s": round(generated_s, 1),
         "index_s": round(index_s, 2),
         "pages_per_s": round(indexed_pages / index_s, 1),
+        "pool_workers": pool.size,
+        "pool_cost_ms_per_file": round(pool_cost_ms, 2),
+        "pool_sent_kib_per_file": round(sent_kib, 1),
+        "pool_received_kib_per_file": round(received_kib, 1),
+        "pool_share_of_index_time": round(pool_cost_ms * parsed_files / 1000 / index_s, 4),
+        "in_process_parse_ms_per_file": round(took["local"] / len(made) * 1000, 1),
+        "pool_parse_ms_per_file": round(took["pooled"] / len(made) * 1000, 1),
+        "pool_peak_growth_mib": pool.stats.peak_growth_mb,
         "pdf_passages": pdf_passages,
         "passages": total,
         "documents": len(documents),
@@ -273,6 +307,15 @@ def lines(r: dict[str, Any]) -> list[str]:
     return [
         f"indexing: {r['pages']:,} pages from {source} in {r['index_s']:.1f} s = "
         f"{r['pages_per_s']:.0f} pages/s ({r['pdf_passages']:,} passages)",
+        f"parse pool ({r['pool_workers']} worker processes): {r['pool_cost_ms_per_file']:.1f} ms "
+        f"a file beyond parsing (sending {r['pool_sent_kib_per_file']:.0f} KiB of file, "
+        f"{r['pool_received_kib_per_file']:.0f} KiB of pages back) = "
+        f"{100 * r['pool_share_of_index_time']:.1f}% of the indexing time; the workers grew by "
+        f"{r['pool_peak_growth_mib']:.0f} MiB at most",
+        f"a file parsed in this process {r['in_process_parse_ms_per_file']:.0f} ms, in the "
+        f"parse pool {r['pool_parse_ms_per_file']:.0f} ms: the pool costs "
+        f"{r['pool_parse_ms_per_file'] - r['in_process_parse_ms_per_file']:+.0f} ms a file "
+        f"({PAGES_PER_PDF} pages) in wall time",
         f"indexing: {r['passages'] - r['pdf_passages']:,} more passages in "
         f"{r['passages_index_s']:.1f} s = {r['passages_per_s']:,} passages/s",
         f"search over {r['passages']:,} passages ({r['documents']} documents, "

@@ -1,6 +1,7 @@
 """`make bench`: every benchmark scenario in its own process, a table, and the targets checked.
 
     uv run python -m benchmarks.run [--json PATH] [--latency 0.5] [--quick-only] [--no-documents]
+                                    [--no-hostile]
 
 Runs quick (15 sources, 5 claims), detailed (30, 15), a detailed-mode sweep (5/15/30/60 sources
 with 15 claims; 5/15/30 claims with 30 sources), the serial baselines of quick and detailed
@@ -9,7 +10,10 @@ attached; with VICARAN_BENCH_POSTGRES_URL (or VICARAN_TEST_POSTGRES_URL) set, qu
 again with the records on that PostgreSQL server (a fresh schema each). Wall time is from the journalist's
 APPROVED to the investigation's last event; L is the fast model's latency (the pro model: 1.5·L).
 Then the documents benchmark (benchmarks/documents.py, its own process): indexing 2,000 text-PDF
-pages and 100,000 passages, search latency and RSS; and the gazettes benchmark
+pages and 100,000 passages, search latency and RSS, and what the parse pool costs a file; the
+hostile documents (benchmarks/hostile.py): each of issue 20's hostile files taken in alone, then
+all attached at once to a real `vicaran serve` (peak memory of the server and its parsers, the
+slowest /healthz answer); and the gazettes benchmark
 (benchmarks/gazettes.py): five claims about one city checked in its gazettes at once, against
 Querido Diário as deployed (25 requests a minute, 25 s cold first queries); and what routing a
 model call through ADK costs
@@ -33,7 +37,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from benchmarks import documents, gazettes, model_routing
+from benchmarks import documents, gazettes, hostile, model_routing
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVICES = ("tavily", "jina", "factcheck", "newsroom")
@@ -43,6 +47,7 @@ PROMPT_BOUND = 40_000
 PROMPT_CHARS_BEFORE = {"quick": 180_596, "detailed": 313_164}
 TIMEOUT_SECONDS = 240
 DOCUMENTS_TIMEOUT_SECONDS = 400
+HOSTILE_TIMEOUT_SECONDS = 400
 GAZETTES_TIMEOUT_SECONDS = 300
 ROUTING_TIMEOUT_SECONDS = 120
 
@@ -404,6 +409,13 @@ def document_targets(figures: dict[str, Any]) -> list[dict[str, Any]]:
     return [check(label, met, detail) for label, met, detail in documents.targets(figures)]
 
 
+def hostile_targets(figures: dict[str, Any]) -> list[dict[str, Any]]:
+    """The hostile documents' targets, or that they did not run."""
+    if "error" in figures:
+        return [check("hostile documents ran", False, figures["error"].splitlines()[0][:200])]
+    return [check(label, met, detail) for label, met, detail in hostile.targets(figures)]
+
+
 def _sweep(ok: dict[str, dict[str, Any]], name: str) -> float | None:
     if name in ("sweep 30s", "sweep 15c"):
         name = "detailed"  # the same run
@@ -430,6 +442,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--latency", type=float, default=0.5, help="model latency L in seconds")
     parser.add_argument("--quick-only", action="store_true", help="quick and its serial baseline")
     parser.add_argument("--no-documents", action="store_true", help="skip the documents benchmark")
+    parser.add_argument("--no-hostile", action="store_true", help="skip the hostile documents")
     args = parser.parse_args(argv)
 
     started = time.monotonic()
@@ -446,6 +459,12 @@ def main(argv: list[str] | None = None) -> int:
         argv_documents = [sys.executable, "-m", "benchmarks.documents"]
         document_figures = process(argv_documents, DOCUMENTS_TIMEOUT_SECONDS)
         print(f"  documents: {document_figures['process_s']:.1f} s", file=sys.stderr, flush=True)
+    hostile_figures: dict[str, Any] | None = None
+    if not (args.no_hostile or args.quick_only):
+        print("running hostile documents ...", file=sys.stderr, flush=True)
+        argv_hostile = [sys.executable, "-m", "benchmarks.hostile"]
+        hostile_figures = process(argv_hostile, HOSTILE_TIMEOUT_SECONDS)
+        print(f"  hostile: {hostile_figures['process_s']:.1f} s", file=sys.stderr, flush=True)
 
     gazette_figures: dict[str, Any] | None = None
     if not args.quick_only:
@@ -466,6 +485,8 @@ def main(argv: list[str] | None = None) -> int:
     checks = targets(results, args.latency, total) + prompt_targets(results)
     if document_figures is not None:
         checks += document_targets(document_figures)
+    if hostile_figures is not None:
+        checks += hostile_targets(hostile_figures)
     if gazette_figures is not None:
         checks += [
             check(label, met, detail) for label, met, detail in gazettes.targets(gazette_figures)
@@ -485,6 +506,11 @@ def main(argv: list[str] | None = None) -> int:
         for line in documents.lines(document_figures):
             print(f"  {line}")
         print()
+    if hostile_figures is not None and "error" not in hostile_figures:
+        print("Hostile documents:")
+        for line in hostile.lines(hostile_figures):
+            print(f"  {line}")
+        print()
     if gazette_figures is not None:
         print("Official gazettes:")
         print("\n".join(gazettes.lines(gazette_figures)))
@@ -499,6 +525,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nTotal {total:.0f} s ({durations})")
     if document_figures is not None:
         print(f"Documents benchmark {document_figures['process_s']:.0f} s more")
+    if hostile_figures is not None:
+        print(f"Hostile documents {hostile_figures['process_s']:.0f} s more")
     if args.json:
         report = {
             "date": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -507,6 +535,7 @@ def main(argv: list[str] | None = None) -> int:
             "total_runtime_s": total,
             "runs": results,
             "documents": document_figures,
+            "hostile_documents": hostile_figures,
             "gazettes": gazette_figures,
             "model_routing": routing,
             "targets": checks,
@@ -516,7 +545,8 @@ def main(argv: list[str] | None = None) -> int:
     # Figures, not a test: a missed target is reported above; only a run that broke fails.
     broken = any("error" in r for r in results.values())
     broken = broken or any(
-        f is not None and "error" in f for f in (document_figures, gazette_figures, routing)
+        f is not None and "error" in f
+        for f in (document_figures, hostile_figures, gazette_figures, routing)
     )
     return 1 if broken else 0
 

@@ -21,7 +21,9 @@ from tests.support import scripted_model
 from tests.support.corpus import MACEIO, RIVERTON, pages, search_results
 from tests.support.databases import BACKENDS, records_database
 from vicaran_agent.config import get_settings
+from vicaran_agent.storage import repository as repository_module
 from vicaran_agent.tools import safety
+from vicaran_agent.tools.parsing import close_pools, parse_pool
 from vicaran_agent.tools.querido_diario import clear_city_cache
 from vicaran_agent.tools.ratelimit import RateLimiter
 
@@ -69,6 +71,15 @@ _PREFIXES = (
     "VICARAN_", "TAVILY_", "JINA_", "GOOGLE_", "ADK_", "CALLBACK_", "AGENT_", "FACTCHECK_",
     "SCRIPTED_", "QUERIDO_",
 )  # fmt: skip
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _parsers_started() -> Iterator[None]:
+    """The parse pool's worker processes, started once for the whole run (as `vicaran serve`
+    starts them), so that no test's time limits count their start-up; stopped at its end."""
+    parse_pool().wait_ready(120)
+    yield
+    close_pools()
 
 
 @pytest.fixture(autouse=True)
@@ -129,6 +140,18 @@ def env(services: Services, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     scripted_model.reset_calls()
     yield TestEnv(services, database_url, monkeypatch)
     get_settings.cache_clear()
+
+
+@pytest.fixture(autouse=True)
+def _close_new_repositories() -> Iterator[None]:
+    """Each records store a test opened is closed after it: a SQLite store keeps three file
+    descriptors (database, WAL, shared memory), and 2,000 tests of fresh databases ran the
+    process past what `select` accepts."""
+    before = dict(repository_module._REPOSITORIES)
+    yield
+    for url, repository in list(repository_module._REPOSITORIES.items()):
+        if before.get(url) is not repository:
+            repository.close()
 
 
 @pytest.fixture(params=BACKENDS)

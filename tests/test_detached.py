@@ -48,3 +48,34 @@ async def test_a_client_that_leaves_mid_run_does_not_stop_the_investigation(env)
     assert sum("[INVESTIGATION_COMPLETE]" in t for t in texts) == 1  # nothing appended twice
     ids = [e.id for e in session.events]
     assert len(ids) == len(set(ids))
+
+
+async def test_a_client_that_leaves_on_investigation_started_does_not_stop_it(env):
+    conversation = Conversation()
+    await conversation.send(BRIEF)
+    stream = conversation.runner.run_async(
+        user_id="journalist",
+        session_id=conversation.session_id,
+        new_message=types.Content(role="user", parts=[types.Part(text="APPROVED")]),
+    )
+    seen = []
+    async for event in stream:
+        seen.append(text_of(event))
+        if "[INVESTIGATION_STARTED]" in seen[-1]:
+            break
+    await stream.aclose()  # the tab is closed on the very event that says the run started
+    assert "[INVESTIGATION_STARTED]" in seen[-1]
+
+    await wait_for_detached_runs()
+    state = await conversation.state()
+    assert state[keys.INVESTIGATION_STATUS] == "completed", state[keys.PARTIAL_REASON]
+    record = get_repository(get_settings().database_url).get_investigation(
+        state[keys.INVESTIGATION_ID]
+    )
+    assert record["status"] == "completed" and record["sources"] and record["fact_checks"]
+    session = await conversation.runner.session_service.get_session(
+        app_name=conversation.app.name, user_id="journalist", session_id=conversation.session_id
+    )
+    texts = [text_of(e) for e in session.events]
+    assert sum("[INVESTIGATION_STARTED]" in t for t in texts) == 1
+    assert texts[-1].rstrip().endswith("[INVESTIGATION_COMPLETE]")

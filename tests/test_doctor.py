@@ -7,6 +7,7 @@ import pytest
 from tests.fakes.gemini import FakeGeminiModels
 from tests.fakes.jina import FakeJinaReader
 from tests.fakes.newsroom import FakeNewsroom
+from tests.fakes.server import FakeServer, RecordedRequest, Response
 from tests.fakes.tavily import FakeTavily
 from tests.support.api_server import free_port
 from vicaran_agent import cli
@@ -256,6 +257,26 @@ def test_a_service_that_does_not_answer_is_cut_at_the_timeout(env, capsys):
     (broken,) = failed(lines)
     assert broken[2:].startswith("Querido Diário") and "1 s" in broken
     assert line_of(lines, "Tavily").startswith("✓")
+
+
+class Oversized(FakeServer):
+    """Answers every request 200 with 1,500,000 bytes of JSON, streamed (a proxy gone wrong)."""
+
+    def handle(self, request: RecordedRequest) -> Response:
+        chunks = [b'{"cities": ["', *[b"x" * 100_000] * 15, b'"]}']
+        return Response(200, {"Content-Type": "application/json"}, chunks)
+
+
+def test_a_service_that_answers_more_than_a_check_reads_is_a_broken_line(env, capsys):
+    with Oversized() as oversized:
+        env.set(QUERIDO_DIARIO_BASE_URL=oversized.url)
+        code, lines, _ = doctor(capsys)
+        assert oversized.wait_idle()
+    assert code == 1
+    (broken,) = failed(lines)
+    assert broken[2:].startswith("Querido Diário"), lines
+    assert "answered more than 1,000,000 bytes" in broken and "QUERIDO_DIARIO_BASE_URL" in broken
+    assert len(oversized.requests) == 1
 
 
 def test_portuguese(env, newsroom, capsys):

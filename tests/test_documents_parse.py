@@ -196,9 +196,8 @@ def test_ocr_that_hangs_is_stopped_and_the_rest_of_the_file_waits_no_longer(
     binary = fake_tesseract(tmp_path, "exec sleep 30")
     monkeypatch.setattr(ocr, "find_tesseract", lambda: binary)
     monkeypatch.setattr(ocr, "PAGE_TIMEOUT_SECONDS", 0.5)
-    monkeypatch.setattr(ocr, "FILE_BUDGET_SECONDS", 0.5)
     scan = gen.image_only_pdf(tmp_path / "scans.pdf", SCAN_TEXT, copies=3)
-    parsed = parse_file(scan, settings())
+    parsed = parse_file(scan, settings(vicaran_ocr_document_seconds=0.5))
     assert parsed.pages == [] and parsed.ocr_pages == []
     reasons = {page.number: str(page.reason) for page in parsed.unreadable}
     assert reasons[1] == "page 1 is a scanned image and OCR took longer than 1 s on it"
@@ -353,10 +352,9 @@ def test_image_frames_share_the_file_ocr_budget(
     )
     monkeypatch.setattr(ocr, "find_tesseract", lambda: fake_tesseract(tmp_path, body))
     monkeypatch.setattr(ocr, "PAGE_TIMEOUT_SECONDS", 0.5)
-    monkeypatch.setattr(ocr, "FILE_BUDGET_SECONDS", 0.5)
     frames = [gen.page_image(f"Page {n}.") for n in (1, 2, 3)]
     data = image_bytes(frames[0], "TIFF", save_all=True, append_images=frames[1:])
-    parsed = parse_bytes(data, "scans.tiff", settings=settings())
+    parsed = parse_bytes(data, "scans.tiff", settings=settings(vicaran_ocr_document_seconds=0.5))
     assert [(page.number, page.text) for page in parsed.pages] == [(1, "First")]
     reasons = {page.number: str(page.reason) for page in parsed.unreadable}
     assert reasons[2] == "page 2 is a scanned image and OCR took longer than 1 s on it"
@@ -564,16 +562,25 @@ def test_docx_text_box_nested_table_and_tab_stops_are_read_once(tmp_path: Path) 
     assert "Fora | Dentro" in text
 
 
-def test_docx_that_would_unpack_to_a_bomb_is_refused(tmp_path: Path) -> None:
+def _zipped(name: str, size: int) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as package:
-        package.writestr("word/document.xml", b"\0" * (parse.MAX_UNPACKED_BYTES + 1))
+        package.writestr(name, b"\0" * size)
+    return buffer.getvalue()
+
+
+def test_docx_that_would_unpack_to_a_bomb_is_refused(tmp_path: Path) -> None:
+    limit = settings().vicaran_document_max_unpacked_bytes
     with pytest.raises(DocumentError) as error:
-        parse_bytes(buffer.getvalue(), "bomb.docx", settings=settings())
+        parse_bytes(_zipped("word/document.xml", limit + 1), "bomb.docx", settings=settings())
     assert str(error.value) == (
-        "bomb.docx would unpack to more than 100 MB, far beyond an ordinary Word document: "
+        "bomb.docx would unpack to more than 20 MB, far beyond an ordinary Word document: "
         "it was not opened."
     )
+    # what python-docx makes no tree of (media) counts against the file size limit
+    small = settings(vicaran_document_max_bytes=1_000_000)
+    with pytest.raises(DocumentError, match=r"would unpack to more than 1 MB"):
+        parse_bytes(_zipped("word/media/image1.png", 1_000_001), "photo.docx", settings=small)
 
 
 def test_damaged_docx_is_a_clear_error(tmp_path: Path) -> None:

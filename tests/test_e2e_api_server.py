@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.support.api_server import APP, run_sse
+from tests.support.api_server import APP, run_sse, vicaran_serve
 from tests.support.api_server import api_server as start_api_server
 from tests.support.corpus import RIVERTON
 from tests.support.databases import records_database, sessions_database
@@ -139,4 +139,59 @@ def test_a_client_that_disconnects_mid_run_does_not_stop_it(api_server, env):
         "events"
     ]
     texts = [text(e) for e in events if text(e)]
+    assert texts[-1].rstrip().endswith("[INVESTIGATION_COMPLETE]")  # reopening shows the report
+
+
+def test_a_client_that_leaves_on_investigation_started_changes_nothing(api_server, env):
+    """The journalist approves and closes the tab as soon as the run says it started."""
+    approve_and_leave_on_started(api_server, env.database_url)
+
+
+def test_over_vicaran_serve_too(env, tmp_path: Path):
+    """The same over `vicaran serve`, whose middleware (the body limit, the access check) sits
+    between the client and ADK's `/run_sse`; sessions in ADK's SQLite store."""
+    variables = {
+        "VICARAN_FAST_MODEL": "scripted/latency-30",
+        "VICARAN_PRO_MODEL": "scripted/latency-30",
+        "VICARAN_SESSION_DB_URL": f"sqlite:///{tmp_path / 'sessions.db'}",
+    }
+    with vicaran_serve(tmp_path, variables) as base:
+        approve_and_leave_on_started(base, env.database_url)
+
+
+def approve_and_leave_on_started(base: str, database_url: str) -> None:
+    """Plan, approve, close the connection on [INVESTIGATION_STARTED]: the run completes, and
+    reopening the session shows its report."""
+    session = httpx.post(f"{base}/apps/{APP}/users/newsroom/sessions", json={}).json()
+    run_sse(base, session["id"], "Investigate whether Acme Chemicals polluted Riverton's water.")
+    state = httpx.get(f"{base}/apps/{APP}/users/newsroom/sessions/{session['id']}").json()["state"]
+    investigation_id = state["investigation_id"]
+    body = {
+        "appName": APP,
+        "userId": "newsroom",
+        "sessionId": session["id"],
+        "newMessage": {"role": "user", "parts": [{"text": "APPROVED"}]},
+        "streaming": False,
+    }
+    seen: list[str] = []
+    with httpx.stream("POST", f"{base}/run_sse", json=body, timeout=180) as response:
+        for line in response.iter_lines():
+            if line.startswith("data: "):
+                seen.append(text(json.loads(line[6:])))
+                if "[INVESTIGATION_STARTED]" in seen[-1]:
+                    break  # the tab is closed on the very event
+    assert any("[INVESTIGATION_STARTED]" in t for t in seen)
+    store = Repository(database_url)
+    deadline = time.monotonic() + 120
+    while store.get_status(investigation_id) == "in_progress" and time.monotonic() < deadline:
+        time.sleep(0.2)
+    record = store.get_investigation(investigation_id)
+    assert record["status"] == "completed", record.get("error") or record.get("partial_reason")
+    assert record["sources"] and record["fact_checks"]
+    assert record["summary"].rstrip().endswith("[INVESTIGATION_COMPLETE]")
+    events = httpx.get(f"{base}/apps/{APP}/users/newsroom/sessions/{session['id']}").json()[
+        "events"
+    ]
+    texts = [text(e) for e in events if text(e)]
+    assert sum("[INVESTIGATION_STARTED]" in t for t in texts) == 1
     assert texts[-1].rstrip().endswith("[INVESTIGATION_COMPLETE]")  # reopening shows the report

@@ -15,9 +15,9 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,6 +25,7 @@ import trafilatura
 
 from tests.fakes.jina import FakeJinaReader, Page
 from tests.fakes.web import FakeWeb
+from tests.support import hostile
 from vicaran_agent.config import Settings
 from vicaran_agent.tools import page_reader as page_reader_module
 from vicaran_agent.tools.content import (
@@ -34,6 +35,7 @@ from vicaran_agent.tools.content import (
     extract_readable,
 )
 from vicaran_agent.tools.page_reader import PageReader
+from vicaran_agent.tools.parsing import parse_pool, run_parser
 from vicaran_agent.tools.urls import extract_urls
 
 SIZE = 200_000
@@ -294,21 +296,21 @@ def reader_for(jina_url: str, **overrides: Any) -> PageReader:
         "vicaran_fetch_allow_private": True,
         "vicaran_page_timeout_seconds": 30.0,
         "vicaran_max_retries": 0,
-        "vicaran_parse_workers": 2,
         **overrides,
     }
     return PageReader(Settings(_env_file=None, **values), backoff_base=0.01, backoff_max=0.05)
 
 
-async def test_jina_answers_are_parsed_in_the_parse_pool(monkeypatch: pytest.MonkeyPatch) -> None:
-    threads: list[str] = []
-    real = page_reader_module._plain_markdown
+async def test_jina_answers_are_parsed_in_a_worker_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The page is parsed in the parse pool's worker processes: a parser broken in this (the
+    server's) process is never called, and the pool counts the page."""
 
-    def spy(markdown: str) -> str:
-        threads.append(threading.current_thread().name)
-        return real(markdown)
+    def broken(markdown: str) -> str:
+        raise AssertionError("a page was parsed in the server's own process")
 
-    monkeypatch.setattr(page_reader_module, "_plain_markdown", spy)
+    monkeypatch.setattr(page_reader_module, "_plain_markdown", broken)
+    pool = parse_pool()
+    before = pool.stats.tasks
     story = "https://news.example/budget"
     with FakeJinaReader({story: Page("Budget", fit(MARKDOWN_PAGE, 20_000))}) as jina:
         reader = reader_for(jina.url)
@@ -316,81 +318,86 @@ async def test_jina_answers_are_parsed_in_the_parse_pool(monkeypatch: pytest.Mon
             result = await reader.read(story)
         finally:
             await reader.aclose()
-    assert result.ok and result.via == "jina"
-    assert threads and all(name.startswith("vicaran-parse") for name in threads), threads
+    assert result.ok and result.via == "jina", result.error
+    assert pool.stats.tasks > before
 
 
-async def test_database_saves_never_queue_behind_page_parsing(
+async def test_a_page_whose_parser_dies_costs_that_page_only(
     web: FakeWeb, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """More large pages than asyncio's default executor has threads are parsed at once, and
-    every parse is held until a database-style `asyncio.to_thread` call has finished: the call
-    must finish (event order, not timing: the wait below only guards against a hang)."""
-    default_threads = min(32, (os.cpu_count() or 1) + 4)  # asyncio's default executor
-    pages = default_threads + 2
-    paragraphs = [
-        f"Paragraph {i}: " + "the council voted on the budget again. " * 40 for i in range(60)
-    ]
-    urls = [web.add_article(f"/p{i}", f"Page {i}", paragraphs) for i in range(pages)]
-
-    events: list[str] = []
-    lock = threading.Lock()
-    gate = threading.Event()
-    threads: set[str] = set()
-    running = [0, 0]  # now, peak
-    loop = asyncio.get_running_loop()
-    parsing, all_read = asyncio.Event(), asyncio.Event()
-    real_extract = trafilatura.extract
-
-    def held_extract(*args: Any, **kwargs: Any) -> Any:
-        with lock:
-            threads.add(threading.current_thread().name)
-            running[0] += 1
-            running[1] = max(running)
-            events.append("parse started")
-        loop.call_soon_threadsafe(parsing.set)
-        gate.wait(60)
+    """A parser that aborts (as PDFium does out of memory) takes its worker down, not this
+    process: the page says why, the worker is replaced and the next page is read."""
+    story = "https://news.example/budget"
+    monkeypatch.setattr(page_reader_module, "_page_from_jina", hostile.abort)
+    with FakeJinaReader({story: Page("Budget", fit(MARKDOWN_PAGE, 20_000))}) as jina:
+        reader = reader_for(jina.url, vicaran_fetch_allow_private=False)
         try:
-            return real_extract(*args, **kwargs)
+            result = await reader.read(story)
+            assert not result.ok
+            assert "Jina Reader: the page's parser stopped" in (result.error or ""), result.error
+            monkeypatch.undo()
+            again = await reader.read(story)
         finally:
-            with lock:
-                running[0] -= 1
-                events.append("parse ended")
+            await reader.aclose()
+    assert again.ok and again.via == "jina", again.error
+    assert parse_pool().stats.failures.get("crashed", 0) >= 1
 
-    monkeypatch.setattr(trafilatura, "extract", held_extract)
-    read_bodies = [0]
-    real_read = page_reader_module.read_capped
 
-    async def counted_read(*args: Any) -> Any:
-        body = await real_read(*args)
-        read_bodies[0] += 1
-        if read_bodies[0] == pages:
-            all_read.set()
-        return body
-
-    monkeypatch.setattr(page_reader_module, "read_capped", counted_read)
-
-    reader = reader_for("http://127.0.0.1:9")  # Jina unreachable: every read is a direct fetch
-    tasks = [asyncio.create_task(reader.read(url)) for url in urls]
+async def test_database_saves_never_queue_behind_page_parsing(tmp_path: Path) -> None:
+    """More parses than asyncio's default executor has threads, every one held in (or queued
+    for) a worker: a database-style `asyncio.to_thread` call still runs, because the waiting
+    is the pool's own (event order, not timing: the waits below only guard against a hang)."""
+    pool = parse_pool()
+    default_threads = min(32, (os.cpu_count() or 1) + 4)  # asyncio's default executor
+    parses = [
+        asyncio.create_task(run_parser(hostile.hold, str(tmp_path), str(n), seconds=60))
+        for n in range(default_threads + 2)
+    ]
+    events: list[str] = []
     try:
-        async with asyncio.timeout(30):  # a guard against hanging, not a measurement
-            await all_read.wait()
-            await parsing.wait()
-        for _ in range(50):  # let every task hand its page to the parser
-            await asyncio.sleep(0)
+        for _ in range(3000):  # until every worker holds a parse (30 s: a guard, not a timing)
+            if len(hostile.holding(tmp_path)) >= pool.size:
+                break
+            await asyncio.sleep(0.01)
 
         def save() -> None:  # what the persistence callbacks run through asyncio.to_thread
-            with lock:
-                events.append("database saved")
+            events.append("database saved")
 
         await asyncio.wait_for(asyncio.to_thread(save), timeout=20)
-        assert "parse ended" not in events  # every parse was still held
+        events.append(f"{len(hostile.holding(tmp_path))} parses held")
     finally:
-        gate.set()
-        results = await asyncio.gather(*tasks)
-        await reader.aclose()
+        (tmp_path / "release").touch()
+        pids = await asyncio.gather(*parses)
+    assert events == ["database saved", f"{pool.size} parses held"]
+    # every parse ran, at most one per worker at a time, none in this process
+    assert len(pids) == default_threads + 2 and os.getpid() not in pids
+    assert len(set(pids)) <= pool.size
 
-    assert events.index("database saved") < events.index("parse ended")
-    assert all(r.ok and r.via == "direct" for r in results)
-    assert all(name.startswith("vicaran-parse") for name in threads), threads
-    assert running[1] == 2  # VICARAN_PARSE_WORKERS
+
+async def test_waiting_for_a_parser_does_not_count_against_the_read(tmp_path: Path) -> None:
+    """Every worker busy for longer than a whole read may take: the page waits in the pool's
+    queue and is read all the same (the read's clocks stop while it is in the pool, where its
+    parse has a limit of its own). The sleep is the time passing, not a synchronisation."""
+    pool = parse_pool()
+    held = [
+        asyncio.create_task(run_parser(hostile.hold, str(tmp_path), str(n), seconds=60))
+        for n in range(pool.size)
+    ]
+    for _ in range(3000):  # until every worker holds one (30 s: a guard against a hang)
+        if len(hostile.holding(tmp_path)) >= pool.size:
+            break
+        await asyncio.sleep(0.01)
+    story = "https://news.example/budget"
+    with FakeJinaReader({story: Page("Budget", fit(MARKDOWN_PAGE, 20_000))}) as jina:
+        reader = reader_for(jina.url, vicaran_page_timeout_seconds=1.0)  # a whole read: 3 s
+        try:
+            read = asyncio.create_task(reader.read(story))
+            await asyncio.sleep(reader.overall_timeout + 1)
+            assert not read.done()  # still waiting for a parser, not timed out
+            (tmp_path / "release").touch()
+            result = await read
+        finally:
+            (tmp_path / "release").touch()
+            await asyncio.gather(*held)
+            await reader.aclose()
+    assert result.ok and result.via == "jina", result.error

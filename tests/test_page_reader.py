@@ -418,10 +418,10 @@ async def test_read_never_raises_and_skips_non_web_urls(jina: FakeJinaReader) ->
 async def test_unexpected_errors_become_values(
     jina: FakeJinaReader, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def explode(*args: object) -> None:
+    async def explode(*args: object, **kwargs: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(page_reader_module, "_parse_jina_json", explode)
+    monkeypatch.setattr(page_reader_module, "run_parser", explode)
     result = await read(make_reader(jina), STORY)
     assert not result.ok and result.error == "unexpected error: RuntimeError: boom"
 

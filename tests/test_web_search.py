@@ -44,7 +44,7 @@ def settings_for(fake: FakeTavily | None, **overrides: Any) -> Settings:
         "tavily_api_key": "tvly-test",
         "tavily_base_url": fake.url if fake else "http://127.0.0.1:9",
         "vicaran_max_retries": 2,
-        "vicaran_search_timeout_seconds": 2.0,
+        "vicaran_search_timeout_seconds": 30.0,  # (a loaded machine must not time out)
         "vicaran_concurrency": 4,
         "vicaran_search_include_domains": "",
         "vicaran_search_exclude_domains": "",

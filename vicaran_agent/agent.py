@@ -22,6 +22,7 @@ from .callbacks.orchestrator import (
     user_sources_from_events,
 )
 from .config import Settings, get_settings, model_plugins_problem, settings_problem
+from .documents.artifacts import AttachmentsAsArtifacts
 from .documents.intake import DocumentsInPlay
 from .formatting import DATA_OPENING, user_sources_digest
 from .llm import (
@@ -42,6 +43,7 @@ from .prompts.orchestrator import (
 from .prompts.render import render_instruction
 from .sub_agents.pipeline import build_pipeline
 from .tools.analyze_source import analyze_source
+from .tools.parsing import parse_pool
 
 APP_NAME = "vicaran_agent"
 _DIGEST_SLOT = "{" + keys.USER_SOURCES_DIGEST + "}"
@@ -108,7 +110,12 @@ def build_root_agent(settings: Settings | None = None) -> LlmAgent:
 def build_app(settings: Settings | None = None) -> App:
     # Caching pays off only for long orchestrator prompts; Gemini's own minimum is ~4k tokens.
     cache = ContextCacheConfig(min_tokens=4096, ttl_seconds=1800, cache_intervals=10)
-    return App(name=APP_NAME, root_agent=build_root_agent(settings), context_cache_config=cache)
+    return App(
+        name=APP_NAME,
+        root_agent=build_root_agent(settings),
+        context_cache_config=cache,
+        plugins=[AttachmentsAsArtifacts()],  # attachments stored once; the session names them
+    )
 
 
 def importable_app() -> App:
@@ -124,6 +131,7 @@ def importable_app() -> App:
             name=APP_NAME, root_agent=LlmAgent(name="investigation_orchestrator", model=hint)
         )
     warn_retired_host()
+    parse_pool()  # ADK loads the agent as it starts serving: the parsers start now, not at a page
     return app
 
 

@@ -26,6 +26,8 @@ _PRICES = TypeAdapter(dict[str, dict[str, float]])
 # server says otherwise (`vicaran investigate`, `vicaran export`, `adk web`, `adk api_server`).
 SERVE_HOST = "127.0.0.1"
 SERVE_PORT = 8000
+# Room in a request for what comes with an attachment: the message's text, names and JSON.
+REQUEST_ROOM_BYTES = 1_000_000
 # What `.env.example` set VICARAN_PUBLIC_URL to until it followed the server: a `.env` copied
 # from it pins port 8000 whatever port serves it, so this exact value is taken as unset.
 RETIRED_PUBLIC_URL = "http://127.0.0.1:8000"
@@ -115,6 +117,8 @@ class Settings(BaseSettings):
     vicaran_dashboard_token: str = ""
     vicaran_allowed_hosts: str = ""  # comma-separated; "" = 127.0.0.1, localhost, the bound host
     vicaran_callback_max_body_bytes: int = Field(default=1_000_000, gt=0)
+    # Any other request body `vicaran serve` takes (0: the largest attachment as base64 + 1 MB).
+    vicaran_max_request_bytes: int = Field(default=0, ge=0)
 
     # Limits, timeouts and concurrency.
     vicaran_concurrency: int = Field(default=16, ge=1)
@@ -128,7 +132,11 @@ class Settings(BaseSettings):
     vicaran_max_page_bytes: int = Field(default=3_000_000, gt=0)
     # Characters of one page's text its digest reads (the snapshot keeps the whole page).
     vicaran_digest_page_chars: int = Field(default=30_000, gt=0)
-    vicaran_parse_workers: int = Field(default=2, ge=1)  # threads parsing untrusted pages
+    # Untrusted parsing (pages and documents) in worker processes (tools/workers.py): how many,
+    # each one's address space (and what they may all grow by together), a document's time.
+    vicaran_parse_workers: int = Field(default=3, ge=1)
+    vicaran_parse_memory_mb: int = Field(default=1024, ge=256)
+    vicaran_parse_timeout_seconds: float = Field(default=120.0, gt=0)  # beyond its OCR time
     # A running investigation writes a heartbeat this often; three missed beats (30 s by
     # default) and its process is taken for dead: the run is marked `interrupted`.
     vicaran_heartbeat_seconds: float = Field(default=10.0, gt=0, le=10.0)
@@ -153,7 +161,16 @@ class Settings(BaseSettings):
     # The journalist's documents (parsed locally; passages reach only the configured model).
     vicaran_document_max_bytes: int = Field(default=50_000_000, gt=0)
     vicaran_document_max_pages: int = Field(default=2000, gt=0)
+    # What one document may index (memory and database growth): past it, pages are not read.
+    vicaran_document_max_chars: int = Field(default=10_000_000, gt=0)
+    vicaran_document_max_passages: int = Field(default=15_000, gt=0)
+    vicaran_document_max_unpacked_bytes: int = Field(default=20_000_000, gt=0)  # a DOCX's XML
     vicaran_ocr_languages: str = "por+eng"  # Tesseract languages for pages without a text layer
+    # OCR budgets: one document's, and one investigation's attachments together.
+    vicaran_ocr_document_pages: int = Field(default=100, ge=0)
+    vicaran_ocr_document_seconds: float = Field(default=300.0, gt=0)
+    vicaran_ocr_investigation_pages: int = Field(default=200, ge=0)
+    vicaran_ocr_investigation_seconds: float = Field(default=600.0, gt=0)
     vicaran_document_passages_per_claim: int = Field(default=6, ge=0)
     vicaran_reference_depth: int = Field(default=2, ge=0)
     vicaran_reference_token_budget: int = Field(default=50_000, ge=0)
@@ -277,6 +294,15 @@ class Settings(BaseSettings):
     def callback_enabled(self) -> bool:
         """Records go to the newsroom's callback API too (both settings are needed)."""
         return bool(self.callback_api_url.strip() and self.agent_secret.strip())
+
+    @property
+    def max_request_bytes(self) -> int:
+        """The largest request body `vicaran serve` reads (the callback endpoint has its own):
+        VICARAN_MAX_REQUEST_BYTES, else a message carrying the largest document Vicaran takes
+        in, base64-encoded as JSON carries it, with 1 MB for the rest of the message."""
+        if self.vicaran_max_request_bytes:
+            return self.vicaran_max_request_bytes
+        return 4 * -(-self.vicaran_document_max_bytes // 3) + REQUEST_ROOM_BYTES
 
     @property
     def stale_seconds(self) -> float:

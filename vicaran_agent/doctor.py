@@ -23,7 +23,7 @@ import httpx
 
 from .config import Settings, model_plugins_problem, retired_querido_diario_host
 from .i18n import Phrase, is_portuguese, localized, message
-from .tools.http import async_client
+from .tools.http import AnswerTooLarge, capped_client
 
 Status = Literal["ok", "note", "warn", "fail"]
 MARKS: dict[Status, str] = {"ok": "✓", "note": "–", "warn": "!", "fail": "✗"}
@@ -34,6 +34,8 @@ QUERIDO_DIARIO_HOST = "https://api.queridodiario.org.br"
 PROBE_TERRITORY = "4314902"
 FACTCHECK_PATH = "/v1alpha1/claims:search"
 DEFAULT_TIMEOUT = 10.0
+# Every answer a check reads is small (an account's usage, a probe); past this it is refused.
+ANSWER_MAX_BYTES = 1_000_000
 
 
 class Figure(int):
@@ -199,8 +201,8 @@ class Doctor:
         ]
         if settings.vicaran_session_db_url.strip():
             checks.append((Phrase("doctor_sessions"), "VICARAN_SESSION_DB_URL", self.sessions))
-        async with async_client(
-            timeout=httpx.Timeout(self.timeout), follow_redirects=False
+        async with capped_client(
+            ANSWER_MAX_BYTES, timeout=httpx.Timeout(self.timeout), follow_redirects=False
         ) as self.http:
             found = await asyncio.gather(
                 *(self._guarded(service, variable, check) for service, variable, check in checks)
@@ -231,6 +233,9 @@ class Doctor:
             return Line(service, "fail", Phrase("doctor_timeout", seconds=seconds), fix)
         except httpx.TransportError as error:
             said = Phrase("doctor_unreachable", error=_error_name(error))
+            return Line(service, "fail", said, fix)
+        except AnswerTooLarge as error:
+            said = Phrase("doctor_answer_too_large", limit=f"{error.limit:,}")
             return Line(service, "fail", said, fix)
         except Exception as error:  # noqa: BLE001 - a check that breaks is reported, not raised
             said = Phrase(

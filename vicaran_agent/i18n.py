@@ -1353,6 +1353,12 @@ _PROBLEMS: dict[str, tuple[_Text, _Text]] = {
         "{service} search failed: the answer was not a JSON object",
         "A busca no {service} falhou: a resposta não era um objeto JSON",
     ),
+    "answer_too_large": (
+        "{service} sent an answer larger than {limit} bytes, more than Vicaran reads of one "
+        "answer: it was set aside unread; check {setting} ({url})",
+        "{service} enviou uma resposta maior que {limit} bytes, mais do que o Vicaran lê de uma "
+        "resposta: ela foi deixada de lado sem ser lida; confira {setting} ({url})",
+    ),
     "answered_http": (
         "{service} answered HTTP {status}: check {setting} ({url})",
         "{service} respondeu HTTP {status}: confira {setting} ({url})",
@@ -1705,6 +1711,10 @@ _DOCTOR: dict[str, tuple[_Text, _Text]] = {
     "doctor_unreachable": (
         "could not be reached ({error})",
         "não foi possível alcançá-lo ({error})",
+    ),
+    "doctor_answer_too_large": (
+        "answered more than {limit} bytes, more than a check reads: set aside unread",
+        "respondeu mais de {limit} bytes, mais do que uma verificação lê: deixado de lado sem ler",
     ),
     "doctor_check_failed": (
         "the check failed ({error}: {detail})",
@@ -2128,6 +2138,14 @@ _DOCUMENT_PROBLEMS: dict[str, tuple[_Text, _Text]] = {
         "{name} tem {size}, acima do limite de {limit}: divida-o em arquivos menores ou aumente "
         "VICARAN_DOCUMENT_MAX_BYTES.",
     ),
+    "request_too_large": (
+        "This message is larger than this server accepts ({limit} bytes, "
+        "VICARAN_MAX_REQUEST_BYTES): attach files of at most {document} bytes each "
+        "(VICARAN_DOCUMENT_MAX_BYTES), or send them in separate messages.",
+        "Esta mensagem é maior do que este servidor aceita ({limit} bytes, "
+        "VICARAN_MAX_REQUEST_BYTES): anexe arquivos de no máximo {document} bytes cada "
+        "(VICARAN_DOCUMENT_MAX_BYTES) ou envie-os em mensagens separadas.",
+    ),
     "document_too_many_pages": (
         (
             "{name} has more than {count} page, the limit: split it into smaller files or raise "
@@ -2159,6 +2177,33 @@ _DOCUMENT_PROBLEMS: dict[str, tuple[_Text, _Text]] = {
         "not opened.",
         "{name} ocuparia mais de {limit} ao ser descompactado, muito além de um documento Word "
         "comum: ele não foi aberto.",
+    ),
+    # a file whose reader (a worker process) ran out of time or memory, or died
+    "document_parse_timeout": (
+        "{name} took longer than {seconds} s to read and was set aside "
+        "(VICARAN_PARSE_TIMEOUT_SECONDS): it may be damaged, or built to stall a reader.",
+        "{name} levou mais de {seconds} s para ser lido e foi deixado de lado "
+        "(VICARAN_PARSE_TIMEOUT_SECONDS): ele pode estar danificado, ou ter sido feito para "
+        "travar um leitor.",
+    ),
+    "document_parse_memory": (
+        "{name} needed more than the {limit} MB of memory a reader may use "
+        "(VICARAN_PARSE_MEMORY_MB) and was set aside: it may be damaged, or built to exhaust "
+        "memory.",
+        "{name} precisou de mais do que os {limit} MB de memória que um leitor pode usar "
+        "(VICARAN_PARSE_MEMORY_MB) e foi deixado de lado: ele pode estar danificado, ou ter sido "
+        "feito para esgotar a memória.",
+    ),
+    "document_parse_crashed": (
+        "{name} stopped the {kind} reader that opened it and was set aside: it may be damaged, "
+        "or built to exhaust the {limit} MB of memory a reader may use (VICARAN_PARSE_MEMORY_MB).",
+        "{name} derrubou o leitor de {kind} que o abriu e foi deixado de lado: ele pode estar "
+        "danificado, ou ter sido feito para esgotar os {limit} MB de memória que um leitor pode "
+        "usar (VICARAN_PARSE_MEMORY_MB).",
+    ),
+    "document_parse_unavailable": (
+        "{name} could not be read: no reader process could be started ({detail}).",
+        "Não foi possível ler {name}: nenhum processo leitor pôde ser iniciado ({detail}).",
     ),
     "document_image_ocr_missing": (
         "{name} is an image and OCR is not installed: install tesseract-ocr (Debian: apt-get "
@@ -2202,9 +2247,27 @@ _DOCUMENT_PROBLEMS: dict[str, tuple[_Text, _Text]] = {
     ),
     "page_ocr_budget": (
         "page {page} is a scanned image and was not read: OCR of this file already took "
-        "{seconds} s, the limit",
+        "{seconds} s, the limit (VICARAN_OCR_DOCUMENT_SECONDS)",
         "a página {page} é uma imagem digitalizada e não foi lida: o OCR deste arquivo já levou "
-        "{seconds} s, o limite",
+        "{seconds} s, o limite (VICARAN_OCR_DOCUMENT_SECONDS)",
+    ),
+    "page_ocr_pages_budget": (
+        "page {page} is a scanned image and was not read: OCR already read {count} pages of "
+        "this file, the limit (VICARAN_OCR_DOCUMENT_PAGES)",
+        "a página {page} é uma imagem digitalizada e não foi lida: o OCR já leu {count} páginas "
+        "deste arquivo, o limite (VICARAN_OCR_DOCUMENT_PAGES)",
+    ),
+    "page_ocr_investigation_pages": (
+        "page {page} is a scanned image and was not read: OCR already read {count} pages of "
+        "this investigation's files, the limit (VICARAN_OCR_INVESTIGATION_PAGES)",
+        "a página {page} é uma imagem digitalizada e não foi lida: o OCR já leu {count} páginas "
+        "dos arquivos desta investigação, o limite (VICARAN_OCR_INVESTIGATION_PAGES)",
+    ),
+    "page_ocr_investigation_seconds": (
+        "page {page} is a scanned image and was not read: OCR of this investigation's files "
+        "already took {seconds} s, the limit (VICARAN_OCR_INVESTIGATION_SECONDS)",
+        "a página {page} é uma imagem digitalizada e não foi lida: o OCR dos arquivos desta "
+        "investigação já levou {seconds} s, o limite (VICARAN_OCR_INVESTIGATION_SECONDS)",
     ),
     "page_image_too_large": (
         "page {page} is an image of more than {limit} million pixels and was not read",
@@ -2213,6 +2276,31 @@ _DOCUMENT_PROBLEMS: dict[str, tuple[_Text, _Text]] = {
     "page_ocr_no_text": (
         "page {page} is an image in which OCR found no text",
         "a página {page} é uma imagem na qual o OCR não encontrou texto",
+    ),
+    # what one document may index (parse._TextBudget)
+    "page_cut_chars": (
+        "page {page} was indexed only in part: the document's text reached {limit} characters, "
+        "the most indexed from one file (VICARAN_DOCUMENT_MAX_CHARS)",
+        "a página {page} foi indexada só em parte: o texto do documento chegou a {limit} "
+        "caracteres, o máximo indexado de um arquivo (VICARAN_DOCUMENT_MAX_CHARS)",
+    ),
+    "page_skipped_chars": (
+        "page {page} was not indexed: the document's text reached {limit} characters, the most "
+        "indexed from one file (VICARAN_DOCUMENT_MAX_CHARS)",
+        "a página {page} não foi indexada: o texto do documento chegou a {limit} caracteres, o "
+        "máximo indexado de um arquivo (VICARAN_DOCUMENT_MAX_CHARS)",
+    ),
+    "page_cut_passages": (
+        "page {page} was indexed only in part: the document reached {limit} passages, the most "
+        "indexed from one file (VICARAN_DOCUMENT_MAX_PASSAGES)",
+        "a página {page} foi indexada só em parte: o documento chegou a {limit} trechos, o "
+        "máximo indexado de um arquivo (VICARAN_DOCUMENT_MAX_PASSAGES)",
+    ),
+    "page_skipped_passages": (
+        "page {page} was not indexed: the document reached {limit} passages, the most indexed "
+        "from one file (VICARAN_DOCUMENT_MAX_PASSAGES)",
+        "a página {page} não foi indexada: o documento chegou a {limit} trechos, o máximo "
+        "indexado de um arquivo (VICARAN_DOCUMENT_MAX_PASSAGES)",
     ),
 }
 _MESSAGES.update(_DOCUMENT_PROBLEMS)

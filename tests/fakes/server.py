@@ -80,6 +80,7 @@ class FakeServer:
     def __init__(self, *, latency: float = 0.0) -> None:
         self.latency = latency
         self._lock = threading.Lock()
+        self._idle = threading.Condition(self._lock)  # notified when a request has been served
         self._log: list[RecordedRequest] = []
         self._active = 0
         self._peak = 0
@@ -157,6 +158,12 @@ class FakeServer:
         with self._lock:
             return self._active
 
+    def wait_idle(self, timeout: float = 10.0) -> bool:
+        """Wait until no request is being served (a streamed answer has stopped: sent whole, or
+        its client went away); False if one still is after `timeout` seconds."""
+        with self._idle:
+            return self._idle.wait_for(lambda: self._active == 0, timeout)
+
     def reset_log(self) -> None:
         with self._lock:
             self._log.clear()
@@ -191,6 +198,7 @@ class FakeServer:
             self._active -= 1
             if request.ended is None:  # a hang, or the server stopping
                 request.ended = time.monotonic()
+            self._idle.notify_all()
 
 
 def _make_handler(fake: FakeServer) -> type[BaseHTTPRequestHandler]:

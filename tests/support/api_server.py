@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import socket
 import subprocess
 import sys
@@ -57,10 +58,44 @@ def vicaran_serve(tmp_path: Path, variables: dict[str, str], name: str = "serve"
 
 
 @contextmanager
+def vicaran_serve_process(
+    tmp_path: Path, variables: dict[str, str], memory_mb: int, name: str = "serve"
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """`vicaran serve` as `vicaran_serve` starts it, with at most `memory_mb` of address space
+    (and no core file): its base URL and its process, to watch."""
+    port = free_port()
+    command = [
+        sys.executable, "-m", "vicaran_agent.cli",
+        "serve", "--host", "127.0.0.1", "--port", str(port),
+    ]  # fmt: skip
+    log_path = tmp_path / f"{name}.log"
+    with _server_process(command, port, log_path, variables, memory_mb) as served:
+        yield served
+
+
+@contextmanager
 def _server(
     command: list[str], port: int, log_path: Path, variables: dict[str, str]
 ) -> Iterator[str]:
     """Start `command`, wait until it answers `/list-apps`, stop it afterwards."""
+    with _server_process(command, port, log_path, variables) as (base, _):
+        yield base
+
+
+def _capped(memory_mb: int) -> None:
+    size = memory_mb << 20
+    resource.setrlimit(resource.RLIMIT_AS, (size, size))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+@contextmanager
+def _server_process(
+    command: list[str],
+    port: int,
+    log_path: Path,
+    variables: dict[str, str],
+    memory_mb: int | None = None,
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     environment = {
         **os.environ,
         "VICARAN_MODEL_PLUGINS": "tests.support.scripted_model",
@@ -69,7 +104,12 @@ def _server(
     }
     log = log_path.open("w")
     process = subprocess.Popen(
-        command, cwd=ROOT, env=environment, stdout=log, stderr=subprocess.STDOUT
+        command,
+        cwd=ROOT,
+        env=environment,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        preexec_fn=None if memory_mb is None else lambda: _capped(memory_mb),
     )
     base = f"http://127.0.0.1:{port}"
     try:
@@ -85,7 +125,7 @@ def _server(
             if time.monotonic() > deadline:
                 pytest.fail(f"{log_path.stem} did not start in 90 s")
             time.sleep(0.3)
-        yield base
+        yield base, process
     finally:
         process.terminate()
         try:

@@ -26,7 +26,7 @@ class Conversation:
         self.user_id = user_id  # the ADK user: whose conversation this is
         self.app = build_app()
         if plugins:
-            self.app = self.app.model_copy(update={"plugins": list(plugins)})
+            self.app = self.app.model_copy(update={"plugins": [*self.app.plugins, *plugins]})
         self.runner = InMemoryRunner(app=self.app)
         self.session_id: str | None = None
         self.events: list[Event] = []

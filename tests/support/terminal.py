@@ -5,7 +5,7 @@ from __future__ import annotations
 import fcntl
 import os
 import pty
-import select
+import selectors
 import struct
 import subprocess
 import termios
@@ -56,10 +56,11 @@ def run_in_pty(
     os.close(terminal)
     chunks: list[bytes] = []
     deadline = time.monotonic() + timeout
+    waiting = selectors.DefaultSelector()  # (select.select refuses descriptors past 1023)
+    waiting.register(controller, selectors.EVENT_READ)
     try:
         while time.monotonic() < deadline:
-            ready, _, _ = select.select([controller], [], [], 0.2)
-            if not ready:
+            if not waiting.select(0.2):
                 if process.poll() is not None:
                     break
                 continue
@@ -77,6 +78,7 @@ def run_in_pty(
         if process.poll() is None:
             process.kill()
             process.wait()
+        waiting.close()
         os.close(controller)
     return TerminalRun(code, b"".join(chunks))
 

@@ -33,6 +33,7 @@ from ..briefing import (
     vagueness,
 )
 from ..config import get_settings
+from ..documents.artifacts import artifact_reader
 from ..documents.intake import (
     CUT_OFF,
     AttachedFile,
@@ -451,7 +452,14 @@ async def _documents_this_turn(
     reader = Reader(callback_context.user_id, config.investigation_id)
     if files:
         own = investigation_collection(config.investigation_id)
-        taken = await take_in(files, own, callback_context.save_artifact, reader)
+        taken = await take_in(
+            files,
+            own,
+            callback_context.save_artifact,
+            read_artifact=artifact_reader(callback_context),
+            owner=reader,
+            earlier=known.attachments,
+        )
         attached = _sent_again(attached, taken) + taken
     for record in attached:
         if record.taken_in and record.collection not in config.collections:
@@ -486,7 +494,9 @@ async def _documents_before_the_brief(
         files,
         investigation_collection(investigation_id),
         callback_context.save_artifact,
-        Reader(callback_context.user_id, investigation_id),
+        read_artifact=artifact_reader(callback_context),
+        owner=Reader(callback_context.user_id, investigation_id),
+        earlier=known.attachments,
     )
     cut = _with_cut_off([], list(cut_off), language)
     known.attachments = _sent_again(known.attachments, taken) + taken + cut
@@ -602,16 +612,17 @@ async def before_orchestrator_model(
         state[keys.PLAN_APPROVED] = True
         state[keys.AWAITING_APPROVAL] = False
         state[keys.INVESTIGATION_STATUS] = "in_progress"
+        # [INVESTIGATION_STARTED] is the pipeline's to say, once its detached run has the work:
+        # a client that leaves on it then leaves a run that goes on.
         return LlmResponse(
             content=types.Content(
                 role="model",
                 parts=[
-                    types.Part(text=message("started", config.language)),
                     types.Part(
                         function_call=types.FunctionCall(
                             name="transfer_to_agent", args={"agent_name": PIPELINE_NAME}
                         )
-                    ),
+                    )
                 ],
             )
         )

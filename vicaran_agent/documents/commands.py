@@ -20,7 +20,8 @@ from ..config import Settings, get_settings
 from ..i18n import Phrase, localized, system_language
 from .characters import path_text
 from .model import DocumentError, DocumentInfo, DocumentReliability
-from .parse import kind_of, parse_file
+from .parse import kind_of
+from .pool import parse_file
 from .query import excerpt
 from .store import (
     MAX_COLLECTION_CHARS,

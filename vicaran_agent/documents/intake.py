@@ -1,6 +1,7 @@
 """Documents into an investigation: files attached in the chat, and the collections it names.
 
-An attachment is saved as an ADK artifact, parsed here and added to the investigation's own
+An attachment is stored once, as an ADK artifact, before the message is (`artifacts`: the
+session keeps a reference), read back, parsed here and added to the investigation's own
 collection; its bytes and text never reach the orchestrator's model. What the plan and the
 orchestrator need (titles, pages, languages, what could not be read) is kept in session state.
 """
@@ -21,8 +22,10 @@ from pydantic import BaseModel, Field
 from ..config import get_settings
 from ..formatting import data_block, one_line
 from ..sanitize import clean
+from . import pool
+from .artifacts import ReadArtifact, artifact_name, is_reference, reference_target, refused_size
 from .model import DocumentError, DocumentInfo, DocumentReliability
-from .parse import parse_bytes
+from .ocr import OcrLedger
 from .store import DocumentStore, Reader, get_document_store
 
 logger = logging.getLogger(__name__)
@@ -50,12 +53,18 @@ def investigation_collection(investigation_id: str) -> str:
 
 @dataclass(frozen=True)
 class Attachment:
-    """A file in the journalist's message (an `inline_data` part)."""
+    """A file in the journalist's message: its bytes (an `inline_data` part), or a reference to
+    the artifact it was stored as (`artifact`, `version`, `uri`), or the size of a file too
+    large to be stored (`stored_size`)."""
 
     index: int
     file_name: str
     mime: str
     part: types.Part
+    artifact: str | None = None
+    version: int | None = None
+    uri: str | None = None
+    stored_size: int | None = None
 
     @property
     def data(self) -> bytes:
@@ -66,8 +75,24 @@ def attachments_in(content: types.Content | None) -> list[Attachment]:
     """The files attached to a message, each with a safe file name (ADK may send none)."""
     found = []
     for index, part in enumerate(content.parts or [] if content else []):
+        if part.thought:
+            continue
+        if (refused := refused_size(part)) is not None:
+            name, mime, size = refused
+            found.append(
+                Attachment(index, file_name_of(name, mime, b""), mime, part, stored_size=size)
+            )
+            continue
+        if is_reference(part) and part.file_data is not None:
+            reference = part.file_data
+            mime = (reference.mime_type or "").split(";")[0].strip().lower()
+            name = file_name_of(reference.display_name, mime, (reference.file_uri or "").encode())
+            target = reference_target(reference.file_uri or "")
+            artifact, version = target if target else (None, None)
+            found.append(Attachment(index, name, mime, part, artifact, version, reference.file_uri))
+            continue
         blob = part.inline_data
-        if blob is None or part.thought:
+        if blob is None:
             continue
         mime = (blob.mime_type or "").split(";")[0].strip().lower()
         name = file_name_of(blob.display_name, mime, blob.data or b"")
@@ -124,6 +149,8 @@ class AttachedFile(BaseModel):
     reason: str = ""  # why it could not be taken in
     document_id: str = ""
     artifact: str = ""  # the ADK artifact's name, when it was saved as one
+    ocr_pages: int = 0  # what reading it took of the investigation's OCR budget
+    ocr_seconds: float = 0.0
 
     @property
     def taken_in(self) -> bool:
@@ -137,50 +164,95 @@ async def take_in(
     attachments: Iterable[Attachment],
     collection: str,
     save_artifact: SaveArtifact | None,
+    read_artifact: ReadArtifact | None = None,
     owner: Reader | None = None,
+    earlier: Iterable[AttachedFile] = (),
 ) -> list[AttachedFile]:
-    """Save, parse and index each attachment into `owner`'s collection; one that fails is
-    recorded with the reason."""
+    """Parse and index each attachment into `owner`'s collection (a stored one read back with
+    `read_artifact`, one still inline saved with `save_artifact`); one that fails is recorded
+    with the reason.
+
+    The files are read at the same time in the parse pool (and indexed one at a time), their
+    OCR within one budget for the investigation, less what its `earlier` files took.
+    """
     settings = get_settings()
-    taken = []
+    before = list(earlier)
+    ledger = OcrLedger.of(
+        settings,
+        sum(a.ocr_pages for a in before),
+        sum(a.ocr_seconds for a in before),
+    )
+    taken: list[AttachedFile] = []
+    reading: list[tuple[AttachedFile, Attachment, bytes]] = []
     for attachment in attachments:
+        stored = attachment.uri is not None
+        read = await read_artifact(attachment) if stored and read_artifact is not None else None
+        data = (read or b"") if stored else attachment.data
         record = AttachedFile(
             file_name=attachment.file_name,
             mime=attachment.mime,
-            size_bytes=len(attachment.data),
+            size_bytes=attachment.stored_size if attachment.stored_size is not None else len(data),
             collection=collection,
+            artifact=(attachment.artifact or "") if read is not None else "",
         )
         taken.append(record)
-        if record.size_bytes > settings.vicaran_document_max_bytes:
+        if (
+            attachment.stored_size is not None
+            or record.size_bytes > settings.vicaran_document_max_bytes
+        ):
             record.status = "unreadable"
             record.reason = (
                 f"too large ({record.size_bytes:,} bytes; the limit is "
                 f"{settings.vicaran_document_max_bytes:,}, VICARAN_DOCUMENT_MAX_BYTES)"
             )
             continue
-        if save_artifact is not None:
+        if stored and read is None:
+            record.status, record.reason = "unreadable", "not a file of this conversation"
+            continue
+        if not stored and save_artifact is not None:
             try:
-                await save_artifact(attachment.file_name.replace(":", "_"), attachment.part)
-                record.artifact = attachment.file_name.replace(":", "_")
+                await save_artifact(artifact_name(attachment.file_name), attachment.part)
+                record.artifact = artifact_name(attachment.file_name)
             except Exception:  # no artifact service: the document is still indexed
                 logger.warning("could not save %s as an artifact", record.file_name, exc_info=True)
+        reading.append((record, attachment, data))
+    indexing = asyncio.Lock()  # one write at a time: files of one collection
+    await asyncio.gather(
+        *(_read_and_index(r, a, d, collection, owner, ledger, indexing) for r, a, d in reading)
+    )
+    return taken
+
+
+async def _read_and_index(
+    record: AttachedFile,
+    attachment: Attachment,
+    data: bytes,
+    collection: str,
+    owner: Reader | None,
+    ledger: OcrLedger,
+    indexing: asyncio.Lock,
+) -> None:
+    """One attachment parsed in the pool and indexed; what failed is said in `record`."""
+    reading = pool.submit(data, attachment.file_name, mime=attachment.mime or None, ledger=ledger)
+    try:
         try:
-            parsed = await asyncio.to_thread(
-                parse_bytes, attachment.data, attachment.file_name, mime=attachment.mime or None
-            )
+            parsed = await reading.parsed()
+        finally:
+            record.ocr_pages = reading.budget.pages_read
+            record.ocr_seconds = round(reading.budget.seconds_used, 3)
+        async with indexing:
             outcome = await asyncio.to_thread(
                 document_store().add, parsed, collection, ATTACHMENT_RELIABILITY, owner=owner
             )
-        except DocumentError as error:
-            record.status, record.reason = "unreadable", _reason(str(error), record.file_name)
-            continue
-        except Exception as error:  # the store being down costs this file, not the plan
-            logger.warning("could not add %s to %s", record.file_name, collection, exc_info=True)
-            record.status = "unreadable"
-            record.reason = f"the document store failed ({type(error).__name__}: {error})"
-            continue
-        record.status, record.document_id = outcome.status, outcome.document.document_id
-    return taken
+    except DocumentError as error:
+        record.status, record.reason = "unreadable", _reason(str(error), record.file_name)
+        return
+    except Exception as error:  # the store being down costs this file, not the plan
+        logger.warning("could not add %s to %s", record.file_name, collection, exc_info=True)
+        record.status = "unreadable"
+        record.reason = f"the document store failed ({type(error).__name__}: {error})"
+        return
+    record.status, record.document_id = outcome.status, outcome.document.document_id
 
 
 def _reason(error: str, file_name: str) -> str:

@@ -1,7 +1,11 @@
-"""Scanned pages and page images read by the `tesseract` binary when installed, bounded in time.
+"""Scanned pages and page images read by the `tesseract` binary when installed, within budgets.
 
-Tesseract runs as a subprocess (one per page, a timeout each, a time budget per file); the page
-image goes to it on stdin and nothing is written to disk or sent anywhere.
+Tesseract runs as a subprocess (one per page, a timeout each); the page image goes to it on
+stdin and nothing is written to disk or sent anywhere. What OCR may cost is granted page by
+page: an `OcrBudget` holds one file's pages and seconds (VICARAN_OCR_DOCUMENT_PAGES and
+_SECONDS), within an `OcrLedger` shared by the files of one investigation (_INVESTIGATION_PAGES
+and _SECONDS), read at the same time or turn after turn. A page is granted before it is drawn,
+so a page past the budget costs nothing; its seconds are what Tesseract took.
 """
 
 from __future__ import annotations
@@ -12,9 +16,10 @@ import logging
 import os
 import shutil
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..i18n import Phrase
 from .characters import storable_text
@@ -22,11 +27,13 @@ from .characters import storable_text
 if TYPE_CHECKING:
     from PIL.Image import Image
 
+    from ..config import Settings
+
 logger = logging.getLogger(__name__)
 
 DPI = 300  # pages are rendered at this resolution for Tesseract
 PAGE_TIMEOUT_SECONDS = 60.0
-FILE_BUDGET_SECONDS = 900.0  # past this, a file's remaining scanned pages are listed as unreadable
+MIN_GRANT_SECONDS = 0.05  # less left than this is nothing left
 _LIST_TIMEOUT_SECONDS = 10.0
 _FALLBACK_LANGUAGES = 3  # when none of the configured languages is installed, use up to this many
 
@@ -73,21 +80,151 @@ def choose_languages(requested: str, installed: Sequence[str]) -> str:
     return "+".join(others[:_FALLBACK_LANGUAGES])
 
 
-class PageReader:
-    """OCR for the scanned pages of one file: one Tesseract run per page, within a time budget."""
+class Budget(Protocol):
+    """What OCR may still cost: `allow` grants a page its seconds (or raises PageNotRead with
+    why not), `spent` says what the page took of them."""
+
+    def allow(self, page: int) -> float: ...
+
+    def spent(self, page: int, granted: float, used: float) -> None: ...
+
+
+class OcrLedger:
+    """The OCR an investigation's files may still use, shared by files read at the same time
+    (thread-safe): pages and seconds are taken when granted and what a page did not use is
+    given back."""
+
+    def __init__(self, pages: int, seconds: float) -> None:
+        self.pages, self.seconds = pages, seconds
+        self._pages_taken, self._seconds_taken = 0, 0.0
+        self._lock = threading.Lock()
+
+    @classmethod
+    def of(cls, settings: Settings, pages_spent: int = 0, seconds_spent: float = 0.0) -> OcrLedger:
+        """The investigation's budget from the settings, less what its earlier files spent."""
+        ledger = cls(
+            settings.vicaran_ocr_investigation_pages, settings.vicaran_ocr_investigation_seconds
+        )
+        ledger._pages_taken, ledger._seconds_taken = pages_spent, seconds_spent
+        return ledger
+
+    def take(self, page: int, seconds: float) -> float:
+        """Up to `seconds` for `page`, taken from what is left; PageNotRead when nothing is."""
+        with self._lock:
+            if self._pages_taken >= self.pages:
+                raise PageNotRead(
+                    Phrase("page_ocr_investigation_pages", page=page, count=self.pages)
+                )
+            left = self.seconds - self._seconds_taken
+            if left < MIN_GRANT_SECONDS:
+                raise PageNotRead(
+                    Phrase("page_ocr_investigation_seconds", page=page, seconds=int(self.seconds))
+                )
+            granted = min(seconds, left)
+            self._pages_taken += 1
+            self._seconds_taken += granted
+            return granted
+
+    def give_back(self, seconds: float) -> None:
+        with self._lock:
+            self._seconds_taken -= seconds
+
+
+class OcrBudget:
+    """One file's OCR: at most `pages` pages and `seconds` seconds of Tesseract, each page at
+    most `page_timeout`, within `ledger` (the investigation's) when there is one."""
 
     def __init__(
         self,
-        requested_languages: str,
+        pages: int,
+        seconds: float,
         *,
         page_timeout: float | None = None,
-        budget: float | None = None,
+        ledger: OcrLedger | None = None,
     ) -> None:
-        self.binary = find_tesseract()
-        self.requested = requested_languages
+        self.pages, self.seconds = pages, seconds
         self.page_timeout = page_timeout or PAGE_TIMEOUT_SECONDS
-        self._budget = budget or FILE_BUDGET_SECONDS
-        self._deadline: float | None = None  # the budget runs from the first page read
+        self.ledger = ledger
+        self.pages_read = 0  # pages granted (read, or tried)
+        self.seconds_used = 0.0
+        self._outstanding = 0.0  # granted and not yet accounted for
+        self._lock = threading.Lock()
+
+    @classmethod
+    def of(cls, settings: Settings, ledger: OcrLedger | None = None) -> OcrBudget:
+        return cls(
+            settings.vicaran_ocr_document_pages,
+            settings.vicaran_ocr_document_seconds,
+            ledger=ledger,
+        )
+
+    def allow(self, page: int) -> float:
+        with self._lock:
+            if self.pages_read >= self.pages:
+                raise PageNotRead(Phrase("page_ocr_pages_budget", page=page, count=self.pages))
+            left = self.seconds - self.seconds_used - self._outstanding
+            if left < MIN_GRANT_SECONDS:
+                raise PageNotRead(
+                    Phrase("page_ocr_budget", page=page, seconds=max(1, round(self.seconds)))
+                )
+            granted = min(self.page_timeout, left)
+            if self.ledger is not None:
+                granted = self.ledger.take(page, granted)
+            self.pages_read += 1
+            self._outstanding += granted
+            return granted
+
+    def spent(self, page: int, granted: float, used: float) -> None:
+        used = min(max(used, 0.0), granted)
+        with self._lock:
+            self._outstanding -= granted
+            self.seconds_used += used
+        if self.ledger is not None:
+            self.ledger.give_back(granted - used)
+
+    def answer(self, request: tuple[Any, ...]) -> tuple[Any, float]:
+        """The parse pool's `ask` for a file read in a worker: (answer, more time for the file).
+
+        A page's grant lengthens the file's time limit by as much: OCR time is budgeted here,
+        not by the parse timeout.
+        """
+        if request[0] == "allow":
+            try:
+                granted = self.allow(request[1])
+            except PageNotRead as refused:
+                return refused, 0.0
+            return granted, granted
+        _, page, granted, used = request
+        self.spent(page, granted, used)
+        return None, 0.0
+
+
+class RemoteBudget:
+    """An OcrBudget kept by the parse pool's caller, asked from a worker process."""
+
+    def __init__(self, ask: Callable[[Any], Any]) -> None:
+        self._ask = ask
+
+    def allow(self, page: int) -> float:
+        granted: float = self._ask(("allow", page))
+        return granted
+
+    def spent(self, page: int, granted: float, used: float) -> None:
+        self._ask(("spent", page, granted, used))
+
+
+class PageReader:
+    """OCR for the scanned pages of one file: one Tesseract run per page, within `budget`.
+
+    `binary` is the `tesseract` to run (None: OCR is not installed); by default the one on PATH.
+    """
+
+    _FIND: Any = object()
+
+    def __init__(self, requested_languages: str, budget: Budget, *, binary: Any = _FIND) -> None:
+        self.binary: str | None = find_tesseract() if binary is PageReader._FIND else binary
+        self.requested = requested_languages
+        self.budget = budget
         self._languages: str | None = None
 
     @property
@@ -101,19 +238,24 @@ class PageReader:
     def read(self, number: int, render: Callable[[], Image]) -> str:
         """The text of scanned page `number` (1-based); PageNotRead says why there is none.
 
-        `render` draws the page; it is called only when Tesseract can run.
+        `render` draws the page; it is called only when Tesseract can run and the budget
+        grants the page.
         """
         if not self.binary:
             raise PageNotRead(Phrase("page_ocr_missing", page=number))
         if not self.languages:
             raise PageNotRead(Phrase("page_ocr_no_languages", page=number))
-        if self._deadline is None:
-            self._deadline = time.monotonic() + self._budget
-        left = self._deadline - time.monotonic()
-        if left <= 0:
-            raise PageNotRead(Phrase("page_ocr_budget", page=number, seconds=int(self._budget)))
-        image = render()
-        text = self._tesseract(number, _pgm(image), min(self.page_timeout, left))
+        granted = self.budget.allow(number)
+        used = 0.0
+        try:
+            image = _pgm(render())
+            started = time.monotonic()
+            try:
+                text = self._tesseract(number, image, granted)
+            finally:
+                used = time.monotonic() - started
+        finally:
+            self.budget.spent(number, granted, used)
         if not text.strip():
             raise PageNotRead(Phrase("page_ocr_no_text", page=number))
         return text

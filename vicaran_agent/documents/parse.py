@@ -2,8 +2,12 @@
 
 Every file is untrusted: its size and page count are checked before it is read, a page's text
 is capped, a DOCX's unpacked size is checked before it is unzipped, an image's pixels before it
-is decoded, OCR runs with timeouts, and everything else is linear-time library code. Nothing is
-sent anywhere.
+is decoded, OCR runs within budgets of pages and seconds, and everything else is linear-time
+library code. What one document may index is capped (`Limits`: characters and passages): past
+that, its pages are not read, and each says why. Nothing is sent anywhere.
+
+This module parses in the process that calls it. The server and `vicaran docs` call it through
+`documents.pool`, in a worker process with a memory cap and a time limit (`read_in_worker`).
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from ..tools.content import read_html
 from . import ocr
 from .characters import path_text, storable_text
 from .model import DocumentError, DocumentKind, PageText, ParsedDocument, UnreadablePage
+from .passages import split_passages
 
 if TYPE_CHECKING:
     from docx.document import Document as DocxDocument
@@ -87,8 +92,8 @@ _IMAGE_SIGNATURES = (
     b"II+\x00",
     b"MM\x00+",
 )
-MAX_UNPACKED_BYTES = 100_000_000  # a DOCX's members, unzipped
 MAX_ZIP_MEMBERS = 10_000
+_XML_PARTS = (".xml", ".rels")  # the members python-docx parses into trees
 MAX_TITLE_CHARS = 300
 _HEADING_LINE_CHARS = 150  # a first line longer than this is not a heading
 _HEADING_SCAN_CHARS = 100_000  # a Markdown file's first heading is looked for this far
@@ -125,28 +130,57 @@ def sniff(data: bytes) -> DocumentKind | None:
     return None
 
 
+@dataclass(frozen=True)
+class Limits:
+    """What one file may be and may index (from the settings; sent to a worker as they are)."""
+
+    max_bytes: int
+    max_pages: int
+    max_chars: int
+    max_passages: int
+    max_unpacked: int
+    ocr_languages: str
+
+    @classmethod
+    def of(cls, settings: Settings) -> Limits:
+        return cls(
+            max_bytes=settings.vicaran_document_max_bytes,
+            max_pages=settings.vicaran_document_max_pages,
+            max_chars=settings.vicaran_document_max_chars,
+            max_passages=settings.vicaran_document_max_passages,
+            max_unpacked=settings.vicaran_document_max_unpacked_bytes,
+            ocr_languages=settings.vicaran_ocr_languages,
+        )
+
+
 def parse_file(
     path: Path, settings: Settings | None = None, *, expected: tuple[int, int] | None = None
 ) -> ParsedDocument:
-    """Read and parse one regular file; DocumentError says why it cannot be taken in.
-
-    `expected` is the (device, inode) the caller saw: another file at `path` now is refused.
-    """
+    """Read and parse one regular file, in this process; DocumentError says why it cannot be
+    taken in. `expected`: as `read_file`."""
     settings = settings or get_settings()
+    path = Path(path)
+    data = read_file(path, settings, expected=expected)
+    parsed = parse_bytes(data, path.name, settings=settings)
+    parsed.path = path_text(str(path))
+    return parsed
+
+
+def read_file(path: Path, settings: Settings, *, expected: tuple[int, int] | None = None) -> bytes:
+    """A regular file's bytes, never more than the size limit plus one (so a larger file is
+    refused). `expected` is the (device, inode) the caller saw: another file at `path` now is
+    refused."""
     path = Path(path)
     if kind_of(path.name) is None:
         raise DocumentError(Phrase("document_unsupported", name=path.name))
     limit = settings.vicaran_document_max_bytes
     try:
-        data = _read_regular(path, limit, expected)
+        return _read_regular(path, limit, expected)
     except OSError as error:
         detail = error.strerror or type(error).__name__
         raise DocumentError(
             Phrase("document_unreadable_file", name=path.name, error=detail)
         ) from None
-    parsed = parse_bytes(data, path.name, settings=settings)
-    parsed.path = path_text(str(path))
-    return parsed
 
 
 _OPEN_FLAGS = (
@@ -172,16 +206,39 @@ def _read_regular(path: Path, limit: int, expected: tuple[int, int] | None) -> b
 def parse_bytes(
     data: bytes, file_name: str, *, mime: str | None = None, settings: Settings | None = None
 ) -> ParsedDocument:
-    """Parse a file's bytes (an attachment or a file read from disk).
+    """Parse a file's bytes (an attachment or a file read from disk) in this process.
 
     Whatever the reader, its text and names reach the caller as `storable_text`.
     """
     settings = settings or get_settings()
+    reader = ocr.PageReader(settings.vicaran_ocr_languages, ocr.OcrBudget.of(settings))
+    return read(data, file_name, mime, Limits.of(settings), reader)
+
+
+def read_in_worker(
+    data: bytes,
+    file_name: str,
+    mime: str | None,
+    limits: Limits,
+    tesseract: str | None,
+    *,
+    ask: Callable[[object], object],
+) -> ParsedDocument:
+    """What a parse-pool worker runs: `read`, its OCR granted page by page by the caller's
+    budget (`ask`), with the `tesseract` the caller found."""
+    reader = ocr.PageReader(limits.ocr_languages, ocr.RemoteBudget(ask), binary=tesseract)
+    return read(data, file_name, mime, limits, reader)
+
+
+def read(
+    data: bytes, file_name: str, mime: str | None, limits: Limits, reader: ocr.PageReader
+) -> ParsedDocument:
+    """A file's pages within `limits`, its scanned pages read by `reader`."""
     name = path_text(Path(file_name).name or file_name) or "attachment"
     kind = kind_of(file_name, mime) or sniff(data)
     if kind is None:
         raise DocumentError(Phrase("document_unsupported", name=name))
-    limit = settings.vicaran_document_max_bytes
+    limit = limits.max_bytes
     if len(data) > limit:
         raise DocumentError(
             Phrase(
@@ -193,7 +250,7 @@ def parse_bytes(
         )
     if not data or (len(data) < 4096 and not data.strip()):
         raise DocumentError(Phrase("document_empty", name=name))
-    content = _storable(_READERS[kind](data, name, settings))
+    content = _storable(_READERS[kind](data, name, _Context(limits, reader)))
     stem = Path(name).stem or name
     sample = "\n".join(page.text for page in islice(content.pages, 20))
     return ParsedDocument(
@@ -204,7 +261,7 @@ def parse_bytes(
         title=content.metadata_title or content.first_heading or stem,
         page_count=content.page_count,
         pages=content.pages,
-        unreadable=content.unreadable,
+        unreadable=sorted(content.unreadable, key=lambda page: page.number),
         language=language_tag(text_language(sample[:_LANGUAGE_SAMPLE_CHARS])),
         metadata_title=content.metadata_title,
         first_heading=content.first_heading,
@@ -212,26 +269,90 @@ def parse_bytes(
     )
 
 
+@dataclass(frozen=True)
+class _Context:
+    """What a reader reads with: the limits, and OCR for scanned pages."""
+
+    limits: Limits
+    ocr: ocr.PageReader
+
+
+class _TextBudget:
+    """What one document may still index: characters and passages. A page past either is cut
+    (what fits is kept) and the pages after it are not read; each says why."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.chars, self.passages = limits.max_chars, limits.max_passages
+        self.full: str = ""  # "chars" | "passages" once spent
+
+    def take(self, number: int, text: str) -> tuple[str, UnreadablePage | None]:
+        """What of page `number`'s `text` to index, and the note when not all of it."""
+        if self.full:
+            return "", self.skipped(number)
+        cut = ""
+        if len(text) > self.chars:
+            text, cut = text[: self.chars], "chars"
+        count = len(split_passages([PageText(number, text)]))
+        if count > self.passages:
+            kept = split_passages([PageText(number, text)])[: self.passages]
+            text, cut = text[: kept[-1].end] if kept else "", "passages"
+            count = len(split_passages([PageText(number, text)]))
+        self.chars -= len(text)
+        self.passages -= count
+        if cut:
+            self.full = cut
+        elif self.chars <= 0 or self.passages <= 0:
+            self.full = "chars" if self.chars <= 0 else "passages"
+        note = UnreadablePage(number, self._phrase("cut", number)) if cut else None
+        return text, note
+
+    def skipped(self, number: int) -> UnreadablePage:
+        return UnreadablePage(number, self._phrase("skipped", number))
+
+    def _phrase(self, what: str, number: int) -> Phrase:
+        full = self.full or "chars"
+        limit = self.limits.max_chars if full == "chars" else self.limits.max_passages
+        return Phrase(f"page_{what}_{full}", page=number, limit=f"{limit:,}")
+
+
 @dataclass
 class _Content:
-    """What a reader found in a file."""
+    """What a reader found in a file, within the document's `budget` of text."""
 
     page_count: int
+    budget: _TextBudget
     pages: list[PageText] = field(default_factory=list)
     unreadable: list[UnreadablePage] = field(default_factory=list)
     metadata_title: str = ""
     first_heading: str = ""
     ocr_pages: list[int] = field(default_factory=list)
 
+    @property
+    def full(self) -> bool:
+        """The budget is spent: the pages still to come are not read."""
+        return bool(self.budget.full)
+
+    def add(self, number: int, text: str) -> None:
+        """Page `number`'s text, as storable text and as much of it as the budget takes."""
+        text = storable_text(text)
+        if not text.strip():
+            return
+        text, note = self.budget.take(number, text)
+        if note is not None:
+            self.unreadable.append(note)
+        if text.strip():
+            self.pages.append(PageText(number, text))
+
+    def not_read(self, first: int, last: int) -> None:
+        """Pages `first` to `last` were left unread: the budget was spent."""
+        self.unreadable += [self.budget.skipped(number) for number in range(first, last + 1)]
+
 
 def _storable(content: _Content) -> _Content:
     """What a reader found, without the characters no database or reader takes (see
-    `characters`); a title that was a placeholder among them is no title."""
-    content.pages = [
-        PageText(page.number, text)
-        for page in content.pages
-        if (text := storable_text(page.text)).strip()
-    ]
+    `characters`; pages are made so by `_Content.add`); a title that was a placeholder among
+    them is no title."""
     content.metadata_title = _clean_title(storable_text(content.metadata_title))
     content.first_heading = _clean_title(storable_text(content.first_heading))
     return content
@@ -240,7 +361,7 @@ def _storable(content: _Content) -> _Content:
 # --- PDF ---------------------------------------------------------------------------------------
 
 
-def _read_pdf(data: bytes, name: str, settings: Settings) -> _Content:
+def _read_pdf(data: bytes, name: str, context: _Context) -> _Content:
     with _PDFIUM_LOCK:
         pdf = _open_pdf(data, name)
     try:
@@ -249,11 +370,13 @@ def _read_pdf(data: bytes, name: str, settings: Settings) -> _Content:
             title = _pdf_title(pdf)
         if count == 0:
             raise DocumentError(Phrase("document_corrupt", name=name, kind="PDF"))
-        _check_pages(count, name, settings)
-        content = _Content(count, metadata_title=title)
-        reader = ocr.PageReader(settings.vicaran_ocr_languages)
+        _check_pages(count, name, context.limits)
+        content = _Content(count, _TextBudget(context.limits), metadata_title=title)
         for number in range(1, count + 1):
-            _read_pdf_page(pdf, number, reader, content)
+            if content.full:  # the pages left are not even loaded
+                content.not_read(number, count)
+                break
+            _read_pdf_page(pdf, number, context.ocr, content)
     finally:
         with _PDFIUM_LOCK:
             pdf.close()
@@ -306,8 +429,7 @@ def _read_pdf_page(
     finally:
         with _PDFIUM_LOCK:
             page.close()
-    if text.strip():
-        content.pages.append(PageText(number, text))
+    content.add(number, text)
 
 
 def _pdf_text(page: pdfium.PdfPage) -> str:
@@ -352,12 +474,12 @@ def _render(page: pdfium.PdfPage, number: int) -> Image:
 # --- page images -------------------------------------------------------------------------------
 
 
-def _read_image(data: bytes, name: str, settings: Settings) -> _Content:
+def _read_image(data: bytes, name: str, context: _Context) -> _Content:
     """A photographed or scanned page read by OCR like a scanned PDF page: a PNG or JPEG is one
     page, a TIFF a page a frame. A file of which no page could be read is refused with why."""
     from PIL import Image as Pillow  # imported here, as python-docx is
 
-    reader = ocr.PageReader(settings.vicaran_ocr_languages)
+    reader = context.ocr
     if not reader.binary:
         raise DocumentError(Phrase("document_image_ocr_missing", name=name))
     try:
@@ -370,9 +492,12 @@ def _read_image(data: bytes, name: str, settings: Settings) -> _Content:
         kinds = ", ".join(IMAGE_FORMATS[:-1]) + " or " + IMAGE_FORMATS[-1]
         raise DocumentError(Phrase("document_corrupt", name=name, kind=kinds)) from None
     with image:
-        count = _frame_count(image, name, settings)
-        content = _Content(count)
+        count = _frame_count(image, name, context.limits)
+        content = _Content(count, _TextBudget(context.limits))
         for number in range(1, count + 1):
+            if content.full:
+                content.not_read(number, count)
+                break
             _read_frame(image, number, reader, content)
     if not content.pages:  # then every page is unreadable, and says why
         reason = content.unreadable[0].reason
@@ -381,7 +506,7 @@ def _read_image(data: bytes, name: str, settings: Settings) -> _Content:
     return content
 
 
-def _frame_count(image: Image, name: str, settings: Settings) -> int:
+def _frame_count(image: Image, name: str, limits: Limits) -> int:
     """A page for each frame of a TIFF (counted no further than the page limit), else one."""
     if image.format != "TIFF":
         return 1  # an animated PNG's or a camera's extra JPEG frames are no pages
@@ -395,7 +520,7 @@ def _frame_count(image: Image, name: str, settings: Settings) -> int:
             logger.debug("a TIFF's frame %d could not be found", count + 1, exc_info=True)
             return count
         count += 1
-        _check_pages(count, name, settings)
+        _check_pages(count, name, limits)
 
 
 def _read_frame(image: Image, number: int, reader: ocr.PageReader, content: _Content) -> None:
@@ -408,7 +533,7 @@ def _read_frame(image: Image, number: int, reader: ocr.PageReader, content: _Con
         content.unreadable.append(UnreadablePage(number, why.reason))
         return
     content.ocr_pages.append(number)
-    content.pages.append(PageText(number, text))
+    content.add(number, text)
 
 
 def _page_picture(image: Image, number: int) -> Image:
@@ -481,14 +606,14 @@ class _PageBreak:
 _BREAK_MARK = _PageBreak()
 
 
-def _read_docx(data: bytes, name: str, settings: Settings) -> _Content:
+def _read_docx(data: bytes, name: str, context: _Context) -> _Content:
     """Paragraphs and tables in order, split into pages (see `_docx_content`)."""
-    _check_zip(data, name)
+    _check_zip(data, name, context.limits)
     from docx import Document  # imported here: python-docx costs ~0.1 s to import
 
     try:
         document = Document(io.BytesIO(data))
-        return _docx_content(document, name, settings)
+        return _docx_content(document, name, context.limits)
     except DocumentError:
         raise
     except Exception as error:  # python-docx and lxml fail in many ways on damaged packages
@@ -496,23 +621,26 @@ def _read_docx(data: bytes, name: str, settings: Settings) -> _Content:
         raise DocumentError(Phrase("document_corrupt", name=name, kind="DOCX")) from error
 
 
-def _check_zip(data: bytes, name: str) -> None:
-    """Refuse a package that would unpack to far more than a document (a zip bomb)."""
+def _check_zip(data: bytes, name: str, limits: Limits) -> None:
+    """Refuse a package that would unpack to far more than a document (a zip bomb), before
+    anything is inflated: its XML parts (what python-docx makes trees of, at ~17 times their
+    size) within `max_unpacked`, every member together within the file size limit."""
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as package:
             members = package.infolist()
     except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError):
         raise DocumentError(Phrase("document_corrupt", name=name, kind="DOCX")) from None
     # zipfile stops reading a member at its declared size, so the declared sizes bound the work
-    if (
-        len(members) > MAX_ZIP_MEMBERS
-        or sum(member.file_size for member in members) > MAX_UNPACKED_BYTES
-    ):
-        limit = _size(MAX_UNPACKED_BYTES, up=False)
+    xml = sum(m.file_size for m in members if m.filename.lower().endswith(_XML_PARTS))
+    if len(members) > MAX_ZIP_MEMBERS or xml > limits.max_unpacked:
+        limit = _size(limits.max_unpacked, up=False)
+        raise DocumentError(Phrase("document_unpacks_too_large", name=name, limit=limit))
+    if sum(member.file_size for member in members) > limits.max_bytes:
+        limit = _size(limits.max_bytes, up=False)
         raise DocumentError(Phrase("document_unpacks_too_large", name=name, limit=limit))
 
 
-def _docx_content(document: DocxDocument, name: str, settings: Settings) -> _Content:
+def _docx_content(document: DocxDocument, name: str, limits: Limits) -> _Content:
     """A DOCX has no pages of its own. Word records where its pages began when it last saved the
     file (`w:lastRenderedPageBreak`): when those marks are there they number the pages as the
     journalist saw them; otherwise hard page breaks do; with neither, the text is one page."""
@@ -526,18 +654,19 @@ def _docx_content(document: DocxDocument, name: str, settings: Settings) -> _Con
     for block in _docx_blocks(body, rendered):
         if block is _BREAK_MARK:
             pages.append([])
-            _check_pages(len(pages), name, settings)  # stops at the first page past the limit
+            _check_pages(len(pages), name, limits)  # stops at the first page past the limit
         elif isinstance(block, tuple):
             line, style_id = block
             pages[-1].append(line)
             if not first_heading and line.strip() and _is_heading(styles.get(style_id, "")):
                 first_heading = _clean_title(line)
-    content = _Content(len(pages), first_heading=first_heading)
+    content = _Content(len(pages), _TextBudget(limits), first_heading=first_heading)
     content.metadata_title = _clean_title(_docx_title(document))
     for number, lines in enumerate(pages, start=1):
-        text = "\n".join(lines).strip()
-        if text:
-            content.pages.append(PageText(number, text))
+        if content.full:
+            content.not_read(number, len(pages))
+            break
+        content.add(number, "\n".join(lines).strip())
     return content
 
 
@@ -609,13 +738,17 @@ def _plain_text(cell: etree._Element) -> str:
 # --- HTML, Markdown, plain text ----------------------------------------------------------------
 
 
-def _read_html(data: bytes, name: str, settings: Settings) -> _Content:
+def _read_html(data: bytes, name: str, context: _Context) -> _Content:
     html = _decode(data, name, declared=True)
     page = read_html(html)
     title, heading = _html_title_and_heading(html)
-    content = _Content(1, metadata_title=title or _clean_title(page.title), first_heading=heading)
-    if page.text:
-        content.pages.append(PageText(1, page.text))
+    content = _Content(
+        1,
+        _TextBudget(context.limits),
+        metadata_title=title or _clean_title(page.title),
+        first_heading=heading,
+    )
+    content.add(1, page.text)
     return content
 
 
@@ -632,11 +765,11 @@ def _html_title_and_heading(html: str) -> tuple[str, str]:
     return texts.get("title", ""), texts.get("h1") or texts.get("h2", "")
 
 
-def _read_markdown(data: bytes, name: str, settings: Settings) -> _Content:
+def _read_markdown(data: bytes, name: str, context: _Context) -> _Content:
     text = _decode(data, name)
-    content = _Content(1, first_heading=_markdown_heading(text[:_HEADING_SCAN_CHARS]))
-    if text.strip():
-        content.pages.append(PageText(1, text))
+    heading = _markdown_heading(text[:_HEADING_SCAN_CHARS])
+    content = _Content(1, _TextBudget(context.limits), first_heading=heading)
+    content.add(1, text)
     return content
 
 
@@ -654,16 +787,18 @@ def _markdown_heading(text: str) -> str:
     return _clean_title(headings[0][1]) if headings else ""
 
 
-def _read_text(data: bytes, name: str, settings: Settings) -> _Content:
+def _read_text(data: bytes, name: str, context: _Context) -> _Content:
     """Plain text: one page, or a page per form feed (pdftotext and printers mark pages so)."""
     pieces = _decode(data, name).split("\f")
     if pieces and not pieces[-1].strip():
         pieces.pop()  # a file that ends with a form feed has no page after it
-    _check_pages(len(pieces), name, settings)
-    content = _Content(max(len(pieces), 1))
+    _check_pages(len(pieces), name, context.limits)
+    content = _Content(max(len(pieces), 1), _TextBudget(context.limits))
     for number, piece in enumerate(pieces, start=1):
-        if piece.strip():
-            content.pages.append(PageText(number, piece))
+        if content.full:
+            content.not_read(number, len(pieces))
+            break
+        content.add(number, piece)
     if content.pages and content.pages[0].number == 1:
         content.first_heading = _first_line(content.pages[0].text)
     return content
@@ -711,8 +846,8 @@ def _text(text: str) -> str:
 # --- shared ------------------------------------------------------------------------------------
 
 
-def _check_pages(count: int, name: str, settings: Settings) -> None:
-    limit = settings.vicaran_document_max_pages
+def _check_pages(count: int, name: str, limits: Limits) -> None:
+    limit = limits.max_pages
     if count > limit:
         raise DocumentError(Phrase("document_too_many_pages", name=name, count=limit))
 
@@ -752,7 +887,7 @@ def _size(count: int, *, up: bool) -> str:
     return f"{value} {name}"
 
 
-_READERS: dict[DocumentKind, Callable[[bytes, str, Settings], _Content]] = {
+_READERS: dict[DocumentKind, Callable[[bytes, str, _Context], _Content]] = {
     "pdf": _read_pdf,
     "docx": _read_docx,
     "html": _read_html,

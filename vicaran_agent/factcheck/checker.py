@@ -365,14 +365,7 @@ class ClaimChecker:
             candidate.sha, candidate.retrieved_at = texts.put(hit.text), now_iso()
             self.pool.add(candidate)
         for page in followed.pages:
-            candidate = Candidate.from_url(
-                page.url,
-                page.title,
-                "",
-                "page",
-                published_at=page.published_at,
-                published_at_source=page.published_at_source,
-            )
+            candidate = Candidate.from_page(page, "page")
             candidate.read(page.text, texts.put(page.text), self.claim.claim_text, now_iso())
             candidate.query = f"{page.origin} → {page.reference.label}"
             self.pool.add(candidate)
@@ -408,14 +401,7 @@ class ClaimChecker:
             taken += 1
             candidate = self.pool.get(page.url)
             if candidate is None:
-                candidate = Candidate.from_url(
-                    page.url,
-                    page.title,
-                    "",
-                    "late_source",
-                    published_at=page.published_at,
-                    published_at_source=page.published_at_source,
-                )
+                candidate = Candidate.from_page(page, "late_source")
                 self.pool.add(candidate)
             # known from a snippet or not at all: now with its content
             candidate.read(page.text, texts.put(page.text), self.claim.claim_text, now_iso())

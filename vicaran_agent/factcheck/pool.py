@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from ..documents.model import PassageHit
 from ..formatting import data_block, one_line
@@ -29,6 +30,16 @@ from ..tools.credibility import credibility_score, is_official, reliability
 from ..tools.fact_check_api import Review
 from ..tools.urls import domain_of, normalize_url
 from .parties import gazette_city, is_own_record
+
+
+class ReadPage(Protocol):
+    """What a page read whole carries (a followed reference, a late arrival)."""
+
+    url: str
+    title: str
+    published_at: str | None
+    published_at_source: DateSource | None
+
 
 SNIPPET_CHARS = 600
 GAZETTE_ACT = "ato-"  # an act's mark in its gazette's address: <gazette>#ato-<offset>
@@ -113,6 +124,18 @@ class Candidate:
             published_at_source=published_at_source if published_at else None,
             text=" ".join(snippet.split()),
             record="official" if is_official(url) else "",
+        )
+
+    @classmethod
+    def from_page(cls, page: ReadPage, origin: EvidenceOrigin) -> Candidate:
+        """A page read whole rather than found by a search: its title and dates, no snippet."""
+        return cls.from_url(
+            page.url,
+            page.title,
+            "",
+            origin,
+            published_at=page.published_at,
+            published_at_source=page.published_at_source,
         )
 
     @classmethod

@@ -1,11 +1,15 @@
 """One FastAPI process: ADK's app (dev UI + agent API) plus the callback API and dashboard.
 
 The whole app sits behind `access.AccessMiddleware`: the Host check, then the dashboard token on
-every route but `POST /api/agent-callback` (its own `X-Agent-Secret`) and `GET /healthz`.
+every route but `POST /api/agent-callback` (its own `X-Agent-Secret`) and `GET /healthz`. Behind
+it, `limits.BodyLimitMiddleware` answers 413 to a body over VICARAN_MAX_REQUEST_BYTES before it
+is read (the callback endpoint has its own limit).
 """
 
 from __future__ import annotations
 
+import importlib
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -14,10 +18,13 @@ from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 
 from ..config import Settings, get_settings
+from ..tools.parsing import parse_pool
 from .access import HEALTH_PATH, AccessMiddleware, redact_token_logs
 from .callback_api import callback_router
 from .dashboard import dashboard_router
+from .limits import BodyLimitMiddleware
 
+logger = logging.getLogger(__name__)
 AGENT_DIR = Path(__file__).resolve().parent.parent  # the vicaran_agent package, as ADK loads it
 
 
@@ -98,11 +105,17 @@ def build_server(
         from ..delivery import start_delivery, stop_delivery
 
         redact_token_logs()  # again, in case logging was configured after the app was built
+        parse_pool(settings)  # the parsers start with the server, not at the first file
+        if with_adk:  # else ADK imports it on the event loop at the first message, for seconds
+            try:
+                importlib.import_module(f"{AGENT_DIR.name}.agent")
+            except Exception:  # ADK tries again at the first message, and says why there
+                logger.warning("the agent could not be loaded at start-up", exc_info=True)
         start_delivery()  # resumes whatever the outbox still holds from earlier runs
         try:
             yield
         finally:
-            await stop_delivery()
+            await stop_delivery()  # (the parsers end with the process: their pipes close)
 
     if with_adk:
         from google.adk.cli.fast_api import get_fast_api_app
@@ -122,5 +135,6 @@ def build_server(
     )
     app.include_router(callback_router())
     app.include_router(dashboard_router())
+    app.add_middleware(BodyLimitMiddleware)  # no body past VICARAN_MAX_REQUEST_BYTES is read
     app.add_middleware(AccessMiddleware, bound_host=host)  # the outermost: before every route
     return app

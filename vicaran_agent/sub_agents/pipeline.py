@@ -54,6 +54,16 @@ class InvestigationPipeline(SequentialAgent):
     async def _stages(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         config = ctx.session.state.get(keys.INVESTIGATION_CONFIG) or {}
         investigation_id = config.get("investigation_id", "")
+        # Said from inside the detached run: a client that leaves on it changes nothing.
+        yield Event(
+            author=self.name,
+            invocation_id=ctx.invocation_id,
+            branch=ctx.branch,
+            content=types.Content(
+                role="model",
+                parts=[types.Part(text=message("started", config.get("language", "en")))],
+            ),
+        )
         tally: CallTally | None = None
         try:
             with tally_calls(get_settings().vicaran_token_budget) as tally:

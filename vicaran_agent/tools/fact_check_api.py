@@ -23,7 +23,7 @@ from ..formatting import one_line
 from ..i18n import Phrase
 from ..sanitize import clean
 from .content import published_date
-from .http import LoopBound, async_client
+from .http import AnswerTooLarge, LoopBound, capped_client
 from .ratelimit import limiter
 from .retry import PermanentError, TransientError, backoff_delay, parse_retry_after, retried
 from .urls import host_of, normalize_url
@@ -34,6 +34,9 @@ SEARCH_PATH = "/v1alpha1/claims:search"
 BACKOFF_BASE_SECONDS = 0.5
 BACKOFF_MAX_SECONDS = 8.0
 MAX_QUERY_CHARS = 500
+# An answer is read up to this, then refused: a page of claims with their reviews is a few KB
+# each, tens of KB in all.
+ANSWER_MAX_BYTES = 2_000_000
 USER_AGENT = "Vicaran/0.1 (investigation assistant for journalists)"
 KEY_SETTINGS_URL = "https://console.cloud.google.com/apis/credentials"
 ENABLE_API_URL = "https://console.cloud.google.com/apis/library/factchecktools.googleapis.com"
@@ -422,6 +425,16 @@ class FactCheckApi:
             raise TransientError.unreachable(
                 "Fact Check Tools", url, "FACTCHECK_BASE_URL", exc
             ) from exc
+        except AnswerTooLarge as exc:
+            raise PermanentError(
+                Phrase(
+                    "answer_too_large",
+                    service="Fact Check Tools",
+                    limit=f"{exc.limit:,}",
+                    setting="FACTCHECK_BASE_URL",
+                    url=self.settings.factcheck_base_url,
+                )
+            ) from exc
         if response.status_code != 200:
             raise self._error(response, query)
         try:
@@ -483,7 +496,9 @@ class FactCheckApi:
         return backoff_delay(attempt, retry_after, base=self.backoff_base, cap=self.backoff_max)
 
     def _http_client(self) -> httpx.AsyncClient:
-        return async_client(
+        """Every answer read up to ANSWER_MAX_BYTES (decoded), then refused."""
+        return capped_client(
+            ANSWER_MAX_BYTES,
             base_url=self.settings.factcheck_base_url.rstrip("/"),
             headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
             limits=httpx.Limits(max_connections=max(1, self.settings.vicaran_concurrency)),

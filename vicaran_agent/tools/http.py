@@ -14,7 +14,9 @@ connection verified for one name serve another.)
 
 Reading a body (`read_capped`): at most `limit` bytes of DECODED content. gzip and deflate are
 decoded here, with the output of each step bounded, so a small compressed body that expands to
-gigabytes costs no more memory than `limit`.
+gigabytes costs no more memory than `limit`. A service's answer (JSON) is read whole or not at
+all: `read_answer` (a streamed response) and `capped_client` (a client a library drives) refuse
+it with AnswerTooLarge past a limit, having read no more than that.
 """
 
 from __future__ import annotations
@@ -278,28 +280,116 @@ async def read_capped(response: httpx.Response, limit: int) -> tuple[bytes, bool
     content codings or corrupt data.
     """
     limit = max(1, limit)
-    inflater = _inflater(response.headers.get("content-encoding", ""))
     chunks: list[bytes] = []
     size = 0
-    async for raw in response.aiter_raw():
+    coding = response.headers.get("content-encoding", "")
+    async for piece in _decoded(response.aiter_raw(), coding, limit):
+        chunks.append(piece)
+        size += len(piece)
+    return b"".join(chunks), size >= limit
+
+
+async def _decoded(raw: AsyncIterator[bytes], coding: str, limit: int) -> AsyncIterator[bytes]:
+    """The body `raw` carries, decoded (gzip/deflate), at most `limit` bytes in all: reading
+    stops there, and never decodes more than the room left (BodyDecodeError for other codings
+    or corrupt data)."""
+    inflater = _inflater(coding)
+    size = 0
+    async for chunk in raw:
         if inflater is None:
-            piece = raw[: limit - size]
-            chunks.append(piece)
+            piece = chunk[: limit - size]
             size += len(piece)
+            yield piece
             if size >= limit:
-                return b"".join(chunks), True
+                return
             continue
-        data = raw
+        data = chunk
         while data and size < limit and not inflater.eof:
             out = inflater.inflate(data, limit - size)
-            chunks.append(out)
             size += len(out)
+            yield out
             tail = inflater.pending
             if not out and tail == data:  # no progress (cannot happen with room > 0)
                 break
             data = tail
         if size >= limit:
-            return b"".join(chunks), True
+            return
         if inflater.eof:  # the end of the (first) gzip member: nothing more to decode
-            break
-    return b"".join(chunks), False
+            return
+
+
+# --- services' answers ---------------------------------------------------------------------
+
+
+class AnswerTooLarge(Exception):
+    """A service answered more than Vicaran reads of one answer (`limit` bytes, decoded)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"answer larger than {limit:,} bytes")
+        self.limit = limit
+
+
+async def read_answer(response: httpx.Response, limit: int) -> bytes:
+    """A service's whole answer (decoded), or AnswerTooLarge once it passes `limit` bytes: a
+    JSON document cut short is no answer, so it is refused rather than cut, and the rest is
+    never read."""
+    body, _ = await read_capped(response, limit + 1)
+    if len(body) > limit:
+        raise AnswerTooLarge(limit)
+    return body
+
+
+class _CappedStream(httpx.AsyncByteStream):
+    """A response body decoded here, read up to `limit` bytes; past that, AnswerTooLarge."""
+
+    def __init__(self, raw: httpx.AsyncByteStream, coding: str, limit: int) -> None:
+        self._raw = raw
+        self._coding = coding
+        self._limit = limit
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        size = 0
+        async for piece in _decoded(aiter(self._raw), self._coding, self._limit + 1):
+            size += len(piece)
+            if size > self._limit:
+                raise AnswerTooLarge(self._limit)
+            yield piece
+
+    async def aclose(self) -> None:
+        await self._raw.aclose()
+
+
+def answer_cap(limit: int) -> Callable[[httpx.Response], Awaitable[None]]:
+    """An httpx response hook: the body, decoded here, is read up to `limit` bytes; reading past
+    them raises AnswerTooLarge (httpx then closes the connection, the rest unread).
+
+    For clients a library drives (the Tavily SDK reads whole answers with `client.post`): the
+    hook runs before the body is read, so the cap applies to whatever the library reads. gzip
+    and deflate are decoded with bounded output, and `Content-Encoding` is taken off the
+    response so httpx does not decode the body again; another coding is refused
+    (BodyDecodeError) before any of it is read.
+    """
+
+    async def cap(response: httpx.Response) -> None:
+        coding = response.headers.get("content-encoding", "")
+        _inflater(coding)
+        assert isinstance(response.stream, httpx.AsyncByteStream)
+        response.stream = _CappedStream(response.stream, coding, limit)
+        for name in ("content-encoding", "content-length"):
+            if name in response.headers:
+                del response.headers[name]
+
+    return cap
+
+
+def capped_client(limit: int, **options: Any) -> httpx.AsyncClient:
+    """`async_client(**options)` whose every answer is read up to `limit` bytes (decoded), then
+    refused with AnswerTooLarge (`answer_cap`, the first response hook).
+
+    It asks for gzip and deflate only, whatever httpx would offer (br, zstd when their packages
+    are installed), so a service never answers in a coding the cap cannot decode."""
+    hooks = dict(options.pop("event_hooks", None) or {})
+    hooks["response"] = [answer_cap(limit), *hooks.get("response", [])]
+    headers = httpx.Headers(options.pop("headers", None))
+    headers["Accept-Encoding"] = ACCEPT_ENCODING
+    return async_client(event_hooks=hooks, headers=headers, **options)

@@ -12,17 +12,23 @@ it is the server's Last-Modified (`snapshot-formatter.ts`), which may be the day
 
 The direct fetch resolves the host once, refuses non-public addresses and connects to exactly
 the address it checked, on the URL and on every redirect hop (SSRF guard, `http.pinned_client`).
-Both paths read at most `vicaran_max_page_bytes` of DECODED body (gzip bombs stop there). Direct
-fetches accept only HTML or text.
+Both paths read at most `vicaran_max_page_bytes` of DECODED body (gzip bombs stop there): a page
+cut there is read from its start, Reader's JSON envelope cut there is no answer, and is refused
+(then the page is fetched directly). Direct fetches accept only HTML or text.
 
 Page text is untrusted: it is parsed with lxml/trafilatura and linear hand-written scanners (no
-backtracking regex), in the parse pool (`parsing.run_parser`), never on the event loop.
+backtracking regex), in the parse pool's worker processes (`parsing.run_parser`), never on the
+event loop: a page that stalls or exhausts its parser costs that page. The read's clocks stop
+while a page waits for and runs in the pool, which gives a page's parse a limit of its own
+(VICARAN_PAGE_TIMEOUT_SECONDS from when a worker takes it).
 """
 
 from __future__ import annotations
 
 import asyncio
 import codecs
+import contextlib
+import contextvars
 import json
 import logging
 import re
@@ -41,13 +47,15 @@ from .content import blocked_reason, clip_text, publication_date, read_html
 from .http import (
     ACCEPT_ENCODING,
     MAX_REDIRECTS,
+    AnswerTooLarge,
     BodyDecodeError,
     RedirectError,
     async_client,
     guarded_get,
+    read_answer,
     read_capped,
 )
-from .parsing import run_parser
+from .parsing import WorkerFailed, run_parser
 from .ratelimit import RateLimiter, limiter
 from .retry import backoff_delay, parse_retry_after
 from .safety import UnreachableURLError, UnsafeURLError
@@ -71,6 +79,10 @@ _CHARSET_CHARS = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_.:-")
 # Text codecs whose decoders are quadratic in the input (punycode inserts char by char).
 _REFUSED_CODECS = frozenset({"punycode", "idna"})
 ERROR_BODY_LIMIT = 64 * 1024  # an error answer's message is in its first bytes
+# The time limits of the read in progress, stopped while its page is in the parse pool.
+_CLOCKS: contextvars.ContextVar[tuple[asyncio.Timeout, ...]] = contextvars.ContextVar(
+    "page_read_clocks", default=()
+)
 
 
 @dataclass
@@ -165,8 +177,12 @@ class PageReader:
         # Waiting for Jina's request budget is not reading: it happens before the clock starts.
         await self._jina_budget().acquire()
         try:
-            async with asyncio.timeout(self.overall_timeout):
-                page, via = await self._read(target, steps)
+            async with asyncio.timeout(self.overall_timeout) as clock:
+                token = _CLOCKS.set((clock,))
+                try:
+                    page, via = await self._read(target, steps)
+                finally:
+                    _CLOCKS.reset(token)
         except TimeoutError:
             phase = "direct fetch" if "Jina Reader" in steps else "Jina Reader"
             steps[phase] = f"timed out (the whole read is capped at {self.overall_timeout:g} s)"
@@ -192,8 +208,12 @@ class PageReader:
 
     async def _read(self, url: str, steps: dict[str, str]) -> tuple[_Page | None, str]:
         try:
-            async with asyncio.timeout(2 * self.timeout):
-                return await self._jina(url), "jina"
+            async with asyncio.timeout(2 * self.timeout) as clock:
+                token = _CLOCKS.set((*_CLOCKS.get(), clock))
+                try:
+                    return await self._jina(url), "jina"
+                finally:
+                    _CLOCKS.reset(token)
         except _Failed as failure:
             steps["Jina Reader"] = failure.reason
         except TimeoutError:
@@ -236,7 +256,10 @@ class PageReader:
                 asyncio.timeout(self.timeout),
                 self._client().stream("GET", jina_address(base, url), headers=headers) as response,
             ):
-                body = await self._body(response)
+                if response.status_code == 200 and _is_json(response):
+                    body = await self._answer(response)  # a cut envelope is no answer
+                else:
+                    body = await self._body(response)
         except (TimeoutError, httpx.TimeoutException) as exc:
             raise _Failed(f"timed out after {self.timeout:g} s", retry=True) from exc
         except httpx.TransportError as exc:
@@ -307,13 +330,53 @@ class PageReader:
             logger.info("%s is larger than %d bytes; reading only the start", response.url, limit)
         return body
 
+    async def _answer(self, response: httpx.Response) -> bytes:
+        """Reader's JSON envelope, whole: at most `vicaran_max_page_bytes`, else refused."""
+        limit = self.settings.vicaran_max_page_bytes
+        try:
+            return await read_answer(response, limit)
+        except AnswerTooLarge as exc:
+            raise _Failed(
+                f"answer larger than {limit:,} bytes (VICARAN_MAX_PAGE_BYTES), set aside unread"
+            ) from exc
+        except BodyDecodeError as exc:
+            raise _Failed(str(exc)) from exc
+
     async def _parse(self, parser: Any, *args: Any) -> _Page:
-        """`parser(*args)` in the parse pool (never on the event loop, never in to_thread's)."""
-        page: _Page = await run_parser(parser, *args, workers=self.settings.vicaran_parse_workers)
+        """`parser(*args)` in the parse pool: a worker process, never the event loop. The
+        read's clocks stop meanwhile (the pool has its own limit)."""
+        loop = asyncio.get_running_loop()
+        paused = [(clock, clock.when()) for clock in _CLOCKS.get()]
+        stopped_at = loop.time()
+        for clock, _ in paused:
+            with contextlib.suppress(RuntimeError):  # already expiring: the wait is cancelled
+                clock.reschedule(None)
+        try:
+            page: _Page = await run_parser(
+                parser, *args, settings=self.settings, seconds=self.timeout
+            )
+        except WorkerFailed as failed:
+            raise _Failed(_parser_failure(failed)) from None
+        finally:
+            now = loop.time()
+            for clock, when in paused:
+                if when is not None:
+                    with contextlib.suppress(RuntimeError):
+                        clock.reschedule(now + max(0.0, when - stopped_at))
         return page
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         return backoff_delay(attempt, retry_after, base=self.backoff_base, cap=self.backoff_max)
+
+
+def _parser_failure(failed: WorkerFailed) -> str:
+    """Why a page's parser stopped, on one line (a damaged or hostile page)."""
+    what = {
+        "timeout": f"took longer than {failed.seconds:.0f} s",
+        "memory": "needed more memory than a parser may use",
+        "crashed": "stopped",
+    }.get(failed.why, "could not be started")
+    return f"the page's parser {what} (a damaged page, or one built to stall a reader)"
 
 
 def jina_address(base: str, url: str) -> str:
@@ -351,6 +414,10 @@ def _jina_error(status: int, body: bytes, retry_after_header: str | None, cap: f
     return _Failed(
         reasons.get(status, f"answered HTTP {status}" + (f": {message}" if message else ""))
     )
+
+
+def _is_json(response: httpx.Response) -> bool:
+    return "json" in response.headers.get("content-type", "").lower()
 
 
 def _decode(body: bytes, charset: str | None) -> str:

@@ -1,44 +1,64 @@
-"""A small thread pool of its own for parsing untrusted pages, off the event loop.
+"""The parse pool: untrusted parsing off the event loop and out of the server's process.
 
-HTML extraction, Markdown stripping and JSON decoding of fetched pages are CPU work: on the
-event loop they would stall every other task, and in asyncio's default executor (where
-`asyncio.to_thread` runs, and with it every database save) a burst of large pages would make
-the saves queue behind them. So they run here: `VICARAN_PARSE_WORKERS` threads (default 2),
-named `vicaran-parse-N`, shared by the whole process. Jobs beyond that wait in this pool's
-queue, never in the default one; a job whose caller stopped waiting (a timeout) is dropped if
-it has not started.
+HTML extraction, Markdown stripping and JSON decoding of fetched pages, and every reader of the
+journalist's documents (PDFium, python-docx, Pillow, Tesseract), run in `VICARAN_PARSE_WORKERS`
+worker processes (`workers.WorkerPool`), each with an address space of `VICARAN_PARSE_MEMORY_MB`
+and a time limit per task: a page gets as long as its read (`VICARAN_PAGE_TIMEOUT_SECONDS`), a
+document `VICARAN_PARSE_TIMEOUT_SECONDS` beyond the OCR time its budget grants. A parser that
+runs away costs its page or file, never the server, and the event loop and the database saves
+(asyncio's default executor) never wait behind parsing. One pool per process (per setting), made
+on first use; `vicaran serve` starts it with the server so the first file pays no start-up, and
+its workers are stopped as the process exits.
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
+import atexit
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from ..config import get_settings
+from ..config import Settings, get_settings
+from .workers import DOCUMENT, PAGE, WorkerFailed, WorkerPool
+
+__all__ = ["DOCUMENT", "PAGE", "WorkerFailed", "close_pools", "parse_pool", "run_parser"]
 
 T = TypeVar("T")
-THREAD_PREFIX = "vicaran-parse"
 
 _lock = threading.Lock()
-_pools: dict[int, ThreadPoolExecutor] = {}
+_pools: dict[tuple[int, int], WorkerPool] = {}
 
 
-def parse_pool(workers: int | None = None) -> ThreadPoolExecutor:
-    """The process's parse pool with `workers` threads (the setting when None)."""
-    size = max(1, workers or get_settings().vicaran_parse_workers)
+def parse_pool(settings: Settings | None = None) -> WorkerPool:
+    """The process's parse pool for these settings (started on first use)."""
+    settings = settings or get_settings()
+    key = (settings.vicaran_parse_workers, settings.vicaran_parse_memory_mb)
     with _lock:
-        pool = _pools.get(size)
+        pool = _pools.get(key)
         if pool is None:
-            pool = ThreadPoolExecutor(max_workers=size, thread_name_prefix=THREAD_PREFIX)
-            _pools[size] = pool
+            pool = WorkerPool(*key)
+            _pools[key] = pool
         return pool
 
 
-async def run_parser(fn: Callable[..., T], /, *args: Any, workers: int | None = None) -> T:
-    """`fn(*args)` in the parse pool; its result or its exception."""
-    loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(parse_pool(workers), functools.partial(fn, *args))
+def close_pools() -> None:
+    """Stop every parse pool's workers (a server shutting down; tests)."""
+    with _lock:
+        pools = list(_pools.values())
+        _pools.clear()
+    for pool in pools:
+        pool.close()
+
+
+atexit.register(close_pools)  # a process that ends (a server, `vicaran docs add`) stops its workers
+
+
+async def run_parser(
+    fn: Callable[..., T], /, *args: Any, settings: Settings | None = None, seconds: float
+) -> T:
+    """`fn(*args)` (a module-level function: it is sent to a worker by name) in the parse pool,
+    as a page task of at most `seconds`; its result, its exception, or WorkerFailed."""
+    future = parse_pool(settings).submit(fn, *args, lane=PAGE, timeout=seconds)
+    result: T = await asyncio.wrap_future(future)
+    return result

@@ -27,6 +27,9 @@ Contract: ../shared/reference/external-apis.md §4. Production API: https://api.
   fetched once per process.
 - `read_text` fetches a gazette's text as the API gives it, through the SSRF guard and the size
   cap of every page Vicaran reads (`safety.resolve_url`, `http.pinned_client`, `http.read_capped`).
+- An API answer is read up to GAZETTES_MAX_BYTES (the city list: CITIES_MAX_BYTES), then refused
+  with one line (`http.read_answer`); of a /gazettes page no more gazettes and excerpts are kept
+  than were asked for.
 
 Nothing here raises into its callers: failures come back as one-line Phrases (or None).
 """
@@ -53,10 +56,12 @@ from ..i18n import Phrase
 from .http import (
     ACCEPT_ENCODING,
     MAX_REDIRECTS,
+    AnswerTooLarge,
     BodyDecodeError,
     LoopBound,
     RedirectError,
     guarded_get,
+    read_answer,
     read_capped,
 )
 from .ratelimit import RateLimiter, limiter
@@ -80,8 +85,14 @@ BYTES_PER_CHAR = 4  # UTF-8: `max_chars` characters never take more bytes than t
 BACKOFF_BASE_SECONDS = 0.5
 BACKOFF_MAX_SECONDS = 8.0
 USER_AGENT = "Vicaran/0.1 (investigation assistant for journalists)"
-API_MAX_BYTES = 20_000_000  # an answer of the API (the whole city list is about 2 MB)
+# An answer is read up to its limit, then refused (`http.read_answer`): a page of 30 gazettes
+# with 3 excerpts of 500 characters is about 100 KB (MAX_SIZE of them, 400 KB); the whole city
+# list about 2 MB.
+GAZETTES_MAX_BYTES = 2_000_000
+CITIES_MAX_BYTES = 10_000_000
 ERROR_MAX_BYTES = 64_000  # an error answer: its detail is all Vicaran reads
+# What is kept of an excerpt (the API's 500 characters, with its <b> highlights and some room).
+EXCERPT_MAX_CHARS = 2_000
 _NOT_TEXT = ("application/pdf", "application/zip", "application/octet-stream+zip")
 _NOT_TEXT_PREFIXES = ("image/", "audio/", "video/", "font/")
 
@@ -282,7 +293,8 @@ class QueridoDiario:
         body = await self._get_json(GAZETTES_PATH, [("querystring", query), *params], query)
         if isinstance(body, str):
             return body
-        return _gazettes(body)
+        asked = next((int(v) for k, v in params if k == "size"), MAX_SIZE)
+        return _gazettes(body, asked)
 
     # --- /cities ---------------------------------------------------------------------------
 
@@ -384,9 +396,19 @@ class QueridoDiario:
                 trusted=self._is_api,
             ) as (_, response):
                 status = response.status_code
-                body, cut = await read_capped(
-                    response, API_MAX_BYTES if status == 200 else ERROR_MAX_BYTES
-                )
+                if status == 200:
+                    body = await read_answer(response, _answer_limit(path))
+                else:
+                    body, _ = await read_capped(response, ERROR_MAX_BYTES)
+        except AnswerTooLarge as exc:
+            phrase = Phrase(
+                "answer_too_large",
+                service=SERVICE,
+                limit=f"{exc.limit:,}",
+                setting=SETTING,
+                url=self.base_url,
+            )
+            raise PermanentError(phrase) from exc
         except _RedirectLoop as exc:
             raise PermanentError(Phrase("gazettes_redirect_loop", url=_short(exc.url))) from exc
         except RedirectError as exc:
@@ -410,8 +432,8 @@ class QueridoDiario:
         if status != 200:
             raise self._error(status, response.headers, body, query)
         try:
-            parsed = json.loads(body) if not cut else None
-        except (ValueError, UnicodeDecodeError) as exc:
+            parsed = json.loads(body)
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             raise PermanentError(Phrase("gazettes_not_json", url=self.base_url)) from exc
         if not isinstance(parsed, dict):
             raise PermanentError(Phrase("gazettes_not_json", url=self.base_url))
@@ -638,11 +660,16 @@ def close_cities(key: str, cities: Sequence[City], limit: int = 5) -> tuple[City
 # --- answers --------------------------------------------------------------------------------
 
 
-def _gazettes(body: dict[str, Any]) -> tuple[int, list[Gazette]]:
-    """(total_gazettes, the usable gazettes) of one /gazettes answer; omitted fields allowed."""
+def _gazettes(body: dict[str, Any], asked: int = MAX_SIZE) -> tuple[int, list[Gazette]]:
+    """(total_gazettes, the usable gazettes) of one /gazettes answer; omitted fields allowed.
+
+    No more gazettes are kept than were `asked` for, nor more excerpts than asked, each cut at
+    EXCERPT_MAX_CHARS: an answer bigger than the question is not taken at its word."""
     items = body.get("gazettes") if isinstance(body.get("gazettes"), list) else []
     gazettes: list[Gazette] = []
     for item in items or []:
+        if len(gazettes) >= asked:
+            break
         if not isinstance(item, dict):
             continue
         territory_id, day = _string(item.get("territory_id")), _string(item.get("date"))[:10]
@@ -661,7 +688,9 @@ def _gazettes(body: dict[str, Any]) -> tuple[int, list[Gazette]]:
                 url=url,
                 txt_url=txt_url,
                 excerpts=tuple(
-                    e.strip() for e in excerpts or [] if isinstance(e, str) and e.strip()
+                    e.strip()[:EXCERPT_MAX_CHARS]
+                    for e in (excerpts or [])[:NUMBER_OF_EXCERPTS]
+                    if isinstance(e, str) and e.strip()
                 ),
                 edition=str(edition) if edition not in (None, "") else None,
                 is_extra_edition=extra if isinstance(extra, bool) else None,
@@ -669,6 +698,11 @@ def _gazettes(body: dict[str, Any]) -> tuple[int, list[Gazette]]:
         )
     total = body.get("total_gazettes")
     return (total if isinstance(total, int) and total >= 0 else len(gazettes)), gazettes
+
+
+def _answer_limit(path: str) -> int:
+    """How much of an answer at `path` is read before it is refused."""
+    return CITIES_MAX_BYTES if path == CITIES_PATH else GAZETTES_MAX_BYTES
 
 
 def _cities(body: dict[str, Any]) -> tuple[City, ...]:

@@ -1,8 +1,9 @@
 """Web search through Tavily: many queries at once, bounded, retried, deduplicated, filtered.
 
 `WebSearch.search_many` never raises: failures come back as one-line, human-readable reasons
-that say what to do. It does not trust Tavily's own domain filter (it leaks) and enforces the
-include/exclude lists itself.
+that say what to do. An answer is read up to ANSWER_MAX_BYTES (decoded) through the client the
+SDK drives (`http.capped_client`), then refused. It does not trust Tavily's own domain filter
+(it leaks) and enforces the include/exclude lists itself.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from ..config import Settings
 from ..i18n import Phrase
 from ..schemas import DateSource
 from .content import published_date
-from .http import LoopBound, async_client
+from .http import AnswerTooLarge, LoopBound, capped_client
 from .ratelimit import limiter
 from .retry import PermanentError, TransientError, backoff_delay, parse_retry_after
 from .urls import domain_matches, normalize_url
@@ -37,6 +38,9 @@ logger = logging.getLogger(__name__)
 
 MAX_QUERY_CHARS = 400  # Tavily rejects longer queries
 MAX_RESULTS_LIMIT = 20  # Tavily's documented maximum for max_results
+# An answer is read up to this, then refused: 20 results of snippets are tens of KB; even with
+# raw page content (never asked for here) 20 pages are a few MB.
+ANSWER_MAX_BYTES = 5_000_000
 BACKOFF_BASE_SECONDS = 0.5
 BACKOFF_MAX_SECONDS = 8.0
 CACHE_SIZE = 256
@@ -285,6 +289,16 @@ class WebSearch:
         except httpx.TransportError as exc:
             url = self.settings.tavily_base_url
             raise TransientError.unreachable("Tavily", url, "TAVILY_BASE_URL", exc) from exc
+        except AnswerTooLarge as exc:
+            raise PermanentError(
+                Phrase(
+                    "answer_too_large",
+                    service="Tavily",
+                    limit=f"{exc.limit:,}",
+                    setting="TAVILY_BASE_URL",
+                    url=self.settings.tavily_base_url,
+                )
+            ) from exc
         except Exception as exc:  # the SDK and JSON decoding can fail in odd ways
             logger.warning("Tavily search failed", exc_info=True)
             raise PermanentError(
@@ -302,7 +316,9 @@ class WebSearch:
         return backoff_delay(attempt, retry_after, base=self.backoff_base, cap=self.backoff_max)
 
     def _http_client(self) -> httpx.AsyncClient:
-        return async_client(
+        """The client the SDK drives: whatever it reads of an answer is capped."""
+        return capped_client(
+            ANSWER_MAX_BYTES,
             base_url=self.settings.tavily_base_url,
             headers={"User-Agent": USER_AGENT},
             event_hooks={"response": [_on_response]},

@@ -1,0 +1,188 @@
+"""Attachments stored once, as ADK artifacts: the session keeps a reference, not the bytes.
+
+A file attached to a message reaches ADK as an `inline_data` part. Kept as it is, ADK's session
+store would hold every byte of it (base64 in JSON: 80 MB for a 60 MB PDF) for as long as the
+session lives, next to the copy saved as an artifact. `AttachmentsAsArtifacts`, a plugin of
+Vicaran's app, runs before the message is stored (ADK's `on_user_message_callback`, for the dev
+UI, `/run`, `/run_sse` and the terminal alike): each file is saved as an artifact of the
+session and its part becomes a reference, a `file_data` part naming ADK's artifact URI
+(`artifact://apps/<app>/users/<user>/sessions/<session>/artifacts/<name>/versions/<n>`), with
+its display name and MIME type. A file over VICARAN_DOCUMENT_MAX_BYTES is not stored at all: its
+part becomes one line naming it, with its size in `part_metadata`, so the plan still says why it
+was not used. The intake (`intake.take_in`) reads the artifact back, through `artifact_reader`,
+which follows only references to this very session.
+
+ADK ships `SaveFilesAsArtifactsPlugin`, which does the first half; it refuses files over 20 MB
+(a limit of models that read files inline, which Vicaran's never do), names artifacts by the
+file's display name as given (a name starting with `user:` would be saved in the user's scope,
+shared by all their sessions) and keeps the bytes in the message when the artifact cannot be
+saved. This plugin uses Vicaran's document limit and the intake's own file names.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+from google.adk.agents.invocation_context import InvocationContext
+from google.adk.artifacts.artifact_util import get_artifact_uri
+from google.adk.plugins.base_plugin import BasePlugin
+from google.genai import types
+
+from ..config import get_settings
+from ..formatting import one_line
+
+if TYPE_CHECKING:
+    from google.adk.agents.callback_context import CallbackContext
+
+    from .intake import Attachment
+
+logger = logging.getLogger(__name__)
+
+PLUGIN_NAME = "vicaran_attachments_as_artifacts"
+METADATA_KEY = "vicaran_attachment"  # part_metadata of a file not stored (too large)
+ARTIFACT_SCHEME = "artifact://"
+
+
+def artifact_name(file_name: str) -> str:
+    """The artifact a file is saved as: its name, with no `:` (`user:` names are user-scoped)."""
+    return file_name.replace(":", "_")
+
+
+def reference(uri: str, name: str, mime: str) -> types.Part:
+    """What the session keeps of a stored file: where it is, its name and type."""
+    return types.Part(file_data=types.FileData(file_uri=uri, display_name=name, mime_type=mime))
+
+
+def not_stored(name: str, mime: str, size: int) -> types.Part:
+    """What the session keeps of a file too large to take in: a line, and its size."""
+    return types.Part(
+        text=f"[Attached file: {one_line(name, 120)} - {size:,} bytes, not kept: over "
+        "VICARAN_DOCUMENT_MAX_BYTES]",
+        part_metadata={METADATA_KEY: {"file_name": name, "mime": mime, "size": size}},
+    )
+
+
+def refused_size(part: types.Part) -> tuple[str, str, int] | None:
+    """(name, MIME type, size) of a file `not_stored` stands for; None for any other part."""
+    meta = (part.part_metadata or {}).get(METADATA_KEY)
+    if not isinstance(meta, dict) or part.text is None:
+        return None
+    name, mime, size = meta.get("file_name"), meta.get("mime"), meta.get("size")
+    if not isinstance(name, str) or not isinstance(mime, str) or not isinstance(size, int):
+        return None
+    return name, mime, size
+
+
+def is_reference(part: types.Part) -> bool:
+    """A stored file's reference (any `artifact://` file_data part: whose it is, is checked
+    when it is read)."""
+    uri = part.file_data.file_uri if part.file_data else None
+    return bool(uri and uri.startswith(ARTIFACT_SCHEME))
+
+
+class AttachmentsAsArtifacts(BasePlugin):
+    """Each attached file saved once as an artifact; the message keeps its reference."""
+
+    def __init__(self) -> None:
+        super().__init__(name=PLUGIN_NAME)
+
+    async def on_user_message_callback(
+        self, *, invocation_context: InvocationContext, user_message: types.Content
+    ) -> types.Content | None:
+        service = invocation_context.artifact_service
+        if service is None or not user_message.parts:
+            return None  # no store: the intake reads the inline bytes, as it always could
+        from .intake import file_name_of  # intake imports this module
+
+        limit = get_settings().vicaran_document_max_bytes
+        session = invocation_context.session
+        parts: list[types.Part] = []
+        changed = False
+        for part in user_message.parts:
+            blob = part.inline_data
+            if blob is None or part.thought:
+                parts.append(part)
+                continue
+            data = blob.data or b""
+            mime = (blob.mime_type or "").split(";")[0].strip().lower()
+            name = file_name_of(blob.display_name, mime, data)
+            if len(data) > limit:
+                parts.append(not_stored(name, mime, len(data)))
+                changed = True
+                continue
+            stored = artifact_name(name)
+            try:
+                version = await service.save_artifact(
+                    app_name=invocation_context.app_name,
+                    user_id=invocation_context.user_id,
+                    session_id=session.id,
+                    filename=stored,
+                    artifact=types.Part(
+                        inline_data=types.Blob(
+                            data=data, mime_type=blob.mime_type, display_name=name
+                        )
+                    ),
+                )
+            except Exception:  # the intake reads (and saves) it from the message, as before
+                logger.warning("could not save %s as an artifact", name, exc_info=True)
+                parts.append(part)
+                continue
+            uri = get_artifact_uri(
+                app_name=invocation_context.app_name,
+                user_id=invocation_context.user_id,
+                filename=stored,
+                version=version,
+                session_id=session.id,
+            )
+            parts.append(reference(uri, name, mime))
+            changed = True
+        if not changed:
+            return None
+        return user_message.model_copy(update={"parts": parts})
+
+
+ReadArtifact = Callable[["Attachment"], Awaitable[bytes | None]]
+
+
+def artifact_reader(callback_context: CallbackContext) -> ReadArtifact:
+    """Reads a referenced file of THIS conversation (None for any other reference), and names
+    it in the turn's artifact delta, as saving it there would have (the dev UI lists those)."""
+    session = callback_context.session
+
+    async def read(attachment: Attachment) -> bytes | None:
+        name, version = attachment.artifact, attachment.version
+        if name is None or version is None:
+            return None
+        own = get_artifact_uri(
+            app_name=session.app_name,
+            user_id=session.user_id,
+            filename=name,
+            version=version,
+            session_id=session.id,
+        )
+        if attachment.uri != own:
+            return None  # another conversation's file, or a reference not made here
+        part = await callback_context.load_artifact(name, version)
+        data = part.inline_data.data if part is not None and part.inline_data else None
+        if data is not None:
+            callback_context.actions.artifact_delta[name] = version
+        return data
+
+    return read
+
+
+def reference_target(uri: str) -> tuple[str, int] | None:
+    """(artifact name, version) at the end of an artifact URI; None when it has neither.
+
+    Read from the end: a version is digits after the last `/versions/`, the name is what comes
+    between the `/artifacts/` before it and that (the session it belongs to is checked by
+    `artifact_reader`, against the URI it would have)."""
+    head, found, version = uri.rpartition("/versions/")
+    if not found or not version.isdigit() or len(version) > 9:
+        return None
+    _, found, name = head.rpartition("/artifacts/")
+    if not found or not name or ":" in name:
+        return None
+    return name, int(version)

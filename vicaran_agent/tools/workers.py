@@ -1,0 +1,613 @@
+"""Untrusted parsing in worker processes: a parser that runs away costs its task, never the server.
+
+A `WorkerPool` keeps `size` worker processes, each running one task at a time. A worker's
+address space is capped (RLIMIT_AS, `memory_mb`), it writes no core file, it runs at a lower
+priority than the server (nice 10: parsing never starves the event loop of CPU), it leads
+its own process group, so that stopping it stops what it started (Tesseract), and it ends with
+the pool (on Linux the kernel kills it when the pool's thread or the server ends, however). A task that
+overruns its time is stopped (SIGKILL to the group, never waited for), a worker that dies
+(SIGABRT from PDFium out of memory, a segfault, MemoryError) costs only its task, and either way
+the worker is replaced. On Linux the pool also watches its workers' resident memory: when
+together they hold more than `memory_mb` (what they held idle, plus at least half of it for the
+tasks), the busy one that grew most is stopped, so the parsers together hold about that much,
+however many files are read at once.
+
+Why a pool of its own rather than `concurrent.futures.ProcessPoolExecutor`: that executor
+breaks as a whole when one worker dies (BrokenProcessPool, failing every task in flight), and a
+task that hangs cannot be stopped. Here each worker is watched on its own and replaced alone.
+
+Workers are fresh interpreters (`python -m vicaran_agent.tools.workers`, a `spawn`), never
+forks of the server, which has threads and an event loop; each caps itself before it imports the
+parsers. They are started with the pool, before any task, so the first file pays no import, and
+a worker that is replaced is replaced in the background. (multiprocessing's `forkserver` would
+start them faster, but every one of its workers runs the parent's `__main__` script again.)
+Tasks of the "document" lane (a whole file, OCR included, perhaps minutes) may hold all workers but one, which
+stays free for "page" tasks (a web page: milliseconds), so that a conversation's pages never wait
+behind another's documents.
+
+One thread per pool does all the waiting (`multiprocessing.connection.wait` on every worker's
+pipe at once; a worker's pipe closes when it dies); callers get a `concurrent.futures.Future` (`asyncio.wrap_future` for
+coroutines). A task may talk to its caller while it runs (`ask`): a worker asks, the pool thread
+answers with the caller's function (the OCR budget of a document is granted page by page so).
+
+The workers are a resource boundary, not a sandbox: they run as the same user.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import importlib
+import logging
+import os
+import pickle
+import resource
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
+from multiprocessing.reduction import ForkingPickler
+from typing import Any, Literal
+
+logger = logging.getLogger(__name__)
+
+PAGE, DOCUMENT = "page", "document"
+Lane = Literal["page", "document"]
+Why = Literal["timeout", "memory", "crashed", "unavailable"]
+
+# What a worker imports before it says it is ready (the parsers and what they need).
+PRELOAD = (
+    "vicaran_agent.tools.workers",
+    "vicaran_agent.tools.page_reader",
+    "vicaran_agent.documents.parse",
+    "docx",
+    "PIL.Image",
+)
+MEMORY_POLL_SECONDS = 0.05  # how often busy workers' memory is read (at ~600 MB/s: 30 MB apart)
+RETAIN_MB = 256  # a worker holding this much more than when it started is replaced after its task
+_MEMORY_EXIT = 86  # a worker's exit status when Python itself ran out of memory
+_START_RETRY_SECONDS = 5.0
+_PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent ends
+_PAGE_BYTES = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+class WorkerFailed(Exception):
+    """A task its worker could not finish: `why` is timeout, memory, crashed or unavailable."""
+
+    def __init__(self, why: Why, seconds: float = 0.0, detail: str = "") -> None:
+        super().__init__(f"{why}: {detail}" if detail else why)
+        self.why: Why = why
+        self.seconds = seconds
+        self.detail = detail
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (WorkerFailed, (self.why, self.seconds, self.detail))
+
+
+@dataclass
+class Stats:
+    """What the pool did: tasks, failures, replaced workers and what IPC cost."""
+
+    tasks: int = 0
+    failures: dict[str, int] = field(default_factory=dict)
+    workers_started: int = 0
+    bytes_sent: int = 0  # pickled tasks, to the workers
+    bytes_received: int = 0  # pickled results, from the workers
+    overhead_seconds: float = 0.0  # dispatch to result, less the time the task itself ran
+    peak_growth_mb: float = 0.0  # the most the workers together grew past their start
+
+
+Ask = Callable[[Any], tuple[Any, float]]
+
+
+@dataclass
+class _Task:
+    fn: Callable[..., Any]
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+    lane: Lane
+    timeout: float
+    ask: Ask | None
+    future: Future[Any]
+    deadline: float = 0.0
+    dispatched: float = 0.0
+    started: bool = False  # the worker said it has the task (then its death is the task's)
+    tries: int = 0
+
+
+@dataclass
+class _Worker:
+    process: subprocess.Popen[bytes]
+    conn: Connection
+    ready: bool = False
+    task: _Task | None = None
+    baseline_kb: int = 0
+    retiring: bool = False
+    stopped_for: Why | None = None
+
+
+class WorkerPool:
+    """`size` worker processes, each capped at `memory_mb` of address space (see the module)."""
+
+    def __init__(self, size: int, memory_mb: int, *, name: str = "vicaran-parse") -> None:
+        self.size = max(1, size)
+        self.memory_mb = memory_mb
+        self.name = name
+        self.stats = Stats()
+        self._queues: dict[Lane, deque[_Task]] = {PAGE: deque(), DOCUMENT: deque()}
+        self._workers: list[_Worker] = []
+        self._lock = threading.Lock()
+        self._wake_read, self._wake_write = socket.socketpair()
+        self._wake_read.setblocking(False)
+        self._wake_write.setblocking(False)
+        self._closed = False
+        self._all_ready = threading.Event()
+        self._start_failed_at = 0.0
+        self._start_error = ""
+        self._thread = threading.Thread(target=self._run, name=f"{name}-pool", daemon=True)
+        self._thread.start()
+
+    # --- the callers' side -------------------------------------------------------------------
+
+    def submit(
+        self,
+        fn: Callable[..., Any],
+        /,
+        *args: Any,
+        lane: Lane = PAGE,
+        timeout: float,
+        ask: Ask | None = None,
+        **kwargs: Any,
+    ) -> Future[Any]:
+        """Run `fn(*args, **kwargs)` in a worker (with `ask=` a function that asks `ask`, when
+        given); the future holds its result, its exception, or WorkerFailed. `timeout` counts
+        from when a worker takes the task, and grows by what `ask` answers grant."""
+        future: Future[Any] = Future()
+        task = _Task(fn, args, kwargs, lane, timeout, ask, future)
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the parse pool is closed")
+            self._queues[lane].append(task)
+        self._wake()
+        return future
+
+    def call(self, fn: Callable[..., Any], /, *args: Any, **options: Any) -> Any:
+        """`submit` and wait for the result."""
+        return self.submit(fn, *args, **options).result()
+
+    @property
+    def growth_limit_mb(self) -> float:
+        """How much the workers together may grow past what they held idle: what `memory_mb`
+        leaves beside that, and at least half of it."""
+        idle_mb = sum(w.baseline_kb for w in self._workers if w.ready) / 1024
+        return max(self.memory_mb / 2, self.memory_mb - idle_mb)
+
+    @property
+    def document_slots(self) -> int:
+        """Document tasks at once: every worker but one, which pages keep."""
+        return max(1, self.size - 1)
+
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        """Wait until every worker has started once (what a server or a benchmark does first)."""
+        return self._all_ready.wait(timeout)
+
+    def pids(self) -> list[int]:
+        """The workers' process ids (for tests and measurements)."""
+        return [w.process.pid for w in list(self._workers)]
+
+    def close(self) -> None:
+        """Stop every worker; queued tasks fail as unavailable."""
+        with self._lock:
+            self._closed = True
+        self._wake()
+        self._thread.join(timeout=10)
+
+    def _wake(self) -> None:
+        with contextlib.suppress(BlockingIOError, OSError):
+            self._wake_write.send(b"x")
+
+    # --- the pool thread ---------------------------------------------------------------------
+
+    def _run(self) -> None:
+        next_poll = 0.0
+        while True:
+            with self._lock:
+                closed = self._closed
+            if closed:
+                self._shut_down()
+                return
+            self._fill()
+            self._dispatch()
+            busy = [w for w in self._workers if w.task is not None]
+            now = time.monotonic()
+            timeout = min((w.task.deadline for w in busy if w.task), default=now + 60) - now
+            if busy and sys.platform.startswith("linux"):
+                timeout = min(timeout, max(0.0, next_poll - now))
+            if self._start_error and not self._workers:
+                timeout = min(timeout, _START_RETRY_SECONDS)
+            waitables: list[Any] = [self._wake_read, *(w.conn for w in self._workers)]
+            try:
+                ready = wait(waitables, max(0.0, timeout))
+            except OSError:  # a pipe closed between listing and waiting: look again
+                ready = []
+            if self._wake_read in ready:
+                with contextlib.suppress(BlockingIOError, OSError):
+                    self._wake_read.recv(4096)
+            for worker in list(self._workers):
+                if worker.conn in ready:
+                    self._receive(worker)
+            self._overdue()
+            if busy and time.monotonic() >= next_poll:
+                self._watch_memory()
+                next_poll = time.monotonic() + MEMORY_POLL_SECONDS
+
+    def _fill(self) -> None:
+        """Start workers until there are `size` (after a failed start, retry a while later)."""
+        if self._start_error and time.monotonic() - self._start_failed_at < _START_RETRY_SECONDS:
+            self._fail_queued_if_no_worker()
+            return
+        while len(self._workers) < self.size:
+            ours, theirs = socket.socketpair()
+            arguments = (theirs.fileno(), self.memory_mb, os.getpid())
+            try:
+                process = subprocess.Popen(
+                    [sys.executable, "-m", __name__, *map(str, arguments)],
+                    pass_fds=(theirs.fileno(),),
+                    stdin=subprocess.DEVNULL,
+                    env=_environment(),
+                    start_new_session=True,  # its own process group: stopping it stops Tesseract
+                )
+            except OSError as error:  # no interpreter to start (a sandbox, a broken install)
+                logger.exception("could not start a parser process")
+                self._start_error = f"{type(error).__name__}: {error}"
+                self._start_failed_at = time.monotonic()
+                ours.close()
+                self._fail_queued_if_no_worker()
+                return
+            finally:
+                theirs.close()
+            self._workers.append(_Worker(process, Connection(ours.detach())))
+            self.stats.workers_started += 1
+
+    def _fail_queued_if_no_worker(self) -> None:
+        if self._workers:
+            return
+        failed = WorkerFailed("unavailable", detail=self._start_error)
+        with self._lock:
+            tasks = [*self._queues[PAGE], *self._queues[DOCUMENT]]
+            for queue in self._queues.values():
+                queue.clear()
+        for task in tasks:
+            _settle(task.future, error=failed)
+
+    def _dispatch(self) -> None:
+        for worker in list(self._workers):  # (a worker found dead while sending is removed)
+            if not worker.ready or worker.task is not None or worker.retiring:
+                continue
+            task = self._next_task()
+            if task is None:
+                return
+            self._send(worker, task)
+
+    def _next_task(self) -> _Task | None:
+        documents = sum(1 for w in self._workers if w.task and w.task.lane == DOCUMENT)
+        with self._lock:
+            lanes = [PAGE] + ([DOCUMENT] if documents < self.document_slots else [])
+            for lane in lanes:
+                queue = self._queues[lane]
+                while queue:
+                    task = queue.popleft()
+                    if task.future.set_running_or_notify_cancel():
+                        return task
+        return None
+
+    def _send(self, worker: _Worker, task: _Task) -> None:
+        try:
+            payload = bytes(
+                ForkingPickler.dumps(("run", task.fn, task.args, task.kwargs, task.ask is not None))
+            )
+        except Exception as error:  # noqa: BLE001 - an argument that cannot cross to a process
+            _settle(task.future, error=error)
+            return
+        task.dispatched = time.monotonic()
+        task.deadline = task.dispatched + task.timeout
+        worker.task = task
+        try:
+            worker.conn.send_bytes(payload)
+        except OSError:  # the worker died while idle: the task waits for the next one
+            worker.task = None
+            with self._lock:
+                self._queues[task.lane].appendleft(_requeued(task))
+            self._ended(worker)
+            return
+        self.stats.bytes_sent += len(payload)
+
+    def _receive(self, worker: _Worker) -> None:
+        try:
+            payload = worker.conn.recv_bytes()
+            message = pickle.loads(payload)
+        except (EOFError, OSError, pickle.UnpicklingError, MemoryError):
+            self._ended(worker)  # it died (perhaps mid-message): its exit status says how
+            return
+        except Exception:  # an exception class that cannot be rebuilt here
+            logger.exception("a parser's answer could not be read")
+            self._finish(worker, error=WorkerFailed("crashed", detail="unreadable answer"))
+            return
+        kind = message[0]
+        if kind == "started" and worker.task is not None:
+            worker.task.started = True
+        elif kind == "ready":
+            worker.ready, worker.baseline_kb = True, message[1]
+            self._start_error = ""
+            if sum(w.ready for w in self._workers) >= self.size:
+                self._all_ready.set()
+        elif kind == "ask" and worker.task is not None and worker.task.ask is not None:
+            try:
+                answer, more_time = worker.task.ask(message[1])
+            except Exception as error:  # noqa: BLE001 - the caller's function failing fails the task
+                answer, more_time = error, 0.0
+            worker.task.deadline += more_time
+            with contextlib.suppress(OSError):
+                worker.conn.send_bytes(bytes(ForkingPickler.dumps(("answer", answer))))
+        elif kind in ("done", "raised"):
+            _, value, ran, retiring = message
+            self.stats.bytes_received += len(payload)
+            task = worker.task
+            if task is not None:
+                self.stats.overhead_seconds += max(0.0, time.monotonic() - task.dispatched - ran)
+            worker.retiring = retiring
+            if kind == "done":
+                self._finish(worker, value=value)
+            else:
+                self._finish(worker, error=value)
+
+    def _finish(
+        self, worker: _Worker, *, value: Any = None, error: BaseException | None = None
+    ) -> None:
+        task, worker.task = worker.task, None
+        if task is None:
+            return
+        self.stats.tasks += 1
+        if isinstance(error, WorkerFailed):
+            self.stats.failures[error.why] = self.stats.failures.get(error.why, 0) + 1
+        _settle(task.future, value=value, error=error)
+
+    def _ended(self, worker: _Worker) -> None:
+        """A worker is gone (or going): its task fails with why, and it is replaced."""
+        with contextlib.suppress(ValueError):
+            self._workers.remove(worker)
+        _stop(worker)
+        code = worker.process.returncode
+        if not worker.ready and worker.stopped_for is None:  # died starting: wait before more
+            self._start_error = f"a parser process exited as it started (exit {code})"
+            self._start_failed_at = time.monotonic()
+        task = worker.task
+        if task is not None and not task.started and task.tries < 2 and not worker.stopped_for:
+            # it died before it had the task (killed from outside, say): the next one takes it
+            worker.task = None
+            with self._lock:
+                self._queues[task.lane].appendleft(_requeued(task))
+        if worker.task is not None:
+            seconds = time.monotonic() - worker.task.dispatched
+            if worker.stopped_for is not None:
+                why: Why = worker.stopped_for
+            elif code == _MEMORY_EXIT:
+                why = "memory"
+            else:
+                why = "crashed"
+            detail = f"signal {-code}" if code is not None and code < 0 else f"exit {code}"
+            self._finish(worker, error=WorkerFailed(why, seconds, detail))
+        with contextlib.suppress(Exception):
+            worker.conn.close()
+
+    def _overdue(self) -> None:
+        now = time.monotonic()
+        for worker in list(self._workers):
+            if worker.task is not None and now >= worker.task.deadline:
+                worker.stopped_for = "timeout"
+                self._ended(worker)
+
+    def _watch_memory(self) -> None:
+        """Stop the busy worker that grew most when the workers together hold too much."""
+        growth = {}
+        for worker in self._workers:
+            kb = _resident_kb(worker.process.pid)
+            if kb is not None and worker.ready:
+                growth[id(worker)] = (max(0, kb - worker.baseline_kb), worker)
+        total_mb = sum(kb for kb, _ in growth.values()) / 1024
+        self.stats.peak_growth_mb = max(self.stats.peak_growth_mb, round(total_mb, 1))
+        if total_mb <= self.growth_limit_mb:
+            return
+        busy = [(kb, w) for kb, w in growth.values() if w.task is not None]
+        if busy:
+            _, largest = max(busy, key=lambda pair: pair[0])
+            largest.stopped_for = "memory"
+            self._ended(largest)
+
+    def _shut_down(self) -> None:
+        for worker in list(self._workers):
+            worker.stopped_for = "unavailable"
+            self._ended(worker)
+        failed = WorkerFailed("unavailable", detail="the parse pool was closed")
+        with self._lock:
+            tasks = [*self._queues[PAGE], *self._queues[DOCUMENT]]
+            for queue in self._queues.values():
+                queue.clear()
+        for task in tasks:
+            _settle(task.future, error=failed)
+        self._wake_read.close()
+        self._wake_write.close()
+
+
+def _requeued(task: _Task) -> _Task:
+    """`task` again, with a future that can be set running a second time."""
+    fresh = _Task(task.fn, task.args, task.kwargs, task.lane, task.timeout, task.ask, Future())
+    fresh.tries = task.tries + 1
+    fresh.future.add_done_callback(lambda done: _copy(done, task.future))
+    return fresh
+
+
+def _copy(source: Future[Any], target: Future[Any]) -> None:
+    if source.cancelled():
+        target.cancel()
+    elif source.exception() is not None:
+        _settle(target, error=source.exception())
+    else:
+        _settle(target, value=source.result())
+
+
+def _settle(future: Future[Any], *, value: Any = None, error: BaseException | None = None) -> None:
+    if future.done():
+        return
+    with contextlib.suppress(Exception):  # InvalidStateError: settled meanwhile
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(value)
+
+
+def _stop(worker: _Worker) -> None:
+    """SIGKILL the worker's process group (the worker and what it started), then reap it."""
+    with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
+        os.killpg(worker.process.pid, signal.SIGKILL)
+    with contextlib.suppress(ProcessLookupError, OSError):
+        worker.process.kill()  # if it was no group leader (it always is: start_new_session)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        worker.process.wait(timeout=5)
+
+
+def _resident_kb(pid: int | None) -> int | None:
+    if not pid:
+        return None
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * _PAGE_BYTES // 1024
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _environment() -> dict[str, str]:
+    """The server's environment, with its import path (a worker imports what a task names)."""
+    path = [entry for entry in sys.path if entry]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
+
+
+# --- the worker's side -----------------------------------------------------------------------
+
+
+class _Asker:
+    """What a task calls to ask its caller something while it runs (see `WorkerPool.submit`)."""
+
+    def __init__(self, conn: Connection) -> None:
+        self._conn = conn
+
+    def __call__(self, request: Any) -> Any:
+        self._conn.send_bytes(bytes(ForkingPickler.dumps(("ask", request))))
+        _, answer = pickle.loads(self._conn.recv_bytes())
+        if isinstance(answer, BaseException):
+            raise answer
+        return answer
+
+
+def _end_with_the_pool(parent: int) -> None:
+    """On Linux, have the kernel kill this worker when the thread that started it ends (the
+    pool's, or the whole server, however it ends), even mid-task; elsewhere the pool stops its
+    workers as the server exits, and an idle worker ends when its pipe closes."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # the server was gone before that took hold
+        os._exit(0)
+
+
+def main(argv: list[str]) -> None:
+    """A worker process: `python -m vicaran_agent.tools.workers FD MEMORY_MB PARENT` (the pool
+    starts it with its end of a socket pair as FD). It caps itself before importing anything
+    more."""
+    fd, memory_mb, parent = int(argv[1]), int(argv[2]), int(argv[3])
+    _end_with_the_pool(parent)
+    limit = memory_mb * 1024 * 1024
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    with contextlib.suppress(ValueError, OSError):  # a system that will not cap (then: the pool
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))  # watches on Linux only)
+    with contextlib.suppress(ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # an abort writes no core file
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle
+    with contextlib.suppress(OSError):
+        os.nice(10)  # the server (and every other conversation) first
+    conn = Connection(fd)
+    with contextlib.suppress(EOFError, OSError):  # the server went away: so does the worker
+        for module in PRELOAD:
+            importlib.import_module(module)
+        serve(conn)
+
+
+_STARTED = bytes(ForkingPickler.dumps(("started",)))
+
+
+def serve(conn: Connection) -> None:
+    """Say it is ready, then run tasks one at a time until told to stop (or until the pipe
+    closes: the server is gone)."""
+    baseline = _resident_kb(os.getpid()) or 0
+    conn.send_bytes(bytes(ForkingPickler.dumps(("ready", baseline))))
+    while True:
+        try:
+            message = pickle.loads(conn.recv_bytes())
+        except (EOFError, OSError):
+            return
+        if message[0] != "run":
+            return
+        _, fn, args, kwargs, asks = message
+        conn.send_bytes(_STARTED)
+        if asks:
+            kwargs = {**kwargs, "ask": _Asker(conn)}
+        started = time.perf_counter()
+        retiring = False
+        try:
+            reply: tuple[Any, ...] = ("done", fn(*args, **kwargs))
+        except MemoryError:
+            reply, retiring = ("raised", WorkerFailed("memory")), True
+        except BaseException as error:  # noqa: BLE001 - the task's own exception, for its caller
+            reply = ("raised", error)
+        del fn, args, kwargs
+        ran = time.perf_counter() - started
+        grown = (_resident_kb(os.getpid()) or 0) - baseline
+        retiring = retiring or grown > RETAIN_MB * 1024
+        try:
+            payload = _dumps((*reply, ran, retiring))
+        except MemoryError:
+            os._exit(_MEMORY_EXIT)
+        try:
+            conn.send_bytes(payload)
+        except (OSError, ValueError):
+            return
+        if retiring:
+            return
+
+
+def _dumps(reply: tuple[Any, ...]) -> bytes:
+    try:
+        return bytes(ForkingPickler.dumps(reply))
+    except MemoryError:
+        raise
+    except Exception as error:  # noqa: BLE001 - an exception or a result that cannot be pickled
+        kind, value, ran, retiring = reply
+        if kind == "raised":
+            value = RuntimeError(f"{type(value).__name__}: {value}")
+        else:
+            value = RuntimeError(f"the result could not be sent ({type(error).__name__})")
+        return bytes(ForkingPickler.dumps(("raised", value, ran, retiring)))
+
+
+if __name__ == "__main__":
+    # run as the module's proper name, so that what is pickled names vicaran_agent.tools.workers
+    importlib.import_module("vicaran_agent.tools.workers").main(sys.argv)
