@@ -55,8 +55,10 @@ TYPES = frozenset(
 class FakeNewsroom(FakeServer):
     """Answers every authenticated POST of a known type with success and a fresh remote id."""
 
-    def __init__(self, *, secret: str | None = None, latency: float = 0.0) -> None:
-        super().__init__(latency=latency)
+    def __init__(
+        self, *, secret: str | None = None, latency: float = 0.0, clock: Any = None
+    ) -> None:
+        super().__init__(latency=latency, clock=clock)
         self.secret = secret  # None: any secret is taken; a missing one never is
 
     def types(self) -> list[str]:

@@ -274,6 +274,7 @@ def claim(
     exclude: Collection[int] = (),
     limit: int = 32,
     run: int = 64,
+    at: datetime | None = None,
 ) -> list[Delivery]:
     """Claim, for `owner`, per investigation its leading pending deliveries of one type, when due.
 
@@ -283,9 +284,10 @@ def claim(
     chosen rows are locked with `FOR UPDATE SKIP LOCKED` and their lease re-checked on the
     locked version (PostgreSQL; SQLite's one writer serializes claims anyway), so two
     deliverers never claim the same row. `now=None`: due now whatever their backoff;
-    `exclude`: never these (already tried by the caller).
+    `exclude`: never these (already tried by the caller); `at`: the time of the claim, by the
+    deliverer's clock (leases are read and written in it; default: now).
     """
-    clock = utcnow()
+    clock = at or utcnow()
     rows = session.execute(
         select(
             OutboxRow.id,

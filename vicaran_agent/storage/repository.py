@@ -725,11 +725,15 @@ class Repository:
         *,
         exclude: Collection[int] = (),
         limit: int = 32,
+        at: datetime | None = None,
     ) -> list[outbox.Delivery]:
-        """Claim for `owner` (a lease) per investigation its leading pending deliveries, when due."""
+        """Claim for `owner` (a lease from `at`, default now) per investigation its leading
+        pending deliveries, when due."""
         lease = timedelta(seconds=lease_seconds)
         return self._write(
-            lambda session: outbox.claim(session, owner, now, lease, exclude=exclude, limit=limit)
+            lambda session: outbox.claim(
+                session, owner, now, lease, exclude=exclude, limit=limit, at=at
+            )
         )
 
     def outbox_remote_ids(self, local_ids: set[str]) -> dict[str, str]:
