@@ -73,6 +73,36 @@ def _print_warning(
         (file or sys.stderr).write(text)
 
 
+_TELEMETRY = (  # (module, provider global, its set-once guard): what a new process has unset
+    ("opentelemetry.trace", "_TRACER_PROVIDER", "_TRACER_PROVIDER_SET_ONCE"),
+    ("opentelemetry.metrics._internal", "_METER_PROVIDER", "_METER_PROVIDER_SET_ONCE"),
+    ("opentelemetry._logs._internal", "_LOGGER_PROVIDER", "_LOGGER_PROVIDER_SET_ONCE"),
+)
+
+
+@contextlib.contextmanager
+def fresh_telemetry() -> Iterator[None]:
+    """OpenTelemetry's global providers unset within the block, as in a new process (ADK's
+    server sets them once; a second server in one process would be warned "Overriding of
+    current LoggerProvider is not allowed"); put back after."""
+    import importlib
+
+    from opentelemetry.util._once import Once
+
+    saved = []
+    for name, provider, once in _TELEMETRY:
+        module = importlib.import_module(name)
+        saved.append((module, provider, getattr(module, provider), once, getattr(module, once)))
+        setattr(module, provider, None)
+        setattr(module, once, Once())
+    try:
+        yield
+    finally:
+        for module, provider, value, once, guard in saved:
+            setattr(module, provider, value)
+            setattr(module, once, guard)
+
+
 @contextlib.contextmanager
 def fresh_process(stdin: IO[str], stdout: IO[str], stderr: IO[str]) -> Iterator[None]:
     """Within the block, this process looks to a command as a new one started with these
@@ -260,6 +290,7 @@ def vicaran_serving(host: str, port: int) -> Iterator[Serving]:
         open(os.devnull, encoding="utf-8") as stdin,
         tempfile.NamedTemporaryFile("w+", encoding="utf-8") as output,
         fresh_process(stdin, output, output),
+        fresh_telemetry(),
         fresh_agent_module(),
     ):
         serving = Serving(f"http://{host}:{port}", output)
