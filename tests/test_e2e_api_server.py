@@ -1,7 +1,8 @@
 """`adk api_server`, driven over HTTP and SSE like a newsroom frontend.
 
 The full investigation on memory sessions runs `adk api_server` as a process (the entry point as
-deployed); every other case runs ADK's same command in a thread of this process.
+deployed), and `adk web` is started once as a process too; every other case runs ADK's same
+command in a thread of this process.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.support.api_server import APP, free_port, run_sse
+from tests.support.api_server import APP, adk_web, free_port, run_sse
 from tests.support.api_server import api_server as start_api_server
 from tests.support.corpus import RIVERTON
 from tests.support.databases import records_database, sessions_database
@@ -201,3 +202,15 @@ def approve_and_leave_on_started(base: str, database_url: str) -> None:
     texts = [text(e) for e in events if text(e)]
     assert sum("[INVESTIGATION_STARTED]" in t for t in texts) == 1
     assert texts[-1].rstrip().endswith("[INVESTIGATION_COMPLETE]")  # reopening shows the report
+
+
+def test_adk_web_serves_the_dev_ui_and_plans_with_the_agent(env, tmp_path: Path):
+    """`adk web vicaran_agent` (`make web`) as a process: the dev UI, the app in its list, and a
+    brief answered with a plan."""
+    with adk_web(tmp_path, LATENCY) as base:
+        assert httpx.get(f"{base}/dev-ui/").status_code == 200
+        assert APP in httpx.get(f"{base}/list-apps").json()
+        session = httpx.post(f"{base}/apps/{APP}/users/newsroom/sessions", json={}).json()
+        brief = f"Quick Search. Did Acme Chemicals pollute Riverton's water? {RIVERTON[0].url}"
+        plan = text(run_sse(base, session["id"], brief)[-1][1])
+    assert plan.rstrip().endswith("[PLAN_APPROVAL_REQUIRED]")
