@@ -16,11 +16,11 @@ import httpx
 import pytest
 
 from tests.support.callback_server import CallbackServer
+from tests.support.outbox import drain
 from tests.support.store import dashboard_client, fresh_repository, panel, snapshot_href
 from vicaran_agent import export
 from vicaran_agent.callbacks.persistence import rested_on
 from vicaran_agent.config import get_settings
-from vicaran_agent.delivery import Deliverer
 from vicaran_agent.schemas import (
     REASONING_LINE_MAX,
     REASONING_LINES_MAX,
@@ -269,7 +269,7 @@ async def test_a_newsroom_running_vicaran_receives_and_keeps_the_document_fields
         get_settings.cache_clear()
         with queue_for_callback():
             iid = document_investigation(repo)
-        await Deliverer(backoff_base=0.01).deliver_due(now_only=False)
+        await drain()
         summary = repo.outbox_summary()
         assert summary["counts"]["failed"] == 0, summary["failed"]
         assert summary["counts"]["pending"] == 0

@@ -20,6 +20,7 @@ from tavily.errors import TimeoutError as TavilyTimeoutError
 from tests.fakes.jina import FakeJinaReader, Page, http_date, text_representation
 from tests.fakes.tavily import FakeTavily
 from tests.fakes.web import FakeWeb
+from tests.support.clock import FakeClock
 
 RESULTS = [
     {
@@ -267,17 +268,19 @@ async def test_hang_times_out_and_server_stops_promptly() -> None:
 
 
 async def test_latency_and_peak_concurrency() -> None:
-    """Overlap is shown by the order of events, never by wall time (load-proof)."""
-    with FakeTavily(RESULTS, latency=0.2) as fake:
+    """Latency holds each request by the fake's clock: overlap is shown by the clock, not by
+    wall time, so a loaded machine changes nothing."""
+    clock = FakeClock()
+    with FakeTavily(RESULTS, latency=0.2, clock=clock) as fake:
         client = tavily.AsyncTavilyClient(api_key="tvly-test", api_base_url=fake.url)
-        await asyncio.gather(*(client.search(f"q{i}") for i in range(4)))
+        searches = asyncio.gather(*(client.search(f"q{i}") for i in range(4)))
+        await clock.sleeping(4)  # all four are in, held by the latency
+        clock.advance(0.1)
+        assert clock.sleepers == 4 and fake.active == 4  # not yet: the latency is 0.2 s
+        clock.advance(0.1)
+        assert len(await searches) == 4
         assert fake.peak_concurrency == 4
-        reqs = fake.requests
-        assert all(r.ended is not None for r in reqs)
-        # every request started before any answered: they overlapped, however slow the machine
-        assert max(r.started for r in reqs) < min(r.ended for r in reqs)
-        # the latency is a lower bound (a loaded machine only makes it longer)
-        assert all(r.ended - r.started >= 0.2 for r in reqs)
+        assert [r.ended - r.started for r in fake.requests] == [pytest.approx(0.2)] * 4
         await client.close()
 
 
@@ -535,7 +538,7 @@ def test_web_huge_page_streams(declare_length: bool) -> None:
                     break
         full = httpx.get(web.add_huge("/small", 300_000, declare_length=declare_length))
         assert len(full.content) == 300_000 and full.text.startswith("<!DOCTYPE html>")
-        time.sleep(0.1)
+        assert web.wait_idle()  # the client hung up: the fake stopped sending
         assert web.requests[0].bytes_sent < size  # the client stopped it early
 
 

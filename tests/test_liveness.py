@@ -7,12 +7,11 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from datetime import timedelta
 from pathlib import Path
 
-import pytest
-
+from tests.support import wait
+from tests.support.clock import FakeClock
 from tests.support.conversation import Conversation
 from tests.support.inprocess import vicaran
 from vicaran_agent import liveness
@@ -32,11 +31,7 @@ def store() -> Repository:
 
 
 def wait_for(check, seconds: float = 60.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not check():
-        if time.monotonic() > deadline:
-            pytest.fail("the condition was not met in time")
-        time.sleep(0.1)
+    wait.until_sync(check, "the condition was not met in time", seconds)
 
 
 def start_cli_run(env, investigation_id: str) -> subprocess.Popen[str]:
@@ -150,6 +145,58 @@ async def test_sigkill_leaves_a_run_that_readers_and_the_next_start_see_as_inter
     # and the next start writes it down
     assert await liveness.sweep(force=True) == [ID]
     assert store().get_investigation(ID)["status"] == "interrupted"
+
+
+class Beats:
+    """A store that counts heartbeats and sweeps."""
+
+    def __init__(self) -> None:
+        self.beats: list[list[str]] = []
+        self.sweeps = 0
+
+    def heartbeat(self, ids: list[str]) -> None:
+        self.beats.append(list(ids))
+
+    def sweep_stale(self) -> list[str]:
+        self.sweeps += 1
+        return []
+
+
+async def test_a_run_beats_every_heartbeat_interval_by_its_clock(env, monkeypatch):
+    env.set(VICARAN_HEARTBEAT_SECONDS="10")
+    store = Beats()
+    monkeypatch.setattr(liveness, "repository", lambda: store)
+    clock = FakeClock()
+    async with liveness.alive(ID, clock=clock):
+        assert ID in liveness.RUNNING
+        await clock.sleeping(1)
+        assert store.beats == []
+        clock.advance(10)
+        await clock.sleeping(1)  # it beat, and waits for the next
+        assert store.beats == [[ID]]
+        clock.advance(9.9)
+        assert clock.sleepers == 1 and store.beats == [[ID]]  # not before the interval
+        clock.advance(0.1)
+        await clock.sleeping(1)
+        assert store.beats == [[ID], [ID]]
+    assert ID not in liveness.RUNNING and clock.sleepers == 0  # the beating stopped with it
+
+
+async def test_sweeps_are_at_most_one_per_interval_unless_forced(env, monkeypatch):
+    store = Beats()
+    monkeypatch.setattr(liveness, "repository", lambda: store)
+    clock = FakeClock()
+    await liveness.sweep(clock=clock)
+    await liveness.sweep(clock=clock)
+    assert store.sweeps == 1
+    clock.advance(liveness.SWEEP_EVERY_SECONDS - 0.1)
+    await liveness.sweep(clock=clock)
+    assert store.sweeps == 1
+    await liveness.sweep(force=True, clock=clock)
+    assert store.sweeps == 2
+    clock.advance(liveness.SWEEP_EVERY_SECONDS)
+    await liveness.sweep(clock=clock)
+    assert store.sweeps == 3
 
 
 def test_a_run_with_a_fresh_heartbeat_is_live_and_one_without_is_not(env):

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from tests.support import outbox, wait
 from tests.support.callback_server import CallbackServer
 from tests.support.conversation import Conversation
 from vicaran_agent import delivery
@@ -107,8 +108,7 @@ async def investigate() -> str:
 
 
 async def drain() -> None:
-    await delivery.stop_delivery()
-    await Deliverer(backoff_base=0.01).deliver_due(now_only=False)
+    await outbox.drain()
 
 
 def local(investigation_id: str) -> dict[str, Any]:
@@ -199,15 +199,14 @@ async def test_a_mid_run_outage_leaves_identical_records_and_no_duplicates(newsr
 
     async def with_outage(self, stage):
         # sources were saved (and delivered in the background); now the newsroom goes down
-        for _ in range(50):
-            summary = get_repository(get_settings().database_url).outbox_summary()
-            if summary["counts"]["delivered"] >= 2:
-                break
-            await asyncio.sleep(0.1)
-        outage["delivered_before"] = summary["counts"]["delivered"]
+        await wait.until(lambda: delivered() >= 2, "two records delivered before the outage")
+        outage["delivered_before"] = delivered()
         await asyncio.to_thread(newsroom.outage)
         async for event in original(self, stage):
             yield event
+
+    def delivered() -> int:
+        return get_repository(get_settings().database_url).outbox_summary()["counts"]["delivered"]
 
     env.monkeypatch.setattr(ClaimExtractorAgent, "run_stage", with_outage)
     investigation_id = await investigate()
@@ -266,10 +265,10 @@ async def test_what_an_earlier_process_left_is_delivered_when_a_journalist_next_
         get_repository(get_settings().database_url).start_investigation(config)
     await delivery.stop_delivery()
     await Conversation().send("Investigate whether Acme polluted Riverton's water.")
-    for _ in range(50):
-        if newsroom.investigation(config.investigation_id):
-            break
-        await asyncio.sleep(0.1)
+    await wait.until(
+        lambda: asyncio.to_thread(newsroom.investigation, config.investigation_id),
+        "the left-over record reached the newsroom",
+    )
     assert newsroom.investigation(config.investigation_id)["title"] == "Left over"
     await delivery.stop_delivery()
 
@@ -297,6 +296,5 @@ async def test_another_event_loop_leaves_this_loops_deliverer_stoppable(newsroom
 
     await asyncio.to_thread(asyncio.run, another_server())
     assert len(_deliverers_here()) == 1  # this loop's still runs ...
-    await delivery.stop_delivery()
-    await asyncio.sleep(0)  # the cancelled task's last step
+    await delivery.stop_delivery()  # (it waits for the cancelled task to end)
     assert _deliverers_here() == []  # ... and is the one stopped here

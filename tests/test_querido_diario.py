@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from tests.fakes.querido_diario import FakeCity, FakeGazette, FakeQueridoDiario
 from tests.fakes.server import FakeServer, RecordedRequest, Response
 from tests.fakes.traefik import TraefikRateLimit
+from tests.support.clock import FakeClock
 from tests.support.gazettes import BY_NUMBER, text_of
 from vicaran_agent.config import Settings
 from vicaran_agent.tools import querido_diario as qd
@@ -234,7 +235,9 @@ async def test_a_lasting_503_is_one_failure_line_and_the_other_queries_still_ans
 async def test_a_lasting_429_says_which_budget_to_lower(fake):
     fake.fail(429)
 
-    client = QueridoDiario(settings_for(fake.url, vicaran_max_retries=1), sleep=Sleeps())
+    client = QueridoDiario(
+        settings_for(fake.url, vicaran_max_retries=1), clock=FakeClock(autojump=True)
+    )
     outcome = await client.search(["limpeza"])
 
     (line,) = outcome.failures
@@ -501,7 +504,7 @@ async def test_every_request_takes_a_slot_of_the_querido_diario_budget(fake, mon
         async def acquire(self) -> None:
             taken.append(self.key)
 
-    monkeypatch.setattr(qd, "limiter", lambda *key: Spy(key))
+    monkeypatch.setattr(qd, "limiter", lambda *key, clock: Spy((*key, clock is client.clock)))
     fake.fail(503, times=1, query="limpeza")
     client = client_for(
         fake.url,
@@ -515,7 +518,7 @@ async def test_every_request_takes_a_slot_of_the_querido_diario_budget(fake, mon
     await client.read_text(fake.txt_url(PA.decisive[0].path))
 
     assert len(fake.requests) == 5  # 2 searches + 1 retry, the city list, a text
-    assert taken == [("querido_diario", 42, 30, 7)] * 5
+    assert taken == [("querido_diario", 42, 30, 7, True)] * 5  # timed by the client's clock
     assert client.requests == 5
 
 
@@ -544,68 +547,45 @@ def test_the_budget_and_timeout_default_to_the_production_service():
             Settings(_env_file=None, vicaran_querido_diario_burst=burst)
 
 
-class Sleeps:
-    """The client's waits, recorded instead of slept (each moves `clock`, when given)."""
-
-    def __init__(self, clock: Any = None) -> None:
-        self.waits: list[float] = []
-        self.clock = clock
-
-    async def __call__(self, seconds: float) -> None:
-        self.waits.append(seconds)
-        if self.clock is not None:
-            self.clock.now += seconds
-        await asyncio.sleep(0)
-
-
 async def test_a_429_waits_its_retry_after_even_past_the_backoff_cap(monkeypatch):
     holds: list[float] = []
     monkeypatch.setattr(qd.RateLimiter, "hold", lambda self, seconds: holds.append(seconds))
-    sleeps = Sleeps()
+    clock = FakeClock(autojump=True)
     refused = Response(429, {"Retry-After": "20"}, b"Too Many Requests")
     with Scripted(refused, Response.json(200, {"total_gazettes": 0, "gazettes": []})) as server:
         client = QueridoDiario(
-            settings_for(server.url), backoff_base=0.01, backoff_max=0.05, sleep=sleeps
+            settings_for(server.url), backoff_base=0.01, backoff_max=0.05, clock=clock
         )
         outcome = await client.search(["limpeza"])
         sent = server.count()
 
     assert outcome.failures == [] and sent == 2
-    assert sleeps.waits == [20.0]  # the server's word, not the 0.05 s backoff cap
+    assert clock.slept == [20.0]  # the server's word, not the 0.05 s backoff cap
     assert holds == [20.0]  # and every other request of the process waits as long
 
 
 async def test_a_retry_after_longer_than_a_request_may_take_is_said_not_waited():
-    sleeps = Sleeps()
+    clock = FakeClock(autojump=True)
     refused = Response(429, {"Retry-After": "600"}, b"Too Many Requests")
     with Scripted(refused) as server:
-        client = QueridoDiario(settings_for(server.url), sleep=sleeps)
+        client = QueridoDiario(settings_for(server.url), clock=clock)
         outcome = await client.search(["limpeza"])
         sent = server.count()
 
     (line,) = outcome.failures
     assert "asks Vicaran to wait 600 s" in line and "VICARAN_QUERIDO_DIARIO_TIMEOUT_SECONDS" in line
-    assert sleeps.waits == [] and sent == 1
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 5000.0
-
-    def __call__(self) -> float:
-        return self.now
+    assert clock.slept == [] and sent == 1
 
 
 async def test_traefiks_429_is_waited_out_and_the_searches_all_answer():
-    clock = Clock()
-    sleeps = Sleeps(clock)  # the client's waits move the fake's clock: no real waiting
-    bucket = TraefikRateLimit(burst=2, clock=clock)
+    clock = FakeClock(autojump=True)  # the client's waits move the fake's clock: no real waiting
+    bucket = TraefikRateLimit(burst=2, clock=clock.now)
     with FakeQueridoDiario(rate_limit=bucket) as fake:
         client = QueridoDiario(
             settings_for(fake.url, vicaran_max_retries=1),
             backoff_base=0.01,
             backoff_max=0.05,
-            sleep=sleeps,
+            clock=clock,
         )
         outcome = await client.search(
             ["limpeza", '"contrato emergencial"', "calamidade"], territory_ids=["4314902"]
@@ -617,7 +597,7 @@ async def test_traefiks_429_is_waited_out_and_the_searches_all_answer():
         "calamidade",
     }
     assert bucket.refused == 1 and [r.status for r in fake.searches()].count(429) == 1
-    assert sleeps.waits == [3.0]  # Traefik's Retry-After (2.4 s rounded up)
+    assert clock.slept == [3.0]  # Traefik's Retry-After (2.4 s rounded up)
 
 
 async def test_a_cold_query_slower_than_the_search_timeout_still_answers():
@@ -650,13 +630,13 @@ async def test_a_query_slower_than_the_gazette_timeout_fails_plainly():
 
 async def test_a_gazette_text_waits_a_retry_after_no_longer_than_a_request_may_take(fake):
     path = PA.decisive[0].path
-    sleeps = Sleeps()
+    clock = FakeClock(autojump=True)
     with Scripted(Response(503, {"Retry-After": "3600"}, b"")) as files:
         client = QueridoDiario(
             settings_for(fake.url, vicaran_max_retries=1, vicaran_querido_diario_timeout_seconds=7),
-            sleep=sleeps,
+            clock=clock,
         )
         read = await client.read(f"{files.url}/{path}")
 
     assert read.text is None and "HTTP 503" in str(read.failure)
-    assert sleeps.waits == [7.0]  # an hour asked: bounded by the request timeout
+    assert clock.slept == [7.0]  # an hour asked: bounded by the request timeout

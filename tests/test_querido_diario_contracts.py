@@ -13,6 +13,7 @@ from tests.fakes.querido_diario import FakeQueridoDiario
 from tests.fakes.server import RecordedRequest, Response
 from tests.fakes.traefik import TraefikRateLimit
 from tests.support import contracts
+from tests.support.clock import FakeClock
 from tests.support.contracts import ContractServer, Recorded
 from vicaran_agent.config import Settings
 from vicaran_agent.tools.querido_diario import QueridoDiario, clear_city_cache
@@ -32,22 +33,14 @@ def recorded(name: str) -> Recorded:
     return contracts.load(SERVICE, name)
 
 
-class Sleeps:
-    def __init__(self) -> None:
-        self.waits: list[float] = []
-
-    async def __call__(self, seconds: float) -> None:
-        self.waits.append(seconds)
-
-
-def client_for(url: str, sleep: Sleeps | None = None, **overrides: Any) -> QueridoDiario:
+def client_for(url: str, clock: FakeClock | None = None, **overrides: Any) -> QueridoDiario:
     values: dict[str, Any] = {"querido_diario_base_url": url, "vicaran_max_retries": 2}
     values.update(overrides)
     return QueridoDiario(
         Settings(_env_file=None, **values),  # type: ignore[call-arg]
         backoff_base=0.01,
         backoff_max=0.05,
-        sleep=sleep or Sleeps(),
+        clock=clock or FakeClock(autojump=True),
     )
 
 
@@ -168,12 +161,12 @@ async def test_the_trailing_slash_307_is_followed_to_the_path_without_it():
 
 
 async def test_traefiks_429_is_waited_out_for_its_retry_after_then_said():
-    sleeps = Sleeps()
+    clock = FakeClock(autojump=True)
     with contracts.serve(recorded("rate_limited_429")) as server:
-        outcome = await client_for(server.url, sleep=sleeps).search(["limpeza"])
+        outcome = await client_for(server.url, clock=clock).search(["limpeza"])
         sent = server.count()
 
-    assert sleeps.waits == [3.0, 3.0]  # Retry-After, before each of the 2 retries
+    assert clock.slept == [3.0, 3.0]  # Retry-After, before each of the 2 retries
     assert sent == 3
     (line,) = outcome.failures
     assert line.startswith("Querido Diário rate limit hit (429) (still failing after 2 retries)")

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import time
 from email.utils import formatdate
 
+from tests.support.clock import FakeClock
 from vicaran_agent.tools.retry import backoff_delay, parse_retry_after
 
 
@@ -12,9 +12,9 @@ def test_parse_retry_after_seconds_and_dates():
     assert parse_retry_after("3") == 3.0
     assert parse_retry_after(None) is None
     assert parse_retry_after("") is None and parse_retry_after("soon") is None
-    value = parse_retry_after(formatdate(time.time() + 10, usegmt=True))
-    assert value is not None and 8 <= value <= 10
-    assert parse_retry_after(formatdate(time.time() - 100, usegmt=True)) == 0.0
+    clock = FakeClock(wall=1_780_000_000.0)  # an HTTP date counts from the clock's wall time
+    assert parse_retry_after(formatdate(clock.wall() + 10, usegmt=True), clock) == 10.0
+    assert parse_retry_after(formatdate(clock.wall() - 100, usegmt=True), clock) == 0.0
 
 
 def test_backoff_grows_is_jittered_capped_and_honours_retry_after():

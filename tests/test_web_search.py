@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import Any
 
 import pytest
 
 from tests.fakes.tavily import FakeTavily
+from tests.support.clock import FakeClock
 from vicaran_agent.config import Settings
 from vicaran_agent.tools.web_search import (
     KEY_MISSING,
@@ -158,23 +158,34 @@ def test_cap_query_and_clean_queries() -> None:
 
 
 async def test_concurrency_overlaps_but_stays_bounded() -> None:
-    with FakeTavily(CORPUS, latency=0.25) as fake:
+    clock = FakeClock()
+    with FakeTavily(CORPUS, latency=0.25, clock=clock) as fake:
         settings = settings_for(fake, vicaran_concurrency=2)
-        started = time.monotonic()
-        outcome = await search(settings).search_many([f"query {i}" for i in range(6)])
-        elapsed = time.monotonic() - started
+        searching = asyncio.ensure_future(
+            search(settings).search_many([f"query {i}" for i in range(6)])
+        )
+        for _ in range(3):  # 3 waves of two, not 6 one after the other
+            await clock.sleeping(2)
+            assert fake.holding == 2
+            clock.advance(0.25)
+        outcome = await searching
         assert outcome.failures == [] and len(outcome.hits) == 3
         assert fake.count("/search") == 6
         assert fake.peak_concurrency == 2
-        assert 0.7 <= elapsed < 1.4  # 3 waves of 0.25 s, not 6 sequential ones
 
 
 async def test_concurrency_shared_by_calls_on_one_instance() -> None:
-    with FakeTavily(CORPUS, latency=0.2) as fake:
+    clock = FakeClock()
+    with FakeTavily(CORPUS, latency=0.2, clock=clock) as fake:
         web = search(settings_for(fake, vicaran_concurrency=2))
-        await asyncio.gather(
+        searching = asyncio.gather(
             web.search_many(["a1", "a2", "a3"]), web.search_many(["b1", "b2", "b3"])
         )
+        for _ in range(3):  # two at a time across both calls
+            await clock.sleeping(2)
+            assert fake.holding == 2
+            clock.advance(0.2)
+        await searching
         assert fake.count("/search") == 6 and fake.peak_concurrency == 2
 
 
@@ -212,13 +223,19 @@ async def test_429_is_retried_then_succeeds(fake: FakeTavily) -> None:
 
 async def test_429_retry_after_is_honoured(fake: FakeTavily) -> None:
     fake.fail(429, times=1, retry_after=1)
-    web = WebSearch(settings_for(fake), backoff_base=0.01, backoff_max=5)
-    started = time.monotonic()
+    clock = FakeClock(autojump=True)
+    web = WebSearch(settings_for(fake), backoff_base=0.01, backoff_max=5, clock=clock)
     outcome = await web.search_many(["q"])
-    assert outcome.failures == []
-    first, second = fake.requests
-    assert second.started - first.started >= 0.95
-    assert time.monotonic() - started < 3
+    assert outcome.failures == [] and fake.count() == 2
+    assert clock.slept == [1.0]  # the server's word, not the 0.01 s backoff
+
+
+async def test_a_retry_after_past_the_backoff_cap_waits_the_cap(fake: FakeTavily) -> None:
+    fake.fail(429, times=1, retry_after=600)
+    clock = FakeClock(autojump=True)
+    web = WebSearch(settings_for(fake), backoff_base=0.01, backoff_max=5, clock=clock)
+    assert (await web.search_many(["q"])).failures == []
+    assert clock.slept == [5.0]
 
 
 async def test_429_that_never_clears_is_reported(fake: FakeTavily) -> None:
@@ -259,16 +276,13 @@ async def test_one_failing_query_does_not_sink_the_others(fake: FakeTavily) -> N
 async def test_hang_fails_within_the_timeout_budget(fake: FakeTavily) -> None:
     fake.fail("hang")
     settings = settings_for(fake, vicaran_search_timeout_seconds=0.3, vicaran_max_retries=1)
-    started = time.monotonic()
     outcome = await search(settings).search_many(["q"])
-    elapsed = time.monotonic() - started
     assert outcome.hits == []
     assert outcome.failures == [
         "Tavily search timed out after 0.3 s (still failing after 1 retry): try again "
         "later or raise VICARAN_SEARCH_TIMEOUT_SECONDS"
     ]
-    assert fake.count() == 2
-    assert elapsed < 0.3 * 2 + 0.5
+    assert fake.count() == 2  # two tries, each cut by the timeout (then nothing waits)
 
 
 @pytest.mark.parametrize(

@@ -22,10 +22,10 @@ from typing import Any
 
 import httpx
 
+from .clock import SYSTEM_CLOCK, Clock, utc
 from .config import Settings, get_settings
 from .storage import Repository, get_repository
 from .storage.outbox import Delivery
-from .storage.tables import utcnow
 from .tools.http import async_client
 from .tools.retry import backoff_delay, parse_retry_after
 
@@ -85,11 +85,14 @@ class Deliverer:
         *,
         backoff_base: float = 1.0,
         backoff_max: float = 300.0,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
+        """`clock` times the backoff and the leases (tests move it)."""
         self.settings = settings or get_settings()
         self.repository = repository or get_repository(self.settings.database_url)
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
+        self.clock = clock
         # Who claims rows (replicas share the outbox), and for how long: time for every claimed
         # row to be sent, twice over. A replica that dies mid-send leaves its rows to the others
         # once the lease runs out (the Idempotency-Key makes that rare second send harmless).
@@ -122,14 +125,16 @@ class Deliverer:
     async def _claim(self, now_only: bool, tried: set[int]) -> list[Delivery]:
         """Claim due rows. Stopped meanwhile, it waits for the claim (its thread commits it
         anyway) and releases what it took, so the next deliverer need not wait for the lease."""
+        now = utc(self.clock)
         claiming = asyncio.ensure_future(
             asyncio.to_thread(
                 self.repository.outbox_claim,
                 self.owner,
-                utcnow() if now_only else None,
+                now if now_only else None,
                 self.lease_seconds,
                 exclude=tried,
                 limit=CLAIMS_AT_ONCE,
+                at=now,
             )
         )
         try:
@@ -203,7 +208,7 @@ class Deliverer:
             response_status=response.status_code,
             response_body=text,
             remote_id=remote_id,
-            delivered_at=utcnow(),
+            delivered_at=utc(self.clock),
         )
         return True
 
@@ -224,7 +229,7 @@ class Deliverer:
             last_error=error,
             response_status=response.status_code if response is not None else None,
             response_body=response.text[:2000] if response is not None else None,
-            next_attempt_at=utcnow() + timedelta(seconds=delay),
+            next_attempt_at=utc(self.clock) + timedelta(seconds=delay),
         )
 
     async def _update(self, delivery: Delivery, **fields: Any) -> None:

@@ -4,19 +4,22 @@ A running investigation's heartbeat is written every VICARAN_HEARTBEAT_SECONDS (
 none for three beats (30 s) belongs to a process that was killed. Stale runs are swept at start-up, at every
 journalist turn and (in `vicaran serve`) periodically; readers never see a dead run as live
 (the store reports it `interrupted` even before a sweep writes it). A process that is told to
-stop (SIGTERM) marks its own runs `interrupted` first.
+stop (SIGTERM) marks its own runs `interrupted` first. Either way, with a callback API each
+interrupted run is queued for it once, as INVESTIGATION_PARTIAL (a receiver has no such status).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+from . import delivery
 from .callbacks.persistence import repository
+from .clock import SYSTEM_CLOCK, Clock
 from .config import get_settings
+from .storage.outbox import queue_for_callback
 
 logger = logging.getLogger(__name__)
 
@@ -24,43 +27,47 @@ SWEEP_EVERY_SECONDS = 10.0
 STOPPED_BY_SIGNAL = "The process running this investigation was stopped before it finished."
 
 RUNNING: set[str] = set()  # investigations this process is running now
-_last_sweep = [-1e9]
+_last_sweep: dict[Clock, float] = {}  # when each clock last swept
 
 
 @asynccontextmanager
-async def alive(investigation_id: str) -> AsyncIterator[None]:
-    """Heartbeats for one run, for as long as it runs in this process."""
+async def alive(investigation_id: str, clock: Clock = SYSTEM_CLOCK) -> AsyncIterator[None]:
+    """Heartbeats for one run, by `clock`, for as long as it runs in this process."""
     RUNNING.add(investigation_id)
-    beating = asyncio.create_task(_beat(investigation_id))
+    beating = asyncio.create_task(_beat(investigation_id, clock))
     try:
         yield
     finally:
         RUNNING.discard(investigation_id)
         beating.cancel()
+        await asyncio.wait([beating])  # no beat after the run
 
 
-async def _beat(investigation_id: str) -> None:
+async def _beat(investigation_id: str, clock: Clock) -> None:
     while True:
-        await asyncio.sleep(get_settings().vicaran_heartbeat_seconds)
+        await clock.sleep(get_settings().vicaran_heartbeat_seconds)
         try:
             await asyncio.to_thread(repository().heartbeat, [investigation_id])
         except Exception:  # a missed beat is logged; the next one may land
             logger.warning("heartbeat of %s failed", investigation_id, exc_info=True)
 
 
-async def sweep(*, force: bool = False) -> list[str]:
+async def sweep(*, force: bool = False, clock: Clock = SYSTEM_CLOCK) -> list[str]:
     """Mark runs whose process died `interrupted` (at most every SWEEP_EVERY_SECONDS)."""
-    now = time.monotonic()
-    if not force and now - _last_sweep[0] < SWEEP_EVERY_SECONDS:
+    now = clock.now()
+    last = _last_sweep.get(clock)
+    if not force and last is not None and now - last < SWEEP_EVERY_SECONDS:
         return []
-    _last_sweep[0] = now
+    _last_sweep[clock] = now
     try:
-        swept = await asyncio.to_thread(repository().sweep_stale)
+        with queue_for_callback(get_settings().callback_enabled):
+            swept = await asyncio.to_thread(repository().sweep_stale)
     except Exception:  # the store being down must not stop a conversation
         logger.warning("could not sweep stale investigations", exc_info=True)
         return []
     if swept:
         logger.info("marked %d stale investigation(s) interrupted: %s", len(swept), swept)
+        delivery.kick()  # each goes to the callback API as INVESTIGATION_PARTIAL
     return swept
 
 
@@ -69,8 +76,9 @@ def interrupt_running(reason: str = STOPPED_BY_SIGNAL) -> list[str]:
     running = sorted(RUNNING)
     if not running:
         return []
-    try:
-        return repository().mark_interrupted(running, reason)
+    try:  # queued for the callback API: delivered now, or by the next start
+        with queue_for_callback(get_settings().callback_enabled):
+            return repository().mark_interrupted(running, reason)
     except Exception:
         logger.exception("could not mark %s interrupted", running)
         return []

@@ -128,8 +128,9 @@ class FakeFactCheckTools(FakeServer):
         api_key: str = DEFAULT_API_KEY,
         now: datetime | None = None,
         latency: float = 0.0,
+        clock: Any = None,
     ) -> None:
-        super().__init__(latency=latency)
+        super().__init__(latency=latency, clock=clock)
         self.claims: list[Claim] = list(claims or [])
         self.api_key = api_key
         self.now = now  # "today" for maxAgeDays (None: the real clock)

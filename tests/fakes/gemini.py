@@ -57,8 +57,9 @@ class FakeGeminiModels(FakeServer):
         *,
         api_key: str = DEFAULT_API_KEY,
         latency: float = 0.0,
+        clock: Any = None,
     ) -> None:
-        super().__init__(latency=latency)
+        super().__init__(latency=latency, clock=clock)
         names = models if models is not None else ["gemini-3.5-flash", "gemini-3.8-flash"]
         self.models = {name: model(name) for name in names}
         self.api_key = api_key

@@ -151,8 +151,9 @@ class FakeJinaReader(FakeServer):
         refuse_private: bool = True,
         balance: int = 10_000_000,
         latency: float = 0.0,
+        clock: Any = None,
     ) -> None:
-        super().__init__(latency=latency)
+        super().__init__(latency=latency, clock=clock)
         self.pages: dict[str, Page] = dict(pages or {})
         self.balance = balance  # tokens left on a presented key
         self.api_key = api_key  # when set, any other presented key gets 401 40102
@@ -493,6 +494,7 @@ def _error(
     return Response.text(code, f"{name}: {message}\n", headers=headers)
 
 
-def http_date(seconds_from_now: float) -> str:
-    """An HTTP-date (for a Retry-After given as a date)."""
-    return formatdate(time.time() + seconds_from_now, usegmt=True)
+def http_date(seconds_from_now: float, now: float | None = None) -> str:
+    """An HTTP-date (for a Retry-After given as a date), from `now` (epoch seconds) or the
+    machine's time."""
+    return formatdate((time.time() if now is None else now) + seconds_from_now, usegmt=True)

@@ -147,12 +147,13 @@ class FakeQueridoDiario(FakeServer):
         cities: list[FakeCity] | None = None,
         *,
         latency: float = 0.0,
+        clock: Any = None,
         rate_limit: TraefikRateLimit | str | None = "production",
         cold_seconds: float = 0.0,
     ) -> None:
         """`rate_limit`: Traefik's bucket in front of the API ("production": 25 a minute, burst
         50), None for no limit; `cold_seconds`: the delay of a querystring's first search."""
-        super().__init__(latency=latency)
+        super().__init__(latency=latency, clock=clock)
         self.rate_limit = TraefikRateLimit() if rate_limit == "production" else rate_limit
         self.cold_seconds = cold_seconds
         self.cold: list[str] = []  # querystrings answered cold, in order

@@ -2,6 +2,10 @@
 
 Each fake runs `http.server.ThreadingHTTPServer` on 127.0.0.1 (a free port) in a daemon thread,
 so it serves any event loop in the test process and any subprocess the test starts.
+
+Latency (and every other delay a fake plays) is waited by the machine's clock, or by `clock`
+when one is given (`tests.support.clock.FakeClock`): then a request is held until the test
+moves that clock, and the request log is stamped in its time.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ class RecordedRequest:
     headers: dict[str, str]  # lower-case names
     body: bytes
     json: Any  # parsed JSON body, or None
-    started: float  # time.monotonic()
+    started: float  # by the fake's clock (time.monotonic() unless one is given)
     ended: float | None = None  # when the answer was ready to go out (before its first byte)
     status: int | None = None
     bytes_sent: int = 0
@@ -77,12 +81,14 @@ class _Server(ThreadingHTTPServer):
 class FakeServer:
     """Base class: subclasses implement `handle(request) -> Response`."""
 
-    def __init__(self, *, latency: float = 0.0) -> None:
+    def __init__(self, *, latency: float = 0.0, clock: Any = None) -> None:
         self.latency = latency
+        self.clock = clock  # a FakeClock, or None for the machine's
         self._lock = threading.Lock()
         self._idle = threading.Condition(self._lock)  # notified when a request has been served
         self._log: list[RecordedRequest] = []
-        self._active = 0
+        self._active = 0  # requests being served (a streamed answer until its last byte)
+        self._holding = 0  # requests in, not yet answered
         self._peak = 0
         self._stopping = threading.Event()
         self._httpd: ThreadingHTTPServer | None = None
@@ -110,6 +116,8 @@ class FakeServer:
         if self._httpd is None:
             return
         self._stopping.set()  # wakes every hang and latency wait
+        if self.clock is not None:
+            self.clock.notify()
         self._httpd.shutdown()
         self._httpd.server_close()
         if self._thread is not None:
@@ -150,8 +158,15 @@ class FakeServer:
 
     @property
     def peak_concurrency(self) -> int:
+        """The most requests held at once (in, and not yet answered)."""
         with self._lock:
             return self._peak
+
+    @property
+    def holding(self) -> int:
+        """Requests in, not yet answered: the concurrency a client's bound allows."""
+        with self._lock:
+            return self._holding
 
     @property
     def active(self) -> int:
@@ -167,15 +182,21 @@ class FakeServer:
     def reset_log(self) -> None:
         with self._lock:
             self._log.clear()
-            self._peak = self._active
+            self._peak = self._holding
 
     # --- helpers for subclasses ------------------------------------------------------------
 
+    def _time(self) -> float:
+        """The time by the fake's clock."""
+        return time.monotonic() if self.clock is None else self.clock.now()
+
     def wait(self, seconds: float) -> bool:
-        """Sleep `seconds` - never less, by the monotonic clock; True early when stopping.
+        """Sleep `seconds` - never less, by the fake's clock; True early when stopping.
 
         `Event.wait` may wake a hair before its timeout, so the deadline is checked again.
         """
+        if self.clock is not None:
+            return self.clock.block(seconds, self._stopping)
         deadline = time.monotonic() + seconds
         while (left := deadline - time.monotonic()) > 0:
             if self._stopping.wait(left):
@@ -191,13 +212,21 @@ class FakeServer:
         with self._lock:
             self._log.append(request)
             self._active += 1
-            self._peak = max(self._peak, self._active)
+            self._holding += 1
+            self._peak = max(self._peak, self._holding)
+
+    def _answered(self, request: RecordedRequest) -> None:
+        """The answer is ready (its first byte not yet sent): the client may already act on it,
+        so the request no longer counts as held."""
+        with self._lock:
+            if request.ended is None:
+                request.ended = self._time()
+                self._holding -= 1
 
     def _leave(self, request: RecordedRequest) -> None:
+        self._answered(request)  # a hang, or the server stopping
         with self._lock:
             self._active -= 1
-            if request.ended is None:  # a hang, or the server stopping
-                request.ended = time.monotonic()
             self._idle.notify_all()
 
 
@@ -225,7 +254,7 @@ def _make_handler(fake: FakeServer) -> type[BaseHTTPRequestHandler]:
                 headers={k.lower(): v for k, v in self.headers.items()},
                 body=body,
                 json=parsed,
-                started=time.monotonic(),
+                started=fake._time(),
             )
             fake._enter(request)
             try:
@@ -241,7 +270,7 @@ def _make_handler(fake: FakeServer) -> type[BaseHTTPRequestHandler]:
                     self.close_connection = True
                     return
                 # stamped before the first byte goes out: a client that has the answer sees it
-                request.ended = time.monotonic()
+                fake._answered(request)
                 self._send(request, response)
             finally:
                 fake._leave(request)

@@ -76,9 +76,10 @@ class FakeTavily(FakeServer):
         plan: str = "Researcher",
         plan_limit: int = 1000,
         latency: float = 0.0,
+        clock: Any = None,
         today: date | None = None,
     ) -> None:
-        super().__init__(latency=latency)
+        super().__init__(latency=latency, clock=clock)
         self.today = today  # None: the real date, as the service uses
         self.key_limit = key_limit  # credits this key may spend a month (None: no limit)
         self.plan = plan

@@ -73,8 +73,8 @@ class _Route:
 class FakeWeb(FakeServer):
     """Serves configured routes by path (the query string is ignored); 404 otherwise."""
 
-    def __init__(self, *, latency: float = 0.0) -> None:
-        super().__init__(latency=latency)
+    def __init__(self, *, latency: float = 0.0, clock: Any = None) -> None:
+        super().__init__(latency=latency, clock=clock)
         self._routes: dict[str, _Route] = {}
 
     def page_url(self, path: str) -> str:

@@ -18,6 +18,7 @@ from typing import Any
 
 import httpx
 
+from ..clock import SYSTEM_CLOCK, Clock
 from ..config import Settings
 from ..formatting import one_line
 from ..i18n import Phrase
@@ -176,6 +177,12 @@ RATING_LABELS: dict[str, str] = {
     "Inconclusive": "unverified",
     "Unsubstantiated": "unverified",
     "Research in progress": "unverified",
+    "Unverifiable": "unverified",
+    # Satire is not a claim made in earnest: its rating settles nothing (as in seed 003).
+    "Satire": "unverified",
+    "Labeled satire": "unverified",
+    "Originated as satire": "unverified",
+    "Sátira": "unverified",
     "Insustentável": "unverified",
     "Sem evidências": "unverified",
     "Sem evidência": "unverified",
@@ -309,10 +316,13 @@ class FactCheckApi:
         *,
         backoff_base: float = BACKOFF_BASE_SECONDS,
         backoff_max: float = BACKOFF_MAX_SECONDS,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
+        """`clock` times the backoff and the request budget (tests move it)."""
         self.settings = settings
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
+        self.clock = clock
         self._bound = LoopBound(settings.vicaran_concurrency)
         self._cache: dict[tuple[Any, ...], list[Review]] = {}
 
@@ -390,6 +400,7 @@ class FactCheckApi:
             backoff=self._backoff,
             service="Fact Check Tools",
             unexpected="factcheck_unexpected",
+            clock=self.clock,
         )
 
     async def _attempt(
@@ -400,6 +411,7 @@ class FactCheckApi:
             "factcheck",
             self.settings.vicaran_factcheck_rpm,
             self.settings.vicaran_rate_window_seconds,
+            clock=self.clock,
         ).acquire()
         request_params = {"query": query, **params}
         # The key goes in a header, not the query string, so request logs never show it.
@@ -449,13 +461,13 @@ class FactCheckApi:
             return TransientError(
                 Phrase("factcheck_rate_limited"),
                 Phrase("advice_factcheck_quota"),
-                parse_retry_after(response.headers.get("retry-after")),
+                parse_retry_after(response.headers.get("retry-after"), self.clock),
             )
         if status >= 500:
             return TransientError(
                 Phrase("server_error", service="Fact Check Tools", status=status),
                 Phrase("advice_try_later"),
-                parse_retry_after(response.headers.get("retry-after")),
+                parse_retry_after(response.headers.get("retry-after"), self.clock),
             )
         if "SERVICE_DISABLED" in reasons:
             where = metadata.get("activationUrl") or ENABLE_API_URL

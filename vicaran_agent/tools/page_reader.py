@@ -41,6 +41,7 @@ from urllib.parse import quote, urlsplit
 import httpcore
 import httpx
 
+from ..clock import SYSTEM_CLOCK, Clock
 from ..config import Settings
 from ..schemas import DateSource
 from .content import blocked_reason, clip_text, publication_date, read_html
@@ -128,12 +129,15 @@ class PageReader:
         backoff_max: float = BACKOFF_MAX_SECONDS,
         transport: httpx.AsyncBaseTransport | None = None,
         dialer: httpcore.AsyncNetworkBackend | None = None,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         """`transport` carries the Jina Reader requests (tests); `dialer` opens the sockets of
-        direct fetches, always to the checked addresses (tests fence or route them)."""
+        direct fetches, always to the checked addresses (tests fence or route them); `clock`
+        times the backoff and the request budget (tests move it)."""
         self.settings = settings
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
+        self.clock = clock
         self._transport = transport
         self._dialer = dialer
         self._http: httpx.AsyncClient | None = None
@@ -240,11 +244,16 @@ class PageReader:
                     tried = f" (still failing after {retries} retries)" if retries else ""
                     raise _Failed(failure.reason + tried) from failure
                 attempt += 1
-                await asyncio.sleep(self._backoff(attempt - 1, failure.retry_after))
+                await self.clock.sleep(self._backoff(attempt - 1, failure.retry_after))
                 await self._jina_budget().acquire()  # (the first try's slot is taken in read())
 
     def _jina_budget(self) -> RateLimiter:
-        return limiter("jina", self.settings.jina_rpm, self.settings.vicaran_rate_window_seconds)
+        return limiter(
+            "jina",
+            self.settings.jina_rpm,
+            self.settings.vicaran_rate_window_seconds,
+            clock=self.clock,
+        )
 
     async def _jina_once(self, url: str) -> _Page:
         base = self.settings.jina_reader_base_url.rstrip("/")
@@ -266,7 +275,8 @@ class PageReader:
             raise _Failed(f"could not reach {base} ({type(exc).__name__})", retry=True) from exc
         status = response.status_code
         if status != 200:
-            raise _jina_error(status, body, response.headers.get("retry-after"), self.backoff_max)
+            wait = parse_retry_after(response.headers.get("retry-after"), self.clock)
+            raise _jina_error(status, body, wait, self.backoff_max)
         return await self._parse(
             _page_from_jina, body, response.charset_encoding, response.headers.get("content-type")
         )
@@ -384,7 +394,7 @@ def jina_address(base: str, url: str) -> str:
     return f"{base.rstrip('/')}/{quote(url, safe='')}"
 
 
-def _jina_error(status: int, body: bytes, retry_after_header: str | None, cap: float) -> _Failed:
+def _jina_error(status: int, body: bytes, wait: float | None, cap: float) -> _Failed:
     message = ""
     head = body[:ERROR_BODY_LIMIT]
     try:
@@ -395,7 +405,6 @@ def _jina_error(status: int, body: bytes, retry_after_header: str | None, cap: f
         message = head.decode("utf-8", errors="replace").strip()
     message = _short(message)
     if status == 429:
-        wait = parse_retry_after(retry_after_header)
         return _Failed(
             "rate limited (429): set JINA_API_KEY in .env for higher limits",
             retry=True,

@@ -42,7 +42,7 @@ import difflib
 import json
 import logging
 import unicodedata
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any
@@ -51,6 +51,7 @@ from urllib.parse import urlsplit
 import httpcore
 import httpx
 
+from ..clock import SYSTEM_CLOCK, Clock
 from ..config import Settings
 from ..i18n import Phrase
 from .http import (
@@ -194,14 +195,14 @@ class QueridoDiario:
         backoff_base: float = BACKOFF_BASE_SECONDS,
         backoff_max: float = BACKOFF_MAX_SECONDS,
         dialer: httpcore.AsyncNetworkBackend | None = None,
-        sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         """`dialer` opens the sockets, always to the checked addresses (tests fence or route
-        them); `sleep` waits between tries (tests record the waits)."""
+        them); `clock` times the waits between tries and the request budget (tests move it)."""
         self.settings = settings
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
-        self._sleep = sleep
+        self.clock = clock
         self.requests = 0  # HTTP requests sent (retries and texts included): for the bench
         self._dialer = dialer
         self._bound = LoopBound(settings.vicaran_concurrency)
@@ -365,7 +366,7 @@ class QueridoDiario:
             backoff=self._backoff,
             service="Querido Diário",
             unexpected="gazettes_unexpected",
-            sleep=self._sleep,
+            clock=self.clock,
         )
 
     async def _attempt(
@@ -440,7 +441,7 @@ class QueridoDiario:
         return parsed
 
     def _error(self, status: int, headers: httpx.Headers, body: bytes, query: str) -> Exception:
-        retry_after = parse_retry_after(headers.get("retry-after"))
+        retry_after = parse_retry_after(headers.get("retry-after"), self.clock)
         longest = self.settings.vicaran_querido_diario_timeout_seconds
         if status == 429 and retry_after is not None and retry_after > longest:
             return PermanentError(
@@ -500,7 +501,7 @@ class QueridoDiario:
                     return GazetteText(url, None, failure=_unreadable(url, failure.reason))
                 delay = self._backoff(attempt, failure.retry_after)
                 attempt += 1
-                await self._sleep(delay)
+                await self.clock.sleep(delay)
             except Exception as exc:  # never raise into the loop (logged)
                 logger.warning("reading gazette text %s failed unexpectedly", url, exc_info=True)
                 return GazetteText(url, None, failure=_unreadable(url, type(exc).__name__))
@@ -524,7 +525,9 @@ class QueridoDiario:
                     raise _TextFailure(
                         Phrase("gazette_text_status", status=status),
                         retry=status == 429 or status >= 500,
-                        retry_after=parse_retry_after(response.headers.get("retry-after")),
+                        retry_after=parse_retry_after(
+                            response.headers.get("retry-after"), self.clock
+                        ),
                     )
                 media = response.headers.get("content-type", "").split(";")[0].strip()
                 if media.lower() in _NOT_TEXT or media.lower().startswith(_NOT_TEXT_PREFIXES):
@@ -554,6 +557,7 @@ class QueridoDiario:
             settings.vicaran_querido_diario_rpm,
             settings.vicaran_rate_window_seconds,
             settings.vicaran_querido_diario_burst,
+            clock=self.clock,
         )
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import math
 import threading
-import time
 from collections import deque
-from collections.abc import Callable
+
+from ..clock import SYSTEM_CLOCK, Clock
 
 
 class RateLimiter:
@@ -17,7 +16,7 @@ class RateLimiter:
     and sleeps until it comes, so waiting callers are served in order. With `burst`, a token
     bucket of that many tokens, refilled at `limit` per `window`, also holds (GCRA): at most
     `burst` go at once, the rest one every `window / limit` seconds. `hold(seconds)` makes every
-    request wait until then (a service's Retry-After).
+    request wait until then (a service's Retry-After). Time is `clock`'s.
     """
 
     def __init__(
@@ -26,7 +25,7 @@ class RateLimiter:
         window: float = 60.0,
         burst: int | None = None,
         *,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self.limit = max(1, limit)
         self.window = window
@@ -41,7 +40,7 @@ class RateLimiter:
     def reserve(self) -> float:
         """Take one request slot; returns how long to wait before using it."""
         with self._lock:
-            now = self._clock()
+            now = self._clock.now()
             while self._slots and self._slots[0] <= now - self.window:
                 self._slots.popleft()
             start = max(now, self._held_until)
@@ -62,7 +61,7 @@ class RateLimiter:
     def hold(self, seconds: float) -> None:
         """No request before `seconds` from now (never shortens a hold in force)."""
         with self._lock:
-            self._held_until = max(self._held_until, self._clock() + max(0.0, seconds))
+            self._held_until = max(self._held_until, self._clock.now() + max(0.0, seconds))
             self._holds += 1
 
     async def acquire(self) -> None:
@@ -71,27 +70,32 @@ class RateLimiter:
             wait = self.reserve()
             if wait <= 0:
                 return
-            await asyncio.sleep(wait)
-            if self._holds == holds or self._clock() >= self._held_until:
+            await self._clock.sleep(wait)
+            if self._holds == holds or self._clock.now() >= self._held_until:
                 return
             # a hold came while this caller slept, and lasts beyond its slot: queue again
 
 
-_LIMITERS: dict[tuple[str, int, float, int | None], RateLimiter] = {}
+_LIMITERS: dict[tuple[str, int, float, int | None, Clock], RateLimiter] = {}
 _REGISTRY_LOCK = threading.Lock()
 
 
 def limiter(
-    service: str, per_minute: int, window: float = 60.0, burst: int | None = None
+    service: str,
+    per_minute: int,
+    window: float = 60.0,
+    burst: int | None = None,
+    *,
+    clock: Clock = SYSTEM_CLOCK,
 ) -> RateLimiter:
-    """The process-wide limiter of one service (shared by every investigation).
+    """The process-wide limiter of one service (shared by every investigation) on `clock`.
 
     `window` rescales the budget: `per_minute * window / 60` requests per `window` seconds;
     `burst` (requests at once, a token bucket over the window) is not rescaled.
     """
     with _REGISTRY_LOCK:
-        key = (service, per_minute, window, burst)
+        key = (service, per_minute, window, burst, clock)
         if key not in _LIMITERS:
             limit = max(1, round(per_minute * window / 60))
-            _LIMITERS[key] = RateLimiter(limit, window, burst)
+            _LIMITERS[key] = RateLimiter(limit, window, burst, clock=clock)
         return _LIMITERS[key]

@@ -2,22 +2,22 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import random
-import time
 from collections.abc import Awaitable, Callable
 from email.utils import parsedate_to_datetime
 from typing import TypeVar
 
+from ..clock import SYSTEM_CLOCK, Clock
 from ..i18n import Phrase
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
-def parse_retry_after(value: str | None) -> float | None:
-    """Seconds to wait from a Retry-After header (delta-seconds or HTTP-date), or None."""
+def parse_retry_after(value: str | None, clock: Clock = SYSTEM_CLOCK) -> float | None:
+    """Seconds to wait from a Retry-After header (delta-seconds or HTTP-date, from `clock`'s
+    wall time), or None."""
     value = (value or "").strip()
     if not value:
         return None
@@ -26,7 +26,7 @@ def parse_retry_after(value: str | None) -> float | None:
     except ValueError:
         pass
     try:
-        return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
+        return max(0.0, parsedate_to_datetime(value).timestamp() - clock.wall())
     except (TypeError, ValueError, IndexError):
         return None
 
@@ -87,13 +87,13 @@ async def retried(
     backoff: Callable[[int, float | None], float],
     service: str,
     unexpected: str,
-    sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+    clock: Clock = SYSTEM_CLOCK,
 ) -> T | str:
     """`call()` retried on TransientError up to `retries` times; its result, or why not.
 
     A PermanentError's message, the last transient failure's, or - for anything else (a
     malformed answer; logged) - the `unexpected` phrase: a client never raises into the run.
-    `sleep` waits between tries (tests record the waits instead).
+    The waits between tries are `clock`'s (tests move it instead of waiting).
     """
     attempt = 0
     while True:
@@ -107,7 +107,7 @@ async def retried(
             delay = backoff(attempt, failure.retry_after)
             logger.info("%s: %s; retry in %.2f s", service, failure.what, delay)
             attempt += 1
-            await sleep(delay)
+            await clock.sleep(delay)
         except Exception as exc:
             logger.warning("%s request failed", service, exc_info=True)
             return Phrase(unexpected, error=type(exc).__name__)

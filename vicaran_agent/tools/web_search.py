@@ -25,6 +25,7 @@ from tavily import (
 from tavily.errors import ForbiddenError
 from tavily.errors import TimeoutError as TavilyTimeoutError
 
+from ..clock import SYSTEM_CLOCK, Clock
 from ..config import Settings
 from ..i18n import Phrase
 from ..schemas import DateSource
@@ -85,6 +86,7 @@ class SearchOutcome:
 class _Seen:
     """Filled by the httpx response hook during one attempt (the SDK hides status and headers)."""
 
+    clock: Clock
     status: int | None = None
     retry_after: float | None = None
 
@@ -96,7 +98,7 @@ async def _on_response(response: httpx.Response) -> None:
     seen = _ATTEMPT.get()
     if seen is not None:
         seen.status = response.status_code
-        seen.retry_after = parse_retry_after(response.headers.get("retry-after"))
+        seen.retry_after = parse_retry_after(response.headers.get("retry-after"), seen.clock)
 
 
 def clean_queries(queries: list[str]) -> list[str]:
@@ -133,10 +135,13 @@ class WebSearch:
         *,
         backoff_base: float = BACKOFF_BASE_SECONDS,
         backoff_max: float = BACKOFF_MAX_SECONDS,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
+        """`clock` times the backoff and the request budget (tests move it)."""
         self.settings = settings
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
+        self.clock = clock
         self._cache: dict[tuple[Any, ...], list[SearchHit]] = {}
         self._bound = LoopBound(settings.vicaran_concurrency)
 
@@ -246,16 +251,19 @@ class WebSearch:
                 delay = self._backoff(attempt, failure.retry_after)
                 logger.info("Tavily: %s; retry in %.2f s", failure.what, delay)
                 attempt += 1
-                await asyncio.sleep(delay)
+                await self.clock.sleep(delay)
 
     async def _attempt(
         self, client: AsyncTavilyClient, query: str, options: dict[str, Any]
     ) -> dict[str, Any]:
         timeout = self.settings.vicaran_search_timeout_seconds
         await limiter(
-            "tavily", self.settings.vicaran_tavily_rpm, self.settings.vicaran_rate_window_seconds
+            "tavily",
+            self.settings.vicaran_tavily_rpm,
+            self.settings.vicaran_rate_window_seconds,
+            clock=self.clock,
         ).acquire()
-        seen = _Seen()
+        seen = _Seen(self.clock)
         token = _ATTEMPT.set(seen)
         try:
             async with asyncio.timeout(timeout):
