@@ -10,6 +10,8 @@ import sys
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
+
 from tests.support import wait
 from tests.support.clock import FakeClock
 from tests.support.conversation import Conversation
