@@ -34,6 +34,8 @@ from tests.support.terminal import TerminalRun
 from vicaran_agent import cli
 from vicaran_agent.config import get_settings
 
+ROOT = Path(__file__).resolve().parents[2]
+
 # What `python -W` leaves when given nothing: warnings.filters of a fresh interpreter.
 _FRESH_FILTERS = [
     ("default", None, DeprecationWarning, "__main__", 0),
@@ -42,7 +44,7 @@ _FRESH_FILTERS = [
     ("ignore", None, ImportWarning, None, 0),
     ("ignore", None, ResourceWarning, None, 0),
 ]
-_SERVER_LOGGERS = ("uvicorn", "uvicorn.error", "uvicorn.access")
+_SERVER_LOGGERS = ("uvicorn", "uvicorn.error", "uvicorn.access", "google_adk")
 T = TypeVar("T")
 
 
@@ -73,74 +75,82 @@ def _print_warning(
         (file or sys.stderr).write(text)
 
 
-_TELEMETRY = (  # (module, provider global, its set-once guard): what a new process has unset
-    ("opentelemetry.trace", "_TRACER_PROVIDER", "_TRACER_PROVIDER_SET_ONCE"),
-    ("opentelemetry.metrics._internal", "_METER_PROVIDER", "_METER_PROVIDER_SET_ONCE"),
-    ("opentelemetry._logs._internal", "_LOGGER_PROVIDER", "_LOGGER_PROVIDER_SET_ONCE"),
-)
-
-
 @contextlib.contextmanager
-def fresh_telemetry() -> Iterator[None]:
-    """OpenTelemetry's global providers unset within the block, as in a new process (ADK's
-    server sets them once; a second server in one process would be warned "Overriding of
-    current LoggerProvider is not allowed"); put back after."""
-    import importlib
-
-    from opentelemetry.util._once import Once
-
-    saved = []
-    for name, provider, once in _TELEMETRY:
-        module = importlib.import_module(name)
-        saved.append((module, provider, getattr(module, provider), once, getattr(module, once)))
-        setattr(module, provider, None)
-        setattr(module, once, Once())
+def restored_state() -> Iterator[None]:
+    """What a command changes in the process for itself is put back after the block: the
+    environment (`vicaran serve` writes VICARAN_PUBLIC_URL), sys.path (ADK adds the agents'
+    folder), uvicorn's loggers (it configures them) and the settings read from them. Safe in a
+    fixture: nothing here is pytest's."""
+    environ, path, telemetry = dict(os.environ), list(sys.path), _telemetry_providers()
+    loggers = {name: logging.getLogger(name) for name in _SERVER_LOGGERS}
+    saved = {
+        name: (list(logger.handlers), logger.level, logger.propagate, logger.disabled)
+        for name, logger in loggers.items()
+    }
+    get_settings.cache_clear()
     try:
         yield
     finally:
-        for module, provider, value, once, guard in saved:
+        for name, (handlers, level, propagate, disabled) in saved.items():
+            logger = loggers[name]
+            logger.handlers[:] = handlers
+            logger.setLevel(level)
+            logger.propagate, logger.disabled = propagate, disabled
+        os.environ.clear()
+        os.environ.update(environ)
+        sys.path[:] = path
+        _telemetry_providers(telemetry)
+        get_settings.cache_clear()
+
+
+def _telemetry_providers(saved: list[tuple[Any, ...]] | None = None) -> list[tuple[Any, ...]]:
+    """OpenTelemetry's process-wide providers (an ADK server sets them; a second one in the
+    process would be refused, with a warning no process ever prints): as they are, or put
+    back to `saved`."""
+    from opentelemetry import trace
+    from opentelemetry._logs import _internal as logs
+    from opentelemetry.metrics import _internal as metrics
+
+    slots = [
+        (trace, "_TRACER_PROVIDER", "_TRACER_PROVIDER_SET_ONCE"),
+        (logs, "_LOGGER_PROVIDER", "_LOGGER_PROVIDER_SET_ONCE"),
+        (metrics, "_METER_PROVIDER", "_METER_PROVIDER_SET_ONCE"),
+    ]
+    if saved is not None:
+        for (module, provider, once), (value, done) in zip(slots, saved, strict=True):
             setattr(module, provider, value)
-            setattr(module, once, guard)
+            getattr(module, once)._done = done
+    return [(getattr(m, provider), getattr(m, once)._done) for m, provider, once in slots]
 
 
 @contextlib.contextmanager
 def fresh_process(stdin: IO[str], stdout: IO[str], stderr: IO[str]) -> Iterator[None]:
     """Within the block, this process looks to a command as a new one started with these
-    streams would; everything is put back after."""
+    streams would; everything is put back after. Only within one phase of a test (its body):
+    pytest sets the streams, the warning filters and the log handlers again at each phase."""
     from google.adk.utils import feature_decorator
 
-    environ, streams = dict(os.environ), (sys.stdin, sys.stdout, sys.stderr)
-    loggers = {
-        name: (list(logger.handlers), logger.level, logger.propagate, logger.disabled)
-        for name, logger in ((n, logging.getLogger(n or None)) for n in ("", *_SERVER_LOGGERS))
-    }
+    streams = (sys.stdin, sys.stdout, sys.stderr)
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
     warned = set(feature_decorator._WARNED_MESSAGES)
     feature_decorator._WARNED_MESSAGES.clear()
-    root = logging.getLogger()
-    with warnings.catch_warnings():
+    with restored_state(), warnings.catch_warnings():
         warnings.resetwarnings()
         for action, text, category, module, lineno in reversed(_FRESH_FILTERS):
             warnings.filterwarnings(action, text or "", category, module or "", lineno)
         warnings.showwarning = _print_warning
-        for handler in list(root.handlers):
-            root.removeHandler(handler)
+        root.handlers[:] = []
         root.setLevel(logging.WARNING)
         sys.stdin, sys.stdout, sys.stderr = stdin, stdout, stderr
-        get_settings.cache_clear()
         try:
             yield
         finally:
             sys.stdin, sys.stdout, sys.stderr = streams
-            for name, (handlers, level, propagate, disabled) in loggers.items():
-                logger = logging.getLogger(name or None)
-                logger.handlers[:] = handlers
-                logger.setLevel(level)
-                logger.propagate, logger.disabled = propagate, disabled
+            root.handlers[:] = handlers
+            root.setLevel(level)
             feature_decorator._WARNED_MESSAGES.clear()
             feature_decorator._WARNED_MESSAGES.update(warned)
-            os.environ.clear()
-            os.environ.update(environ)
-            get_settings.cache_clear()
 
 
 def _not_in_a_loop() -> None:
@@ -252,7 +262,7 @@ class Serving:
     """A server command running in a thread of this process."""
 
     base: str
-    output: IO[str]  # stdout and stderr, as `2>&1` to a file
+    output: IO[str] | None  # stdout and stderr, as `2>&1` to a file (when asked for)
     code: int | None = None  # once it has stopped
     _final: str | None = None
 
@@ -260,18 +270,54 @@ class Serving:
         """Everything written so far (or in all, once it has stopped)."""
         if self._final is not None:
             return self._final
+        assert self.output is not None, "started without its own output"
         self.output.flush()
         return Path(self.output.name).read_text(encoding="utf-8")
 
 
-@contextlib.contextmanager
-def vicaran_serving(host: str, port: int) -> Iterator[Serving]:
+def vicaran_serving(
+    host: str, port: int, *, output: bool = True
+) -> contextlib.AbstractContextManager[Serving]:
     """`vicaran serve --host HOST --port PORT` in a thread, until the block ends: uvicorn
-    answers there, on the socket `cli.serve` bound, with the app it built.
+    answers there, on the socket `cli.serve` bound, with the app it built. With `output`, as a
+    fresh process with its output to a file (`Serving.said()`): only in a test's body, never
+    in a fixture (see `fresh_process`)."""
+    argv = ["serve", "--host", host, "--port", str(port)]
+    return _serving(lambda: _main(argv), f"http://{host}:{port}", "vicaran serve", output)
+
+
+def adk_api_serving(
+    port: int, sessions: str = "memory://", artifacts: str = "memory://"
+) -> contextlib.AbstractContextManager[Serving]:
+    """`adk api_server --host 127.0.0.1 --port PORT --session_service_uri SESSIONS
+    --artifact_service_uri ARTIFACTS vicaran_agent`: ADK's own command, in a thread; its
+    output goes where pytest puts it (so it may be a fixture)."""
+    from google.adk.cli.cli_tools_click import main as adk
+
+    argv = [
+        "api_server", "--host", "127.0.0.1", "--port", str(port),
+        "--session_service_uri", sessions, "--artifact_service_uri", artifacts,
+        str(ROOT / "vicaran_agent"),
+    ]  # fmt: skip
+
+    def command() -> int:
+        try:
+            adk.main(argv, prog_name="adk", standalone_mode=False)
+        except SystemExit as stop:
+            return stop.code if isinstance(stop.code, int) else 1
+        return 0
+
+    return _serving(command, f"http://127.0.0.1:{port}", "adk api_server", output=False)
+
+
+@contextlib.contextmanager
+def _serving(command: Callable[[], int], base: str, name: str, output: bool) -> Iterator[Serving]:
+    """`command()` in a thread, until the block ends (it serves with uvicorn).
 
     Stopped as uvicorn stops on a signal (its shutdown and the app's lifespan end run), without
-    the signal: the handler that marks this process's runs interrupted is the subprocess
-    tests' (test_liveness).
+    the signal: what a signal does to the process is the subprocess tests' (test_liveness).
+    Servers may be nested; stdout and stderr are process-wide, so while a later one runs,
+    everything goes to its output.
     """
     import uvicorn
 
@@ -279,36 +325,40 @@ def vicaran_serving(host: str, port: int) -> Iterator[Serving]:
     servers: list[uvicorn.Server] = []
     ready = threading.Event()
     startup = uvicorn.Server.startup
+    thread: threading.Thread | None = None
 
     async def recorded(self: uvicorn.Server, sockets: Any = None) -> None:
         await startup(self, sockets=sockets)
-        if self.started:
-            servers.append(self)
-        ready.set()
+        if threading.current_thread() is thread:
+            if self.started:
+                servers.append(self)
+            ready.set()
 
-    with (
-        open(os.devnull, encoding="utf-8") as stdin,
-        tempfile.NamedTemporaryFile("w+", encoding="utf-8") as output,
-        fresh_process(stdin, output, output),
-        fresh_telemetry(),
-        fresh_agent_module(),
-    ):
-        serving = Serving(f"http://{host}:{port}", output)
+    with contextlib.ExitStack() as stack:
+        said: IO[str] | None = None
+        if output:
+            stdin = stack.enter_context(open(os.devnull, encoding="utf-8"))
+            said = stack.enter_context(tempfile.NamedTemporaryFile("w+", encoding="utf-8"))
+            stack.enter_context(fresh_process(stdin, said, said))
+        else:
+            stack.enter_context(restored_state())
+        stack.enter_context(fresh_agent_module())
+        serving = Serving(base, said)
 
         def run() -> None:
             try:
-                serving.code = _main(["serve", "--host", host, "--port", str(port)])
+                serving.code = command()
             finally:
                 ready.set()
 
         uvicorn.Server.startup = recorded  # type: ignore[method-assign]
-        thread = threading.Thread(target=run, name="vicaran-serve", daemon=True)
+        thread = threading.Thread(target=run, name=name, daemon=True)
         try:
             thread.start()
             ready.wait()
             if not servers:
                 thread.join()
-                raise AssertionError(f"vicaran serve stopped ({serving.code}): {serving.said()}")
+                raise AssertionError(f"{name} stopped ({serving.code}): {serving.said()}")
             yield serving
         finally:
             for server in servers:
@@ -319,4 +369,5 @@ def vicaran_serving(host: str, port: int) -> Iterator[Serving]:
                     server.force_exit = True
                 thread.join(30)
             uvicorn.Server.startup = startup  # type: ignore[method-assign]
-            serving._final = serving.said()
+            if said is not None:
+                serving._final = serving.said()
