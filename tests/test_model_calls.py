@@ -279,3 +279,22 @@ async def test_a_long_page_reaches_the_digest_cut_to_the_cap_and_says_so(env, le
     assert ("END" in call["prompt"]) is not cut
     assert ("first 30,000 of its 200,000 characters" in call["prompt"]) is cut
     assert source.content_sha256 == sha256_text(text) and texts.pick([source.content_sha256])
+
+
+async def test_a_transient_model_failure_is_retried_after_a_backoff_by_the_clock(env):
+    from pydantic import BaseModel
+
+    from tests.support.clock import FakeClock
+    from vicaran_agent.llm import ModelCallError, ModelClient
+
+    class Answer(BaseModel):
+        text: str = ""
+
+    env.set(VICARAN_MAX_RETRIES="2")
+    clock = FakeClock(autojump=True)
+    client = ModelClient("scripted/error-Answer", get_settings(), clock=clock)
+    with pytest.raises(ModelCallError):
+        await client.generate(instruction="i", prompt="p", schema=Answer)
+    assert len(scripted_model.calls_for("Answer")) == 3  # the first try and 2 retries
+    first, second = clock.slept  # a backoff before each retry, growing
+    assert 0.25 <= first <= 0.5 and 0.5 <= second <= 1.0
