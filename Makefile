@@ -9,10 +9,12 @@ STAMP := .venv/.vicaran-installed
 
 install: $(STAMP) .env
 
+# The libraries are compiled as they are installed: where PYTHONDONTWRITEBYTECODE is set, every
+# process (each test worker, each server a test starts) would otherwise compile ADK again.
 $(STAMP): pyproject.toml uv.lock
 	@command -v uv >/dev/null 2>&1 || python3 -m uv --version >/dev/null 2>&1 || \
 		python3 -m pip install --quiet uv
-	$(UV) sync --frozen --extra postgres
+	$(UV) sync --frozen --extra postgres --compile-bytecode
 	@touch $(STAMP)
 
 .env:

@@ -1,7 +1,9 @@
-"""`adk eval vicaran_agent tests/eval/vicaran.evalset.json` in a subprocess, offline.
+"""`adk eval vicaran_agent tests/eval/vicaran.evalset.json`, offline.
 
 The scripted model plays the model and the loopback fakes play Tavily, Jina and Fact Check, so the
-evalset's plan, approval and quick investigation run without a network or a key.
+evalset's plan, approval and quick investigation run without a network or a key. The passing run
+is `adk eval` as a process (the entry point, ADK importing the agent folder, the custom metric);
+the failing one runs the same command in this process.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.api_server import ROOT
+from tests.support.inprocess import CommandRun, call, fresh_agent_module
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
 
@@ -43,6 +46,40 @@ def adk_eval(env, evalset: Path, config: Path) -> subprocess.CompletedProcess[st
     )  # fmt: skip
 
 
+def adk_eval_here(evalset: Path, config: Path) -> CommandRun:
+    """`adk eval` as above, run by ADK's command in this process; the agent module it is given
+    is the package this process imported (ADK's own import of the folder, under the name
+    `agent`, would load a second copy of every Vicaran module here: the process test covers
+    it)."""
+    from google.adk.cli import cli_eval
+    from google.adk.cli.cli_tools_click import main as adk
+
+    import vicaran_agent
+
+    def run() -> int:
+        try:
+            adk.main(
+                [
+                    "eval", str(ROOT / "vicaran_agent"), str(evalset),
+                    "--config_file_path", str(config), "--print_detailed_results",
+                ],
+                prog_name="adk",
+                standalone_mode=False,
+            )  # fmt: skip
+        except SystemExit as stop:
+            return int(stop.code or 0)
+        return 0
+
+    module = cli_eval._get_agent_module
+    cli_eval._get_agent_module = lambda _path: vicaran_agent  # type: ignore[assignment]
+    try:
+        with fresh_agent_module():
+            done, code = call(run)
+    finally:
+        cli_eval._get_agent_module = module  # type: ignore[assignment]
+    return CommandRun(code if code is not None else done.code, done.output)
+
+
 def test_the_evalset_passes_with_the_scripted_model(env):
     result = adk_eval(env, EVALSET, EVAL_DIR / "test_config.json")
     output = result.stdout + result.stderr
@@ -57,9 +94,9 @@ def test_the_evalset_fails_when_an_expected_response_changes(env, tmp_path: Path
     case["conversation"][-1]["final_response"]["parts"][0]["text"] = "[PLAN_APPROVAL_REQUIRED]"
     changed = tmp_path / "changed.evalset.json"
     changed.write_text(json.dumps(evalset))
-    result = adk_eval(env, Path(f"{changed}:{APPROVAL_CASE}"), EVAL_DIR / "test_config.json")
-    output = result.stdout + result.stderr
-    assert result.returncode == 1, output
+    result = adk_eval_here(Path(f"{changed}:{APPROVAL_CASE}"), EVAL_DIR / "test_config.json")
+    output = result.output
+    assert result.code == 1, output
     assert "Tests passed: 0" in output and "Tests failed: 1" in output
     assert "Metric: final_marker_match, Status: FAILED" in output
     assert "Metric: tool_trajectory_avg_score, Status: PASSED" in output

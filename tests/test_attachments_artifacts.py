@@ -18,8 +18,9 @@ from google.adk.sessions import Session
 from google.genai import types
 
 from tests.support import scripted_model
-from tests.support.api_server import APP, api_server, run_sse
+from tests.support.api_server import APP, free_port, run_sse
 from tests.support.conversation import Conversation
+from tests.support.inprocess import adk_api_serving
 from vicaran_agent import state_keys as keys
 from vicaran_agent.config import get_settings
 from vicaran_agent.documents import intake
@@ -151,8 +152,9 @@ async def test_a_reference_to_another_conversations_file_is_never_followed(store
 
 @pytest.fixture
 def documents_server(env, tmp_path: Path) -> Iterator[tuple[str, DocumentStore]]:
-    with api_server(tmp_path, {}, sessions=f"sqlite:///{tmp_path}/sessions.db") as base:
-        yield base, get_document_store(get_settings().database_url)
+    """`adk api_server` (ADK's command, in this process) on a SQLite session store."""
+    with adk_api_serving(free_port(), f"sqlite:///{tmp_path}/sessions.db") as served:
+        yield served.base, get_document_store(get_settings().database_url)
 
 
 @pytest.mark.e2e

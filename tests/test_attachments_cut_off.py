@@ -27,6 +27,7 @@ from google.genai import types
 from tests.support import wait
 from tests.support.api_server import APP, ROOT, free_port, run_sse
 from tests.support.conversation import Conversation
+from tests.support.inprocess import adk_api_serving
 from vicaran_agent import state_keys as keys
 from vicaran_agent.config import get_settings
 from vicaran_agent.documents import intake
@@ -273,9 +274,9 @@ def test_a_server_killed_while_indexing_says_so_after_the_restart(env, tmp_path)
         process.wait(timeout=30)
         browser.join(timeout=60)
 
-    after = {"VICARAN_MODEL_PLUGINS": plugins}
-    with api_server_process(tmp_path, sessions, after, "after") as (base, _):
-        events = [e for _, e in run_sse(base, session["id"], "Hello? Did you get my file?")]
+    # restarted: ADK's same command, in this process, on what the killed one left
+    with adk_api_serving(free_port(), sessions) as after:
+        events = [e for _, e in run_sse(after.base, session["id"], "Hello? Did you get my file?")]
     reply = "".join(p.get("text") or "" for p in events[-1]["content"]["parts"])
     assert "memo.txt was not indexed" in reply and "attach it again" in reply
     assert MARKER not in reply

@@ -472,6 +472,52 @@ async def test_investigation_partial(client: httpx.AsyncClient, repo: Repository
     assert record["partial_reason"] == "search quota"
 
 
+@pytest.mark.parametrize(
+    ("kind", "sent", "kept"),
+    [
+        # seed 001's receiver takes 0-5, and so does this one when no scale is named
+        ("INVESTIGATION_PARTIAL", {"overall_bias_score": 4.75}, 9.5),
+        ("INVESTIGATION_COMPLETE", {"overall_bias_score": 4.75, "bias_scale": 5}, 9.5),
+        ("INVESTIGATION_PARTIAL", {"overall_bias_score": 0.05, "bias_scale": 5}, 0.1),
+        # a Vicaran sending with VICARAN_CALLBACK_BIAS_SCALE=10
+        ("INVESTIGATION_COMPLETE", {"overall_bias_score": 9.5, "bias_scale": 10}, 9.5),
+        ("INVESTIGATION_PARTIAL", {"overall_bias_score": 10, "bias_scale": 10}, 10.0),
+    ],
+)
+async def test_final_records_take_the_bias_score_on_either_scale(
+    client: httpx.AsyncClient, repo: Repository, kind: str, sent: dict[str, Any], kept: float
+) -> None:
+    """Vicaran keeps 0-10; a final record's score is read on the scale it names (default 5)."""
+    investigation_id = await started(client)
+    data = {"summary": "s", "partial_reason": "r", **sent}
+    response = await send(client, kind, investigation_id, data)
+    assert response.status_code == 200, response.text
+    assert stored(repo, investigation_id)["overall_bias_score"] == kept
+
+
+@pytest.mark.parametrize(
+    "sent",
+    [
+        {"overall_bias_score": 6},  # above 5 with no scale named: the seed's 0-5
+        {"overall_bias_score": 5.5, "bias_scale": 5},
+        {"overall_bias_score": 10.5, "bias_scale": 10},
+        {"overall_bias_score": 3, "bias_scale": 7},
+        {"overall_bias_score": 3, "bias_scale": "10"},
+    ],
+)
+async def test_a_bias_score_off_its_scale_is_refused(
+    client: httpx.AsyncClient, repo: Repository, sent: dict[str, Any]
+) -> None:
+    investigation_id = await started(client)
+    data = {"summary": "s", "partial_reason": "r", **sent}
+    response = await send(client, "INVESTIGATION_PARTIAL", investigation_id, data)
+    assert response.status_code == 400, response.text
+    assert (
+        "overall_bias_score" in response.json()["error"] or "bias_scale" in response.json()["error"]
+    )
+    assert stored(repo, investigation_id)["status"] == "in_progress"
+
+
 async def test_investigation_failed(client: httpx.AsyncClient, repo: Repository) -> None:
     investigation_id = await started(client)
     response = await send(client, "INVESTIGATION_FAILED", investigation_id, {"error": "no key"})

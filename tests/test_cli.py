@@ -6,6 +6,8 @@ import asyncio
 import re
 import threading
 
+import pytest
+
 from tests.fakes.newsroom import FakeNewsroom
 from tests.fakes.server import RecordedRequest, Response
 from tests.support.corpus import RIVERTON
@@ -64,17 +66,51 @@ async def test_without_yes_and_no_terminal_nothing_starts(env, capsys, monkeypat
     assert env.services.tavily.count("/search") == 0
 
 
-async def test_crashed_investigation_exits_1(env, capsys, monkeypatch):
-    from vicaran_agent.sub_agents.claim_extractor import ClaimExtractorAgent
+@pytest.mark.parametrize(("stage", "exit_code"), [("source_finder", 1), ("claim_extractor", 2)])
+async def test_a_stage_that_raises_exits_by_what_was_left(
+    env, capsys, monkeypatch, stage, exit_code
+):
+    """Stages fail soft: no sources left is failed (1); no claims, partial (2)."""
+    from vicaran_agent.sub_agents import claim_extractor, source_finder
+
+    agent = {
+        "source_finder": source_finder.SourceFinderAgent,
+        "claim_extractor": claim_extractor.ClaimExtractorAgent,
+    }[stage]
 
     async def explode(self, stage):
         raise RuntimeError("boom")
         yield  # pragma: no cover
 
-    monkeypatch.setattr(ClaimExtractorAgent, "run_stage", explode)
+    monkeypatch.setattr(agent, "run_stage", explode)
     code = await run_cli("investigate", "Did Acme pollute Riverton's water?", "--yes")
-    assert code == 1
+    assert code == exit_code
     assert "boom" in capsys.readouterr().out
+
+
+async def test_the_questions_of_a_vague_brief_are_asked_at_the_prompt(env, capsys, monkeypatch):
+    answers = iter(["Mayor John Smith of Riverton, 2023 to 2024", "APPROVED"])
+    prompts = []
+
+    def answer(prompt: str = "") -> str:
+        prompts.append(prompt)
+        return next(answers)
+
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True)
+    monkeypatch.setattr("builtins.input", answer)
+    code = await run_cli("investigate", "Look into what Mayor Smith did.", "--id", ID)
+    assert code == 0
+    assert prompts[0].startswith("Your answers") and prompts[1].startswith("Approve this plan?")
+    record = get_repository(get_settings().database_url).get_investigation(ID)
+    assert "Mayor John Smith of Riverton, 2023 to 2024" in record["brief"]
+
+
+async def test_the_questions_need_a_terminal_or_yes(env, capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin.isatty", lambda: False)
+    code = await run_cli("investigate", "Look into what Mayor Smith did.")
+    assert code == 1
+    assert "--yes" in capsys.readouterr().out
+    assert env.services.tavily.count("/search") == 0
 
 
 def test_empty_brief_is_refused(capsys):

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
+from tests.support import scripted_model
 from tests.support.conversation import Conversation
 from tests.support.corpus import RIVERTON
 from vicaran_agent import state_keys as keys
@@ -75,6 +78,67 @@ async def test_a_question_about_the_report_still_reaches_the_model(env):
     assert MARKER not in reply
 
 
+# --- while planning ----------------------------------------------------------------------------
+
+
+def orchestrator_calls() -> int:
+    return len(scripted_model.calls_for("orchestrator"))
+
+
+@pytest.mark.parametrize(
+    ("brief", "other", "said"),
+    [
+        (
+            BRIEF,
+            "Did the Governor of Texas misuse hurricane relief funds in Houston?",
+            "new session",
+        ),
+        (
+            "Investigue se a Acme Chemicals poluiu a água de Riverton em 2024.",
+            "Quero investigar as contas da Prefeitura de Maceió com merenda escolar.",
+            "nova sessão",
+        ),
+    ],
+)
+async def test_a_different_topic_while_planning_is_answered_by_code_not_planned(
+    env, brief, other, said
+):
+    """Seed 001: one investigation, one topic - code says so, the plan on screen stays."""
+    conversation = Conversation()
+    await conversation.send(brief)
+    plan = (await conversation.state())[keys.INVESTIGATION_PLAN]
+    asked = orchestrator_calls()
+    events = await conversation.send(other)
+    reply = conversation.texts(events)[-1]
+    assert said in reply.lower(), reply
+    assert MARKER not in reply and not transfers(events)
+    assert orchestrator_calls() == asked  # no model call: no new plan can come of it
+    assert not any(c.name == "analyze_source" for e in events for c in e.get_function_calls())
+    state = await conversation.state()
+    assert state[keys.INVESTIGATION_PLAN] == plan  # not re-planned
+    assert state[keys.AWAITING_APPROVAL] is False  # "yes" answers the suggestion, not the plan
+    events = await conversation.send("yes")
+    assert not transfers(events) and not any(e.author == "source_finder" for e in events)
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        "Focus on Acme Chemicals' lead readings at the Riverton plant in the fourth quarter.",
+        "Also include what Mayor Jane Doe said about it.",  # names someone new: an edit still
+        "Look at the 2023 permits of the plant instead, and the Riverton council's votes.",
+    ],
+)
+async def test_an_edited_brief_on_the_same_subject_still_replans(env, edit):
+    conversation = Conversation()
+    await conversation.send(BRIEF)
+    asked = orchestrator_calls()
+    events = await conversation.send(edit)
+    assert orchestrator_calls() > asked  # the model was asked, as for any change to the plan
+    reply = conversation.texts(events)[-1]
+    assert "new session" not in reply.lower()
+
+
 # --- clarifying questions -------------------------------------------------------------------
 
 
@@ -93,6 +157,52 @@ async def test_a_vague_brief_gets_questions_then_skip_gets_the_plan(env):
     assert plan.rstrip().endswith(MARKER)
     assert "Investigation Plan" in plan
     assert (await conversation.state())[keys.AWAITING_APPROVAL] is True
+
+
+@pytest.mark.parametrize(
+    ("brief", "asks"),
+    [
+        ("look into the mayor", True),  # no one named
+        ("Look into what Mayor Smith did.", True),  # which Smith? where, when?
+        ("investigue o que fez a Prefeitura", True),
+        ("Look into what Mayor Smith did in 2023.", False),  # a period places it
+        ("Look into what Mayor Smith did in Riverton.", False),  # a second name: the place
+        ("Investigate whether Acme Chemicals polluted Riverton's drinking water.", False),
+    ],
+)
+async def test_questions_come_when_the_entity_is_ambiguous_or_place_and_period_missing(
+    env, brief, asks
+):
+    """DESIGN, protocol point 3 (seed 004): no identifiable subject, place or period, or an
+    ambiguous entity, gets at most three questions before any plan."""
+    conversation = Conversation()
+    reply = conversation.texts(await conversation.send(brief))[-1]
+    if asks:
+        assert MARKER not in reply and 1 <= len(questions_in(reply)) <= 3, reply
+        assert (await conversation.state())[keys.CLARIFY] == "asking"
+    else:
+        assert reply.rstrip().endswith(MARKER) and not questions_in(reply), reply
+
+
+@pytest.mark.parametrize(
+    ("brief", "expected"),
+    [
+        ("look into the mayor", ["Who exactly", "Where did it happen", "What period"]),
+        ("Look into what Mayor Smith did.", ["Which Mayor Smith", "What period"]),
+        ("Look into what Mayor Smith did in Riverton.", []),
+    ],
+)
+def test_code_asks_what_the_brief_leaves_open_when_the_model_asks_nothing(brief, expected):
+    from vicaran_agent.callbacks.orchestrator import clarifying_questions
+    from vicaran_agent.schemas import InvestigationConfig
+
+    config = InvestigationConfig.for_mode(
+        "quick", investigation_id="x", title=brief, brief=brief, language="en"
+    )
+    asked = questions_in(clarifying_questions("I have a few questions.", config))
+    assert len(asked) == len(expected) or not expected
+    for question, start in zip(asked, expected, strict=False):
+        assert start in question, asked
 
 
 async def test_the_models_questions_are_asked_at_most_three(env):
@@ -132,6 +242,29 @@ async def test_a_specific_brief_gets_the_plan_with_no_question(env):
 
 
 # --- the plan is code's ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("brief", "said"),
+    [
+        ("Quick Search. " + BRIEF, "**Estimated Time:** about 10 minutes"),
+        (BRIEF, "**Estimated Time:** 15–20 minutes"),
+        (
+            "Busca rápida. Investigue se a Acme Chemicals poluiu a água de Riverton em 2024.",
+            "**Tempo estimado:** cerca de 10 minutos",
+        ),
+        (
+            "Investigue se a Acme Chemicals poluiu a água de Riverton em 2024.",
+            "**Tempo estimado:** 15 a 20 minutos",
+        ),
+    ],
+)
+async def test_the_plan_gives_the_seeds_time_estimate_for_its_mode(env, brief, said):
+    """Seed 001's estimates (quick ~10 min, detailed 15-20 min): no live run has measured
+    Vicaran's own, so it says no less."""
+    conversation = Conversation()
+    plan = conversation.texts(await conversation.send(brief))[-1]
+    assert said in plan, plan
 
 
 async def test_a_model_that_omits_the_marker_still_presents_an_approvable_plan(env):

@@ -1111,3 +1111,35 @@ async def test_an_interrupted_run_has_its_own_label(
     assert "Interrupted" in detail
     script = (await client.get("/dashboard-static/dashboard.js")).text
     assert 'interrupted: "Interrupted"' in script
+
+
+async def test_checks_are_numbered_as_the_chat_numbers_their_claims(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    """The chat says "claim 3/3"; so do the dashboard's check and the claim's page, even when
+    claim 2 has no check (its check raised)."""
+    iid = start(repo)
+    claims = [
+        Claim(key=f"C{n}", claim_text=f"Claim {n} about the dam.", importance=0.5)
+        for n in range(1, 4)
+    ]
+    ids = repo.save_claims(iid, claims)
+    repo.save_verdicts(
+        iid,
+        [
+            Verdict(
+                claim_key=c.key,
+                claim_text=c.claim_text,
+                claim_id=ids[c.key],
+                verdict="unverified",
+                confidence=0.4,
+                explanation="Not settled.",
+            )
+            for c in (claims[0], claims[2])
+        ],
+    )
+    page = (await client.get(f"/investigations/{iid}")).text
+    checks = page.split('id="fact-checks"', 1)[1].split("</section>", 1)[0]
+    assert re.findall(r"Claim (\d+)/(\d+)", checks) == [("1", "3"), ("3", "3")]
+    second = (await client.get(f"/investigations/{iid}/claims/2")).text  # its second check
+    assert "Claim 3/3" in second and "Claim 3 about the dam." in second

@@ -177,19 +177,86 @@ async def test_model_provider_errors_degrade_the_stage(env):
     assert "assembled without the model" in state[keys.PARTIAL_REASON]
 
 
-async def test_an_unexpected_crash_marks_the_investigation_failed(env):
-    from vicaran_agent.sub_agents.claim_extractor import ClaimExtractorAgent
+def explode_in(env, agent: type, after: int = 0) -> None:
+    """A test double: the stage raises, after yielding `after` of its own events."""
+    original = agent.run_stage
 
     async def explode(self, stage):
+        events = original(self, stage)
+        for _ in range(after):
+            yield await anext(events)
+        await events.aclose()
         raise RuntimeError("disk on fire")
-        yield  # pragma: no cover
 
-    env.monkeypatch.setattr(ClaimExtractorAgent, "run_stage", explode)
+    env.monkeypatch.setattr(agent, "run_stage", explode)
+
+
+REPORT = "# Investigation Summary:"
+
+
+async def test_a_stage_that_raises_is_recorded_and_the_run_goes_on(env):
+    """Seed 001: mark partial and continue; the report is written from what the others found."""
+    from vicaran_agent.sub_agents.claim_extractor import ClaimExtractorAgent
+
+    explode_in(env, ClaimExtractorAgent, after=1)  # it had started: its progress line went out
     _, texts, state = await investigate()
-    assert "disk on fire" in texts[-1]
-    assert state[keys.INVESTIGATION_STATUS] == "failed"
+    assert state[keys.INVESTIGATION_STATUS] == "partial"
+    reason = state[keys.PARTIAL_REASON]
+    assert "claim extraction" in reason and "claim_extractor" in reason and "disk on fire" in reason
+    report = texts[-1]
+    assert report.startswith(REPORT) and report.rstrip().endswith("[INVESTIGATION_COMPLETE]")
+    assert "## Sources" in report  # what the source finder found is reported
+    joined = "\n".join(texts)
+    assert "[NO_CLAIMS_TO_VERIFY]" in joined  # the next stages ran on what there was
+    assert state[keys.BIAS_RECORD] is not None
     record = saved(state)
-    assert record["status"] == "failed" and "disk on fire" in record["error"]
+    assert record["status"] == "partial" and record["partial_reason"] == reason
+    assert record["summary"].startswith(REPORT) and record["sources"]
+
+
+@pytest.mark.parametrize(
+    ("agent", "stage"),
+    [("BiasAnalyzerAgent", "bias analysis"), ("FactCheckerAgent", "fact-checking")],
+)
+async def test_one_of_the_parallel_stages_raising_leaves_the_others_their_work(env, agent, stage):
+    from vicaran_agent.sub_agents import bias_analyzer, fact_checker
+
+    explode_in(env, getattr(bias_analyzer, agent, None) or getattr(fact_checker, agent))
+    _, texts, state = await investigate()
+    assert state[keys.INVESTIGATION_STATUS] == "partial"
+    assert stage in state[keys.PARTIAL_REASON]
+    assert texts[-1].startswith(REPORT)
+    if agent == "BiasAnalyzerAgent":  # the claims were still checked
+        assert state[keys.VERDICT_RECORDS] and not state.get(keys.BIAS_RECORD)
+    else:  # the coverage was still assessed
+        assert state[keys.BIAS_RECORD] and not state.get(keys.VERDICT_RECORDS)
+    assert saved(state)["status"] == "partial"
+
+
+async def test_the_report_writer_raising_still_ends_with_a_report_and_the_marker(env):
+    from vicaran_agent.sub_agents.summary_writer import SummaryWriterAgent
+
+    explode_in(env, SummaryWriterAgent, after=1)
+    _, texts, state = await investigate()
+    assert state[keys.INVESTIGATION_STATUS] == "partial"
+    assert "report" in state[keys.PARTIAL_REASON] and "summary_writer" in state[keys.PARTIAL_REASON]
+    report = texts[-1]
+    assert report.startswith(REPORT) and report.rstrip().endswith("[INVESTIGATION_COMPLETE]")
+    assert "## Key Findings" in report and "## Sources" in report  # assembled from the records
+    record = saved(state)
+    assert record["status"] == "partial" and record["summary"].startswith(REPORT)
+
+
+async def test_a_stage_raising_that_leaves_nothing_worth_reporting_is_failed(env):
+    from vicaran_agent.sub_agents.source_finder import SourceFinderAgent
+
+    explode_in(env, SourceFinderAgent)
+    _, texts, state = await investigate()
+    assert state[keys.INVESTIGATION_STATUS] == "failed"
+    assert "source search" in state[keys.PARTIAL_REASON]
+    assert "This investigation failed" in texts[-1]
+    assert texts[-1].rstrip().endswith("[INVESTIGATION_COMPLETE]")
+    assert saved(state)["status"] == "failed"
 
 
 async def test_store_outage_degrades_to_partial(env):

@@ -7,11 +7,11 @@ or leads nowhere. A file swapped for something else between the walk and the rea
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
-import subprocess
-import sys
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -21,10 +21,6 @@ from vicaran_agent.config import get_settings
 from vicaran_agent.documents import commands, parse
 from vicaran_agent.documents.model import DocumentError
 from vicaran_agent.documents.store import get_document_store
-
-ROOT = Path(__file__).resolve().parent.parent
-MEMORY_CAP = 1024 * 1024 * 1024  # address space of a child that runs `docs add`
-OPERATION_SECONDS = 30  # after its imports: the command itself takes well under a second
 
 
 def store():
@@ -54,77 +50,76 @@ def dossier(tmp_path: Path) -> Path:
     return root
 
 
-def run_in_a_capped_child(env, imports: str, code: str) -> tuple[int, str]:
-    """(exit code, output) of `code` run in a child under an address-space cap, after `imports`.
+class WatchedFifo:
+    """A named pipe with a writer waiting at its other end: whatever opens it to read gets a line
+    at once instead of waiting forever (a regression fails its test, never hangs it), and the
+    writer says whether anything but the test itself opened it."""
 
-    The imports are slow on a busy machine and not what is tested: the child says when it has
-    them, and only `code` is given a deadline. The cap is set in the child itself (a preexec_fn
-    could deadlock beside the fakes' threads).
-    """
-    cap = f"import resource; resource.setrlimit(resource.RLIMIT_AS, ({MEMORY_CAP}, {MEMORY_CAP}))"
-    script = f"{cap}\n{imports}\nprint('ready', flush=True)\n{code}"
-    variables = {**os.environ, **env.variables, "PYTHONPATH": str(ROOT), "LANG": "C.UTF-8"}
-    with subprocess.Popen(
-        [sys.executable, "-c", script],
-        cwd=ROOT,
-        env=variables,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,  # a few lines of warnings at most
-        text=True,
-    ) as child:
+    def __init__(self, path: Path) -> None:
+        os.mkfifo(path)
+        self.path = path
+        self._closing = threading.Event()
+        self._opened = threading.Event()
+        self._writer = threading.Thread(target=self._write, name="fifo-writer", daemon=True)
+        self._writer.start()
+
+    def _write(self) -> None:
+        with contextlib.suppress(OSError), open(self.path, "wb") as pipe:  # waits for a reader
+            if not self._closing.is_set():
+                self._opened.set()
+            pipe.write(b"Written into the pipe by the test.\n")
+
+    def opened(self) -> bool:
+        """Whether something opened the pipe (so far)."""
+        return self._opened.is_set()
+
+    def close(self) -> None:
+        """Let the writer go: the test opens the pipe itself, without waiting."""
+        self._closing.set()
+        reader = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)
         try:
-            assert child.stdout is not None
-            first = child.stdout.readline()
-            assert first == "ready\n", first + child.communicate()[1]
-            output, errors = child.communicate(timeout=OPERATION_SECONDS)
-        except subprocess.TimeoutExpired:
-            child.kill()
-            pytest.fail(f"still running after {OPERATION_SECONDS} s: it hung")
-    assert child.returncode in (0, 1), errors
-    return child.returncode, output
+            self._writer.join()
+        finally:
+            os.close(reader)
 
 
-def docs_add_in_a_child(env, *argv: str) -> tuple[int, list[str]]:
-    """`vicaran docs add` in a capped child process, stopped if it hangs."""
-    argv_ = ["docs", "add", *argv]
-    code, output = run_in_a_capped_child(
-        env, "from vicaran_agent import cli", f"raise SystemExit(cli.main({argv_!r}))"
-    )
-    return code, output.splitlines()
+@pytest.fixture
+def fifo() -> Iterator[Callable[[Path], WatchedFifo]]:
+    made: list[WatchedFifo] = []
+
+    def make(path: Path) -> WatchedFifo:
+        made.append(WatchedFifo(path))
+        return made[-1]
+
+    yield make
+    for pipe in made:
+        pipe.close()
 
 
 # --- what is not a regular file -------------------------------------------------------------
 
 
-def test_a_fifo_in_the_folder_is_skipped_and_the_command_finishes(env, dossier) -> None:
-    os.mkfifo(dossier / "pipe.txt")  # nobody ever writes: opening it would wait forever
+def test_a_fifo_in_the_folder_is_skipped_and_the_command_finishes(
+    env, dossier, capsys, fifo
+) -> None:
+    pipe = fifo(dossier / "pipe.txt")  # opening it without a writer would wait forever
 
-    code, lines = docs_add_in_a_child(env, str(dossier), "--collection", "c")
+    code, lines, _ = run(capsys, "docs", "add", str(dossier), "--collection", "c")
 
     assert code == 0, lines
+    assert not pipe.opened()  # skipped before anything opened it
     line = line_for(lines, str(dossier / "pipe.txt"))
     assert line.startswith("skipped") and "a named pipe (FIFO), not a regular file" in line
     assert line_for(lines, str(dossier / "audit.txt")).startswith("added")
     assert lines[-1] == 'Collection "c": 1 added, 1 skipped.'
 
 
+@pytest.mark.timeout(30)  # no writer ever comes: an open that waits for one never returns
 def test_parse_file_refuses_a_fifo_at_once(env, tmp_path) -> None:
     """What opens the file checks too: a FIFO put where a file was walked never blocks."""
-    fifo = tmp_path / "swapped.txt"
-    os.mkfifo(fifo)
-    imports = (
-        "from pathlib import Path\n"
-        "from vicaran_agent.documents.model import DocumentError\n"
-        "from vicaran_agent.documents.parse import parse_file"
-    )
-    code = (
-        "try:\n"
-        f"    parse_file(Path({str(fifo)!r}))\n"
-        "except DocumentError as error:\n"
-        "    print('refused:', error)\n"
-    )
-    _, output = run_in_a_capped_child(env, imports, code)
-    assert output.startswith("refused:") and "not a regular file" in output, output
+    os.mkfifo(tmp_path / "swapped.txt")
+    with pytest.raises(DocumentError, match="not a regular file"):
+        parse.parse_file(tmp_path / "swapped.txt")
 
 
 def test_a_socket_in_the_folder_is_skipped_with_the_reason(env, dossier, capsys) -> None:

@@ -15,8 +15,9 @@ import pytest
 from google.genai import types
 
 from tests.support import scripted_model
-from tests.support.api_server import APP, api_server, run_sse
+from tests.support.api_server import APP, free_port, run_sse
 from tests.support.conversation import Conversation
+from tests.support.inprocess import adk_api_serving
 from vicaran_agent import state_keys as keys
 from vicaran_agent.briefing import choose_collections
 from vicaran_agent.callbacks.orchestrator import read_first_message
@@ -298,9 +299,10 @@ async def test_an_attachment_after_approval_is_answered_not_dropped(store):
 
 @pytest.fixture
 def documents_server(env, tmp_path: Path) -> Iterator[tuple[str, DocumentStore]]:
-    """`adk api_server` in a subprocess, on the records database this test reads too."""
-    with api_server(tmp_path, {}) as base:
-        yield base, get_document_store(get_settings().database_url)
+    """`adk api_server` (ADK's command, in this process), on the records database this test
+    reads too."""
+    with adk_api_serving(free_port()) as served:
+        yield served.base, get_document_store(get_settings().database_url)
 
 
 @pytest.mark.e2e

@@ -1,4 +1,9 @@
-"""`adk api_server` in a subprocess, driven over HTTP and SSE like a newsroom frontend."""
+"""`adk api_server`, driven over HTTP and SSE like a newsroom frontend.
+
+The full investigation on memory sessions runs `adk api_server` as a process (the entry point as
+deployed), and `adk web` is started once as a process too; every other case runs ADK's same
+command in a thread of this process.
+"""
 
 from __future__ import annotations
 
@@ -11,24 +16,29 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.support.api_server import APP, run_sse, vicaran_serve
+from tests.support.api_server import APP, adk_web, free_port, run_sse
 from tests.support.api_server import api_server as start_api_server
 from tests.support.corpus import RIVERTON
 from tests.support.databases import records_database, sessions_database
+from tests.support.inprocess import adk_api_serving, vicaran_serving
 from vicaran_agent.storage import Repository
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(240)]
 POSTGRESQL = "postgresql"  # records and sessions on VICARAN_TEST_POSTGRES_URL's server
+PROCESS = "process"  # `adk api_server` as a process, on memory sessions
+# the scripted model with a little latency, so streaming is observable
+LATENCY = {"VICARAN_FAST_MODEL": "scripted/latency-30", "VICARAN_PRO_MODEL": "scripted/latency-30"}
 
 
-@pytest.fixture(params=["memory://", POSTGRESQL])
+@pytest.fixture(params=[PROCESS, POSTGRESQL])
 def api_server(env, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[str]:
-    """`adk api_server`; with `POSTGRESQL` its records and sessions both on the server."""
-    # the scripted model with a little latency, so streaming is observable
-    latency = {
-        "VICARAN_FAST_MODEL": "scripted/latency-30",
-        "VICARAN_PRO_MODEL": "scripted/latency-30",
-    }
+    """`adk api_server`'s base URL: on memory sessions as a process (`PROCESS`), else in this
+    process on the sessions URL given; with `POSTGRESQL` records and sessions both there."""
+    if request.param == PROCESS:
+        with start_api_server(tmp_path, LATENCY, "memory://") as base:
+            yield base
+        return
+    env.set(**LATENCY)
     with ExitStack() as stack:
         if request.param == POSTGRESQL:
             records = stack.enter_context(records_database("postgresql", tmp_path))
@@ -38,7 +48,7 @@ def api_server(env, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[
             env.database_url = records
         else:
             sessions = request.param.replace("{tmp}", str(tmp_path))
-        yield stack.enter_context(start_api_server(tmp_path, latency, sessions))
+        yield stack.enter_context(adk_api_serving(free_port(), sessions)).base
 
 
 def text(event: dict) -> str:
@@ -142,6 +152,7 @@ def test_a_client_that_disconnects_mid_run_does_not_stop_it(api_server, env):
     assert texts[-1].rstrip().endswith("[INVESTIGATION_COMPLETE]")  # reopening shows the report
 
 
+@pytest.mark.parametrize("api_server", ["memory://", POSTGRESQL], indirect=True)
 def test_a_client_that_leaves_on_investigation_started_changes_nothing(api_server, env):
     """The journalist approves and closes the tab as soon as the run says it started."""
     approve_and_leave_on_started(api_server, env.database_url)
@@ -150,13 +161,9 @@ def test_a_client_that_leaves_on_investigation_started_changes_nothing(api_serve
 def test_over_vicaran_serve_too(env, tmp_path: Path):
     """The same over `vicaran serve`, whose middleware (the body limit, the access check) sits
     between the client and ADK's `/run_sse`; sessions in ADK's SQLite store."""
-    variables = {
-        "VICARAN_FAST_MODEL": "scripted/latency-30",
-        "VICARAN_PRO_MODEL": "scripted/latency-30",
-        "VICARAN_SESSION_DB_URL": f"sqlite:///{tmp_path / 'sessions.db'}",
-    }
-    with vicaran_serve(tmp_path, variables) as base:
-        approve_and_leave_on_started(base, env.database_url)
+    env.set(**LATENCY, VICARAN_SESSION_DB_URL=f"sqlite:///{tmp_path / 'sessions.db'}")
+    with vicaran_serving("127.0.0.1", free_port()) as served:
+        approve_and_leave_on_started(served.base, env.database_url)
 
 
 def approve_and_leave_on_started(base: str, database_url: str) -> None:
@@ -195,3 +202,15 @@ def approve_and_leave_on_started(base: str, database_url: str) -> None:
     texts = [text(e) for e in events if text(e)]
     assert sum("[INVESTIGATION_STARTED]" in t for t in texts) == 1
     assert texts[-1].rstrip().endswith("[INVESTIGATION_COMPLETE]")  # reopening shows the report
+
+
+def test_adk_web_serves_the_dev_ui_and_plans_with_the_agent(env, tmp_path: Path):
+    """`adk web vicaran_agent` (`make web`) as a process: the dev UI, the app in its list, and a
+    brief answered with a plan."""
+    with adk_web(tmp_path, LATENCY) as base:
+        assert httpx.get(f"{base}/dev-ui/").status_code == 200
+        assert APP in httpx.get(f"{base}/list-apps").json()
+        session = httpx.post(f"{base}/apps/{APP}/users/newsroom/sessions", json={}).json()
+        brief = f"Quick Search. Did Acme Chemicals pollute Riverton's water? {RIVERTON[0].url}"
+        plan = text(run_sse(base, session["id"], brief)[-1][1])
+    assert plan.rstrip().endswith("[PLAN_APPROVAL_REQUIRED]")

@@ -396,6 +396,78 @@ async def test_a_late_source_joins_the_loop_marked_new(harness):
     assert any("[NEW]" in p for p in prompts)
 
 
+def settles_in_round_one(env) -> None:
+    """A recognised fact-checker's review of the claim: sufficient after the first round."""
+    search_returns(env, [])
+    env.services.factcheck.claims = [
+        review(CLAIM, "False", publisher="PolitiFact", site="politifact.com", language="en")
+    ]
+
+
+LATE = "https://slowsite.com/story"
+
+
+def arrives_after_round_one(checker: ClaimChecker, monkeypatch) -> None:
+    """A late page whose retry finishes only once round 1 has been judged."""
+    judged = asyncio.Event()
+    original = ClaimChecker._judge
+
+    async def judge(self):
+        result = await original(self)
+        judged.set()
+        return result
+
+    monkeypatch.setattr(ClaimChecker, "_judge", judge)
+
+    async def slow_read() -> PageResult:
+        await judged.wait()
+        return PageResult(url=LATE, ok=True, title="Slow story", text=f"{SUPPORTING}\n\nMore.")
+
+    checker.shared.runtime.late.retry(LATE, slow_read)
+
+
+async def test_a_late_source_arriving_after_the_claim_settled_re_enters_the_loop(
+    harness, monkeypatch
+):
+    """Seed 000: done with sources still arriving, the checker waits for them and judges again."""
+    settles_in_round_one(harness.env)
+    checker = harness.make(cap=3)
+    arrives_after_round_one(checker, monkeypatch)
+    late = LATE
+    verdict = await checker.run()
+    (item,) = [e for e in verdict.evidence if e.url == late]
+    assert item.origin == "late_source"
+    prompts = [c["prompt"] for c in scripted_model.calls_for("ClaimAssessment")]
+    assert len(prompts) == 2 and "[NEW]" not in prompts[0] and "[NEW]" in prompts[1]
+    assert verdict.iterations == 2 and "late source" in verdict.stop_reason
+
+
+async def test_a_late_source_that_never_arrives_does_not_hold_the_claim(harness):
+    harness.env.set(VICARAN_PAGE_TIMEOUT_SECONDS="0.2")  # how long a settled claim waits
+    settles_in_round_one(harness.env)
+    never = asyncio.Event()
+
+    async def hung_read() -> PageResult:
+        await never.wait()
+        raise AssertionError("unreachable")
+
+    checker = harness.make(cap=3)
+    checker.shared.runtime.late.retry("https://slowsite.com/never", hung_read)
+    verdict = await checker.run()
+    assert verdict.iterations == 1 and verdict.stop_reason == "sufficient evidence"
+    assert len(scripted_model.calls_for("ClaimAssessment")) == 1
+
+
+async def test_a_claim_at_its_round_cap_does_not_wait_for_late_sources(harness, monkeypatch):
+    settles_in_round_one(harness.env)
+    checker = harness.make(cap=1)
+    arrives_after_round_one(checker, monkeypatch)
+    verdict = await checker.run()
+    assert verdict.iterations == 1 and verdict.stop_reason == "sufficient evidence"
+    assert len(scripted_model.calls_for("ClaimAssessment")) == 1
+    assert not [e for e in verdict.evidence if e.url == LATE]
+
+
 async def test_live_search_fallback_adds_resolved_sources(harness):
     env = harness.env
     web = env.services.web

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from tests.support import scripted_model
 from tests.support.conversation import Conversation
 from tests.support.corpus import RIVERTON
@@ -11,6 +13,7 @@ from vicaran_agent import state_keys as keys
 from vicaran_agent.config import get_settings
 from vicaran_agent.i18n import verdict_label
 from vicaran_agent.storage import get_repository
+from vicaran_agent.terminal import is_verdict_line
 
 BRIEF = (
     "Investigate whether Acme Chemicals polluted Riverton's drinking water. "
@@ -152,3 +155,43 @@ async def test_a_page_that_timed_out_is_retried_and_reaches_the_fact_checker(env
     ]
     assert late and all("reuters.com" in e["url"] for e in late)
     assert env.services.jina.targets().count(slow) == 2  # the first read and one retry
+
+
+VERDICT_HEAD = re.compile(r'^(\S+) \*\*([^*]+)\*\* — (claim|alegação) (\d+)/(\d+) \("(.+)"\): \S')
+
+
+@pytest.mark.parametrize(
+    ("brief", "word"),
+    [
+        ("Quick Search. " + BRIEF, "claim"),
+        (
+            "Busca rápida. Investigue se a Acme Chemicals poluiu a água de Riverton. "
+            "https://rivertondaily.com/news/acme-health-complaints",
+            "alegação",
+        ),
+    ],
+)
+async def test_every_verdict_line_names_its_claim_numbered_as_the_chat_numbers_them(
+    env, brief, word
+):
+    """Claims are checked concurrently and finish in any order: each line says which it is."""
+    env.set(VICARAN_PRO_MODEL="scripted/latency-50")
+    texts, state, _ = await investigate(brief)
+    claims = [c["claim_text"] for c in state[keys.CLAIM_RECORDS]]
+    assert len(claims) == 5
+    verifying = {}
+    for text in texts:
+        if found := re.match(r'^🔍 \[PROGRESS\] \S+ \S+ (\d+)/5: "(.+)"$', text):
+            verifying[int(found[1])] = found[2]
+    heads = [t.split("\n", 1)[0] for t in texts if is_verdict_line(t)]
+    assert len(heads) == 5, heads
+    numbers = []
+    for head in heads:
+        found = VERDICT_HEAD.match(head)
+        assert found, head
+        number, short = int(found[4]), found[6]
+        assert (found[3], found[5]) == (word, "5")
+        assert claims[number - 1].startswith(short.removesuffix("…"))  # that claim's own text
+        assert verifying[number].startswith(short.removesuffix("…")[:60])
+        numbers.append(number)
+    assert sorted(numbers) == [1, 2, 3, 4, 5]  # each claim once, no repeat

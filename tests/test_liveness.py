@@ -10,9 +10,12 @@ import sys
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
+
 from tests.support import wait
 from tests.support.clock import FakeClock
 from tests.support.conversation import Conversation
+from tests.support.inprocess import vicaran
 from vicaran_agent import liveness
 from vicaran_agent import state_keys as keys
 from vicaran_agent.config import get_settings
@@ -59,19 +62,71 @@ def running(investigation_id: str) -> bool:
     return bool(found and found["status"] == "in_progress" and found["sources"])
 
 
-async def test_sigterm_marks_the_run_interrupted_before_the_process_exits(env):
-    process = start_cli_run(env, ID)
+class SigtermReachedTheTest(Exception):
+    """The command left SIGTERM to the process's own handler (here the test's)."""
+
+
+def test_sigterm_marks_the_run_interrupted_before_the_process_exits(env, monkeypatch):
+    """`vicaran investigate` in this process, sent SIGTERM (as a container stop sends it) while
+    a model call is in flight once its sources are saved; the call then waits for the stop."""
+    from tests.support.scripted_model import ScriptedModel
+
+    generate = ScriptedModel.generate_content_async
+    sent: list[int] = []
+
+    async def stopped(self, llm_request, stream=False):
+        if not sent and running(ID):  # mid-run: in progress, sources saved
+            sent.append(signal.SIGTERM)
+            os.kill(os.getpid(), signal.SIGTERM)
+            await asyncio.Event().wait()  # in flight until the stop cancels it
+        async for response in generate(self, llm_request, stream):
+            yield response
+
+    def refuse(signum: int, frame: object) -> None:
+        raise SigtermReachedTheTest
+
+    monkeypatch.setattr(ScriptedModel, "generate_content_async", stopped)
+    previous = signal.signal(signal.SIGTERM, refuse)
     try:
-        await asyncio.to_thread(wait_for, lambda: running(ID))
-        process.send_signal(signal.SIGTERM)
-        output, _ = await asyncio.to_thread(process.communicate, timeout=60)
+        run = vicaran(["investigate", BRIEF, "--yes", "--id", ID, "--wait-delivery", "0"])
     finally:
-        process.kill()
-    assert process.returncode == 130, output
-    assert "marked interrupted" in output
+        signal.signal(signal.SIGTERM, previous)
+    assert sent, "the run never got past its sources"
+    assert run.code == 130, run.output
+    assert "marked interrupted" in run.output
     record = store().get_investigation(ID)
     assert record["status"] == "interrupted"  # written by the process itself, at once
     assert "interrupted" in (record["error"] or "")
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="found moving the SIGTERM test in-process: a stop while the pipeline waits at a "
+    "yield (here as the claim extractor starts) leaves its generator to be closed at loop "
+    "shutdown, in another context: `tally_calls` cannot reset its ContextVar there and the "
+    "run is marked failed (ValueError: <Token ...> was created in a different Context)",
+)
+def test_sigterm_between_two_events_marks_the_run_interrupted_too(env, monkeypatch):
+    from vicaran_agent.sub_agents.claim_extractor import ClaimExtractorAgent
+
+    extract = ClaimExtractorAgent.run_stage
+
+    async def stopped(self, stage):
+        os.kill(os.getpid(), signal.SIGTERM)
+        async for event in extract(self, stage):
+            yield event
+
+    def refuse(signum: int, frame: object) -> None:
+        raise SigtermReachedTheTest
+
+    monkeypatch.setattr(ClaimExtractorAgent, "run_stage", stopped)
+    previous = signal.signal(signal.SIGTERM, refuse)
+    try:
+        run = vicaran(["investigate", BRIEF, "--yes", "--id", ID, "--wait-delivery", "0"])
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert run.code == 130, run.output
+    assert store().get_investigation(ID)["status"] == "interrupted"
 
 
 async def test_sigkill_leaves_a_run_that_readers_and_the_next_start_see_as_interrupted(env):

@@ -53,15 +53,24 @@ class CountingPlugin(BasePlugin):
         return None
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def spans() -> InMemorySpanExporter:
-    """ADK's spans, kept in memory (the global provider is set once per process)."""
-    exporter = InMemorySpanExporter()
-    provider = trace.get_tracer_provider()
-    if not isinstance(provider, TracerProvider):
-        provider = TracerProvider()
-        trace.set_tracer_provider(provider)
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    """ADK's spans, kept in memory, wherever ADK's tracer sends them now (a server run in this
+    process earlier may have set, and put back, the global provider ADK's tracer resolved to)."""
+    from google.adk.telemetry import tracing
+
+    processor = SimpleSpanProcessor(exporter := InMemorySpanExporter())
+    tracer = tracing.tracer
+    if isinstance(tracer, trace.ProxyTracer):
+        provider = trace.get_tracer_provider()
+        if not isinstance(provider, TracerProvider):
+            trace._TRACER_PROVIDER_SET_ONCE._done = False  # (put back unset by such a server)
+            provider = TracerProvider()
+            trace.set_tracer_provider(provider)
+        tracer._real_tracer = None  # resolved again, to the provider in place now
+        provider.add_span_processor(processor)
+    else:  # an SDK tracer: its provider's processors
+        tracer._active_span_processor.add_span_processor(processor)
     return exporter
 
 

@@ -28,24 +28,25 @@ BRIEF = (
 
 @pytest.fixture(scope="module")
 def newsroom_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CallbackServer]:
-    """One newsroom for the module (it starts in seconds, not instantly); tests may stop it."""
-    server = CallbackServer(tmp_path_factory.mktemp("newsroom")).start()
+    """One newsroom for the module (it starts in seconds, not instantly); tests may take it
+    down (`outage()`: refused, as when it is stopped) and bring it back (`recover()`)."""
+    server = CallbackServer(tmp_path_factory.mktemp("newsroom"), outages=True).start()
     yield server
     server.stop()
 
 
 @pytest.fixture
-def newsroom(env, records_url: str, newsroom_server: CallbackServer) -> CallbackServer:
-    """The newsroom, with the records (and their outbox) on each backend of the matrix."""
-    if newsroom_server.process is None:
-        newsroom_server.start()
+def newsroom(env, records_url: str, newsroom_server: CallbackServer) -> Iterator[CallbackServer]:
+    """The newsroom, with the records (and their outbox) on each backend of the matrix; up
+    again after the test."""
     env.database_url = records_url
     env.set(
         CALLBACK_API_URL=newsroom_server.url,
         AGENT_SECRET=newsroom_server.secret,
         VICARAN_DATABASE_URL=records_url,
     )
-    return newsroom_server
+    yield newsroom_server
+    newsroom_server.recover()
 
 
 def comparable(record: dict[str, Any]) -> dict[str, Any]:
@@ -131,7 +132,7 @@ async def test_records_reach_the_newsroom_with_their_links(newsroom):
 
 
 async def test_a_down_server_holds_records_until_it_returns_then_delivers_once(newsroom):
-    newsroom.stop()
+    newsroom.outage()
     investigation_id = await investigate()
     await drain()  # every head attempt fails: the server is down
     summary = get_repository(get_settings().database_url).outbox_summary()
@@ -139,7 +140,7 @@ async def test_a_down_server_holds_records_until_it_returns_then_delivers_once(n
     assert summary["retrying"] and "ConnectError" in summary["retrying"][0]["last_error"]
     assert newsroom.investigation(investigation_id) is None
 
-    newsroom.start()
+    newsroom.recover()
     for _ in range(len(local(investigation_id)["sources"]) + 20):
         await drain()
         if get_repository(get_settings().database_url).outbox_summary()["counts"]["pending"] == 0:
@@ -151,14 +152,14 @@ async def test_a_down_server_holds_records_until_it_returns_then_delivers_once(n
 
 
 async def test_a_restart_between_failure_and_recovery_loses_nothing(newsroom, env):
-    newsroom.stop()
+    newsroom.outage()
     investigation_id = await investigate()
     await drain()
     # the process "restarts": every in-memory object is gone, only the database file remains
     await delivery.stop_delivery()
     get_repository(get_settings().database_url).close()
     get_settings.cache_clear()
-    newsroom.start()
+    newsroom.recover()
     restarted = Deliverer(backoff_base=0.01)
     assert restarted.repository is not None
     for _ in range(30):
@@ -200,7 +201,7 @@ async def test_a_mid_run_outage_leaves_identical_records_and_no_duplicates(newsr
         # sources were saved (and delivered in the background); now the newsroom goes down
         await wait.until(lambda: delivered() >= 2, "two records delivered before the outage")
         outage["delivered_before"] = delivered()
-        await asyncio.to_thread(newsroom.stop)
+        await asyncio.to_thread(newsroom.outage)
         async for event in original(self, stage):
             yield event
 
@@ -210,7 +211,7 @@ async def test_a_mid_run_outage_leaves_identical_records_and_no_duplicates(newsr
     env.monkeypatch.setattr(ClaimExtractorAgent, "run_stage", with_outage)
     investigation_id = await investigate()
     assert outage["delivered_before"] >= 2  # part of the run landed before the outage
-    newsroom.start()
+    newsroom.recover()
     for _ in range(40):
         await drain()
         if get_repository(get_settings().database_url).outbox_summary()["counts"]["pending"] == 0:
@@ -235,12 +236,12 @@ def test_outbox_status_and_flush_commands(newsroom, capsys):
         brief="b",
         language="en",
     )
-    newsroom.stop()
+    newsroom.outage()
     with queue_for_callback():
         repository.start_investigation(config)
     assert main(["outbox", "status"]) == 1
     assert "1 pending" in capsys.readouterr().out
-    newsroom.start()
+    newsroom.recover()
     assert main(["outbox", "flush"]) == 0
     out = capsys.readouterr().out
     assert "Delivered 1 record(s)." in out and "0 pending, 1 delivered, 0 failed" in out

@@ -1,9 +1,10 @@
 """Links follow the server: `vicaran serve --port P` (`make run PORT=P`) → every link Vicaran
 gives to itself names port P, and each checked claim has its own page with its ClaimReview.
 
-The end-to-end test runs a real `vicaran serve` process on a free port with the loopback fakes
-and the scripted model; its environment has no VICARAN_PUBLIC_URL, or the value `.env.example`
-shipped until the links followed the server (the `.env` of everyone who ran `make run` before).
+The end-to-end test runs `vicaran serve` (the command, in a thread of the test's process, as a
+fresh process runs it) on a free port with the loopback fakes and the scripted model; its
+environment has no VICARAN_PUBLIC_URL, or the value `.env.example` shipped until the links
+followed the server (the `.env` of everyone who ran `make run` before).
 The others check the settings, the terminal's link and the claim page one by one.
 """
 
@@ -22,8 +23,9 @@ import httpx
 import pytest
 from pydantic import ValidationError
 
-from tests.support.api_server import APP, run_sse, vicaran_serve
+from tests.support.api_server import APP, free_port, run_sse
 from tests.support.corpus import RIVERTON
+from tests.support.inprocess import vicaran_serving
 from tests.support.store import dashboard_client, fresh_repository, panel
 from tests.test_dashboard import QUOTE, XSS, start, trust_investigation
 from vicaran_agent import cli, export
@@ -99,13 +101,12 @@ def investigate(base: str) -> tuple[str, str]:
 @pytest.mark.e2e
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize("configured", [None, RETIRED], ids=["unset", "retired"])
-def test_every_link_names_the_port_the_server_listens_on(
-    env, tmp_path: Path, configured: str | None
-) -> None:
-    variables = {"VICARAN_SESSION_DB_URL": "memory://"}
+def test_every_link_names_the_port_the_server_listens_on(env, configured: str | None) -> None:
+    env.set(VICARAN_SESSION_DB_URL="memory://")
     if configured is not None:
-        variables["VICARAN_PUBLIC_URL"] = configured
-    with vicaran_serve(tmp_path, variables) as base:
+        env.set(VICARAN_PUBLIC_URL=configured)
+    with vicaran_serving("127.0.0.1", free_port()) as served:
+        base = served.base
         port = urlsplit(base).port
         assert port != 8000
         iid, last_message = investigate(base)
@@ -121,7 +122,7 @@ def test_every_link_names_the_port_the_server_listens_on(
         claim_pages = [
             httpx.get(f"{base}/investigations/{iid}/claims/{n}") for n in range(1, len(checks) + 1)
         ]
-    log = (tmp_path / "serve.log").read_text()
+    log = served.said()
 
     said = {
         "the run's last message": last_message,

@@ -1,7 +1,8 @@
 """Two `vicaran serve` replicas on one PostgreSQL: a plan written on one is approved on the other.
 
 Records (`VICARAN_DATABASE_URL`) and ADK sessions (`VICARAN_SESSION_DB_URL`) both live on the
-server; each replica is its own process with the loopback fakes and the scripted model.
+server; replica A runs in the test's process, replica B is a process of its own (so nothing in
+A's memory can reach B), both with the loopback fakes and the scripted model.
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.support.api_server import APP, run_sse, vicaran_serve
+from tests.support.api_server import APP, free_port, run_sse, vicaran_serve
 from tests.support.corpus import RIVERTON
 from tests.support.databases import records_database, sessions_database
+from tests.support.inprocess import vicaran_serving
 from vicaran_agent.storage import Repository
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
@@ -36,8 +38,9 @@ def test_a_plan_written_on_one_replica_is_approved_on_the_other(env, tmp_path: P
             # two machines share no `.adk` folder: nothing local may carry the session across
             "ADK_DISABLE_LOCAL_STORAGE": "1",
         }
-        a = stack.enter_context(vicaran_serve(tmp_path, variables, name="replica-a"))
         b = stack.enter_context(vicaran_serve(tmp_path, variables, name="replica-b"))
+        env.set(**variables)
+        a = stack.enter_context(vicaran_serving("127.0.0.1", free_port(), output=False)).base
 
         session = httpx.post(f"{a}/apps/{APP}/users/newsroom/sessions", json={}).json()
         brief = (

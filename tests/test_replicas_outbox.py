@@ -16,6 +16,7 @@ import threading
 import time
 import uuid
 from collections import Counter, defaultdict
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from sqlalchemy.engine import make_url
 
 from tests.fakes.newsroom import FakeNewsroom
 from tests.support.callback_server import ROOT, CallbackServer
+from tests.support.databases import BACKENDS, records_database
 from vicaran_agent.delivery import Deliverer
 from vicaran_agent.storage import Repository
 from vicaran_agent.storage.outbox import enqueue
@@ -283,19 +285,25 @@ def test_a_replica_never_waits_for_rows_another_is_claiming(records_url: str) ->
 # --- the callback API: idempotency across two server processes ----------------------------------
 
 
-@pytest.fixture
-def two_servers(records_url: str, tmp_path: Path) -> Any:
-    servers = []
-    try:
-        for n in range(2):  # one after the other: each creates the tables it finds missing
-            (tmp_path / f"s{n}").mkdir()
-            server = CallbackServer(tmp_path / f"s{n}", secret=SECRET)
-            server.database_url = records_url
-            servers.append(server.start())
-        yield servers
-    finally:
-        for server in servers:
-            server.stop()
+@pytest.fixture(scope="module", params=BACKENDS)
+def two_servers(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[list[CallbackServer]]:
+    """Two callback servers on one records database of the backend, for the whole module: each
+    test writes an investigation of its own (a fresh id), so nothing needs resetting."""
+    folder = tmp_path_factory.mktemp("replicas")
+    with records_database(request.param, folder) as records_url:
+        servers = []
+        try:
+            for n in range(2):  # one after the other: each creates the tables it finds missing
+                (folder / f"s{n}").mkdir()
+                server = CallbackServer(folder / f"s{n}", secret=SECRET)
+                server.database_url = records_url
+                servers.append(server.start())
+            yield servers
+        finally:
+            for server in servers:
+                server.stop()
 
 
 async def _warm(

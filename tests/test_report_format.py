@@ -366,7 +366,7 @@ async def test_a_failed_run_links_the_dashboard_page_too(env):
     assert url not in export.render("md", record)  # the exported report is the report alone
 
 
-async def test_a_crashed_run_ends_with_the_dashboard_link_and_the_marker(env):
+async def test_a_stage_that_raised_still_ends_with_the_dashboard_link_and_the_marker(env):
     from vicaran_agent.sub_agents.claim_extractor import ClaimExtractorAgent
 
     async def explode(self, stage):

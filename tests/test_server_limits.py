@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 
-from tests.support.api_server import APP, vicaran_serve
+from tests.support.api_server import APP, free_port
+from tests.support.inprocess import vicaran_serving
 from vicaran_agent.config import Settings, get_settings
 from vicaran_agent.server.app import build_server
 
@@ -261,10 +262,11 @@ def _stream_until_answered(base: str, path: str, limit: int) -> tuple[int, bytes
 
 @pytest.mark.e2e
 @pytest.mark.timeout(180)
-def test_vicaran_serve_answers_413_before_the_body_is_sent(env, tmp_path: Path) -> None:
+def test_vicaran_serve_answers_413_before_the_body_is_sent(env) -> None:
     """A 60 MB PDF as base64 (80 MB): refused on its headers alone; streamed without a length,
     refused once the limit is passed (the default limit, from VICARAN_DOCUMENT_MAX_BYTES)."""
-    with vicaran_serve(tmp_path, {"VICARAN_DATABASE_URL": env.database_url}) as base:
+    with vicaran_serving("127.0.0.1", free_port(), output=False) as served:
+        base = served.base
         for path in ("/run_sse", "/run"):
             status, body = _answer_to_headers(
                 base, path, ["Content-Type: application/json", "Content-Length: 80000000"]

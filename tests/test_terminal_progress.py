@@ -44,10 +44,17 @@ def test_progress_follows_the_stages_and_their_records():
     progress.observe(event("claim_extractor", "claims", **{keys.CLAIM_RECORDS: [{}, {}]}))
     assert (progress.step, progress.sources_read, progress.claims_total) == ("claims", 3, 2)
     progress.observe(event("fact_checker", '🔍 [PROGRESS] Verifying claim 1/2: "x"'))
-    progress.observe(event("fact_checker", "✅ **VERIFIED** - sources agree.\n   Confidence: 85%"))
+    progress.observe(event("fact_checker", '🔍 [PROGRESS] Verifying claim 2/2: "1/2 of it: y"'))
+    # verdict lines name their claim, in the order the checks finish
+    progress.observe(
+        event("fact_checker", '✅ **VERIFIED** — claim 2/2 ("1/2 of it: y"): sources agree.')
+    )
+    assert progress.checked == {2} and progress.claims_checked == 1
     progress.observe(event("bias_analyzer", "⚖️ [PROGRESS] Analyzing source coverage balance..."))
-    progress.observe(event("fact_checker", "❌ **FALSO** - as fontes desmentem."))
-    progress.observe(event("fact_checker", "❌ **FALSO** - de novo."))  # never past the total
+    progress.observe(
+        event("fact_checker", '❌ **FALSO** — alegação 1/2 ("x"): as fontes desmentem.')
+    )
+    progress.observe(event("fact_checker", '❌ **FALSO** — alegação 1/2 ("x"): de novo.'))  # once
     assert (progress.step, progress.claims_checked) == ("checks", 2)
     line = progress.line("en")
     assert line.startswith("Checking claims · sources read 3/3 · claims checked 2/2 · ")

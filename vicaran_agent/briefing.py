@@ -130,31 +130,49 @@ _SENTENCE_ENDS = ".!?:\n"
 
 @dataclass(frozen=True)
 class Vagueness:
-    """What a brief names: someone or something (a proper name, an acronym), and a period."""
+    """What a brief names: someone or something (proper names, acronyms), and a period."""
 
     named: bool
     period: bool
+    names: int = 0  # distinct runs of proper names ("Acme Chemicals" is one)
+    first: str = ""  # the first of them, as written
 
     @property
     def vague(self) -> bool:
-        """Nothing named: "the mayor" could be any mayor, so a plan would be a guess."""
-        return not self.named
+        """Too vague to plan (DESIGN, protocol point 3): nothing named ("the mayor" could be any
+        mayor), or a single name with no period and nothing else to place it ("Mayor Smith":
+        which Smith, where, when?) - the entity is ambiguous, the place and period missing."""
+        return not self.named or (self.names == 1 and not self.period)
+
+    @property
+    def ambiguous(self) -> bool:
+        """One name, nothing to place or date it."""
+        return self.named and self.vague
 
 
 def vagueness(brief: str) -> Vagueness:
     """What the brief names. A URL makes a brief specific enough: the page says who."""
     if extract_urls(brief, 1):
-        return Vagueness(True, True)
-    named = period = False
+        return Vagueness(True, True, 1, "")
+    period = False
+    found: list[list[str]] = []  # runs of proper names, word by word
     sentence_start = True
+    in_name = False
     for raw in brief.split():
         word = raw.strip("\"'“”‘’()[],;.!?:")
+        is_name = False
         if any(c.isdigit() for c in word) or word.lower() in _MONTHS:
             period = True
         elif len(word) > 1 and word[:1].isupper() and (not sentence_start or word.isupper()):
-            named = True  # a proper name inside a sentence, or an acronym anywhere
+            is_name = True  # a proper name inside a sentence, or an acronym anywhere
+        if is_name:  # "Acme Chemicals" is one name, "Riverton" another
+            if in_name:
+                found[-1].append(word)
+            else:
+                found.append([word])
+        in_name = is_name and raw[-1:] not in _SENTENCE_ENDS + ",;"
         sentence_start = raw[-1:] in _SENTENCE_ENDS
-    return Vagueness(named, period)
+    return Vagueness(bool(found), period, len(found), " ".join(found[0]) if found else "")
 
 
 _SKIPS = frozenset(
@@ -210,6 +228,8 @@ _STOP = frozenset(
         "your",
         "investigate",
         "investigation",
+        "investigating",
+        "want",
         "check",
         "whether",
         "sobre",
@@ -229,6 +249,10 @@ _STOP = frozenset(
         "onde",
         "agora",
         "investigue",
+        "investigar",
+        "investigação",
+        "investigacao",
+        "quero",
         "verifique",
         "foram",
         "seria",
@@ -243,9 +267,70 @@ _STOP = frozenset(
 
 
 def content_words(text: str) -> set[str]:
-    """Words of four letters or more that say what a text is about."""
-    words = (w.strip("\"'“”‘’()[].,;:!?").lower() for w in text.split())
+    """Words of four letters or more that say what a text is about (a possessive's "'s" off)."""
+    words = (_possessive(w.strip("\"'“”‘’()[].,;:!?").lower()) for w in text.split())
     return {w for w in words if len(w) >= 4 and w not in _STOP and "://" not in w}
+
+
+def _possessive(word: str) -> str:
+    return word[:-2] if word.endswith(("'s", "’s")) else word
+
+
+# Words that ask to change the plan, not to replace its subject ("also include the mayor").
+_EDITS = frozenset(
+    [
+        "add",
+        "also",
+        "include",
+        "including",
+        "focus",
+        "remove",
+        "drop",
+        "exclude",
+        "change",
+        "more",
+        "less",
+        "only",
+        "just",
+        "adicione",
+        "adicionar",
+        "inclua",
+        "incluir",
+        "incluindo",
+        "também",
+        "tambem",
+        "foque",
+        "focar",
+        "remova",
+        "remover",
+        "exclua",
+        "excluir",
+        "mude",
+        "mudar",
+        "mais",
+        "menos",
+        "apenas",
+        "só",
+    ]
+)
+STEM = 5  # letters two words must share to be about the same thing ("chemical"/"chemicals")
+
+
+def new_topic(message: str, *about: str) -> bool:
+    """Whether a message during planning brings a completely different subject.
+
+    It names someone or something (a proper name or an acronym), says enough (two content words
+    or more), asks for no change to the plan ("add", "also", "focus" ...) and shares no word -
+    compared by their first letters, so "chemicals" meets "chemical" - with the brief or the
+    plan. Anything less clear is left to the model, which may still re-plan.
+    """
+    words = content_words(message)
+    if len(words) < 2 or not vagueness(message).named:
+        return False
+    if any(w.strip("\"'“”‘’()[].,;:!?").lower() in _EDITS for w in message.split()):
+        return False
+    known = {w[:STEM] for text in about for w in content_words(text)}
+    return not {w[:STEM] for w in words} & known
 
 
 def same_topic(message: str, *about: str) -> bool:

@@ -109,6 +109,15 @@ async def investigate(
     state = await terminal.state()
     screen.language = (state.get(keys.INVESTIGATION_CONFIG) or {}).get("language", screen.language)
     say = screen.say
+    if state.get(keys.CLARIFY) == "asking":  # questions first: answered, or skipped with --yes
+        if args.yes:
+            answer = "skip"
+        elif not sys.stdin.isatty():
+            say(message("cli_needs_yes", screen.language))
+            return 1
+        else:
+            answer = ask(message("cli_answer", screen.language)).strip() or "skip"
+        reply = await terminal.send(answer)
     while PLAN_MARKER in reply:
         if args.yes:
             answer = "APPROVED"

@@ -109,6 +109,9 @@ class Settings(BaseSettings):
     # What of the journalist's documents the callback API receives: "quotes" (evidence quotes and
     # passage summaries) or "none" (the document's title and page only).
     vicaran_callback_document_text: Literal["quotes", "none"] = "quotes"
+    # The scale of `overall_bias_score` in the final records: 5 (seed 001's receiver, which takes
+    # 0-5; Vicaran's 0-10 score is halved) or 10 (receivers built on Vicaran's own 0-10 contract).
+    vicaran_callback_bias_scale: int = 5
     # `vicaran serve`: open on loopback; with a token, every route but the callback endpoint and
     # /healthz needs it. Host headers outside the allowed list are refused (DNS rebinding).
     vicaran_dashboard_token: str = ""
@@ -222,6 +225,13 @@ class Settings(BaseSettings):
                 "would end before its first request could"
             )
         return self
+
+    @field_validator("vicaran_callback_bias_scale")
+    @classmethod
+    def _bias_scale(cls, value: int) -> int:
+        if value not in (5, 10):
+            raise ValueError("VICARAN_CALLBACK_BIAS_SCALE must be 5 or 10")
+        return value
 
     @field_validator("vicaran_public_url")
     @classmethod

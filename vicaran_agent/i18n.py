@@ -176,6 +176,16 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
         "estão em {url}. Para investigar outro assunto, abra uma nova sessão (na interface: "
         "+ New Session) e envie o briefing lá.",
     ),
+    "different_topic": (
+        "It sounds like you want to investigate a different topic. This session's investigation "
+        "is about “{title}”, and one investigation is one topic: to start a new investigation for "
+        "that, open a new session (in the dev UI: + New Session) and send the brief there. To go on "
+        "with this one, tell me what to change in its plan.",
+        "Parece que você quer investigar outro assunto. A investigação desta sessão trata de "
+        "“{title}”, e uma investigação é um assunto só: para começar uma nova investigação sobre "
+        "isso, abra uma nova sessão (na interface: + New Session) e envie o briefing lá. Para seguir com esta, diga o "
+        "que mudar no plano dela.",
+    ),
     "clarify_intro": (
         "Before I plan, a few questions so the investigation looks for the right thing:",
         "Antes de planejar, algumas perguntas para a investigação buscar a coisa certa:",
@@ -187,6 +197,10 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
     "clarify_who": (
         "Who exactly is this about: the person's name, role and organisation?",
         "De quem exatamente se trata: nome, cargo e órgão ou empresa?",
+    ),
+    "clarify_which": (
+        "Which {name} do you mean, and where (the full name, the city or the country)?",
+        "Qual {name} exatamente, e onde (o nome completo, a cidade ou o país)?",
     ),
     "clarify_where": (
         "Where did it happen (city, state or country)?",
@@ -226,8 +240,10 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
     "plan_time": ("**Estimated Time:** {time}", "**Tempo estimado:** {time}"),
     "mode_quick": ("Quick Search", "Busca Rápida"),
     "mode_detailed": ("Detailed Inquiry", "Investigação Detalhada"),
-    "time_quick": ("about 5 minutes", "cerca de 5 minutos"),
-    "time_detailed": ("about 10 minutes", "cerca de 10 minutos"),
+    # seed 001's estimates: no live run has measured Vicaran's own (`make bench` times the
+    # scripted model, not a real one), so the plan promises no less than the seed did
+    "time_quick": ("about 10 minutes", "cerca de 10 minutos"),
+    "time_detailed": ("15–20 minutes", "15 a 20 minutos"),
     "plan_default_questions": (
         "What happened, who was involved and when\nWhat official records and documents show\n"
         "What the people and institutions involved say",
@@ -615,9 +631,10 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
         '🔍 [PROGRESS] Verifying claim {i}/{n}: "{claim}"',
         '🔍 [PROGRESS] Verificando alegação {i}/{n}: "{claim}"',
     ),
+    # names its claim: claims are checked concurrently, and their lines come as each finishes
     "verdict_line": (
-        "{emoji} **{label}** - {reason}\n   Confidence: {confidence}%",
-        "{emoji} **{label}** - {reason}\n   Confiança: {confidence}%",
+        '{emoji} **{label}** — claim {i}/{n} ("{claim}"): {reason}\n   Confidence: {confidence}%',
+        '{emoji} **{label}** — alegação {i}/{n} ("{claim}"): {reason}\n   Confiança: {confidence}%',
     ),
     "claim_failed": (
         "⚠️ Claim {i}/{n} could not be checked: {reason}",
@@ -928,6 +945,19 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
         "⚠️ **This investigation is partial.** {reason}",
         "⚠️ **Esta investigação está incompleta.** {reason}",
     ),
+    # an interrupted run, as the newsroom's callback API receives it (INVESTIGATION_PARTIAL)
+    "interrupted_reason": (
+        "Interrupted: the process running this investigation stopped before it finished; "
+        "run it again (same investigation id) to continue.",
+        "Interrompida: o processo que executava esta investigação parou antes do fim; "
+        "execute-a de novo (mesmo id de investigação) para continuar.",
+    ),
+    "interrupted_summary": (
+        "Interrupted before its report was written. Saved so far: sources {sources}, "
+        "claims {claims}, fact-checks {checks}.",
+        "Interrompida antes do relatório. Salvo até aqui: fontes {sources}, alegações {claims}, "
+        "checagens {checks}.",
+    ),
     "dashboard_timeline_skipped": (
         "Skipped in Quick Search: the timeline is built only in a Detailed Inquiry.",
         "Etapa pulada na Busca Rápida: a linha do tempo só é montada na Investigação Detalhada.",
@@ -1052,6 +1082,21 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
     "step_claims": ("Extracting claims", "Extraindo alegações"),
     "step_checks": ("Checking claims", "Checando alegações"),
     "step_report": ("Writing the report", "Escrevendo o relatório"),
+    # a pipeline stage by name, and one that raised (it fails soft: the run goes on without it)
+    "stage_source_finder": ("source search", "busca de fontes"),
+    "stage_claim_extractor": ("claim extraction", "extração de alegações"),
+    "stage_fact_checker": ("fact-checking", "checagem"),
+    "stage_bias_analyzer": ("bias analysis", "análise de viés"),
+    "stage_timeline_builder": ("timeline", "linha do tempo"),
+    "stage_summary_writer": ("report", "relatório"),
+    "stage_crashed": (
+        "The {stage} stage ({name}) failed: {error}",
+        "A etapa de {stage} ({name}) falhou: {error}",
+    ),
+    "stage_crashed_line": (
+        "⚠️ The {stage} stage failed ({error}); the investigation goes on without it.",
+        "⚠️ A etapa de {stage} falhou ({error}); a investigação segue sem ela.",
+    ),
     "status_completed": ("Completed", "Concluída"),
     "status_partial": ("Partial", "Incompleta"),
     "status_failed": ("Failed", "Falhou"),
@@ -1060,6 +1105,10 @@ _MESSAGES: dict[str, tuple[_Text, _Text]] = {
     "cli_approve": (
         "Approve this plan? Type APPROVED, or write what to change: ",
         "Aprovar este plano? Digite APROVADO ou escreva o que mudar: ",
+    ),
+    "cli_answer": (
+        "Your answers, in one line (or skip to plan with what there is): ",
+        "Suas respostas, numa linha (ou pular para planejar com o que há): ",
     ),
     "cli_needs_yes": (
         "The plan needs your approval: run again with --yes to approve it without being asked.",

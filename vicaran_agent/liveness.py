@@ -4,7 +4,8 @@ A running investigation's heartbeat is written every VICARAN_HEARTBEAT_SECONDS (
 none for three beats (30 s) belongs to a process that was killed. Stale runs are swept at start-up, at every
 journalist turn and (in `vicaran serve`) periodically; readers never see a dead run as live
 (the store reports it `interrupted` even before a sweep writes it). A process that is told to
-stop (SIGTERM) marks its own runs `interrupted` first.
+stop (SIGTERM) marks its own runs `interrupted` first. Either way, with a callback API each
+interrupted run is queued for it once, as INVESTIGATION_PARTIAL (a receiver has no such status).
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+from . import delivery
 from .callbacks.persistence import repository
 from .clock import SYSTEM_CLOCK, Clock
 from .config import get_settings
+from .storage.outbox import queue_for_callback
 
 logger = logging.getLogger(__name__)
 
@@ -57,12 +60,14 @@ async def sweep(*, force: bool = False, clock: Clock = SYSTEM_CLOCK) -> list[str
         return []
     _last_sweep[clock] = now
     try:
-        swept = await asyncio.to_thread(repository().sweep_stale)
+        with queue_for_callback(get_settings().callback_enabled):
+            swept = await asyncio.to_thread(repository().sweep_stale)
     except Exception:  # the store being down must not stop a conversation
         logger.warning("could not sweep stale investigations", exc_info=True)
         return []
     if swept:
         logger.info("marked %d stale investigation(s) interrupted: %s", len(swept), swept)
+        delivery.kick()  # each goes to the callback API as INVESTIGATION_PARTIAL
     return swept
 
 
@@ -71,8 +76,9 @@ def interrupt_running(reason: str = STOPPED_BY_SIGNAL) -> list[str]:
     running = sorted(RUNNING)
     if not running:
         return []
-    try:
-        return repository().mark_interrupted(running, reason)
+    try:  # queued for the callback API: delivered now, or by the next start
+        with queue_for_callback(get_settings().callback_enabled):
+            return repository().mark_interrupted(running, reason)
     except Exception:
         logger.exception("could not mark %s interrupted", running)
         return []

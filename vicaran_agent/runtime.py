@@ -99,6 +99,17 @@ class LateSources:
         done = [t for t in self._tasks.values() if t.done() and not t.cancelled()]
         return [t.result() for t in done if t.exception() is None and t.result().ok]
 
+    def pending(self) -> bool:
+        """Whether a retry is still running."""
+        return any(not t.done() for t in self._tasks.values())
+
+    async def wait_for_pending(self, seconds: float) -> None:
+        """Until every retry running now has finished, or `seconds` (never cancels one: other
+        claims wait for the same pages)."""
+        running = [t for t in self._tasks.values() if not t.done()]
+        if running:
+            await asyncio.wait(running, timeout=seconds)
+
     async def aclose(self) -> None:
         for task in self._tasks.values():
             task.cancel()

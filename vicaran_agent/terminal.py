@@ -90,8 +90,9 @@ def leading_ratio(text: str) -> tuple[int, int] | None:
     return None
 
 
-def _is_verdict_line(text: str) -> bool:
-    """A claim's result line: it starts with a verdict's emoji and bold label (any language)."""
+def is_verdict_line(text: str) -> bool:
+    """A claim's result line: it starts with a verdict's emoji and bold label (any language),
+    then names the claim by its number, "claim 2/5"."""
     return any(
         text.startswith(f"{emoji} **{label}**")
         for verdict in _VERDICTS
@@ -108,6 +109,7 @@ class RunProgress:
     sources_total: int | None = None
     claims_checked: int = 0
     claims_total: int | None = None
+    checked: set[int] = field(default_factory=set)  # the claims' numbers, as the chat gives them
     tokens: dict[str, Any] | None = None  # the run's model use, once the report is written
     started: float = field(default_factory=time.monotonic)
 
@@ -131,13 +133,12 @@ class RunProgress:
         elif event.author == "source_finder" and (ratio := leading_ratio(text)):
             self.sources_read = max(self.sources_read, ratio[0])
             self.sources_total = ratio[1]
-        elif event.author == "fact_checker":
-            if ratio := leading_ratio(text):
-                self.claims_total = self.claims_total or ratio[1]
-            elif _is_verdict_line(text):
-                self.claims_checked += 1
-                if self.claims_total is not None:
-                    self.claims_checked = min(self.claims_checked, self.claims_total)
+        elif event.author == "fact_checker" and (ratio := leading_ratio(text)):
+            # "Verifying claim 2/5: …" and "✅ **VERIFIED** — claim 2/5 (…): …": one numbering
+            self.claims_total = self.claims_total or ratio[1]
+            if is_verdict_line(text):
+                self.checked.add(ratio[0])
+                self.claims_checked = len(self.checked)
 
     def elapsed(self) -> str:
         seconds = int(time.monotonic() - self.started)

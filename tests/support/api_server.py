@@ -45,6 +45,20 @@ def api_server(
 
 
 @contextmanager
+def adk_web(tmp_path: Path, variables: dict[str, str]) -> Iterator[str]:
+    """`adk web` (the dev UI and ADK's API) on a free port, memory sessions: its base URL."""
+    port = free_port()
+    command = [
+        sys.executable, "-m", "google.adk.cli", "web", "--no-reload",
+        "--host", "127.0.0.1", "--port", str(port),
+        "--session_service_uri", "memory://", "--artifact_service_uri", "memory://",
+        APP,
+    ]  # fmt: skip
+    with _server(command, port, tmp_path / "adk_web.log", variables) as base:
+        yield base
+
+
+@contextmanager
 def vicaran_serve(tmp_path: Path, variables: dict[str, str], name: str = "serve") -> Iterator[str]:
     """`vicaran serve` (ADK's app, the callback API and the dashboard) on a free port: its
     base URL; sessions where `VICARAN_SESSION_DB_URL` says; output in `tmp_path/<name>.log`."""

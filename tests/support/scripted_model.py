@@ -16,6 +16,7 @@ Behaviour flags ride in the model name, joined by `+`, e.g. `scripted/eager-tran
   every finding (a rewrite, asked with PROBLEMS, copies the recorded verdicts).
 - `stubborn-report`: every report draft carries a cited sentence no source supports.
 - `low-quality`: the editor scores every draft 50/100.
+- `one-sided`: the bias analyzer rates every source critical, 9/10 (overall score 9.5).
 - `misquotes`: stances rest on quotes that are not in the evidence text.
 - `retitles`: page digests give every page the same made-up title.
 - `rambles`: the orchestrator writes 100,000 characters without a marker (cut at the request's
@@ -665,7 +666,9 @@ class ScriptedModel(BaseLlm):
     def _BiasJudgement(self, instruction: str, prompt: str) -> dict[str, Any]:
         sources = []
         for number, body in _entries(_block(prompt, "SOURCES"), "S"):
-            if re.search(r"\b(denies|denied|defends|press release|nega)\b", body, re.I):
+            if "one-sided" in self.flags:
+                stance, score = "critical", 9.0
+            elif re.search(r"\b(denies|denied|defends|press release|nega)\b", body, re.I):
                 stance, score = "supportive", 6.0
             elif re.search(r"\b(poison|outrage|scandal|escândalo)\b", body, re.I):
                 stance, score = "critical", 7.0

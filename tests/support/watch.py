@@ -15,10 +15,24 @@ INTERVAL_SECONDS = 0.05
 
 
 _POLLER = """
-import json, select, sys, time
+import json, select, sys, threading, time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import httpx
+
+class Bare(BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"ok")
+    def log_message(self, *args):
+        pass
+
+control = ThreadingHTTPServer(("127.0.0.1", 0), Bare)
+threading.Thread(target=control.serve_forever, daemon=True).start()
+bare = f"http://127.0.0.1:{control.server_address[1]}/"
 url, limit, interval = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
-answers, problems = [], []
+answers, control_answers, problems = [], [], []
 with httpx.Client(timeout=limit) as client:
     while True:
         began = time.monotonic()
@@ -30,10 +44,13 @@ with httpx.Client(timeout=limit) as client:
             answers.append(time.monotonic() - began)
             if status != 200:
                 problems.append(f"HTTP {status}")
-
+        began = time.monotonic()
+        client.get(bare)
+        control_answers.append(time.monotonic() - began)
         if select.select([sys.stdin], [], [], interval)[0]:
             break
-print(json.dumps({"answers": answers, "problems": problems}))
+control.shutdown()
+print(json.dumps({"answers": answers, "control": control_answers, "problems": problems}))
 """
 
 
@@ -41,11 +58,14 @@ print(json.dumps({"answers": answers, "problems": problems}))
 class HealthPoller:
     """GET `url` again and again from a process of its own (so that nothing in the test's
     process can slow it), each answer given `limit` seconds, until stopped: how long every
-    answer took, and what went wrong."""
+    answer took, and what went wrong. Beside each, the same process asks a bare HTTP server of
+    its own: how fast the machine answers anything at that moment (a loaded machine slows both;
+    a server whose loop is held slows only its own)."""
 
     url: str
-    limit: float = 1.0
+    limit: float = 30.0
     answers: list[float] = field(default_factory=list)
+    control: list[float] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
     def __enter__(self) -> HealthPoller:
@@ -61,10 +81,24 @@ class HealthPoller:
         output, _ = self._process.communicate("stop\n", timeout=30)
         found = json.loads(output.strip().splitlines()[-1])
         self.answers, self.problems = found["answers"], found["problems"]
+        self.control = found["control"]
 
     @property
     def slowest(self) -> float:
         return max(self.answers, default=0.0)
+
+    def answered_within(self, seconds: float) -> bool:
+        """Every request answered 200, the slowest within `seconds` beyond what the machine
+        itself took at its slowest (twice the bare server's slowest answer)."""
+        bare = max(self.control, default=0.0)
+        return not self.problems and bool(self.answers) and self.slowest < seconds + 2 * bare
+
+    def __str__(self) -> str:
+        bare = max(self.control, default=0.0)
+        return (
+            f"{len(self.answers)} answers, slowest {self.slowest:.3f} s (a bare server's slowest"
+            f" {bare:.3f} s), problems: {self.problems}"
+        )
 
 
 def tree(pid: int) -> list[int]:

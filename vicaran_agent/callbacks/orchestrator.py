@@ -24,7 +24,14 @@ from google.genai import types
 
 from .. import delivery, liveness
 from .. import state_keys as keys
-from ..briefing import choose_collections, choose_mode, is_skip, same_topic, vagueness
+from ..briefing import (
+    choose_collections,
+    choose_mode,
+    is_skip,
+    new_topic,
+    same_topic,
+    vagueness,
+)
 from ..config import get_settings
 from ..documents.artifacts import artifact_reader
 from ..documents.intake import (
@@ -619,6 +626,8 @@ async def before_orchestrator_model(
                 ],
             )
         )
+    if (answer := _another_topic(state, text)) is not None:
+        return answer
     pending = [
         url
         for url in extract_urls(text, settings.vicaran_max_user_urls)
@@ -631,6 +640,21 @@ async def before_orchestrator_model(
         ]
         return LlmResponse(content=types.Content(role="model", parts=calls))
     return None
+
+
+def _another_topic(state: Any, text: str) -> LlmResponse | None:
+    """A completely different subject once a plan is on screen: one investigation is one topic,
+    so code suggests a new session and writes no plan; the plan stays as it was, and a "yes" to
+    the suggestion does not approve it. An edited brief on the same subject goes to the model,
+    which re-plans."""
+    plan = state.get(keys.INVESTIGATION_PLAN) or ""
+    if not plan:
+        return None
+    config = InvestigationConfig.model_validate(state[keys.INVESTIGATION_CONFIG])
+    if not new_topic(text, config.brief, config.title, plan):
+        return None
+    state[keys.AWAITING_APPROVAL] = False
+    return text_response(message("different_topic", config.language, title=config.title))
 
 
 def _after_the_run(state: Any, text: str) -> LlmResponse | None:
@@ -751,10 +775,14 @@ def clarifying_questions(reply: str, config: InvestigationConfig) -> str:
         if line.endswith("?") and line not in asked:
             asked.append(one_line(line, 300))
     if not asked:
+        lang = config.language
         named = vagueness(config.brief)
-        keys_ = ["clarify_who", "clarify_where"] if not named.named else []
-        keys_ += [] if named.period else ["clarify_when"]
-        asked = [message(k, config.language) for k in keys_ or ["clarify_who"]]
+        if not named.named:
+            asked = [message("clarify_who", lang), message("clarify_where", lang)]
+        elif named.ambiguous:  # one name, nothing to place it: which one, and where
+            asked = [message("clarify_which", lang, name=one_line(named.first, 80))]
+        asked += [] if named.period else [message("clarify_when", lang)]
+        asked = asked or [message("clarify_who", lang)]
     numbered = [f"{i}. {q}" for i, q in enumerate(asked[:MAX_QUESTIONS], 1)]
     lang = config.language
     return "\n\n".join(

@@ -139,6 +139,20 @@ class ClaimChecker:
             if not queries and not (self._listed and shared.documents):
                 stop = "no new queries to try"
                 break
+        if iterations < shared.cap and shared.runtime.late.pending():
+            # Seed 000: done while sources are still arriving, the loop waits for them and
+            # judges again with them marked new (within the round cap, for one page's time).
+            await shared.runtime.late.wait_for_pending(shared.settings.vicaran_page_timeout_seconds)
+            if self._take_late_arrivals():
+                iterations += 1
+                later = await self._judge()
+                if later is not None:
+                    assessment, evidence = later, self.pool.evidence(later)
+                    if is_sufficient(evidence):
+                        stop = "sufficient evidence"
+                    elif stop == "sufficient evidence":
+                        stop = "no longer sufficient"
+                stop += "; a late source was judged"
         if not is_sufficient(evidence) and shared.live is not None and not self._private:
             added = await self._live_search()
             if added:
@@ -375,13 +389,16 @@ class ClaimChecker:
                 candidate.dated(page.published_at, page.published_at_source)
                 candidate.origin = "page"
 
-    def _take_late_arrivals(self) -> None:
-        """Pages that arrived after their first read timed out join the pool, marked new."""
+    def _take_late_arrivals(self) -> int:
+        """Pages that arrived after their first read timed out join the pool, marked new;
+        how many arrived since the last call."""
         texts = self.shared.runtime.texts
+        taken = 0
         for page in self.shared.runtime.late.arrived():
             if page.url in self._late_seen:
                 continue
             self._late_seen.add(page.url)
+            taken += 1
             candidate = self.pool.get(page.url)
             if candidate is None:
                 candidate = Candidate.from_page(page, "late_source")
@@ -390,6 +407,7 @@ class ClaimChecker:
             candidate.read(page.text, texts.put(page.text), self.claim.claim_text, now_iso())
             candidate.dated(page.published_at, page.published_at_source)
             candidate.origin, candidate.new = "late_source", True
+        return taken
 
     async def _live_search(self) -> int:
         assert self.shared.live is not None

@@ -58,9 +58,10 @@ Keep the marker `[PLAN_APPROVAL_REQUIRED]` exactly as written, in English.
 
 CLARIFY_INSTRUCTION = """\
 **Step 2 - clarifying questions.** The brief is too vague to plan: it names no one and nothing
-specific, so a plan would be a guess. Reply only with at most 3 short, targeted questions that
-would let you plan (which person or institution, where, what period), one per line, each ending
-with a question mark, in the journalist's language. Do not write a plan; Vicaran adds the rest.
+specific, or it names one person, body or thing with no place or period to tell which one it is,
+so a plan would be a guess. Reply only with at most 3 short, targeted questions that would let
+you plan (which person or institution, where, what period), one per line, each ending with a
+question mark, in the journalist's language. Do not write a plan; Vicaran adds the rest.
 """
 
 DOCUMENTS_INSTRUCTION = """\

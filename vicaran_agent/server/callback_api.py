@@ -25,7 +25,7 @@ import secrets
 import uuid
 from collections.abc import Awaitable, Callable
 from datetime import date, datetime
-from typing import Annotated, Any, TypeVar, get_args
+from typing import Annotated, Any, Literal, TypeVar, get_args
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
@@ -123,6 +123,8 @@ Word = Annotated[str, StringConstraints(max_length=WORD_MAX)]
 Url = Annotated[str, StringConstraints(max_length=URL_MAX)]
 Id = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=64)]
 Score10 = Annotated[float, Field(ge=0, le=10)]
+BiasScale = Literal[5, 10]
+DEFAULT_BIAS_SCALE = 5  # the final records' scale when they name none (seed 001's receiver)
 Unit = Annotated[float, Field(ge=0, le=1)]
 # A BCP 47-style tag ("en", "pt-BR"); the store keeps at most 16 characters.
 Language = Annotated[
@@ -384,9 +386,28 @@ class Tokens(TokenUse):
 
 class CompleteData(_Data):
     summary: Summary
+    # On the scale `bias_scale` names: 5 (seed 001's receiver, and the default) or 10.
     overall_bias_score: Score10 | None = None
+    bias_scale: BiasScale | None = None
     quality: ReportQuality | None = None
     tokens: Tokens | None = None
+
+    @model_validator(mode="after")
+    def _on_its_scale(self) -> CompleteData:
+        scale = self.bias_scale or DEFAULT_BIAS_SCALE
+        if self.overall_bias_score is not None and self.overall_bias_score > scale:
+            raise ValueError(
+                f"overall_bias_score must be at most {scale} on the 0-{scale} scale "
+                f"(bias_scale {'as sent' if self.bias_scale else 'not sent: 5'})"
+            )
+        return self
+
+    @property
+    def bias_score(self) -> float | None:
+        """The score on Vicaran's own 0-10 scale."""
+        if self.overall_bias_score is None:
+            return None
+        return round(self.overall_bias_score * 10 / (self.bias_scale or DEFAULT_BIAS_SCALE), 2)
 
 
 class PartialData(CompleteData):
@@ -763,7 +784,7 @@ class _Writer:
             self.id,
             "completed",
             summary=data.summary,
-            overall_bias_score=data.overall_bias_score,
+            overall_bias_score=data.bias_score,
             quality=_quality(data.quality),
             tokens=_tokens(data.tokens),
         )
@@ -776,7 +797,7 @@ class _Writer:
             "partial",
             summary=data.summary,
             partial_reason=data.partial_reason,
-            overall_bias_score=data.overall_bias_score,
+            overall_bias_score=data.bias_score,
             quality=_quality(data.quality),
             tokens=_tokens(data.tokens),
         )

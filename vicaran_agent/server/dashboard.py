@@ -699,6 +699,13 @@ def _claims(inv: dict[str, Any], refs: Callable[[list[str]], str]) -> str:
     return f'<ol class="cards">{"".join(items)}</ol>'
 
 
+def claim_of(inv: dict[str, Any], check: dict[str, Any]) -> str:
+    """ "Claim 2/5": a check named by its claim's number, as the chat's verdict lines name it."""
+    numbers = {claim["id"]: n for n, claim in enumerate(inv["claims"], 1)}
+    number = numbers.get(check["claim_id"])
+    return f"Claim {number}/{len(inv['claims'])}" if number else "Claim"
+
+
 def _checks(inv: dict[str, Any], refs: Callable[[list[str]], str]) -> str:
     if not inv["fact_checks"]:
         return _empty("No fact-checks yet.")
@@ -709,6 +716,7 @@ def _checks(inv: dict[str, Any], refs: Callable[[list[str]], str]) -> str:
         checked = f"<span>Checked on {escape(check['as_of'])}</span>" if check.get("as_of") else ""
         items.append(
             f'<li class="card check"><div class="card-head">'
+            f'<span class="num">{claim_of(inv, check)}</span>'
             f"{_badge('verdict', check['verdict'], VERDICT_LABELS)}"
             f'<h3 class="card-title">{escape(check["claim_text"])}</h3>'
             f"{_claim_page_link(inv['id'], number)}</div>"
@@ -740,7 +748,7 @@ def _claim_body(inv: dict[str, Any], number: int, review: dict[str, Any]) -> str
     page = _page_path(inv["id"])
     rating = review["reviewRating"]["alternateName"]
     confidence = _pct(check["confidence"], 100)
-    meta = [f"Claim {number} of {len(inv['fact_checks'])}"]
+    meta = [claim_of(inv, check)]
     if check.get("as_of"):
         meta.append(f"Checked on {escape(check['as_of'])}")
     if claim.get("origin") == "brief":

@@ -3,6 +3,9 @@
 Rows are written in the same transaction as the records (see Repository), carry *local* ids,
 and are translated to the remote ids the callback API returned at delivery time.
 
+The final records' `overall_bias_score` is on the receiver's scale (`VICARAN_CALLBACK_BIAS_SCALE`:
+0-5 by default, as seed 001's receiver takes it; `BIAS_ANALYZED` stays 0-10).
+
 What of the journalist's documents goes (`VICARAN_CALLBACK_DOCUMENT_TEXT`): with "quotes", a
 passage's quote and snippet and a document's summary, as for any source; with "none", only the
 reference (title, document id, page, the passage's address and SHA-256), and no reasoning log
@@ -18,11 +21,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import or_, select
+from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
 
 from ..config import get_settings
 from ..documents.model import is_document_url
+from ..i18n import message
 from .tables import (
     BiasRow,
     ClaimRow,
@@ -83,6 +87,35 @@ def payload(kind: str, row: Any) -> tuple[str | None, dict[str, Any]]:
     return local_id, data
 
 
+INTERRUPTED = "interrupted"  # local ids of the records an interrupted run is delivered as
+
+
+def enqueue_interrupted(session: Session, row: InvestigationRow) -> None:
+    """A run marked `interrupted` goes to the receiver as INVESTIGATION_PARTIAL, once.
+
+    A receiver has no `interrupted` status (it would keep the run `in_progress` forever). Each
+    interruption is its own record (`interrupted-1`, `-2`, ...), so a later run of the same
+    investigation still delivers its own final record.
+    """
+    kind = "INVESTIGATION_PARTIAL"
+    earlier = session.scalar(
+        select(func.count(OutboxRow.id)).where(
+            OutboxRow.investigation_id == row.id,
+            OutboxRow.type == kind,
+            OutboxRow.local_id.startswith(INTERRUPTED),
+        )
+    )
+    _, data = payload(kind, row)
+    saved = {
+        name: session.scalar(select(func.count(model.id)).where(model.investigation_id == row.id))
+        or 0
+        for name, model in (("sources", SourceRow), ("claims", ClaimRow), ("checks", FactCheckRow))
+    }
+    data["summary"] = row.summary or message("interrupted_summary", row.language, **saved)
+    data["partial_reason"] = message("interrupted_reason", row.language)
+    enqueue(session, row.id, kind, f"{INTERRUPTED}-{(earlier or 0) + 1}", data)
+
+
 def _references_only(data: dict[str, Any]) -> dict[str, Any]:
     """`data` without any text of the journalist's documents: their references stay."""
     if _is_document(data):  # SOURCE_FOUND
@@ -110,7 +143,9 @@ def _payload(kind: str, row: Any) -> tuple[str | None, dict[str, Any]]:
             return None, {"error": row.error or "unknown error"}
         data: dict[str, Any] = {"summary": row.summary or ""}
         if row.overall_bias_score is not None:
-            data["overall_bias_score"] = row.overall_bias_score
+            scale = get_settings().vicaran_callback_bias_scale
+            data["overall_bias_score"] = on_scale(row.overall_bias_score, scale)
+            data["bias_scale"] = scale
         if row.quality:
             data["quality"] = dict(row.quality)
         if row.tokens:
@@ -205,6 +240,11 @@ def _payload(kind: str, row: Any) -> tuple[str | None, dict[str, Any]]:
             "source_id": row.source_ids[0] if row.source_ids else None,
         }
     raise TypeError(f"no callback payload for {type(row).__name__}")
+
+
+def on_scale(score: float, scale: int) -> float:
+    """Vicaran's 0-10 bias score on the receiver's 0-`scale` scale (two decimals)."""
+    return round(score * scale / 10, 2)
 
 
 def _present(**fields: Any) -> dict[str, Any]:

@@ -183,6 +183,12 @@ class Repository:
             local_id, data = outbox.payload(kind, row)
             outbox.enqueue(session, investigation_id, kind, local_id, data)
 
+    @staticmethod
+    def _enqueue_interrupted(session: Session, row: InvestigationRow) -> None:
+        """An interrupted run is delivered to the callback API as INVESTIGATION_PARTIAL."""
+        if outbox.queueing():
+            outbox.enqueue_interrupted(session, row)
+
     def start_investigation(
         self,
         config: InvestigationConfig,
@@ -255,7 +261,8 @@ class Repository:
         self._write(op)
 
     def mark_interrupted(self, investigation_ids: Iterable[str], reason: str) -> list[str]:
-        """Runs that stopped mid-way become `interrupted` (only those still in progress)."""
+        """Runs that stopped mid-way become `interrupted` (only those still in progress); when
+        saves queue for the callback API, each is queued as INVESTIGATION_PARTIAL, once."""
         wanted = list(investigation_ids)
         if not wanted:
             return []
@@ -271,12 +278,14 @@ class Repository:
             now = utcnow()
             for row in rows:
                 row.status, row.error, row.updated_at = "interrupted", reason, now
+                self._enqueue_interrupted(session, row)
             return [row.id for row in rows]
 
         return self._write(op)
 
     def sweep_stale(self, stale_seconds: float | None = None) -> list[str]:
-        """Runs whose process died (no heartbeat for `stale_seconds`) become `interrupted`."""
+        """Runs whose process died (no heartbeat for `stale_seconds`) become `interrupted`
+        (and, when saves queue for the callback API, INVESTIGATION_PARTIAL records)."""
 
         def op(session: Session) -> list[str]:
             now = utcnow()
@@ -290,6 +299,7 @@ class Repository:
             for row in rows:
                 row.status, row.updated_at = "interrupted", now
                 row.error = STOPPED
+                self._enqueue_interrupted(session, row)
             return [row.id for row in rows]
 
         return self._write(op)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any, TypeVar
 
@@ -15,10 +16,13 @@ from pydantic import BaseModel
 
 from .. import state_keys as keys
 from ..config import Settings, get_settings
-from ..i18n import localized, message
+from ..formatting import one_line
+from ..i18n import Phrase, localized, message
 from ..llm import ModelCallError, ModelClient, ModelSite
 from ..prompts.render import render_instruction
 from ..schemas import InvestigationConfig, Source
+
+logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -41,7 +45,12 @@ def notes_key(stage: str) -> str:
 
 
 class StageAgent(BaseAgent):
-    """Base for pipeline stages. Subclasses implement `run_stage` and yield events."""
+    """Base for pipeline stages. Subclasses implement `run_stage` and yield events.
+
+    A stage that raises fails soft (seed 001's error handling): the failure is an issue naming
+    the stage (the investigation ends `partial`, or `failed` when nothing worth reporting is
+    left), `recover` ends the stage, and the pipeline goes on to the next stages.
+    """
 
     model: str = ""
     output_key: str = ""
@@ -52,12 +61,35 @@ class StageAgent(BaseAgent):
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         stage = Stage(self, ctx)
-        async for event in self.run_stage(stage):
-            yield event
+        try:
+            async for event in self.run_stage(stage):
+                yield event
+        except Exception as error:  # fails soft: recorded with its stage, the run goes on
+            logger.exception("the %s stage failed", self.name)
+            stage.issue(
+                Phrase(
+                    "stage_crashed",
+                    stage=Phrase(f"stage_{self.name}"),
+                    name=self.name,
+                    error=f"{type(error).__name__}: {error}",
+                )
+            )
+            async for event in self.recover(stage, error):
+                yield event
 
     async def run_stage(self, stage: Stage) -> AsyncGenerator[Event, None]:
         raise NotImplementedError
         yield  # pragma: no cover
+
+    async def recover(self, stage: Stage, error: Exception) -> AsyncGenerator[Event, None]:
+        """The stage's last event after it raised: what it did not do is said, none of its
+        records are kept, and the next stages work from what the others found."""
+        line = stage.msg(
+            "stage_crashed_line",
+            stage=Phrase(f"stage_{self.name}"),
+            error=one_line(f"{type(error).__name__}: {error}", 300),
+        )
+        yield stage.finish(line)
 
 
 class Stage:

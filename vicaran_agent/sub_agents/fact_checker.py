@@ -27,6 +27,7 @@ from ._stage import Stage, StageAgent, stream_concurrently
 logger = logging.getLogger(__name__)
 
 ITERATION_CAP = {"quick": 2, "detailed": 3}
+CLAIM_IN_LINE = 80  # characters of the claim a verdict line names it by
 
 
 class FactCheckerAgent(StageAgent):
@@ -97,6 +98,9 @@ class FactCheckerAgent(StageAgent):
                     "verdict_line",
                     emoji=emoji,
                     label=label,
+                    i=i,
+                    n=len(claims),
+                    claim=one_line(claim.claim_text, CLAIM_IN_LINE),
                     reason=one_line(resolve_citations(verdict.explanation, ())[0], 200),
                     confidence=round(verdict.confidence * 100),
                 )
@@ -132,15 +136,16 @@ class FactCheckerAgent(StageAgent):
             records[keys.SOURCE_RECORDS] = [
                 s.model_dump(mode="json") for s in sources + list(added.values())
             ]
-        yield stage.finish(self._markdown(stage, ordered), records)
+        yield stage.finish(self._markdown(stage, ordered, number), records)
 
     @staticmethod
-    def _markdown(stage: Stage, verdicts: list[Verdict]) -> str:
+    def _markdown(stage: Stage, verdicts: list[Verdict], number: dict[str, int]) -> str:
+        """The stage's summary, each claim under its number (the one its lines gave it)."""
         lines = [stage.msg("facts_header"), ""]
         confidence = stage.msg("confidence")
-        for i, v in enumerate(verdicts, 1):
+        for v in verdicts:
             emoji, label = verdict_label(v.verdict, stage.language)
-            lines.append(f'{i}. {emoji} **{label}** - "{v.claim_text}"')
+            lines.append(f'{number[v.claim_key]}. {emoji} **{label}** - "{v.claim_text}"')
             lines.append(f"   - {one_line(v.explanation, 300)}")
             lines.append(f"   - {confidence}: {round(v.confidence * 100)}%")
         lines += ["", stage.msg("facts_done")]

@@ -42,7 +42,9 @@ logger = logging.getLogger(__name__)
 
 
 class InvestigationPipeline(SequentialAgent):
-    """Runs the stages; an unexpected error ends the investigation as `failed`, never stuck."""
+    """Runs the stages. A stage that raises fails soft (StageAgent: recorded with its stage, the
+    next stages run, the report says so); an error outside the stages ends the investigation
+    as `failed`, never stuck."""
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         # The run belongs to the server: a client that disconnects does not stop it.
@@ -105,7 +107,8 @@ class InvestigationPipeline(SequentialAgent):
             return
         reason = "The run was interrupted before it finished; start it again to continue."
         try:
-            await asyncio.to_thread(repository().mark_interrupted, [investigation_id], reason)
+            with queue_for_callback(get_settings().callback_enabled):
+                await asyncio.to_thread(repository().mark_interrupted, [investigation_id], reason)
         except Exception:
             logger.exception("could not record the interruption of %s", investigation_id)
 

@@ -143,6 +143,29 @@ class SummaryWriterAgent(StageAgent):
                         review = await reviewer.review(draft, records, rendered)
                 draft, quality = self._settle(stage, draft, review, problems, rewrites)
             body = self._body(stage, draft, numbered, citable, verdicts, questions)
+        yield self._closing(stage, body, quality, numbered, verdicts)
+
+    async def recover(self, stage: Stage, error: Exception) -> AsyncGenerator[Event, None]:
+        """Raised while writing: the report is assembled from the records, without the model,
+        and closes the run as usual (its status, the dashboard link and the marker)."""
+        numbered = stage.usable_sources()
+        citable = {n: s for n, s in numbered if s.source_id}
+        verdicts = stage.records(keys.VERDICT_RECORDS, Verdict)
+        plan = stage.state.get(keys.INVESTIGATION_PLAN) or ""
+        questions = [clean(q) for q in plan_questions(plan) if clean(q)]
+        body = self._body(stage, None, numbered, citable, verdicts, questions)
+        yield self._closing(stage, body, None, numbered, verdicts)
+
+    def _closing(
+        self,
+        stage: Stage,
+        body: str,
+        quality: ReportQuality | None,
+        numbered: list[tuple[int, Source]],
+        verdicts: list[Verdict],
+    ) -> Event:
+        """The run's last event: the report with its status, the tokens, the marker."""
+        config = stage.config
         report, status, reason = self._close(stage, body, quality, numbered, verdicts)
         tally = current_tally()
         tokens = tally.tokens.as_dict() if tally is not None else None
@@ -152,7 +175,7 @@ class SummaryWriterAgent(StageAgent):
         link = stage.msg(
             "dashboard_link", url=stage.settings.investigation_url(config.investigation_id)
         )
-        yield stage.finish(
+        return stage.finish(
             f"{report}\n\n{COMPLETE}",
             {
                 keys.INVESTIGATION_STATUS: status,

@@ -177,6 +177,12 @@ RATING_LABELS: dict[str, str] = {
     "Inconclusive": "unverified",
     "Unsubstantiated": "unverified",
     "Research in progress": "unverified",
+    "Unverifiable": "unverified",
+    # Satire is not a claim made in earnest: its rating settles nothing (as in seed 003).
+    "Satire": "unverified",
+    "Labeled satire": "unverified",
+    "Originated as satire": "unverified",
+    "Sátira": "unverified",
     "Insustentável": "unverified",
     "Sem evidências": "unverified",
     "Sem evidência": "unverified",

@@ -429,12 +429,19 @@
       el("ol", { class: "reasoning-log" }, lines.map((line) => el("li", {}, String(line)))));
   }
 
+  // "Claim 2/5": a check named by its claim's number, as the chat names it (mirrors claim_of).
+  function claimOf(inv, check) {
+    const number = inv.claims.findIndex((claim) => claim.id === check.claim_id) + 1;
+    return number ? `Claim ${number}/${inv.claims.length}` : "Claim";
+  }
+
   function checks(inv, ctx) {
     if (!inv.fact_checks.length) return empty("No fact-checks yet.");
     return el("ol", { class: "cards" }, inv.fact_checks.map((c, i) => {
       const confidence = pct(c.confidence, 100);
       return el("li", { class: "card check" },
-        el("div", { class: "card-head" }, badge("verdict", c.verdict, VERDICT),
+        el("div", { class: "card-head" }, el("span", { class: "num" }, claimOf(inv, c)),
+          badge("verdict", c.verdict, VERDICT),
           el("h3", { class: "card-title" }, c.claim_text), claimPage(inv.id, i + 1)),
         el("p", { class: "meta" }, el("span", { class: "metric" }, "Confidence ",
           bar(confidence), ` ${Math.round(confidence)}%`),
