@@ -1,6 +1,7 @@
 """Acceptance over a real `vicaran serve`: hostile files attached to `/run_sse` cost their own
-file, never the server. A poller in a thread of its own asks `/healthz` throughout (every answer
-within 1 s: a liveness bound, not a measure of Vicaran's speed), and the memory of the server
+file, never the server. A poller in a process of its own asks `/healthz` throughout (every answer
+within 5 s beyond what the machine itself took: a liveness bound a loaded machine keeps, not a
+measure of speed; `benchmarks/hostile.py` holds the 1 s target on a quiet one), and the memory of the server
 and its parser processes is watched. The server runs with a cap on its address space, so that a
 parser running away inside it (as before the parse pool) stops there, not on the machine."""
 
@@ -84,7 +85,7 @@ def test_a_self_drawing_pdf_attached_is_listed_unreadable_and_the_server_answers
     line = next(x for x in not_used(plan) if "drawing.pdf" in x)
     assert "could not be read" in line and "VICARAN_PARSE_MEMORY_MB" in line, line
     assert plan.rstrip().endswith("[PLAN_APPROVAL_REQUIRED]")
-    assert health.answered_within(1.0), health
+    assert health.answered_within(5.0), str(health)
 
 
 def test_two_such_pdfs_and_a_memo_attached_together_the_memo_is_indexed(served):
@@ -104,7 +105,7 @@ def test_two_such_pdfs_and_a_memo_attached_together_the_memo_is_indexed(served):
     assert [d.file_name for d in store.documents(own)] == ["epa-memo.md"]
     (hit,) = store.search("lead parts per billion Riverton", [own], limit=1)
     assert hit.file_name == "epa-memo.md" and "41 parts per billion" in hit.text
-    assert health.answered_within(1.0), health
+    assert health.answered_within(5.0), str(health)
 
 
 def test_the_hostile_set_attached_at_once_keeps_the_server_and_its_parsers_within_bounds(
@@ -146,5 +147,5 @@ def test_the_hostile_set_attached_at_once_keeps_the_server_and_its_parsers_withi
     }
     assert records["noise.pdf"]["ocr_seconds"] <= 20 + 1
     assert "(epa-memo.md) - 1 page" in plan
-    assert health.answered_within(1.0), health
+    assert health.answered_within(5.0), str(health)
     assert memory.peak_pss_mib <= TREE_PEAK_MIB, figures

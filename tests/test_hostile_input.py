@@ -1,9 +1,10 @@
 """Hostile page text: every parser stays linear, off the event loop, apart from the DB's threads.
 
-Costs are compared as RATIOS to a benign input of the same size, never as absolute wall time:
-a pathological input may cost at most SLACK times what a realistic page of the same size costs,
-plus a small constant. A backtracking regex or a quadratic scan fails that by orders of
-magnitude (the regexes these parsers replaced took 7-12 s on 100 kB that parse in milliseconds).
+Costs are compared as RATIOS of CPU time to a benign input of the same size measured in the same
+test (`tests.support.linear`), never as wall time and with no absolute floor: a pathological input
+may cost at most SLACK times what a realistic page of the same size costs. A backtracking regex or
+a quadratic scan fails that by orders of magnitude (the regexes these parsers replaced took
+7-12 s on 100 kB that parse in milliseconds).
 
 SIZE is the page cap these tests apply (the reader cuts every body to `vicaran_max_page_bytes`
 before parsing; production's default is larger, and linear parsers keep the same ratio at any
@@ -15,8 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,8 @@ import trafilatura
 
 from tests.fakes.jina import FakeJinaReader, Page
 from tests.fakes.web import FakeWeb
-from tests.support import hostile
+from tests.support import hostile, wait
+from tests.support.linear import assert_linear
 from vicaran_agent.config import Settings
 from vicaran_agent.tools import page_reader as page_reader_module
 from vicaran_agent.tools.content import (
@@ -39,8 +40,6 @@ from vicaran_agent.tools.parsing import parse_pool, run_parser
 from vicaran_agent.tools.urls import extract_urls
 
 SIZE = 200_000
-SLACK = 20
-CONSTANT = 0.25  # seconds: what a near-instant parse may cost on a busy test machine
 
 
 def fit(unit: str, size: int = SIZE) -> str:
@@ -48,26 +47,21 @@ def fit(unit: str, size: int = SIZE) -> str:
     return (unit * (size // len(unit) + 1))[:size]
 
 
-def cost(parse: Callable[[Any], object], value: Any, runs: int = 2) -> float:
-    """The best of `runs` timings of `parse(value)` (the least disturbed by other load)."""
-    best = float("inf")
-    for _ in range(runs):
-        started = time.perf_counter()
-        parse(value)
-        best = min(best, time.perf_counter() - started)
-    return best
+def test_the_guard_fails_a_quadratic_scan_and_passes_a_linear_one() -> None:
+    def scan(text: str, *, quadratic: bool) -> int:
+        """Each `[` looks for its `]`: from itself (quadratic on `[[[`), or from the last look."""
+        reached, end = 0, len(text)
+        for index, char in enumerate(text):
+            if char == "[":
+                reached = index if quadratic else max(index, reached)
+                while reached < end and text[reached] != "]":
+                    reached += 1
+        return reached
 
-
-def assert_linear(
-    parse: Callable[[Any], object], benign: Any, hostile: Any, *, runs: int = 2
-) -> None:
-    baseline = cost(parse, benign, runs)
-    spent = cost(parse, hostile, 1)
-    if spent > SLACK * baseline + CONSTANT:  # a second look before failing: machines hiccup
-        spent = min(spent, cost(parse, hostile, 1))
-    assert spent <= SLACK * baseline + CONSTANT, (
-        f"{spent:.3f} s for the hostile input, {baseline:.4f} s for a benign one"
-    )
+    benign, hostile = fit(MARKDOWN_PAGE, 2_000), "[" * 2_000
+    assert_linear(lambda text: scan(text, quadratic=False), benign, hostile)
+    with pytest.raises(AssertionError, match="more than 20"):
+        assert_linear(lambda text: scan(text, quadratic=True), benign, hostile)
 
 
 # --- Markdown from Jina Reader ---------------------------------------------------------------
@@ -223,7 +217,7 @@ HOSTILE_HTML = {
 
 @pytest.mark.parametrize("unit", HOSTILE_HTML.values(), ids=HOSTILE_HTML.keys())
 def test_html_extraction_is_linear(unit: str) -> None:
-    assert_linear(parse_html, HTML_PAGE, fit(unit), runs=1)
+    assert_linear(parse_html, HTML_PAGE, fit(unit))
 
 
 @pytest.mark.parametrize("unit", ["<p>x", "<div><p>x</p></div>", "<li>x"])
@@ -232,7 +226,7 @@ def test_html_extraction_is_bounded_just_under_the_element_cap(unit: str) -> Non
     per = unit.count("<") - unit.count("</")
     dense = unit * ((MAX_EXTRACT_ELEMENTS - 100) // per)
     hostile = (dense + "<p>" + fit("words and more words ", SIZE)).encode()[:SIZE].decode()
-    assert_linear(parse_html, HTML_PAGE, hostile, runs=1)
+    assert_linear(parse_html, HTML_PAGE, hostile)
 
 
 @pytest.mark.parametrize("unit", ["<!--", "<script", "<title>", "<style>x"])
@@ -247,7 +241,7 @@ def test_the_tag_stripping_fallback_is_linear(unit: str, monkeypatch: pytest.Mon
 def test_a_charset_with_a_quadratic_decoder_is_not_used() -> None:
     # Python's punycode decoder inserts character by character: seconds on 100 kB.
     hostile = "<meta charset=punycode>-" + fit("99", SIZE - 25)
-    assert_linear(parse_html, HTML_PAGE, hostile, runs=1)
+    assert_linear(parse_html, HTML_PAGE, hostile)
     page = page_reader_module._extract(b"<p>caf\xc3\xa9</p>", "punycode", "text/html", "")
     assert "café" in page.text
 
@@ -355,10 +349,9 @@ async def test_database_saves_never_queue_behind_page_parsing(tmp_path: Path) ->
     ]
     events: list[str] = []
     try:
-        for _ in range(3000):  # until every worker holds a parse (30 s: a guard, not a timing)
-            if len(hostile.holding(tmp_path)) >= pool.size:
-                break
-            await asyncio.sleep(0.01)
+        await wait.until(
+            lambda: len(hostile.holding(tmp_path)) >= pool.size, "every worker holds a parse"
+        )
 
         def save() -> None:  # what the persistence callbacks run through asyncio.to_thread
             events.append("database saved")
@@ -383,10 +376,7 @@ async def test_waiting_for_a_parser_does_not_count_against_the_read(tmp_path: Pa
         asyncio.create_task(run_parser(hostile.hold, str(tmp_path), str(n), seconds=60))
         for n in range(pool.size)
     ]
-    for _ in range(3000):  # until every worker holds one (30 s: a guard against a hang)
-        if len(hostile.holding(tmp_path)) >= pool.size:
-            break
-        await asyncio.sleep(0.01)
+    await wait.until(lambda: len(hostile.holding(tmp_path)) >= pool.size, "every worker holds one")
     story = "https://news.example/budget"
     with FakeJinaReader({story: Page("Budget", fit(MARKDOWN_PAGE, 20_000))}) as jina:
         reader = reader_for(jina.url, vicaran_page_timeout_seconds=1.0)  # a whole read: 3 s

@@ -53,15 +53,24 @@ class CountingPlugin(BasePlugin):
         return None
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def spans() -> InMemorySpanExporter:
-    """ADK's spans, kept in memory (the global provider is set once per process)."""
-    exporter = InMemorySpanExporter()
-    provider = trace.get_tracer_provider()
-    if not isinstance(provider, TracerProvider):
-        provider = TracerProvider()
-        trace.set_tracer_provider(provider)
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    """ADK's spans, kept in memory, wherever ADK's tracer sends them now (a server run in this
+    process earlier may have set, and put back, the global provider ADK's tracer resolved to)."""
+    from google.adk.telemetry import tracing
+
+    processor = SimpleSpanProcessor(exporter := InMemorySpanExporter())
+    tracer = tracing.tracer
+    if isinstance(tracer, trace.ProxyTracer):
+        provider = trace.get_tracer_provider()
+        if not isinstance(provider, TracerProvider):
+            trace._TRACER_PROVIDER_SET_ONCE._done = False  # (put back unset by such a server)
+            provider = TracerProvider()
+            trace.set_tracer_provider(provider)
+        tracer._real_tracer = None  # resolved again, to the provider in place now
+        provider.add_span_processor(processor)
+    else:  # an SDK tracer: its provider's processors
+        tracer._active_span_processor.add_span_processor(processor)
     return exporter
 
 
@@ -279,3 +288,22 @@ async def test_a_long_page_reaches_the_digest_cut_to_the_cap_and_says_so(env, le
     assert ("END" in call["prompt"]) is not cut
     assert ("first 30,000 of its 200,000 characters" in call["prompt"]) is cut
     assert source.content_sha256 == sha256_text(text) and texts.pick([source.content_sha256])
+
+
+async def test_a_transient_model_failure_is_retried_after_a_backoff_by_the_clock(env):
+    from pydantic import BaseModel
+
+    from tests.support.clock import FakeClock
+    from vicaran_agent.llm import ModelCallError, ModelClient
+
+    class Answer(BaseModel):
+        text: str = ""
+
+    env.set(VICARAN_MAX_RETRIES="2")
+    clock = FakeClock(autojump=True)
+    client = ModelClient("scripted/error-Answer", get_settings(), clock=clock)
+    with pytest.raises(ModelCallError):
+        await client.generate(instruction="i", prompt="p", schema=Answer)
+    assert len(scripted_model.calls_for("Answer")) == 3  # the first try and 2 retries
+    first, second = clock.slept  # a backoff before each retry, growing
+    assert 0.25 <= first <= 0.5 and 0.5 <= second <= 1.0

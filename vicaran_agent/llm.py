@@ -33,6 +33,7 @@ from google.genai import errors as genai_errors
 from google.genai import types
 from pydantic import BaseModel, ValidationError
 
+from .clock import SYSTEM_CLOCK, Clock
 from .config import Settings, get_settings
 from .i18n import Phrase, localized
 from .prompts._common import dated
@@ -461,11 +462,17 @@ class ModelClient:
     """
 
     def __init__(
-        self, model: str, settings: Settings | None = None, site: ModelSite | None = None
+        self,
+        model: str,
+        settings: Settings | None = None,
+        site: ModelSite | None = None,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
+        """`clock` times the backoff between tries (tests move it)."""
         self.model = model
         self.settings = settings or get_settings()
         self.site = site
+        self.clock = clock
         self._llm: BaseLlm | None = None
 
     def _resolve(self) -> BaseLlm:
@@ -511,7 +518,7 @@ class ModelClient:
                 if not transient:
                     raise ModelCallError(last_problem, permanent=True) from error
             if attempt + 1 < attempts:
-                await asyncio.sleep(backoff_delay(attempt))
+                await self.clock.sleep(backoff_delay(attempt))
         raise ModelCallError(last_problem)
 
     async def _answer(

@@ -84,6 +84,7 @@ def restored_state() -> Iterator[None]:
     folder), uvicorn's loggers (it configures them) and the settings read from them. Safe in a
     fixture: nothing here is pytest's."""
     environ, path, telemetry = dict(os.environ), list(sys.path), _telemetry_providers()
+    _telemetry_providers([(None, False)] * len(telemetry))  # unset, as in a new process
     loggers = {name: logging.getLogger(name) for name in _SERVER_LOGGERS}
     saved = {
         name: (list(logger.handlers), logger.level, logger.propagate, logger.disabled)
