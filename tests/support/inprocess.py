@@ -107,13 +107,9 @@ def restored_state() -> Iterator[None]:
 
 
 def _telemetry_providers(saved: list[tuple[Any, ...]] | None = None) -> list[tuple[Any, ...]]:
-    """OpenTelemetry's process-wide providers, which an ADK server sets once per process.
-
-    Before a command (no `saved`): as they are, and open to be set again, so that a second
-    server in this process sets its own without the warning no process ever prints. After it
-    (`saved`): those that were set before are put back; one set for the first time stays, for
-    the tracers made meanwhile are bound to it (and so, later, are tests' span exporters).
-    """
+    """OpenTelemetry's process-wide providers (an ADK server sets them; a second one in the
+    process would be refused, with a warning no process ever prints): as they are, or put
+    back to `saved`."""
     from opentelemetry import trace
     from opentelemetry._logs import _internal as logs
     from opentelemetry.metrics import _internal as metrics
@@ -125,14 +121,9 @@ def _telemetry_providers(saved: list[tuple[Any, ...]] | None = None) -> list[tup
     ]
     if saved is not None:
         for (module, provider, once), (value, done) in zip(slots, saved, strict=True):
-            if value is not None:
-                setattr(module, provider, value)
-            getattr(module, once)._done = done or getattr(module, provider) is not None
-        return saved
-    current = [(getattr(m, provider), getattr(m, once)._done) for m, provider, once in slots]
-    for module, _, once in slots:
-        getattr(module, once)._done = False
-    return current
+            setattr(module, provider, value)
+            getattr(module, once)._done = done
+    return [(getattr(m, provider), getattr(m, once)._done) for m, provider, once in slots]
 
 
 @contextlib.contextmanager
