@@ -10,6 +10,7 @@ import pytest
 
 from tests.fakes.newsroom import FakeNewsroom
 from tests.fakes.server import RecordedRequest, Response
+from tests.support.clock import FakeClock
 from tests.support.corpus import RIVERTON
 from vicaran_agent import cli
 from vicaran_agent.config import get_settings
@@ -135,7 +136,15 @@ class RecoveringNewsroom(FakeNewsroom):
     _refusal_lock = threading.Lock()
 
 
-async def test_investigate_waits_for_a_callback_api_that_recovers(env, capsys):
+@pytest.fixture
+def clock(monkeypatch) -> FakeClock:
+    """The clock the command waits by (for the callback API): each wait returns at once."""
+    clock = FakeClock(autojump=True)
+    monkeypatch.setattr(cli, "CLOCK", clock)
+    return clock
+
+
+async def test_investigate_waits_for_a_callback_api_that_recovers(env, capsys, clock):
     with RecoveringNewsroom(refusals=12) as newsroom:
         env.set(CALLBACK_API_URL=newsroom.url + "/api/agent-callback", AGENT_SECRET="s3cret-cli")
         code = await run_cli(
@@ -148,9 +157,10 @@ async def test_investigate_waits_for_a_callback_api_that_recovers(env, capsys):
         summary = get_repository(get_settings().database_url).outbox_summary()["counts"]
         assert summary["pending"] == 0 and summary["failed"] == 0
         assert "INVESTIGATION_COMPLETE" in newsroom.types()
+    assert clock.slept and all(0 < wait <= 1 for wait in clock.slept)  # a pass a second
 
 
-async def test_investigate_says_what_is_left_when_the_callback_api_stays_down(env, capsys):
+async def test_investigate_says_what_is_left_when_the_callback_api_stays_down(env, capsys, clock):
     with RecoveringNewsroom(refusals=10_000) as newsroom:
         env.set(CALLBACK_API_URL=newsroom.url + "/api/agent-callback", AGENT_SECRET="s3cret-cli")
         code = await run_cli(
@@ -164,6 +174,7 @@ async def test_investigate_says_what_is_left_when_the_callback_api_stays_down(en
             printed,
         )
         assert get_repository(get_settings().database_url).outbox_summary()["counts"]["pending"]
+    assert sum(clock.slept) == 1  # it waited the second it was given, by its clock
 
 
 async def test_a_portuguese_investigation_is_told_in_portuguese(env, capsys):

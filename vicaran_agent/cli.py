@@ -11,7 +11,6 @@ import os
 import signal
 import socket
 import sys
-import time
 import traceback
 import uuid
 import warnings
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import state_keys as keys
+from .clock import SYSTEM_CLOCK, Clock
 from .i18n import PORTUGUESE, detect_language, localized, message, system_language
 
 if TYPE_CHECKING:
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 EXIT_CODES = {"completed": 0, "partial": 2, "failed": 1}
 USER = "journalist"
+CLOCK: Clock = SYSTEM_CLOCK  # what the wait for the callback API goes by (tests move their own)
 
 
 def build_message(
@@ -170,22 +171,22 @@ async def deliver_before_exit(screen: Screen, seconds: float = 60.0) -> None:
     language = screen.language
     repository = get_repository(settings.database_url)
     deliverer = Deliverer(settings, repository)
-    deadline = time.monotonic() + max(0.0, seconds)
+    deadline = CLOCK.now() + max(0.0, seconds)
     told = False
     while True:
-        left = deadline - time.monotonic()
+        left = deadline - CLOCK.now()
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(deliverer.deliver_due(now_only=False), timeout=max(0.5, left))
         counts = (await asyncio.to_thread(repository.outbox_summary))["counts"]
         pending = counts["pending"]
-        left = deadline - time.monotonic()
+        left = deadline - CLOCK.now()
         if not pending or left <= 0:
             break
         if not told:
             key = "cli_waiting_one" if pending == 1 else "cli_waiting_many"
             screen.say(message(key, language, seconds=f"{seconds:g}", count=pending))
             told = True
-        await asyncio.sleep(min(1.0, left))
+        await CLOCK.sleep(min(1.0, left))
     if pending:
         key = "cli_left_one" if pending == 1 else "cli_left_many"
         screen.say(message(key, language, count=pending))

@@ -2,11 +2,13 @@
 
 A subprocess pays Python's and ADK's imports (seconds, tens of seconds on a busy machine) for
 what `cli.main(argv)` does in milliseconds here. What a fresh process has and pytest changes is
-put back for the command's duration: its own standard streams (a pipe, a file or a terminal),
-Python's default warning filters with warnings printed to stderr, a root logger without pytest's
-handlers (so Python's last-resort handler prints what nobody handles), ADK's "warned once"
-memory empty, and the environment restored after (`vicaran serve` writes VICARAN_PUBLIC_URL).
-One subprocess test per entry point still proves the wiring (see each test module).
+set for the command's duration (`fresh_process`): its own standard streams (a pipe, a file or a
+terminal), Python's default warning filters with warnings printed to stderr, a root logger
+without pytest's handlers (so Python's last-resort handler prints what nobody handles) and ADK's
+"warned once" memory empty. What the command changes for itself is put back after it
+(`restored_state`): the environment, sys.path, uvicorn's loggers, OpenTelemetry's providers.
+Servers (`vicaran serve`, `adk api_server`) run in a thread with the agent module imported
+afresh. One subprocess test per entry point still proves the wiring (see each test module).
 """
 
 from __future__ import annotations
@@ -359,7 +361,8 @@ def _serving(command: Callable[[], int], base: str, name: str, output: bool) -> 
             ready.wait()
             if not servers:
                 thread.join()
-                raise AssertionError(f"{name} stopped ({serving.code}): {serving.said()}")
+                told = serving.said() if serving.output else "(its output is the test's)"
+                raise AssertionError(f"{name} stopped ({serving.code}): {told}")
             yield serving
         finally:
             for server in servers:
