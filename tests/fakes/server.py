@@ -11,6 +11,8 @@ moves that clock, and the request log is stamped in its time.
 from __future__ import annotations
 
 import json
+import selectors
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -77,6 +79,31 @@ class _Server(ThreadingHTTPServer):
     # second later): real services accept many at once, and so must their fakes.
     request_queue_size = 256
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._wake_r, self._wake_w = socket.socketpair()
+        self._closing = False
+
+    def serve_until_stopped(self) -> None:
+        """`serve_forever` without its polling: `stop_serving` wakes it at once (the standard
+        loop notices a shutdown only at its next poll, 50 ms per server per test)."""
+        with selectors.DefaultSelector() as selector:
+            selector.register(self, selectors.EVENT_READ)
+            selector.register(self._wake_r, selectors.EVENT_READ)
+            while not self._closing:
+                for key, _ in selector.select():
+                    if key.fileobj is self and not self._closing:
+                        self._handle_request_noblock()
+
+    def stop_serving(self) -> None:
+        self._closing = True
+        self._wake_w.send(b"x")
+
+    def server_close(self) -> None:
+        super().server_close()
+        self._wake_r.close()
+        self._wake_w.close()
+
 
 class FakeServer:
     """Base class: subclasses implement `handle(request) -> Response`."""
@@ -104,8 +131,7 @@ class FakeServer:
         httpd.daemon_threads = True
         self._httpd = httpd
         self._thread = threading.Thread(
-            target=httpd.serve_forever,
-            kwargs={"poll_interval": 0.05},
+            target=httpd.serve_until_stopped,
             name=f"{type(self).__name__}-server",
             daemon=True,
         )
@@ -118,10 +144,10 @@ class FakeServer:
         self._stopping.set()  # wakes every hang and latency wait
         if self.clock is not None:
             self.clock.notify()
-        self._httpd.shutdown()
-        self._httpd.server_close()
+        self._httpd.stop_serving()
         if self._thread is not None:
             self._thread.join(timeout=5)
+        self._httpd.server_close()
         self._httpd = None
         self._thread = None
 
