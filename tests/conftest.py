@@ -19,7 +19,7 @@ from tests.fakes.tavily import FakeTavily
 from tests.fakes.web import FakeWeb
 from tests.support import scripted_model
 from tests.support.corpus import MACEIO, RIVERTON, pages, search_results
-from tests.support.databases import BACKENDS, records_database
+from tests.support.databases import BACKENDS, migrated_sqlite, records_database
 from vicaran_agent.config import get_settings
 from vicaran_agent.storage import repository as repository_module
 from vicaran_agent.tools import safety
@@ -102,12 +102,17 @@ def services() -> Iterator[Services]:
 
 
 @pytest.fixture
-def env(services: Services, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestEnv]:
-    """Vicaran wired to the fakes, the scripted model and a fresh SQLite file."""
+def env(
+    services: Services,
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+) -> Iterator[TestEnv]:
+    """Vicaran wired to the fakes, the scripted model and a fresh SQLite file (outside the
+    test's `tmp_path`, which stays the test's own: a folder of files to add, say)."""
     for name in list(os.environ):
         if name.startswith(_PREFIXES) and name != "ADK_DISABLE_LOAD_DOTENV":
             monkeypatch.delenv(name)
-    database_url = f"sqlite:///{tmp_path / 'vicaran.db'}"
+    database_url = migrated_sqlite(tmp_path_factory.mktemp("records") / "vicaran.db")
     values = {
         "VICARAN_FAST_MODEL": "scripted/default",
         "VICARAN_PRO_MODEL": "scripted/default",

@@ -27,6 +27,9 @@ pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 
 SERVER_MEMORY_MB = 4096
 TREE_PEAK_MIB = 1536  # the hostile set attached: the server and its parsers, together
+# The 2,000 scanned pages: a short OCR budget, so that the test is not minutes long (the bench
+# attaches the set with the default budget).
+OCR_SECONDS = 5
 BRIEF = "Investigate whether Acme Chemicals polluted Riverton's drinking water in 2024."
 MEMO = (
     "# EPA inspection memo\n\nOn 2024-03-12 EPA inspectors found lead at 41 parts per billion "
@@ -42,10 +45,7 @@ PDF, DOCX, MARKDOWN = (
 @pytest.fixture
 def served(env, tmp_path: Path) -> Iterator[tuple[str, int]]:
     """`vicaran serve` with the test's settings: its base URL and process id."""
-    variables = {
-        # the 2,000 scanned pages: a short OCR budget, so that the test is not minutes long
-        "VICARAN_OCR_INVESTIGATION_SECONDS": "20",
-    }
+    variables = {"VICARAN_OCR_INVESTIGATION_SECONDS": str(OCR_SECONDS)}
     with vicaran_serve_process(tmp_path, variables, SERVER_MEMORY_MB) as (base, process):
         yield base, process.pid
         assert process.poll() is None, "the server died"
@@ -145,7 +145,7 @@ def test_the_hostile_set_attached_at_once_keeps_the_server_and_its_parsers_withi
         "noise.pdf": "added",  # its OCR within the investigation's budget
         "epa-memo.md": "added",
     }
-    assert records["noise.pdf"]["ocr_seconds"] <= 20 + 1
+    assert records["noise.pdf"]["ocr_seconds"] <= OCR_SECONDS + 1
     assert "(epa-memo.md) - 1 page" in plan
     assert health.answered_within(5.0), str(health)
     assert memory.peak_pss_mib <= TREE_PEAK_MIB, figures

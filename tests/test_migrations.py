@@ -182,7 +182,7 @@ def test_db_upgrade_is_idempotent(tmp_path: Path, db_env: Any, capsys: Any) -> N
 def test_db_status_names_the_command_in_portuguese(
     tmp_path: Path, db_env: Any, capsys: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with records_database("sqlite", tmp_path) as url:
+    with records_database("sqlite", tmp_path, migrated=False) as url:
         db_env(url)
         migrate.upgrade(url, migrate.BASELINE)
         monkeypatch.setenv("LANG", "pt_BR.UTF-8")
