@@ -16,6 +16,7 @@ from tests.fakes.server import FakeServer, RecordedRequest, Response
 from tests.fakes.traefik import TraefikRateLimit
 from tests.support.clock import FakeClock
 from tests.support.gazettes import BY_NUMBER, text_of
+from tests.support.wait import until
 from vicaran_agent.config import Settings
 from vicaran_agent.tools import querido_diario as qd
 from vicaran_agent.tools.querido_diario import QueridoDiario, clear_city_cache
@@ -523,16 +524,31 @@ async def test_every_request_takes_a_slot_of_the_querido_diario_budget(fake, mon
 
 
 @pytest.mark.real_rate_limits
-async def test_no_window_carries_more_requests_than_the_budget(fake):
+async def test_no_window_carries_more_requests_than_the_budget():
     # 120 a minute over a 1 s window: 2 requests a second, whatever the concurrency; 4 searches
-    # go in two bursts, the second a window (plus the limiter's margin) after the first
-    client = client_for(fake.url, vicaran_querido_diario_rpm=120, vicaran_rate_window_seconds=1.0)
-
-    await client.search([f"limpeza {n}" for n in range(4)], territory_ids=["4314902"])
+    # go in two bursts, the second a window (plus the limiter's margin) after the first. The
+    # client and the fake share a clock that only the test moves.
+    clock = FakeClock()
+    with FakeQueridoDiario(clock=clock) as fake:
+        client = QueridoDiario(
+            settings_for(fake.url, vicaran_querido_diario_rpm=120, vicaran_rate_window_seconds=1.0),
+            backoff_base=0.01,
+            backoff_max=0.05,
+            clock=clock,
+        )
+        search = asyncio.create_task(
+            client.search([f"limpeza {n}" for n in range(4)], territory_ids=["4314902"])
+        )
+        await clock.sleeping(2)  # two searches wait for the next window
+        await until(lambda: len(fake.searches()) == 2, "the first window's two searches")
+        clock.advance(0.99)
+        assert clock.sleepers == 2  # not within the window
+        clock.advance(clock.next_deadline() - clock.now())
+        await search
 
     stamps = sorted(r.started for r in fake.searches())
     assert len(stamps) == 4
-    assert max(sum(1 for s in stamps if t <= s < t + 0.95) for t in stamps) <= 2
+    assert max(sum(1 for s in stamps if t <= s < t + 1.0) for t in stamps) == 2
 
 
 def test_the_budget_and_timeout_default_to_the_production_service():
