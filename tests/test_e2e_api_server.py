@@ -8,7 +8,6 @@ command in a thread of this process.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -21,6 +20,7 @@ from tests.support.api_server import api_server as start_api_server
 from tests.support.corpus import RIVERTON
 from tests.support.databases import records_database, sessions_database
 from tests.support.inprocess import adk_api_serving, vicaran_serving
+from tests.support.wait import until_sync
 from vicaran_agent.storage import Repository
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(240)]
@@ -141,9 +141,7 @@ def test_a_client_that_disconnects_mid_run_does_not_stop_it(api_server, env):
                 break  # the journalist closes the tab
     store = Repository(env.database_url)
     assert store.get_status(investigation_id) == "in_progress"
-    deadline = time.monotonic() + 120
-    while store.get_status(investigation_id) == "in_progress" and time.monotonic() < deadline:
-        time.sleep(0.2)
+    until_sync(lambda: store.get_status(investigation_id) != "in_progress", "the run to end", 120)
     assert store.get_status(investigation_id) == "completed"
     events = httpx.get(f"{base}/apps/{APP}/users/newsroom/sessions/{session['id']}").json()[
         "events"
@@ -189,9 +187,7 @@ def approve_and_leave_on_started(base: str, database_url: str) -> None:
                     break  # the tab is closed on the very event
     assert any("[INVESTIGATION_STARTED]" in t for t in seen)
     store = Repository(database_url)
-    deadline = time.monotonic() + 120
-    while store.get_status(investigation_id) == "in_progress" and time.monotonic() < deadline:
-        time.sleep(0.2)
+    until_sync(lambda: store.get_status(investigation_id) != "in_progress", "the run to end", 120)
     record = store.get_investigation(investigation_id)
     assert record["status"] == "completed", record.get("error") or record.get("partial_reason")
     assert record["sources"] and record["fact_checks"]

@@ -13,7 +13,6 @@ import os
 import subprocess
 import sys
 import threading
-import time
 import uuid
 from collections import Counter, defaultdict
 from collections.abc import Iterator
@@ -29,6 +28,7 @@ from sqlalchemy.engine import make_url
 from tests.fakes.newsroom import FakeNewsroom
 from tests.support.callback_server import ROOT, CallbackServer
 from tests.support.databases import BACKENDS, records_database
+from tests.support.wait import until, until_sync
 from vicaran_agent.delivery import Deliverer
 from vicaran_agent.storage import Repository
 from vicaran_agent.storage.outbox import enqueue
@@ -68,11 +68,6 @@ def _environment(database_url: str, **extra: str) -> dict[str, str]:
         "PYTHONPATH": str(ROOT),
         **extra,
     }
-
-
-def _until(condition: Any) -> None:
-    while not condition():
-        time.sleep(0.02)
 
 
 def _record(kind: str, n: int) -> dict[str, Any]:
@@ -129,11 +124,12 @@ def test_two_delivering_replicas_send_each_record_once_in_order(
                         stderr=subprocess.STDOUT,
                     )
                 )
-        deadline = time.monotonic() + 120
-        while not all(Path(f"{log}.ready").exists() for log in logs):
+
+        def ready() -> bool:
             assert all(r.poll() is None for r in replicas), [log.read_text() for log in logs]
-            assert time.monotonic() < deadline, "the replicas did not start"
-            time.sleep(0.05)
+            return all(Path(f"{log}.ready").exists() for log in logs)
+
+        until_sync(ready, "the replicas to start", 120)
         go.touch()
         for replica, log in zip(replicas, logs, strict=True):
             assert replica.wait(timeout=180) == 0, log.read_text()
@@ -186,7 +182,7 @@ async def test_a_deliverer_stopped_mid_send_leaves_its_rows_to_the_next(
         with FakeNewsroom(latency=30) as newsroom:
             env.set(CALLBACK_API_URL=newsroom.url + "/api/agent-callback", AGENT_SECRET=SECRET)
             stopped = asyncio.create_task(Deliverer(repository=repository).deliver_due())
-            await asyncio.to_thread(_until, lambda: bool(newsroom.requests))
+            await until(lambda: bool(newsroom.requests), "the first delivery")
             stopped.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await stopped

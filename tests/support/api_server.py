@@ -16,6 +16,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.support.wait import until_sync
+
 ROOT = Path(__file__).resolve().parent.parent.parent
 APP = "vicaran_agent"
 
@@ -127,18 +129,16 @@ def _server_process(
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 90
-        while True:
+
+        def answering() -> bool:
             if process.poll() is not None:
                 pytest.fail(f"{log_path.stem} exited: {log_path.read_text()}")
             try:
-                if httpx.get(f"{base}/list-apps", timeout=2).status_code == 200:
-                    break
+                return httpx.get(f"{base}/list-apps", timeout=2).status_code == 200
             except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"{log_path.stem} did not start in 90 s")
-            time.sleep(0.3)
+                return False
+
+        until_sync(answering, f"{log_path.stem} to start", 90)
         yield base, process
     finally:
         process.terminate()
