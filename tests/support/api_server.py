@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import resource
@@ -22,10 +23,37 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 APP = "vicaran_agent"
 
 
+def _ephemeral_low() -> int:
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+_NEXT_PORT = itertools.count()
+_PORT_BLOCK = 500
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A free port for a server the test starts in another process. A port from `bind(0)`
+    stays free only until the next `bind(0)`, and every fake binds one: while the server
+    starts (seconds), another worker's fake could take it. So the port comes from below the
+    kernel's ephemeral range, where no `bind(0)` lands, in a block of its own per xdist worker."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+    first = 20_000 + _PORT_BLOCK * (int(worker) if worker.isdigit() else 0) % 10_000
+    if first + _PORT_BLOCK > _ephemeral_low():  # an unusual kernel: the old way
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            return s.getsockname()[1]
+    for _ in range(_PORT_BLOCK):
+        port = first + next(_NEXT_PORT) % _PORT_BLOCK
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port in {first}-{first + _PORT_BLOCK - 1}")
 
 
 @contextmanager
