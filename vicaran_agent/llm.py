@@ -210,7 +210,12 @@ def tally_calls(budget: int = 0) -> Iterator[CallTally]:
     try:
         yield tally
     finally:
-        _TALLY.reset(token)
+        try:
+            _TALLY.reset(token)
+        except ValueError:
+            # Closed in another context (a pipeline generator left at a yield by a stop is
+            # finalized at loop shutdown): that context never saw this tally to restore.
+            _TALLY.set(None)
 
 
 def current_tally() -> CallTally | None:

@@ -76,7 +76,15 @@ class InvestigationPipeline(SequentialAgent):
         except asyncio.CancelledError:
             await asyncio.shield(self._mark_interrupted(investigation_id))
             raise
+        except GeneratorExit:
+            await self._mark_interrupted(investigation_id)
+            raise
         except Exception as error:
+            if _closing(error):
+                # A stop while the run waited at a yield leaves it to be closed at the loop's
+                # shutdown, where its context managers are being closed too: interrupted.
+                await self._mark_interrupted(investigation_id)
+                return
             logger.exception("investigation pipeline failed")
             detail = f"{type(error).__name__}: {error}"
             await self._mark_failed(ctx, detail, tally.tokens.as_dict() if tally else None)
@@ -130,6 +138,18 @@ class InvestigationPipeline(SequentialAgent):
             delivery.kick()
         except Exception:
             logger.exception("could not record the failure of %s", investigation_id)
+
+
+def _closing(error: BaseException) -> bool:
+    """Whether `error` was raised while the run's generator was being closed (GeneratorExit)."""
+    seen: set[int] = set()
+    cause: BaseException | None = error
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, GeneratorExit):
+            return True
+        seen.add(id(cause))
+        cause = cause.__context__
+    return False
 
 
 def build_pipeline(settings: Settings) -> InvestigationPipeline:
