@@ -76,19 +76,9 @@ def not_used(plan: str) -> list[str]:
     return plan.split("**Not used in this investigation:**")[1].splitlines()
 
 
-def test_a_self_drawing_pdf_attached_is_listed_unreadable_and_the_server_answers_throughout(
+def test_two_self_drawing_pdfs_and_a_memo_attached_the_pdfs_are_unreadable_the_memo_indexed(
     served,
 ):
-    base, _ = served
-    with HealthPoller(f"{base}/healthz") as health:
-        plan, _ = plan_of(base, [attached("drawing.pdf", PDF, hostile.self_drawing_pdf())])
-    line = next(x for x in not_used(plan) if "drawing.pdf" in x)
-    assert "could not be read" in line and "VICARAN_PARSE_MEMORY_MB" in line, line
-    assert plan.rstrip().endswith("[PLAN_APPROVAL_REQUIRED]")
-    assert health.answered_within(5.0), str(health)
-
-
-def test_two_such_pdfs_and_a_memo_attached_together_the_memo_is_indexed(served):
     base, _ = served
     files = [
         attached("drawing.pdf", PDF, hostile.self_drawing_pdf()),
@@ -100,6 +90,9 @@ def test_two_such_pdfs_and_a_memo_attached_together_the_memo_is_indexed(served):
     assert "(epa-memo.md) - 1 page" in plan.split("**Your documents:**")[1]
     lines = not_used(plan)
     assert all(any(name in x for x in lines) for name in ("drawing.pdf", "nested.pdf"))
+    line = next(x for x in lines if "drawing.pdf" in x)
+    assert "could not be read" in line and "VICARAN_PARSE_MEMORY_MB" in line, line
+    assert plan.rstrip().endswith("[PLAN_APPROVAL_REQUIRED]")
     own = intake.investigation_collection(state[keys.INVESTIGATION_ID])
     store = get_document_store(get_settings().database_url)
     assert [d.file_name for d in store.documents(own)] == ["epa-memo.md"]
