@@ -5,15 +5,13 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import subprocess
-import sys
 from datetime import timedelta
-from pathlib import Path
 
 from tests.support import wait
+from tests.support.cli_process import start_investigation
 from tests.support.clock import FakeClock
 from tests.support.conversation import Conversation
-from tests.support.inprocess import vicaran
+from tests.support.inprocess import CommandRun, vicaran
 from vicaran_agent import liveness
 from vicaran_agent import state_keys as keys
 from vicaran_agent.config import get_settings
@@ -21,7 +19,6 @@ from vicaran_agent.schemas import InvestigationConfig
 from vicaran_agent.storage import Repository, get_repository
 from vicaran_agent.storage.tables import InvestigationRow, utcnow
 
-ROOT = Path(__file__).resolve().parent.parent
 BRIEF = "Investigate whether Acme Chemicals polluted Riverton's drinking water."
 ID = "5d1c0a7e-2b3f-4c5d-8e9f-0a1b2c3d4e5f"
 
@@ -34,27 +31,6 @@ def wait_for(check, seconds: float = 60.0) -> None:
     wait.until_sync(check, "the condition was not met in time", seconds)
 
 
-def start_cli_run(env, investigation_id: str) -> subprocess.Popen[str]:
-    """`vicaran investigate` in a subprocess, slow enough to be stopped mid-run."""
-    variables = {
-        **os.environ,
-        "VICARAN_FAST_MODEL": "scripted/latency-400",
-        "VICARAN_PRO_MODEL": "scripted/latency-400",
-        "VICARAN_MODEL_PLUGINS": "tests.support.scripted_model",
-        "VICARAN_HEARTBEAT_SECONDS": "0.5",
-        "PYTHONPATH": str(ROOT),
-    }
-    command = [sys.executable, "-m", "vicaran_agent.cli", "investigate", BRIEF]
-    return subprocess.Popen(
-        [*command, "--yes", "--id", investigation_id, "--wait-delivery", "0"],
-        cwd=ROOT,
-        env=variables,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-
-
 def running(investigation_id: str) -> bool:
     found = store().get_investigation(investigation_id)
     return bool(found and found["status"] == "in_progress" and found["sources"])
@@ -62,6 +38,20 @@ def running(investigation_id: str) -> bool:
 
 class SigtermReachedTheTest(Exception):
     """The command left SIGTERM to the process's own handler (here the test's)."""
+
+
+def investigate_stopped_here() -> CommandRun:
+    """`vicaran investigate` in this process, with the process's own SIGTERM handler the test's
+    (a stop the command does not take reaches the test as SigtermReachedTheTest)."""
+
+    def refuse(signum: int, frame: object) -> None:
+        raise SigtermReachedTheTest
+
+    previous = signal.signal(signal.SIGTERM, refuse)
+    try:
+        return vicaran(["investigate", BRIEF, "--yes", "--id", ID, "--wait-delivery", "0"])
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def test_sigterm_marks_the_run_interrupted_before_the_process_exits(env, monkeypatch):
@@ -80,15 +70,8 @@ def test_sigterm_marks_the_run_interrupted_before_the_process_exits(env, monkeyp
         async for response in generate(self, llm_request, stream):
             yield response
 
-    def refuse(signum: int, frame: object) -> None:
-        raise SigtermReachedTheTest
-
     monkeypatch.setattr(ScriptedModel, "generate_content_async", stopped)
-    previous = signal.signal(signal.SIGTERM, refuse)
-    try:
-        run = vicaran(["investigate", BRIEF, "--yes", "--id", ID, "--wait-delivery", "0"])
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    run = investigate_stopped_here()
     assert sent, "the run never got past its sources"
     assert run.code == 130, run.output
     assert "marked interrupted" in run.output
@@ -110,15 +93,8 @@ def test_sigterm_between_two_events_marks_the_run_interrupted_too(env, monkeypat
         async for event in extract(self, stage):
             yield event
 
-    def refuse(signum: int, frame: object) -> None:
-        raise SigtermReachedTheTest
-
     monkeypatch.setattr(ClaimExtractorAgent, "run_stage", stopped)
-    previous = signal.signal(signal.SIGTERM, refuse)
-    try:
-        run = vicaran(["investigate", BRIEF, "--yes", "--id", ID, "--wait-delivery", "0"])
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    run = investigate_stopped_here()
     assert run.code == 130, run.output
     record = store().get_investigation(ID)
     assert record["status"] == "interrupted", record.get("error")
@@ -126,7 +102,7 @@ def test_sigterm_between_two_events_marks_the_run_interrupted_too(env, monkeypat
 
 async def test_sigkill_leaves_a_run_that_readers_and_the_next_start_see_as_interrupted(env):
     env.set(VICARAN_HEARTBEAT_SECONDS="0.5")  # stale after 1.5 s, for the test
-    process = start_cli_run(env, ID)
+    process = start_investigation(BRIEF, ID)
     try:
         await asyncio.to_thread(wait_for, lambda: running(ID))
         process.kill()  # SIGKILL: nothing runs in the process any more

@@ -7,9 +7,6 @@ The receiver is `SeedNewsroom` (tests/fakes/newsroom.py): seed 001's zod schemas
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +17,7 @@ import pytest
 from tests.fakes.newsroom import SeedNewsroom
 from tests.support import outbox as outbox_flush
 from tests.support import wait
+from tests.support.cli_process import start_investigation
 from tests.support.conversation import Conversation
 from vicaran_agent import liveness
 from vicaran_agent import state_keys as keys
@@ -164,27 +162,6 @@ def test_a_halved_score_reads_back_as_the_same_score():
 # --- interrupted runs --------------------------------------------------------------------------
 
 
-def start_cli_run(investigation_id: str) -> subprocess.Popen[str]:
-    """`vicaran investigate` in a subprocess, slow enough to be killed mid-run."""
-    variables = {
-        **os.environ,
-        "VICARAN_FAST_MODEL": "scripted/latency-400",
-        "VICARAN_PRO_MODEL": "scripted/latency-400",
-        "VICARAN_MODEL_PLUGINS": "tests.support.scripted_model",
-        "VICARAN_HEARTBEAT_SECONDS": "0.5",
-        "PYTHONPATH": str(ROOT),
-    }
-    command = [sys.executable, "-m", "vicaran_agent.cli", "investigate", f"Quick Search. {BRIEF}"]
-    return subprocess.Popen(
-        [*command, "--yes", "--id", investigation_id, "--wait-delivery", "0"],
-        cwd=ROOT,
-        env=variables,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-
-
 def wait_for(check: Callable[[], bool], seconds: float = 60.0) -> None:
     wait.until_sync(check, "the condition was not met in time", seconds)
 
@@ -202,7 +179,7 @@ async def test_a_killed_run_reaches_the_newsroom_once_as_partial_and_a_rerun_com
     env, newsroom
 ):
     env.set(VICARAN_HEARTBEAT_SECONDS="0.5")  # stale after 1.5 s, for the test
-    process = start_cli_run(ID)
+    process = start_investigation(f"Quick Search. {BRIEF}", ID)
     try:
         await asyncio.to_thread(wait_for, lambda: has_sources(ID))
         process.kill()  # SIGKILL: the process writes nothing more
