@@ -56,7 +56,7 @@ def postgres_schema(
 
     schema = f"{prefix}_{uuid.uuid4().hex[:16]}"
     base = make_url(server_url)
-    admin = base.set(drivername="postgresql").render_as_string(hide_password=False)
+    admin = _admin_url(server_url)
     with psycopg.connect(admin, autocommit=True) as connection:
         connection.execute(f"CREATE SCHEMA {schema}")
     url = base.set(drivername=drivername or base.drivername)
@@ -106,8 +106,10 @@ _SCHEMA_SHAPE: dict[str, int] = {}
 _SHAPE = "SELECT count(*) FROM information_schema.columns WHERE table_schema = %s"
 
 
-def _admin_url() -> str:
-    return make_url(POSTGRES_URL).set(drivername="postgresql").render_as_string(hide_password=False)
+def _admin_url(server_url: str = "") -> str:
+    """`server_url` (the tests' server by default) for psycopg itself."""
+    url = make_url(server_url or POSTGRES_URL).set(drivername="postgresql")
+    return url.render_as_string(hide_password=False)
 
 
 @contextmanager
