@@ -13,10 +13,15 @@ import tempfile
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from graphlib import TopologicalSorter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from sqlalchemy.engine import make_url
+
+if TYPE_CHECKING:
+    import psycopg
 
 # Read once at import: the `env` fixture clears every VICARAN_* variable for the test itself.
 POSTGRES_URL = os.environ.get("VICARAN_TEST_POSTGRES_URL", "")
@@ -102,8 +107,11 @@ def _close_repositories_of(schema: str) -> None:
 
 # Migrated schemas this process emptied and may hand out again, with their shape when new.
 _SCHEMA_POOL: list[tuple[str, str]] = []
-_SCHEMA_SHAPE: dict[str, int] = {}
-_SHAPE = "SELECT count(*) FROM information_schema.columns WHERE table_schema = %s"
+_SCHEMA_SHAPE: dict[str, tuple[int, str]] = {}
+_SHAPE = (
+    "SELECT count(*) FROM pg_attribute JOIN pg_class ON pg_class.oid = attrelid "
+    "WHERE relnamespace = %s::regnamespace AND attnum > 0 AND NOT attisdropped"
+)
 
 
 def _admin_url(server_url: str = "") -> str:
@@ -132,7 +140,8 @@ def _migrated_postgres_schema() -> Iterator[str]:
 
         migrate.upgrade(base)
         with psycopg.connect(_admin_url(), autocommit=True) as connection:
-            _SCHEMA_SHAPE[schema] = connection.execute(_SHAPE, (schema,)).fetchone()[0]
+            shape = connection.execute(_SHAPE, (schema,)).fetchone()[0]
+            _SCHEMA_SHAPE[schema] = shape, _emptying(connection, schema)
     url = make_url(base).update_query_dict({"application_name": f"test-{uuid.uuid4().hex[:8]}"})
     try:
         yield url.render_as_string(hide_password=False)
@@ -146,24 +155,54 @@ def _migrated_postgres_schema() -> Iterator[str]:
 
 
 def _emptied(schema: str) -> bool:
-    """Whether `schema` still has its migrated shape and is now empty (its sequences restarted)."""
+    """Whether `schema` is now empty (its sequences restarted) and still of its migrated shape.
+
+    DELETE, not TRUNCATE: on tables this small TRUNCATE's new files cost 50 ms a test (150 ms
+    beside other work), DELETE 2 ms; all of it is one round trip."""
     import psycopg
 
+    shape, emptying = _SCHEMA_SHAPE[schema]
     try:
         with psycopg.connect(_admin_url(), autocommit=True) as connection:
-            if connection.execute(_SHAPE, (schema,)).fetchone()[0] != _SCHEMA_SHAPE[schema]:
-                return False
-            rows = connection.execute(
-                "SELECT tablename FROM pg_tables WHERE schemaname = %s AND tablename <> "
-                "'alembic_version'",
-                (schema,),
-            ).fetchall()
-            tables = ", ".join(f"{schema}.{name}" for (name,) in rows)
-            connection.execute("SET lock_timeout = '2s'")
-            connection.execute(f"TRUNCATE {tables} RESTART IDENTITY CASCADE")
-            return True
+            cursor = connection.execute(emptying)
+            while cursor.nextset():
+                pass
+            return cursor.fetchone() == (shape,)
     except psycopg.Error:
         return False
+
+
+def _emptying(connection: psycopg.Connection, schema: str) -> str:
+    """The statements that empty `schema` (referencing tables first) and restart its sequences,
+    then count its columns (`_SHAPE`)."""
+    order = TopologicalSorter[str]()
+    for (name,) in connection.execute(
+        "SELECT tablename FROM pg_tables WHERE schemaname = %s AND tablename <> 'alembic_version'",
+        (schema,),
+    ).fetchall():
+        order.add(name)
+    for child, parent in connection.execute(
+        "SELECT c.relname, p.relname FROM pg_constraint f JOIN pg_class c ON c.oid = f.conrelid "
+        "JOIN pg_class p ON p.oid = f.confrelid WHERE f.contype = 'f' "
+        "AND f.connamespace = %s::regnamespace AND c.oid <> p.oid",
+        (schema,),
+    ).fetchall():
+        order.add(parent, child)
+    sequences = connection.execute(
+        "SELECT relname FROM pg_class WHERE relkind = 'S' AND relnamespace = %s::regnamespace",
+        (schema,),
+    ).fetchall()
+    return "; ".join(
+        [
+            "SET lock_timeout = '2s'",
+            "SET synchronous_commit = off",
+            "BEGIN",
+            *(f"DELETE FROM {schema}.{table}" for table in order.static_order()),
+            *(f"ALTER SEQUENCE {schema}.{name} RESTART" for (name,) in sequences),
+            "COMMIT",
+            _SHAPE.replace("%s", f"'{schema}'"),
+        ]
+    )
 
 
 @atexit.register
