@@ -55,6 +55,44 @@ def test_tasks_run_in_other_processes_and_their_own_errors_come_back(pool):
         pool.call(int, "not a number", timeout=30)
 
 
+def parent_of(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc (Linux)")
+def test_workers_are_forked_by_one_starter_and_a_replacement_takes_the_servers_environment(
+    pool, monkeypatch
+):
+    """The parsers are imported once, by the pool's starter, not once a worker: every worker,
+    a replacement too, is its child; and a replacement sees the environment as it is now."""
+    first = pool.pids()
+    (starter,) = {parent_of(pid) for pid in first}
+    assert starter != os.getpid() and parent_of(starter) == os.getpid()
+    monkeypatch.setenv("VICARAN_WORKER_PROBE", "set after the pool started")
+    for pid in first:
+        os.kill(pid, signal.SIGKILL)
+    wait_for(lambda: len(pool.pids()) == 2 and not set(pool.pids()) & set(first))
+    assert {parent_of(pid) for pid in pool.pids()} == {starter}
+    probe = pool.call(os.getenv, "VICARAN_WORKER_PROBE", timeout=30)
+    assert probe == "set after the pool started"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc (Linux)")
+def test_a_starter_killed_from_outside_takes_its_workers_and_the_pool_starts_another(
+    pool, tmp_path
+):
+    first = pool.pids()
+    (starter,) = {parent_of(pid) for pid in first}
+    held = pool.submit(hostile.hold, str(tmp_path), "held", timeout=60)
+    wait_for(lambda: len(hostile.holding(tmp_path)) == 1)
+    os.kill(starter, signal.SIGKILL)
+    failed = failure(held)  # its task, and only its task
+    assert (failed.why, failed.detail) == ("crashed", "its starter process ended")
+    wait_for(lambda: gone(starter) and all(gone(pid) for pid in first))
+    answered = pool.call(os.getpid, timeout=60)
+    assert answered not in first and parent_of(answered) not in (starter, os.getpid())
+
+
 def test_a_worker_that_aborts_costs_its_task_and_is_replaced(pool):
     started = pool.stats.workers_started
     failed = failure(pool.submit(hostile.abort, timeout=30))
@@ -159,9 +197,25 @@ def open_files() -> set[str]:
     return set(os.listdir("/proc/self/fd"))
 
 
+def starters() -> set[int]:
+    """This process's children that run the workers' module (pools' starters), not yet gone."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        try:
+            stat = (entry / "stat").read_text()
+            command = (entry / "cmdline").read_bytes()
+        except (OSError, ValueError):
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) != os.getpid():
+            continue
+        if b"vicaran_agent.tools.workers" in command and not gone(int(entry.name)):
+            found.add(int(entry.name))
+    return found
+
+
 @pytest.mark.skipif(not Path("/proc/self/fd").exists(), reason="needs /proc (Linux)")
 def test_a_pool_closes_the_pipes_of_the_workers_it_replaces_and_stops(tmp_path):
-    before = open_files()
+    before, others = open_files(), starters()  # (the session's parse pool has one)
     pool = WorkerPool(2, 768)
     try:
         assert pool.wait_ready(120)
@@ -170,13 +224,16 @@ def test_a_pool_closes_the_pipes_of_the_workers_it_replaces_and_stops(tmp_path):
         failure(pool.submit(hostile.abort, timeout=30))  # and one replaced for its task
         wait_for(lambda: len(set(pool.pids()) - set(started)) == 2 and pool.wait_ready(0))
         assert pool.call(os.getpid, timeout=30)
-        assert len(open_files() - before) == pool.size + 2  # a pipe a worker, and its wake-up
+        # a pipe a worker, the pool's wake-up pair and its line to the workers' starter
+        assert len(open_files() - before) == pool.size + 3
         every = {*started, *pool.pids()}
+        assert len(starters()) == len(others) + 1  # the workers' starter, this pool's own
         assert pool.stats.workers_started == 4
     finally:
         pool.close()
     assert open_files() == before  # each worker's pipe and the pool's own, closed
     assert all(gone(pid) for pid in every)
+    assert starters() == others  # the starter too
 
 
 _SERVER = """

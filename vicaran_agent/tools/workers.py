@@ -16,11 +16,16 @@ Why a pool of its own rather than `concurrent.futures.ProcessPoolExecutor`: that
 breaks as a whole when one worker dies (BrokenProcessPool, failing every task in flight), and a
 task that hangs cannot be stopped. Here each worker is watched on its own and replaced alone.
 
-Workers are fresh interpreters (`python -m vicaran_agent.tools.workers`, a `spawn`), never
-forks of the server, which has threads and an event loop; each caps itself before it imports the
-parsers. They are started with the pool, before any task, so the first file pays no import, and
-a worker that is replaced is replaced in the background. (multiprocessing's `forkserver` would
-start them faster, but every one of its workers runs the parent's `__main__` script again.)
+Workers are forks of a starter process, never of the server, which has threads and an event
+loop: the pool starts one fresh interpreter (`python -m vicaran_agent.tools.workers`, its
+"zygote"), which imports the parsers once, single-threaded, and forks a worker whenever the pool
+asks; each worker caps itself, leads its own process group and takes the server's environment,
+import path and working directory as they are when it is forked. A fork costs milliseconds
+where a fresh interpreter's imports cost a second of CPU, so a pool of three starts for the
+price of one and a worker that is replaced (after a memory bomb, say) is back at once.
+(multiprocessing's `forkserver` would do the same, but every one of its workers runs the
+parent's `__main__` script again.) The workers are started with the pool, before any task, so
+the first file pays no import, and a worker that is replaced is replaced in the background.
 Tasks of the "document" lane (a whole file, OCR included, perhaps minutes) may hold all workers but one, which
 stays free for "page" tasks (a web page: milliseconds), so that a conversation's pages never wait
 behind another's documents.
@@ -38,10 +43,12 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import importlib
+import itertools
 import logging
 import os
 import pickle
 import resource
+import select
 import signal
 import socket
 import subprocess
@@ -124,13 +131,95 @@ class _Task:
 
 @dataclass
 class _Worker:
-    process: subprocess.Popen[bytes]
+    zygote: _Zygote
+    token: int  # what the zygote calls its fork request
     conn: Connection
+    reported_pid: int | None = None  # from its "ready"
+    returncode: int | None = None  # once it has ended and its zygote said how
     ready: bool = False
     task: _Task | None = None
     baseline_kb: int = 0
     retiring: bool = False
     stopped_for: Why | None = None
+
+    @property
+    def pid(self) -> int | None:
+        return self.reported_pid or self.zygote.forked.get(self.token)
+
+
+class _Zygote:
+    """The pool's side of its zygote: fork requests out, (token, pid) and exit statuses in."""
+
+    def __init__(self) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", __name__, str(theirs.fileno()), str(os.getpid())],
+                pass_fds=(theirs.fileno(),),
+                stdin=subprocess.DEVNULL,
+                env=_environment(),
+                start_new_session=True,  # Ctrl-C in the server's terminal is the server's
+            )
+        except OSError:
+            ours.close()
+            raise
+        finally:
+            theirs.close()
+        self.control = ours
+        self.alive = True
+        self.forked: dict[int, int] = {}  # token -> pid
+        self.exits: dict[int, int] = {}  # pid -> exit status (negative: the signal)
+        self._tokens = itertools.count(1)
+
+    def fileno(self) -> int:
+        return self.control.fileno()
+
+    def fork(self, fd: int, memory_mb: int) -> int:
+        """Ask for a worker serving the socket `fd` (sent along); its token. OSError: gone."""
+        token = next(self._tokens)
+        request = ("fork", token, memory_mb, _environment(), _import_path(), os.getcwd())
+        socket.send_fds(self.control, [pickle.dumps(request)], [fd])
+        return token
+
+    def read(self, timeout: float = 0.0) -> None:
+        """Take in what the zygote said, waiting at most `timeout` for the first message."""
+        while self.alive:
+            ready, _, _ = select.select([self.control], [], [], timeout)
+            if not ready:
+                return
+            timeout = 0.0
+            try:
+                message = self.control.recv(4096)
+            except OSError:
+                message = b""
+            if not message:
+                self.alive = False
+                return
+            kind, key, value = pickle.loads(message)
+            if kind == "forked":
+                self.forked[key] = value
+            elif kind == "exit":
+                self.exits[key] = value
+
+    def wait_until(self, done: Callable[[], bool], seconds: float = 5.0) -> bool:
+        deadline = time.monotonic() + seconds
+        while not done() and self.alive:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            self.read(left)
+        return done()
+
+    def close(self) -> None:
+        """Close the control socket (the zygote stops its workers and exits) and reap it."""
+        self.alive = False
+        with contextlib.suppress(OSError):
+            self.control.close()
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
 
 
 class WorkerPool:
@@ -143,6 +232,7 @@ class WorkerPool:
         self.stats = Stats()
         self._queues: dict[Lane, deque[_Task]] = {PAGE: deque(), DOCUMENT: deque()}
         self._workers: list[_Worker] = []
+        self._zygote: _Zygote | None = None
         self._lock = threading.Lock()
         self._wake_read, self._wake_write = socket.socketpair()
         self._wake_read.setblocking(False)
@@ -200,7 +290,7 @@ class WorkerPool:
 
     def pids(self) -> list[int]:
         """The workers' process ids (for tests and measurements)."""
-        return [w.process.pid for w in list(self._workers)]
+        return [pid for w in list(self._workers) if (pid := w.pid) is not None]
 
     def close(self) -> None:
         """Stop every worker; queued tasks fail as unavailable."""
@@ -232,11 +322,16 @@ class WorkerPool:
                 timeout = min(timeout, max(0.0, next_poll - now))
             if self._start_error and not self._workers:
                 timeout = min(timeout, _START_RETRY_SECONDS)
+            zygote = self._zygote if self._zygote and self._zygote.alive else None
             waitables: list[Any] = [self._wake_read, *(w.conn for w in self._workers)]
+            if zygote is not None:
+                waitables.append(zygote)
             try:
                 ready = wait(waitables, max(0.0, timeout))
             except OSError:  # a pipe closed between listing and waiting: look again
                 ready = []
+            if zygote is not None and zygote in ready:
+                zygote.read()
             if self._wake_read in ready:
                 with contextlib.suppress(BlockingIOError, OSError):
                     self._wake_read.recv(4096)
@@ -254,27 +349,34 @@ class WorkerPool:
             self._fail_queued_if_no_worker()
             return
         while len(self._workers) < self.size:
+            zygote = self._zygote
+            if zygote is None or not zygote.alive:
+                if zygote is not None:
+                    zygote.close()
+                try:
+                    zygote = self._zygote = _Zygote()
+                except OSError as error:  # no interpreter to start (a sandbox, a broken install)
+                    logger.exception("could not start a parser process")
+                    self._zygote = None
+                    self._start_failed(f"{type(error).__name__}: {error}")
+                    return
             ours, theirs = socket.socketpair()
-            arguments = (theirs.fileno(), self.memory_mb, os.getpid())
             try:
-                process = subprocess.Popen(
-                    [sys.executable, "-m", __name__, *map(str, arguments)],
-                    pass_fds=(theirs.fileno(),),
-                    stdin=subprocess.DEVNULL,
-                    env=_environment(),
-                    start_new_session=True,  # its own process group: stopping it stops Tesseract
-                )
-            except OSError as error:  # no interpreter to start (a sandbox, a broken install)
-                logger.exception("could not start a parser process")
-                self._start_error = f"{type(error).__name__}: {error}"
-                self._start_failed_at = time.monotonic()
+                token = zygote.fork(theirs.fileno(), self.memory_mb)
+            except OSError:  # the zygote is gone: the next round starts another
+                zygote.alive = False
                 ours.close()
-                self._fail_queued_if_no_worker()
+                self._start_failed("the parsers' starter process exited")
                 return
             finally:
                 theirs.close()
-            self._workers.append(_Worker(process, Connection(ours.detach())))
+            self._workers.append(_Worker(zygote, token, Connection(ours.detach())))
             self.stats.workers_started += 1
+
+    def _start_failed(self, why: str) -> None:
+        self._start_error = why
+        self._start_failed_at = time.monotonic()
+        self._fail_queued_if_no_worker()
 
     def _fail_queued_if_no_worker(self) -> None:
         if self._workers:
@@ -344,7 +446,7 @@ class WorkerPool:
         if kind == "started" and worker.task is not None:
             worker.task.started = True
         elif kind == "ready":
-            worker.ready, worker.baseline_kb = True, message[1]
+            worker.ready, worker.baseline_kb, worker.reported_pid = True, message[1], message[2]
             self._start_error = ""
             if sum(w.ready for w in self._workers) >= self.size:
                 self._all_ready.set()
@@ -384,7 +486,7 @@ class WorkerPool:
         with contextlib.suppress(ValueError):
             self._workers.remove(worker)
         _stop(worker)
-        code = worker.process.returncode
+        code = worker.returncode
         if not worker.ready and worker.stopped_for is None:  # died starting: wait before more
             self._start_error = f"a parser process exited as it started (exit {code})"
             self._start_failed_at = time.monotonic()
@@ -402,8 +504,7 @@ class WorkerPool:
                 why = "memory"
             else:
                 why = "crashed"
-            detail = f"signal {-code}" if code is not None and code < 0 else f"exit {code}"
-            self._finish(worker, error=WorkerFailed(why, seconds, detail))
+            self._finish(worker, error=WorkerFailed(why, seconds, _how_it_ended(code)))
         with contextlib.suppress(Exception):
             worker.conn.close()
 
@@ -418,7 +519,7 @@ class WorkerPool:
         """Stop the busy worker that grew most when the workers together hold too much."""
         growth = {}
         for worker in self._workers:
-            kb = _resident_kb(worker.process.pid)
+            kb = _resident_kb(worker.pid)
             if kb is not None and worker.ready:
                 growth[id(worker)] = (max(0, kb - worker.baseline_kb), worker)
         total_mb = sum(kb for kb, _ in growth.values()) / 1024
@@ -442,8 +543,16 @@ class WorkerPool:
                 queue.clear()
         for task in tasks:
             _settle(task.future, error=failed)
+        if self._zygote is not None:
+            self._zygote.close()
         self._wake_read.close()
         self._wake_write.close()
+
+
+def _how_it_ended(code: int | None) -> str:
+    if code is None:
+        return "its starter process ended"
+    return f"signal {-code}" if code < 0 else f"exit {code}"
 
 
 def _requeued(task: _Task) -> _Task:
@@ -474,13 +583,20 @@ def _settle(future: Future[Any], *, value: Any = None, error: BaseException | No
 
 
 def _stop(worker: _Worker) -> None:
-    """SIGKILL the worker's process group (the worker and what it started), then reap it."""
+    """SIGKILL the worker's process group (the worker and what it started); its exit status
+    (from its zygote) in `worker.returncode`."""
+    zygote = worker.zygote
+    if not zygote.wait_until(lambda: worker.pid is not None):
+        return  # never forked (its zygote died first)
+    pid = worker.pid
+    assert pid is not None
     with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
-        os.killpg(worker.process.pid, signal.SIGKILL)
-    with contextlib.suppress(ProcessLookupError, OSError):
-        worker.process.kill()  # if it was no group leader (it always is: start_new_session)
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        worker.process.wait(timeout=5)
+        os.killpg(pid, signal.SIGKILL)
+    with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
+        os.kill(pid, signal.SIGKILL)  # if it was no group leader (it always is: setsid)
+    zygote.wait_until(lambda: pid in zygote.exits)
+    worker.returncode = zygote.exits.pop(pid, None)
+    zygote.forked.pop(worker.token, None)
 
 
 def _resident_kb(pid: int | None) -> int | None:
@@ -493,10 +609,13 @@ def _resident_kb(pid: int | None) -> int | None:
         return None
 
 
+def _import_path() -> list[str]:
+    return [entry for entry in sys.path if entry]
+
+
 def _environment() -> dict[str, str]:
     """The server's environment, with its import path (a worker imports what a task names)."""
-    path = [entry for entry in sys.path if entry]
-    return {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(_import_path())}
 
 
 # --- the worker's side -----------------------------------------------------------------------
@@ -517,38 +636,111 @@ class _Asker:
 
 
 def _end_with_the_pool(parent: int) -> None:
-    """On Linux, have the kernel kill this worker when the thread that started it ends (the
-    pool's, or the whole server, however it ends), even mid-task; elsewhere the pool stops its
-    workers as the server exits, and an idle worker ends when its pipe closes."""
+    """On Linux, have the kernel kill this process when the thread that started it ends (the
+    zygote's parent: the pool's thread, or the whole server, however it ends; a worker's: the
+    zygote), even mid-task; elsewhere an idle worker ends when its pipe closes."""
     if sys.platform.startswith("linux"):
         with contextlib.suppress(OSError, AttributeError):
             ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    if os.getppid() != parent:  # the server was gone before that took hold
+    if os.getppid() != parent:  # the parent was gone before that took hold
         os._exit(0)
 
 
 def main(argv: list[str]) -> None:
-    """A worker process: `python -m vicaran_agent.tools.workers FD MEMORY_MB PARENT` (the pool
-    starts it with its end of a socket pair as FD). It caps itself before importing anything
-    more."""
-    fd, memory_mb, parent = int(argv[1]), int(argv[2]), int(argv[3])
+    """The zygote: `python -m vicaran_agent.tools.workers FD PARENT` (FD: its end of the pool's
+    control socket). It imports the parsers once, then forks a worker for each request and
+    reports each worker's pid and, once it has reaped it, its exit status. When the pool goes
+    (the socket closes), it stops its workers and exits."""
+    fd, parent = int(argv[1]), int(argv[2])
     _end_with_the_pool(parent)
-    limit = memory_mb * 1024 * 1024
-    _, hard = resource.getrlimit(resource.RLIMIT_AS)
-    if hard != resource.RLIM_INFINITY:
-        limit = min(limit, hard)
-    with contextlib.suppress(ValueError, OSError):  # a system that will not cap (then: the pool
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))  # watches on Linux only)
     with contextlib.suppress(ValueError, OSError):
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # an abort writes no core file
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle
     with contextlib.suppress(OSError):
         os.nice(10)  # the server (and every other conversation) first
-    conn = Connection(fd)
-    with contextlib.suppress(EOFError, OSError):  # the server went away: so does the worker
-        for module in PRELOAD:
-            importlib.import_module(module)
-        serve(conn)
+    control = socket.socket(fileno=fd)
+    for module in PRELOAD:
+        importlib.import_module(module)
+    wake_read, wake_write = os.pipe()
+    os.set_blocking(wake_read, False)
+    os.set_blocking(wake_write, False)
+    signal.set_wakeup_fd(wake_write)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    children: set[int] = set()
+    zygote = os.getpid()
+    while True:
+        readable, _, _ = select.select([control, wake_read], [], [])
+        if wake_read in readable:
+            with contextlib.suppress(BlockingIOError):
+                os.read(wake_read, 4096)
+        _reap(control, children)
+        if control not in readable:
+            continue
+        try:
+            request, fds, _, _ = socket.recv_fds(control, 1 << 20, 1)
+        except OSError:
+            request, fds = b"", []
+        if not request:
+            break
+        _, token, memory_mb, environ, path, cwd = pickle.loads(request)
+        pid = os.fork()
+        if pid == 0:
+            signal.set_wakeup_fd(-1)
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            os.close(wake_read)
+            os.close(wake_write)
+            control.close()
+            _worker(zygote, fds[0], memory_mb, environ, path, cwd)
+        for received in fds:
+            os.close(received)
+        children.add(pid)
+        with contextlib.suppress(OSError):
+            control.send(pickle.dumps(("forked", token, pid)))
+    for pid in children:  # the pool is gone: so are its workers
+        with contextlib.suppress(OSError):
+            os.killpg(pid, signal.SIGKILL)
+
+
+def _reap(control: socket.socket, children: set[int]) -> None:
+    """Reap the workers that ended, telling the pool each one's exit status."""
+    for pid in list(children):
+        try:
+            done, status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done, status = pid, 0
+        if done:
+            children.discard(pid)
+            with contextlib.suppress(OSError):
+                control.send(pickle.dumps(("exit", pid, os.waitstatus_to_exitcode(status))))
+
+
+def _worker(
+    zygote: int, fd: int, memory_mb: int, environ: dict[str, str], path: list[str], cwd: str
+) -> None:
+    """A forked worker: caps itself, takes the server's environment, serves until told to stop."""
+    code = 0
+    try:
+        os.setsid()  # its own process group: stopping it stops Tesseract
+        _end_with_the_pool(zygote)
+        limit = memory_mb * 1024 * 1024
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        with contextlib.suppress(ValueError, OSError):  # a system that will not cap (then: the
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))  # pool watches, on Linux)
+        os.environ.clear()
+        os.environ.update(environ)
+        sys.path[:] = path
+        with contextlib.suppress(OSError):
+            os.chdir(cwd)
+        with contextlib.suppress(EOFError, OSError):  # the server went away: so does the worker
+            serve(Connection(fd))
+    except BaseException:  # whatever it was, this process ends here
+        code = 1
+        with contextlib.suppress(Exception):
+            logger.exception("a parser process failed")
+    finally:
+        os._exit(code)
 
 
 _STARTED = bytes(ForkingPickler.dumps(("started",)))
@@ -558,7 +750,7 @@ def serve(conn: Connection) -> None:
     """Say it is ready, then run tasks one at a time until told to stop (or until the pipe
     closes: the server is gone)."""
     baseline = _resident_kb(os.getpid()) or 0
-    conn.send_bytes(bytes(ForkingPickler.dumps(("ready", baseline))))
+    conn.send_bytes(bytes(ForkingPickler.dumps(("ready", baseline, os.getpid()))))
     while True:
         try:
             message = pickle.loads(conn.recv_bytes())
