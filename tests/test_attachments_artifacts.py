@@ -13,7 +13,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-from google.adk.artifacts.artifact_util import get_artifact_uri
 from google.adk.sessions import Session
 from google.genai import types
 
@@ -22,6 +21,7 @@ from tests.support.api_server import APP, free_port, run_sse
 from tests.support.conversation import Conversation
 from tests.support.inprocess import adk_api_serving
 from vicaran_agent import state_keys as keys
+from vicaran_agent.adk_compat import get_artifact_uri
 from vicaran_agent.config import get_settings
 from vicaran_agent.documents import intake
 from vicaran_agent.documents.store import DocumentStore, get_document_store

@@ -8,11 +8,11 @@ from google.adk.agents import LlmAgent
 from google.adk.agents.context_cache_config import ContextCacheConfig
 from google.adk.agents.readonly_context import ReadonlyContext
 from google.adk.apps import App
-from google.adk.utils.model_name_utils import is_gemini_model
 from google.genai import types
 from pydantic import ValidationError
 
 from . import state_keys as keys
+from .adk_compat import is_gemini_model
 from .callbacks.orchestrator import (
     after_orchestrator_model,
     before_orchestrator_model,

@@ -20,19 +20,15 @@ from typing import Any, Literal, TypeVar
 
 import httpx
 from google.adk.agents import LlmAgent
-from google.adk.agents.invocation_context import InvocationContext, LlmCallsLimitExceededError
-from google.adk.agents.run_config import RunConfig, StreamingMode
-from google.adk.events import Event
-from google.adk.flows.llm_flows.core._model_call import call_llm_async
-from google.adk.flows.llm_flows.single_flow import SingleFlow
+from google.adk.agents.invocation_context import InvocationContext
 from google.adk.models import BaseLlm, LLMRegistry
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
-from google.adk.utils.model_name_utils import extract_model_name, is_gemini_model
 from google.genai import errors as genai_errors
 from google.genai import types
 from pydantic import BaseModel, ValidationError
 
+from .adk_compat import LlmCallsLimitExceededError, extract_model_name, is_gemini_model, model_call
 from .clock import SYSTEM_CLOCK, Clock
 from .config import Settings, get_settings
 from .i18n import Phrase, localized
@@ -415,16 +411,6 @@ class ModelSite:
         return self._agents[key]
 
 
-_FLOW: SingleFlow | None = None
-
-
-def _flow() -> SingleFlow:
-    global _FLOW
-    if _FLOW is None:
-        _FLOW = SingleFlow()
-    return _FLOW
-
-
 async def respond(
     llm: BaseLlm, request: LlmRequest, site: ModelSite | None, task: str
 ) -> LlmResponse:
@@ -441,13 +427,7 @@ async def respond(
     if site is None:
         responses = llm.generate_content_async(request, stream=False)
     else:
-        agent = site.agent(task, llm)
-        run_config = (site.ctx.run_config or RunConfig()).model_copy(
-            update={"streaming_mode": StreamingMode.NONE}
-        )
-        ctx = site.ctx.model_copy(update={"agent": agent, "run_config": run_config})
-        event = Event(invocation_id=ctx.invocation_id, author=agent.name, branch=ctx.branch)
-        responses = call_llm_async(_flow(), ctx, request, event)
+        responses = model_call(site.ctx, site.agent(task, llm), request)
     async with aclosing(responses) as stream:
         async for response in stream:
             if not response.partial:

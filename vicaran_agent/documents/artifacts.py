@@ -26,10 +26,10 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from google.adk.agents.invocation_context import InvocationContext
-from google.adk.artifacts.artifact_util import get_artifact_uri
 from google.adk.plugins.base_plugin import BasePlugin
 from google.genai import types
 
+from ..adk_compat import get_artifact_uri
 from ..config import get_settings
 from ..formatting import one_line
 

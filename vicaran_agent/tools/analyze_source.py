@@ -184,7 +184,7 @@ async def analyze_source(url: str, tool_context: ToolContext) -> dict[str, Any]:
         ModelClient(
             settings.vicaran_fast_model,
             settings,
-            ModelSite.of(tool_context._invocation_context, callbacks=False),
+            ModelSite.of(tool_context.get_invocation_context(), callbacks=False),
         ),
         instruction,
         texts=kept,

@@ -27,9 +27,9 @@ import httpx
 from google.adk.models import BaseLlm, LLMRegistry
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
-from google.adk.utils.model_name_utils import is_gemini_model
 from google.genai import types
 
+from ..adk_compat import is_gemini_model
 from ..config import Settings, get_settings
 from ..formatting import data_block
 from ..i18n import PORTUGUESE, Phrase, is_portuguese, language_name
