@@ -7,15 +7,15 @@ from benchmarks import model_routing
 
 async def test_the_routing_benchmark_measures_both_paths(env, monkeypatch):
     seen: list[str] = []
-    from vicaran_agent import llm
+    from vicaran_agent import adk_compat
 
-    original = llm.call_llm_async
+    original = adk_compat.call_llm_async
 
     def counting(flow, ctx, request, event):  # type: ignore[no-untyped-def]
         seen.append(ctx.agent.name)
         return original(flow, ctx, request, event)
 
-    monkeypatch.setattr(llm, "call_llm_async", counting)
+    monkeypatch.setattr(adk_compat, "call_llm_async", counting)
     figures = await model_routing._measure(3)
     assert figures["calls"] == 3
     assert figures["direct_us"] > 0 and figures["routed_us"] > 0
