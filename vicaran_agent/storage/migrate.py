@@ -21,6 +21,7 @@ from sqlalchemy import Connection, Engine, create_engine, inspect
 from sqlalchemy.engine import make_url
 
 from vicaran_agent.i18n import message
+from vicaran_agent.storage.engines import sqlite_engine
 from vicaran_agent.storage.tables import Base
 
 logger = logging.getLogger(__name__)
@@ -74,8 +75,6 @@ def _engine(target: str | Engine) -> tuple[Engine, bool]:
     url = make_url(target)
     if url.get_backend_name() == "sqlite":
         # The repository's own engine: foreign keys, busy timeout, transactional DDL.
-        from vicaran_agent.storage.repository import sqlite_engine
-
         return sqlite_engine(target), True
     return create_engine(url), True
 

@@ -12,14 +12,12 @@ import threading
 import zlib
 from collections.abc import Callable, Collection, Iterable
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any, Literal, TypeVar, get_args
 
-from sqlalchemy import Engine, create_engine, event, func, select
+from sqlalchemy import Engine, func, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
-from sqlalchemy.pool import StaticPool
 
 from vicaran_agent.config import get_settings
 from vicaran_agent.schemas import (
@@ -31,6 +29,7 @@ from vicaran_agent.schemas import (
     Verdict,
 )
 from vicaran_agent.storage import migrate, outbox
+from vicaran_agent.storage.engines import create_engine_for
 from vicaran_agent.storage.tables import (
     BiasRow,
     ClaimRow,
@@ -54,7 +53,6 @@ FinalStatus = Literal["completed", "partial", "failed"]
 FINISHED = ("completed", "partial", "failed", "interrupted")
 T = TypeVar("T")
 
-SQLITE_BUSY_TIMEOUT_SECONDS = 30
 # `callback_idempotency.status_code` of a claimed key whose reply is not stored yet.
 IDEMPOTENCY_PENDING = 0
 _WRITE_ATTEMPTS = 3  # an IntegrityError from a concurrent insert is retried as an update
@@ -115,7 +113,7 @@ class Repository:
         self.database_url = database_url
         self._sqlite = make_url(database_url).get_backend_name() == "sqlite"
         self._lock: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
-        self._engine, memory = _create_engine(database_url)
+        self._engine, memory = create_engine_for(database_url)
         if memory:  # one shared connection: every call is serialized by a lock
             self._lock = threading.RLock()
         self._writer: Engine = self._engine
@@ -865,50 +863,6 @@ def get_repository(database_url: str) -> Repository:
 
 
 # --- helpers -----------------------------------------------------------------------------
-
-
-def _create_engine(database_url: str) -> tuple[Engine, bool]:
-    """The engine for `database_url` and whether it is an in-memory SQLite database."""
-    url = make_url(database_url)
-    if url.get_backend_name() != "sqlite":
-        return create_engine(url), False
-    database = url.database or ""
-    memory = database in ("", ":memory:") or url.query.get("mode") == "memory"
-    kwargs: dict[str, Any] = {
-        "connect_args": {"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_SECONDS}
-    }
-    if memory:
-        kwargs["poolclass"] = StaticPool
-    elif not database.startswith("file:"):
-        Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url, **kwargs)
-    _configure_sqlite(engine, wal=not memory)
-    return engine, memory
-
-
-def sqlite_engine(database_url: str) -> Engine:
-    """A SQLite engine configured as the repository's, writing with BEGIN IMMEDIATE."""
-    return _create_engine(database_url)[0].execution_options(vicaran_write=True)
-
-
-def _configure_sqlite(engine: Engine, *, wal: bool) -> None:
-    """Foreign keys, busy timeout, WAL, and BEGIN IMMEDIATE for writes (no upgrade deadlocks)."""
-
-    @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
-        dbapi_connection.isolation_level = None  # SQLAlchemy emits BEGIN itself (below)
-        cursor = dbapi_connection.cursor()
-        cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_SECONDS * 1000}")
-        cursor.execute("PRAGMA foreign_keys = ON")
-        if wal:
-            cursor.execute("PRAGMA journal_mode = WAL")
-            cursor.execute("PRAGMA synchronous = NORMAL")
-        cursor.close()
-
-    @event.listens_for(engine, "begin")
-    def _on_begin(connection: Any) -> None:
-        write = connection.get_execution_options().get("vicaran_write", False)
-        connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
 
 
 STOPPED = "The process running this investigation stopped before it finished."
