@@ -35,6 +35,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, RedirectRespons
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..config import Settings, get_settings
+from .pages import token_page
 
 COOKIE_NAME = "vicaran_dashboard"
 TOKEN_PARAM = "token"
@@ -109,8 +110,6 @@ def refusal(page: bool) -> Response:
     headers = {"WWW-Authenticate": "Bearer", "Cache-Control": "no-store"}
     if not page:
         return JSONResponse({"success": False, "error": UNAUTHORIZED}, 401, headers=headers)
-    from .dashboard import token_page  # the page uses the dashboard's layout
-
     return token_page(headers)
 
 

@@ -10,24 +10,21 @@ page of one while it runs, the list while any runs (it mirrors the renderers her
 the list reloads itself instead). With `VICARAN_DASHBOARD_TOKEN` set, every request must present
 the token: `access.AccessMiddleware` enforces it on the whole server (and turns a one-time
 `?token=` into a cookie); the routes here check it again (Bearer header or that cookie), so the
-router is never open when it is mounted without the middleware. The "Access token needed" page
-carries its stylesheet inline, since the static files are behind the token too.
+router is never open when it is mounted without the middleware. The page frame, its headers and
+the "Access token needed" page are `pages`' (Jinja2 templates).
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
-import hashlib
 import re
 from collections.abc import Awaitable, Callable, Collection
 from html import escape
-from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
 
 from fastapi import APIRouter, Request
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, JSONResponse, Response
 
 from .. import export
 from ..config import Settings, get_settings
@@ -39,34 +36,15 @@ from ..sub_agents.bias_analyzer import score_label
 from ..tools.credibility import credibility_label
 from ..tools.urls import host_of
 from ..usage import tokens_line
-from . import access
+from . import access, pages
 from .markdown import render_markdown
+from .pages import STATIC_DIR, STATIC_PREFIX
 
-STATIC_DIR = Path(__file__).resolve().parent / "static"
-STATIC_PREFIX = "/dashboard-static"
 COOKIE_NAME = access.COOKIE_NAME
 COMPLETE_MARKER = export.COMPLETE_MARKER
 _STATIC_TYPES = {"dashboard.css": "text/css", "dashboard.js": "text/javascript"}
-_CSP = (
-    "default-src 'none'; script-src 'self'; style-src 'self'; style-src-attr 'unsafe-inline'; "
-    "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; "
-    "frame-ancestors 'none'"
-)
-_TOKEN_PAGE_CSS = (STATIC_DIR / "dashboard.css").read_text(encoding="utf-8")
-_TOKEN_PAGE_CSP = _CSP.replace(
-    "style-src 'self'",
-    "style-src 'sha256-"
-    + base64.b64encode(hashlib.sha256(_TOKEN_PAGE_CSS.encode()).digest()).decode()
-    + "'",
-)
 POLL_SECONDS = 3  # as dashboard.js polls
 LIVE_TEXT = f"Live: refreshing every {POLL_SECONDS} s"
-_PAGE_HEADERS = {
-    "Content-Security-Policy": _CSP,
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    "Cache-Control": "no-store",
-}
 STATUS_LABELS = {
     "planning": "Planning",
     "in_progress": "In progress",
@@ -164,22 +142,6 @@ def _guarded(handler: Handler, *, page: bool) -> Handler:
     return endpoint
 
 
-def token_page(headers: dict[str, str]) -> Response:
-    """401 for a browser: how to present the token."""
-    body = (
-        '<main class="wrap narrow"><h1>Access token needed</h1><p>This dashboard is protected. '
-        "Open it with <code>?token=…</code> added to the address, or send an "
-        "<code>Authorization: Bearer …</code> header.</p></main>"
-    )
-    return _html(
-        "Access token needed",
-        body,
-        status=401,
-        headers={**headers, "Content-Security-Policy": _TOKEN_PAGE_CSP},
-        inline_style=True,
-    )
-
-
 # --- endpoints -----------------------------------------------------------------------------
 
 
@@ -261,7 +223,7 @@ async def _page_list(request: Request) -> Response:
     running = any(item["status"] in RUNNING for item in items)
     # Without JS the page reloads itself while a run goes on; with JS the script polls instead.
     refresh = f'<noscript><meta http-equiv="refresh" content="{POLL_SECONDS}"></noscript>'
-    return _html("Investigations", _list_body(items, running), head=refresh if running else "")
+    return pages.page("Investigations", _list_body(items, running), head=refresh if running else "")
 
 
 async def _page_one(request: Request) -> Response:
@@ -271,9 +233,9 @@ async def _page_one(request: Request) -> Response:
             '<main class="wrap narrow"><h1>Investigation not found</h1>'
             '<p><a href="/investigations">See all investigations</a></p></main>'
         )
-        return _html("Not found", body, status=404)
+        return pages.page("Not found", body, status=404)
     body = await asyncio.to_thread(_detail_body, investigation)  # the summary's Markdown
-    return _html(investigation["title"] or "Investigation", body)
+    return pages.page(investigation["title"] or "Investigation", body)
 
 
 async def _page_claim(request: Request) -> Response:
@@ -288,14 +250,14 @@ async def _page_claim(request: Request) -> Response:
             else '<a href="/investigations">See all investigations</a>'
         )
         body = f'<main class="wrap narrow"><h1>Claim not found</h1><p>{back}</p></main>'
-        return _html("Not found", body, status=404)
+        return pages.page("Not found", body, status=404)
     review = export.claim_reviews(investigation, get_settings())[number - 1]
     head = (
         f'<link rel="canonical" href="{escape(review["url"])}">\n'
         f'<script type="application/ld+json">{json_for_html(review)}</script>'
     )
     check = checks[number - 1]
-    return _html(check["claim_text"], _claim_body(investigation, number, review), head=head)
+    return pages.page(check["claim_text"], _claim_body(investigation, number, review), head=head)
 
 
 def claim_number(text: str, count: int) -> int | None:
@@ -346,41 +308,6 @@ def _report_html(inv: dict[str, Any], settings: Settings) -> str:
 
 
 # --- HTML ----------------------------------------------------------------------------------
-
-
-def _html(
-    title: str,
-    main: str,
-    *,
-    status: int = 200,
-    headers: dict[str, str] | None = None,
-    head: str = "",
-    inline_style: bool = False,
-) -> HTMLResponse:
-    """A dashboard page; `inline_style` carries the stylesheet in the page, with no script."""
-    assets = (
-        f"<style>{_TOKEN_PAGE_CSS}</style>"
-        if inline_style
-        else f'<link rel="stylesheet" href="{STATIC_PREFIX}/dashboard.css">\n'
-        f'<script src="{STATIC_PREFIX}/dashboard.js" defer></script>'
-    )
-    page = f"""<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{escape(title)} · Vicaran</title>
-<link rel="icon" href="data:,">
-{assets}{head}
-</head>
-<body>
-<header class="topbar"><a class="brand" href="/investigations">Vicaran</a>
-<span class="tagline">Investigation dashboard</span></header>
-{main}
-</body>
-</html>
-"""
-    return HTMLResponse(page, status, headers={**_PAGE_HEADERS, **(headers or {})})
 
 
 def _badge(kind: str, value: str, labels: dict[str, str]) -> str:
