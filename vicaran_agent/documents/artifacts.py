@@ -21,7 +21,9 @@ saved. This plugin uses Vicaran's document limit and the intake's own file names
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import mimetypes
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
@@ -32,6 +34,7 @@ from google.genai import types
 from ..adk_compat import get_artifact_uri
 from ..config import get_settings
 from ..formatting import one_line
+from ..sanitize import clean
 
 if TYPE_CHECKING:
     from google.adk.agents.callback_context import CallbackContext
@@ -39,6 +42,8 @@ if TYPE_CHECKING:
     from .intake import Attachment
 
 logger = logging.getLogger(__name__)
+
+MAX_NAME = 120  # characters of a file name kept
 
 PLUGIN_NAME = "vicaran_attachments_as_artifacts"
 METADATA_KEY = "vicaran_attachment"  # part_metadata of a file not stored (too large)
@@ -94,8 +99,6 @@ class AttachmentsAsArtifacts(BasePlugin):
         service = invocation_context.artifact_service
         if service is None or not user_message.parts:
             return None  # no store: the intake reads the inline bytes, as it always could
-        from .intake import file_name_of  # intake imports this module
-
         limit = get_settings().vicaran_document_max_bytes
         session = invocation_context.session
         parts: list[types.Part] = []
@@ -186,3 +189,14 @@ def reference_target(uri: str) -> tuple[str, int] | None:
     if not found or not name or ":" in name:
         return None
     return name, int(version)
+
+
+def file_name_of(display_name: str | None, mime: str, data: bytes) -> str:
+    """The file's own name, without any folder; else one from its content and MIME type
+    (`attachment-<sha256 prefix>.pdf`: the same file keeps its name, another gets its own)."""
+    name = (display_name or "").replace("\\", "/").rsplit("/", 1)[-1]
+    name = " ".join(clean(name).split()).strip(" .")[:MAX_NAME]
+    if name:
+        return name
+    extension = mimetypes.guess_extension(mime or "") or ""
+    return f"attachment-{hashlib.sha256(data).hexdigest()[:8]}{extension}"

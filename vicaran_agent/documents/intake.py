@@ -9,9 +9,7 @@ orchestrator need (titles, pages, languages, what could not be read) is kept in 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
-import mimetypes
 from collections.abc import Awaitable, Callable, Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -23,7 +21,15 @@ from ..config import get_settings
 from ..formatting import data_block, one_line
 from ..sanitize import clean
 from . import pool
-from .artifacts import ReadArtifact, artifact_name, is_reference, reference_target, refused_size
+from .artifacts import (
+    MAX_NAME,
+    ReadArtifact,
+    artifact_name,
+    file_name_of,
+    is_reference,
+    reference_target,
+    refused_size,
+)
 from .model import DocumentError, DocumentInfo, DocumentReliability
 from .ocr import OcrLedger
 from .store import DocumentStore, Reader, get_document_store
@@ -33,7 +39,6 @@ logger = logging.getLogger(__name__)
 ATTACHMENT_RELIABILITY: DocumentReliability = "neutral"
 MAX_LISTED = 20  # documents per collection kept for the plan and the orchestrator
 MAX_REASONS = 3  # unreadable pages named per document (the rest are counted)
-MAX_NAME = 120
 MAX_URLS = 5  # web addresses written in a document, listed in the plan
 
 
@@ -98,17 +103,6 @@ def attachments_in(content: types.Content | None) -> list[Attachment]:
         name = file_name_of(blob.display_name, mime, blob.data or b"")
         found.append(Attachment(index, name, mime, part))
     return found
-
-
-def file_name_of(display_name: str | None, mime: str, data: bytes) -> str:
-    """The file's own name, without any folder; else one from its content and MIME type
-    (`attachment-<sha256 prefix>.pdf`: the same file keeps its name, another gets its own)."""
-    name = (display_name or "").replace("\\", "/").rsplit("/", 1)[-1]
-    name = " ".join(clean(name).split()).strip(" .")[:MAX_NAME]
-    if name:
-        return name
-    extension = mimetypes.guess_extension(mime or "") or ""
-    return f"attachment-{hashlib.sha256(data).hexdigest()[:8]}{extension}"
 
 
 def placeholder(name: str) -> types.Part:
