@@ -52,6 +52,7 @@ bench: $(STAMP)
 	$(UV) run python -m benchmarks.run --json test-artifacts/bench.json
 
 lint: $(STAMP)
+	$(UV) run lint-imports --no-cache
 	$(UV) run ruff check .
 	$(UV) run ruff format --check .
 
