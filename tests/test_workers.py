@@ -19,10 +19,14 @@ from vicaran_agent.tools.workers import DOCUMENT, PAGE, WorkerFailed, WorkerPool
 
 pytestmark = pytest.mark.timeout(180)
 
+# What these pools' tasks need, imported once by their starter (the parsers are not: no task here
+# parses, and a starter that imports them costs a second of CPU a test).
+TASKS = ("tests.support.hostile",)
+
 
 @pytest.fixture
 def pool() -> Iterator[WorkerPool]:
-    workers = WorkerPool(2, 768)
+    workers = WorkerPool(2, 768, preload=TASKS)
     assert workers.wait_ready(120)
     yield workers
     workers.close()
@@ -38,7 +42,7 @@ def gone(pid: int) -> bool:
     """No such process, or only its zombie (dead, waiting to be reaped by init)."""
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, IndexError):
+    except (OSError, IndexError):  # gone, or going while it was read (ProcessLookupError)
         return True
     return state in ("Z", "X")
 
@@ -120,7 +124,8 @@ def test_running_out_of_memory_is_said_as_such_and_the_worker_is_renewed(pool):
 @pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="needs /proc (Linux)")
 def test_the_workers_together_hold_no_more_than_the_memory_limit(tmp_path):
     """Each worker stays under its own cap, but two together pass what the pool may hold:
-    the one that grew most is stopped, and the other finishes."""
+    the one that grew most is stopped, and the other finishes. (Workers holding the parsers,
+    as the server's do: what they hold idle counts.)"""
     pool = WorkerPool(2, 768)
     try:
         assert pool.wait_ready(120)
@@ -136,7 +141,9 @@ def test_the_workers_together_hold_no_more_than_the_memory_limit(tmp_path):
             except WorkerFailed as failed:
                 outcomes.append(failed.why)
         assert sorted(outcomes) == sorted(["memory", str(350 << 20)])
-        assert limit < pool.stats.peak_growth_mb < 2 * 350
+        # (how far past the limit they got depends on how fast 350 MB is touched against the
+        # pool's 50 ms look at their memory: both may have it all by then)
+        assert limit < pool.stats.peak_growth_mb
     finally:
         pool.close()
 
@@ -216,7 +223,7 @@ def starters() -> set[int]:
 @pytest.mark.skipif(not Path("/proc/self/fd").exists(), reason="needs /proc (Linux)")
 def test_a_pool_closes_the_pipes_of_the_workers_it_replaces_and_stops(tmp_path):
     before, others = open_files(), starters()  # (the session's parse pool has one)
-    pool = WorkerPool(2, 768)
+    pool = WorkerPool(2, 768, preload=TASKS)
     try:
         assert pool.wait_ready(120)
         started = pool.pids()
@@ -242,7 +249,7 @@ from pathlib import Path
 from tests.support import hostile
 from vicaran_agent.tools.workers import WorkerPool
 
-pool = WorkerPool(2, 512)
+pool = WorkerPool(2, 512, preload=("tests.support.hostile",))
 pool.wait_ready(120)
 pool.submit(hostile.hang, sys.argv[1], timeout=600)
 print(" ".join(map(str, pool.pids())), flush=True)

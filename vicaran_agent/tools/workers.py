@@ -7,7 +7,7 @@ its own process group, so that stopping it stops what it started (Tesseract), an
 the pool (on Linux the kernel kills it when the pool's thread or the server ends, however). A task that
 overruns its time is stopped (SIGKILL to the group, never waited for), a worker that dies
 (SIGABRT from PDFium out of memory, a segfault, MemoryError) costs only its task, and either way
-the worker is replaced. On Linux the pool also watches its workers' resident memory: when
+the worker is replaced. On Linux the pool also watches its workers' anonymous resident memory: when
 together they hold more than `memory_mb` (what they held idle, plus at least half of it for the
 tasks), the busy one that grew most is stopped, so the parsers together hold about that much,
 however many files are read at once.
@@ -56,7 +56,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
@@ -150,11 +150,12 @@ class _Worker:
 class _Zygote:
     """The pool's side of its zygote: fork requests out, (token, pid) and exit statuses in."""
 
-    def __init__(self) -> None:
+    def __init__(self, preload: Sequence[str]) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        arguments = [str(theirs.fileno()), str(os.getpid()), *preload]
         try:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", __name__, str(theirs.fileno()), str(os.getpid())],
+                [sys.executable, "-m", __name__, *arguments],
                 pass_fds=(theirs.fileno(),),
                 stdin=subprocess.DEVNULL,
                 env=_environment(),
@@ -225,10 +226,20 @@ class _Zygote:
 class WorkerPool:
     """`size` worker processes, each capped at `memory_mb` of address space (see the module)."""
 
-    def __init__(self, size: int, memory_mb: int, *, name: str = "vicaran-parse") -> None:
+    def __init__(
+        self,
+        size: int,
+        memory_mb: int,
+        *,
+        name: str = "vicaran-parse",
+        preload: Sequence[str] = PRELOAD,
+    ) -> None:
+        """`preload`: the modules the workers import before they are ready (the parsers, and
+        what their tasks need; a task may name others, imported by the worker that runs it)."""
         self.size = max(1, size)
         self.memory_mb = memory_mb
         self.name = name
+        self.preload = tuple(preload)
         self.stats = Stats()
         self._queues: dict[Lane, deque[_Task]] = {PAGE: deque(), DOCUMENT: deque()}
         self._workers: list[_Worker] = []
@@ -354,7 +365,7 @@ class WorkerPool:
                 if zygote is not None:
                     zygote.close()
                 try:
-                    zygote = self._zygote = _Zygote()
+                    zygote = self._zygote = _Zygote(self.preload)
                 except OSError as error:  # no interpreter to start (a sandbox, a broken install)
                     logger.exception("could not start a parser process")
                     self._zygote = None
@@ -600,11 +611,15 @@ def _stop(worker: _Worker) -> None:
 
 
 def _resident_kb(pid: int | None) -> int | None:
+    """The process's anonymous resident memory (what it allocated, the starter's heap it was
+    forked with included), without the file pages it maps in as it runs (shared libraries):
+    a forked worker faults those in as it goes, which is no growth of its own."""
     if not pid:
         return None
     try:
         with open(f"/proc/{pid}/statm", "rb") as statm:
-            return int(statm.read().split()[1]) * _PAGE_BYTES // 1024
+            fields = statm.read().split()
+        return (int(fields[1]) - int(fields[2])) * _PAGE_BYTES // 1024
     except (OSError, ValueError, IndexError):
         return None
 
@@ -647,11 +662,11 @@ def _end_with_the_pool(parent: int) -> None:
 
 
 def main(argv: list[str]) -> None:
-    """The zygote: `python -m vicaran_agent.tools.workers FD PARENT` (FD: its end of the pool's
-    control socket). It imports the parsers once, then forks a worker for each request and
-    reports each worker's pid and, once it has reaped it, its exit status. When the pool goes
-    (the socket closes), it stops its workers and exits."""
-    fd, parent = int(argv[1]), int(argv[2])
+    """The zygote: `python -m vicaran_agent.tools.workers FD PARENT [MODULE...]` (FD: its end of
+    the pool's control socket; the modules to preload). It imports them once, then forks a worker
+    for each request and reports each worker's pid and, once it has reaped it, its exit status.
+    When the pool goes (the socket closes), it stops its workers and exits."""
+    fd, parent, preload = int(argv[1]), int(argv[2]), argv[3:]
     _end_with_the_pool(parent)
     with contextlib.suppress(ValueError, OSError):
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # an abort writes no core file
@@ -659,7 +674,7 @@ def main(argv: list[str]) -> None:
     with contextlib.suppress(OSError):
         os.nice(10)  # the server (and every other conversation) first
     control = socket.socket(fileno=fd)
-    for module in PRELOAD:
+    for module in preload:
         importlib.import_module(module)
     wake_read, wake_write = os.pipe()
     os.set_blocking(wake_read, False)
