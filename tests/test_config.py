@@ -98,6 +98,43 @@ async def test_unknown_model_name_is_explained(env):
     assert "VICARAN_FAST_MODEL" in reply
 
 
+def _env_default(value: object) -> str:
+    """How .env.example writes a default: the value as an environment variable spells it."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, list | tuple):
+        return ",".join(map(str, value))
+    return str(value)
+
+
+def test_the_readmes_table_shows_each_settings_default():
+    """(An empty default is shown as what it means there: "the real date", the SQLite path.)"""
+    rows = _table_rows((ROOT / "README.md").read_text())
+    shown = {row[0].strip("`"): row[-1] for row in rows if len(row) == 3}
+    defaults = {name.upper(): field.default for name, field in Settings.model_fields.items()}
+    wrong = {
+        name: (shown[name], _shown_default(default))
+        for name, default in defaults.items()
+        if name in shown and default != "" and not shown[name].startswith(_shown_default(default))
+    }
+    assert wrong == {}
+
+
+def test_env_example_sets_every_setting_it_names_to_its_default():
+    """`.env.example` is where a newcomer starts: a line it ships uncommented says the default
+    (a commented line is an example of a change)."""
+    defaults = {name.upper(): field.default for name, field in Settings.model_fields.items()}
+    shipped = re.findall(r"^([A-Z][A-Z0-9_]+)=(.*)$", (ROOT / ".env.example").read_text(), re.M)
+    wrong = {
+        name: (value, _env_default(defaults[name]))
+        for name, value in shipped
+        if name in defaults and value.strip() != _env_default(defaults[name])
+    }
+    assert wrong == {}
+
+
 def test_env_example_as_it_ships_is_a_valid_env_file(env):
     """`make run` copies `.env.example` to `.env`: every value in it must load as it is."""
     settings = Settings(_env_file=ROOT / ".env.example")  # type: ignore[call-arg]
