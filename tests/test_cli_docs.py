@@ -10,8 +10,8 @@ import pytest
 
 from tests.support import documents as gen
 from vicaran_agent import cli
+from vicaran_agent.cli import documents as commands
 from vicaran_agent.config import get_settings
-from vicaran_agent.documents import commands
 from vicaran_agent.documents.model import DocumentError, PageText, ParsedDocument, UnreadablePage
 from vicaran_agent.documents.parse import parse_file
 from vicaran_agent.documents.store import get_document_store

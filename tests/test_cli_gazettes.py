@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from tests.support.gazettes import BY_NUMBER
-from vicaran_agent import cli, gazettes_cli
+from vicaran_agent import cli
+from vicaran_agent.cli import gazettes as gazettes_cli
 from vicaran_agent.tools.querido_diario import Gazette
 
 PA = BY_NUMBER[1]

@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 
 from vicaran_agent import cli
+from vicaran_agent.cli import documents as commands
 from vicaran_agent.config import get_settings
-from vicaran_agent.documents import commands, parse
+from vicaran_agent.documents import parse
 from vicaran_agent.documents.model import DocumentError
 from vicaran_agent.documents.store import get_document_store
 

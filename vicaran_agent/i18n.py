@@ -2088,7 +2088,7 @@ _DOCUMENT_PROBLEMS: dict[str, tuple[_Text, _Text]] = {
         "{name} não foi adicionado: os documentos desta investigação pertencem a outra conversa "
         "(o id dela foi dado em outra); comece uma nova investigação para anexá-lo.",
     ),
-    # why `vicaran docs add` leaves a path out (documents/commands.py)
+    # why `vicaran docs add` leaves a path out (cli/documents.py)
     "docs_skip_kind": (
         "not a kind of file Vicaran reads",
         "não é um tipo de arquivo que o Vicaran lê",

@@ -24,12 +24,12 @@ from datetime import date
 from functools import partial
 from typing import TYPE_CHECKING
 
-from .gazettes.score import score_gazettes
-from .i18n import PORTUGUESE, detect_language, localized, message
+from ..gazettes.score import score_gazettes
+from ..i18n import PORTUGUESE, detect_language, localized, message
 
 if TYPE_CHECKING:
-    from .config import Settings
-    from .tools.querido_diario import City, Gazette, QueridoDiario
+    from ..config import Settings
+    from ..tools.querido_diario import City, Gazette, QueridoDiario
 
 OK, FAILED, USAGE = 0, 1, 2
 DEFAULT_LIMIT = 10
@@ -90,7 +90,7 @@ def iso_day(value: str) -> str:
 
 
 def state_code(value: str) -> str:
-    from .tools.querido_diario import STATE_CODES
+    from ..tools.querido_diario import STATE_CODES
 
     code = value.strip().upper()
     if code not in STATE_CODES:
@@ -141,8 +141,8 @@ async def search(
     ranker: Ranker | None = None,
 ) -> int:
     """Resolve the city, search, print the candidates; returns the exit code."""
-    from .config import get_settings
-    from .tools.querido_diario import QueridoDiario
+    from ..config import get_settings
+    from ..tools.querido_diario import QueridoDiario
 
     client = QueridoDiario(settings or get_settings())
     territory_ids: list[str] = []

@@ -18,13 +18,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import state_keys as keys
-from .clock import SYSTEM_CLOCK, Clock
-from .i18n import PORTUGUESE, detect_language, localized, message, system_language
+from .. import state_keys as keys
+from ..clock import SYSTEM_CLOCK, Clock
+from ..i18n import PORTUGUESE, detect_language, localized, message, system_language
 
 if TYPE_CHECKING:
-    from .config import Settings
-    from .terminal import Screen
+    from ..config import Settings
+    from ..terminal import Screen
 
 EXIT_CODES = {"completed": 0, "partial": 2, "failed": 1}
 USER = "journalist"
@@ -50,7 +50,7 @@ class TerminalSession:
     def __init__(self, screen: Screen) -> None:
         from google.adk.runners import InMemoryRunner
 
-        from .agent import build_app
+        from ..agent import build_app
 
         self.app = build_app()
         self.runner = InMemoryRunner(app=self.app)
@@ -61,7 +61,7 @@ class TerminalSession:
         """Send one message; return the text of the last message the agent wrote."""
         from google.genai import types
 
-        from .terminal import event_text
+        from ..terminal import event_text
 
         if not self.session_id:
             session = await self.runner.session_service.create_session(
@@ -93,10 +93,10 @@ async def investigate(
     hidden_problems: Callable[[], int] = lambda: 0,
 ) -> int:
     """Plan, approve (or `--yes`), run; `hidden_problems()` counts what the log kept out of view."""
-    from . import liveness
-    from .callbacks.orchestrator import PLAN_MARKER
-    from .config import get_settings, load_model_plugins
-    from .terminal import open_screen
+    from .. import liveness
+    from ..callbacks.orchestrator import PLAN_MARKER
+    from ..config import get_settings, load_model_plugins
+    from ..terminal import open_screen
 
     load_model_plugins()  # a bad VICARAN_MODEL_PLUGINS is one sentence, before anything runs
     screen = open_screen(detect_language(args.brief), args.plain)
@@ -137,7 +137,7 @@ async def investigate(
         return 1
     screen.finish(status)
     if args.out:
-        from .terminal import display_text
+        from ..terminal import display_text
 
         report = display_text(state.get(keys.INVESTIGATION_SUMMARY) or reply)
         await asyncio.to_thread(Path(args.out).write_text, report + "\n", encoding="utf-8")
@@ -160,9 +160,9 @@ async def deliver_before_exit(screen: Screen, seconds: float = 60.0) -> None:
     A callback API that is down for a while gets its records when it comes back; whatever is
     left after the wait stays in the outbox for `vicaran outbox flush` or the next start.
     """
-    from .config import get_settings
-    from .delivery import Deliverer, stop_delivery
-    from .storage import get_repository
+    from ..config import get_settings
+    from ..delivery import Deliverer, stop_delivery
+    from ..storage import get_repository
 
     await stop_delivery()
     settings = get_settings()
@@ -255,7 +255,7 @@ def parser() -> argparse.ArgumentParser:
         "--language", choices=["en", PORTUGUESE], help="of the output (default: the terminal's)"
     )
     add_docs_parser(commands)
-    from .gazettes_cli import add_gazettes_parser
+    from .gazettes import add_gazettes_parser
 
     add_gazettes_parser(commands)
     return main
@@ -307,7 +307,7 @@ def _limit(value: str) -> int:
 
 
 def docs(args: argparse.Namespace) -> int:
-    from .documents import commands as documents
+    from . import documents
 
     if args.docs_command == "add":
         return documents.add(args.paths, args.collection, args.reliability)
@@ -350,7 +350,7 @@ def listen(host: str, port: int) -> socket.socket:
 
 def serve_notices(settings: Settings, host: str, port: int) -> list[str]:
     """What the operator should know about the links a server bound to host:port gives."""
-    from .config import RETIRED_PUBLIC_URL as RETIRED
+    from ..config import RETIRED_PUBLIC_URL as RETIRED
 
     language = system_language()
     public = settings.serving_at(host, port)
@@ -374,9 +374,9 @@ def serve(host: str, port: int) -> int:
         return 1
     import uvicorn
 
-    from . import liveness
-    from .config import get_settings, server_url
-    from .server.app import SessionStoreError, build_server
+    from .. import liveness
+    from ..config import get_settings, server_url
+    from ..server.app import SessionStoreError, build_server
 
     with sock:
         settings = get_settings()
@@ -413,12 +413,12 @@ def schema_problem() -> str | None:
     """Why the records database cannot be served as it is (PostgreSQL only: SQLite upgrades)."""
     from sqlalchemy.engine import make_url
 
-    from .config import get_settings
+    from ..config import get_settings
 
     url = get_settings().database_url
     if make_url(url).get_backend_name() == "sqlite":
         return None
-    from .storage import migrate
+    from ..storage import migrate
 
     state, revision = migrate.status(url)
     if state == "current":
@@ -428,8 +428,8 @@ def schema_problem() -> str | None:
 
 def db(action: str) -> int:
     """`upgrade`: migrate the records database to this version's schema; `status`: compare."""
-    from .config import get_settings
-    from .storage import migrate
+    from ..config import get_settings
+    from ..storage import migrate
 
     language = system_language()
     url = get_settings().database_url
@@ -450,9 +450,9 @@ def db(action: str) -> int:
 
 def outbox(action: str) -> int:
     """`status`: what waits or failed; `flush`: deliver everything pending now."""
-    from .config import get_settings
-    from .delivery import Deliverer
-    from .storage import get_repository
+    from ..config import get_settings
+    from ..delivery import Deliverer
+    from ..storage import get_repository
 
     settings = get_settings()
     repository = get_repository(settings.database_url)
@@ -483,9 +483,9 @@ def outbox(action: str) -> int:
 
 def export(investigation_id: str, fmt: str, out: str | None) -> int:
     """Write one saved investigation as `fmt` to standard output, or to `out`."""
-    from . import export as exports
-    from .config import get_settings
-    from .storage import get_repository
+    from .. import export as exports
+    from ..config import get_settings
+    from ..storage import get_repository
 
     repository = get_repository(get_settings().database_url)
     investigation = repository.get_investigation(investigation_id)
@@ -572,8 +572,8 @@ def one_sentence(error: BaseException, language: str) -> str:
     from google.genai import errors as genai_errors
     from pydantic import ValidationError
 
-    from .config import ModelPluginError, settings_problem
-    from .llm import ModelCallError, describe_model_error
+    from ..config import ModelPluginError, settings_problem
+    from ..llm import ModelCallError, describe_model_error
 
     if isinstance(error, ModelPluginError):
         return str(error)
@@ -591,17 +591,17 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     from pydantic import ValidationError
 
-    from .config import get_settings, settings_problem
+    from ..config import get_settings, settings_problem
 
     try:
         settings = get_settings()
     except ValidationError as error:  # every command needs valid settings: say which is wrong
         print(settings_problem(error), file=sys.stderr)
         return 2
-    from .doctor import warn_at_start
+    from ..doctor import warn_at_start
 
     warn_at_start(settings, lambda line: print(line, file=sys.stderr), system_language())
-    from .storage.migrate import SchemaOutdated, outdated_message
+    from ..storage.migrate import SchemaOutdated, outdated_message
 
     with quiet_adk():
         try:
@@ -628,12 +628,12 @@ def dispatch(args: argparse.Namespace) -> int:
     if args.command == "docs":
         return docs(args)
     if args.command == "doctor":
-        from .config import get_settings
-        from .doctor import run as doctor
+        from ..config import get_settings
+        from ..doctor import run as doctor
 
         return doctor(get_settings(), args.language or system_language(), args.timeout)
     if args.command == "gazettes":
-        from .gazettes_cli import run as gazettes
+        from .gazettes import run as gazettes
 
         return gazettes(args)
     return run_investigation(args)
@@ -658,7 +658,3 @@ def run_investigation(args: argparse.Namespace) -> int:
                 traceback.print_exc()
             print(one_sentence(error, language), file=sys.stderr)
             return 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

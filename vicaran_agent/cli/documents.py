@@ -17,19 +17,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..config import Settings, get_settings
-from ..i18n import Phrase, localized, system_language
-from .characters import path_text
-from .model import DocumentError, DocumentInfo, DocumentReliability
-from .parse import kind_of
-from .pool import parse_file
-from .query import excerpt
-from .store import (
+from ..documents.characters import path_text
+from ..documents.model import DocumentError, DocumentInfo, DocumentReliability
+from ..documents.parse import kind_of
+from ..documents.pool import parse_file
+from ..documents.query import excerpt
+from ..documents.store import (
     MAX_COLLECTION_CHARS,
     AddOutcome,
     CollectionInfo,
     DocumentStore,
     get_document_store,
 )
+from ..i18n import Phrase, localized, system_language
 
 PROGRESS_FROM = 5  # files; fewer are just listed
 PASSAGE_CHARS_SHOWN = 300
