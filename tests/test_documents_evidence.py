@@ -139,7 +139,8 @@ async def test_the_gate_is_asked_once_per_depth_level(docs):
 
 async def test_references_are_followed_while_the_round_is_judged_not_after_it(docs):
     scripted_model.reset_calls()
-    _, (verdict, _) = await docs.check(model_name="scripted/latency-50")
+    model = "scripted/latency-50+ClaimAssessment-waits-for-ReferenceGate"
+    _, (verdict, _) = await docs.check(model_name=model)
     first_judgement = scripted_model.calls_for("ClaimAssessment")[0]
     first_gate = scripted_model.calls_for("ReferenceGate")[0]
     assert scripted_model.overlapped(first_gate, first_judgement)

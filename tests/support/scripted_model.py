@@ -25,6 +25,10 @@ Behaviour flags ride in the model name, joined by `+`, e.g. `scripted/eager-tran
   asked again for less, it answers. `always-truncates-<Schema>`: it is always cut off.
 - `bad-key`: every call fails like a rejected Gemini API key.
 - `latency-<ms>`: every call waits that long first.
+- `<Task>-waits-for-<Other>`: a call for task `Task` (a schema name) waits, before it answers,
+  until a call for `Other` has started (20 s at most, then it answers anyway): overlap is then
+  shown by event order however loaded the machine is, and a product that runs them one after
+  the other shows none.
 - `forgets-marker`: the orchestrator writes its plan as plain prose, with no headings and no
   `[PLAN_APPROVAL_REQUIRED]` (as small local models do).
 - `chatty-questions`: asked to clarify a vague brief, the orchestrator asks five questions.
@@ -59,7 +63,7 @@ import re
 import threading
 import time
 from collections.abc import AsyncGenerator, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any, ClassVar
 
 from google.adk.models import BaseLlm, LLMRegistry, registry
@@ -69,6 +73,8 @@ from google.adk.models.llm_response import LlmResponse
 from google.genai import errors as genai_errors
 from google.genai import types
 
+from tests.support import wait
+
 PLAN_MARKER = "[PLAN_APPROVAL_REQUIRED]"
 
 CALLS: list[dict[str, Any]] = []
@@ -77,6 +83,12 @@ _ACTIVE: dict[str, int] = {}  # task -> calls running now; "peak:<task>" -> the 
 
 
 _TICKS = [0]  # a logical clock: call starts and ends in the order they happened
+
+
+async def _started(task: str, guard: float) -> None:
+    """Until a call for `task` has started (`guard` seconds at most: then it goes on anyway)."""
+    with suppress(wait.NotInTime):
+        await wait.until(lambda: any(c["task"] == task for c in list(CALLS)), task, guard)
 
 
 def reset_calls() -> None:
@@ -325,6 +337,9 @@ class ScriptedModel(BaseLlm):
             for flag in self.flags:
                 if flag.startswith("latency-"):
                     await asyncio.sleep(int(flag.split("-", 1)[1]) / 1000)
+                waiter, _, other = flag.partition("-waits-for-")
+                if other and waiter == task:
+                    await _started(other, 20.0)
             if "bad-key" in self.flags:
                 raise genai_errors.ClientError(
                     400,
