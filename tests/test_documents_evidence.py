@@ -143,7 +143,8 @@ async def test_references_are_followed_while_the_round_is_judged_not_after_it(do
     _, (verdict, _) = await docs.check(model_name=model)
     first_judgement = scripted_model.calls_for("ClaimAssessment")[0]
     first_gate = scripted_model.calls_for("ReferenceGate")[0]
-    assert scripted_model.overlapped(first_gate, first_judgement)
+    # the gate did not wait for the judgement (it may even be done before the judge starts)
+    assert first_gate["start"] < first_judgement["end"]
     assert verdict.verdict == "verified"  # what was followed joined the next round
 
 
