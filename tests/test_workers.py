@@ -208,12 +208,13 @@ def starters() -> set[int]:
     """This process's children that run the workers' module (pools' starters), not yet gone."""
     found = set()
     for entry in Path("/proc").iterdir():
-        try:
-            stat = (entry / "stat").read_text()
-            command = (entry / "cmdline").read_bytes()
-        except (OSError, ValueError):
+        if not entry.name.isdigit():
             continue
-        if int(stat.rsplit(")", 1)[1].split()[1]) != os.getpid():
+        try:
+            if parent_of(int(entry.name)) != os.getpid():
+                continue
+            command = (entry / "cmdline").read_bytes()
+        except (OSError, ValueError, IndexError):
             continue
         if b"vicaran_agent.tools.workers" in command and not gone(int(entry.name)):
             found.add(int(entry.name))

@@ -530,7 +530,7 @@ class WorkerPool:
         """Stop the busy worker that grew most when the workers together hold too much."""
         growth = {}
         for worker in self._workers:
-            kb = _resident_kb(worker.pid)
+            kb = _anonymous_kb(worker.pid)
             if kb is not None and worker.ready:
                 growth[id(worker)] = (max(0, kb - worker.baseline_kb), worker)
         total_mb = sum(kb for kb, _ in growth.values()) / 1024
@@ -610,7 +610,7 @@ def _stop(worker: _Worker) -> None:
     zygote.forked.pop(worker.token, None)
 
 
-def _resident_kb(pid: int | None) -> int | None:
+def _anonymous_kb(pid: int | None) -> int | None:
     """The process's anonymous resident memory (what it allocated, the starter's heap it was
     forked with included), without the file pages it maps in as it runs (shared libraries):
     a forked worker faults those in as it goes, which is no growth of its own."""
@@ -764,7 +764,7 @@ _STARTED = bytes(ForkingPickler.dumps(("started",)))
 def serve(conn: Connection) -> None:
     """Say it is ready, then run tasks one at a time until told to stop (or until the pipe
     closes: the server is gone)."""
-    baseline = _resident_kb(os.getpid()) or 0
+    baseline = _anonymous_kb(os.getpid()) or 0
     conn.send_bytes(bytes(ForkingPickler.dumps(("ready", baseline, os.getpid()))))
     while True:
         try:
@@ -787,7 +787,7 @@ def serve(conn: Connection) -> None:
             reply = ("raised", error)
         del fn, args, kwargs
         ran = time.perf_counter() - started
-        grown = (_resident_kb(os.getpid()) or 0) - baseline
+        grown = (_anonymous_kb(os.getpid()) or 0) - baseline
         retiring = retiring or grown > RETAIN_MB * 1024
         try:
             payload = _dumps((*reply, ran, retiring))
