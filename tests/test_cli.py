@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
 import threading
 
@@ -12,6 +11,7 @@ from tests.fakes.newsroom import FakeNewsroom
 from tests.fakes.server import RecordedRequest, Response
 from tests.support.clock import FakeClock
 from tests.support.corpus import RIVERTON
+from tests.support.wait import in_thread
 from vicaran_agent import cli
 from vicaran_agent.config import get_settings
 from vicaran_agent.storage import get_repository
@@ -22,7 +22,7 @@ ID = "0b7e4a4e-6f1c-4b5e-9a55-3d8f5c0e2a11"
 
 async def run_cli(*argv: str) -> int:
     # main() owns its event loop; the test's loop runs it in a worker thread.
-    return await asyncio.to_thread(cli.main, list(argv))
+    return await in_thread(cli.main, list(argv))
 
 
 async def test_investigate_with_yes_writes_the_report_and_exits_by_status(env, tmp_path, capsys):

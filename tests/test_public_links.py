@@ -10,7 +10,6 @@ The others check the settings, the terminal's link and the claim page one by one
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 import subprocess
@@ -27,6 +26,7 @@ from tests.support.api_server import APP, free_port, run_sse
 from tests.support.corpus import RIVERTON
 from tests.support.inprocess import vicaran_serving
 from tests.support.store import dashboard_client, fresh_repository, panel
+from tests.support.wait import in_thread
 from tests.test_dashboard import QUOTE, XSS, start, trust_investigation
 from vicaran_agent import cli, export
 from vicaran_agent.config import Settings, get_settings
@@ -241,7 +241,7 @@ async def test_a_headless_run_says_which_address_its_links_assume(
         env.set(VICARAN_PUBLIC_URL=configured)
     iid = "5d1c2b3a-0f9e-4d8c-b7a6-112233445566"
     brief = "Did Acme Chemicals pollute Riverton's drinking water?"
-    code = await asyncio.to_thread(cli.main, ["investigate", brief, "--yes", "--id", iid])
+    code = await in_thread(cli.main, ["investigate", brief, "--yes", "--id", iid])
     assert code == 0
     *_, label, link = capsys.readouterr().out.rstrip().splitlines()
     assert link == get_settings().investigation_url(iid)

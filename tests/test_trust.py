@@ -8,6 +8,7 @@ import re
 from tests.support import scripted_model
 from tests.support.conversation import Conversation
 from tests.support.corpus import RIVERTON, Article, pages, search_results
+from tests.support.wait import in_thread
 from vicaran_agent import state_keys as keys
 from vicaran_agent.config import get_settings
 from vicaran_agent.storage import get_repository
@@ -244,7 +245,6 @@ async def test_a_failed_audit_makes_the_run_partial_and_says_why(env):
 async def test_a_detailed_runs_export_shows_an_independent_quote_in_its_snapshot(env, capsys):
     """`vicaran export ID --format json`: every decided verdict rests on an independent item
     whose quote is found in its snapshot; `--format claimreview` is valid JSON-LD."""
-    import asyncio
     import json
 
     from tests.test_export import assert_valid_claimreview
@@ -254,11 +254,11 @@ async def test_a_detailed_runs_export_shows_an_independent_quote_in_its_snapshot
     investigation_id = "7b0c1d2e-3f40-4a5b-8c6d-7e8f90a1b2c3"
     brief = "Investigate whether Acme Chemicals polluted Riverton's drinking water."
     argv = ["investigate", brief, "--url", RIVERTON[2].url, "--mode", "detailed"]
-    code = await asyncio.to_thread(cli.main, [*argv, "--id", investigation_id, "--yes"])
+    code = await in_thread(cli.main, [*argv, "--id", investigation_id, "--yes"])
     assert code == 0
     capsys.readouterr()
 
-    assert await asyncio.to_thread(cli.main, ["export", investigation_id, "--format", "json"]) == 0
+    assert await in_thread(cli.main, ["export", investigation_id, "--format", "json"]) == 0
     exported = json.loads(capsys.readouterr().out)
     record, snapshots = exported["investigation"], exported["snapshots"]
     assert record["mode"] == "detailed" and record["status"] == "completed"
@@ -278,10 +278,7 @@ async def test_a_detailed_runs_export_shows_an_independent_quote_in_its_snapshot
     assert all(f["as_of"] for f in record["fact_checks"])
     assert record["quality"]["audited"] > 0
 
-    assert (
-        await asyncio.to_thread(cli.main, ["export", investigation_id, "--format", "claimreview"])
-        == 0
-    )
+    assert await in_thread(cli.main, ["export", investigation_id, "--format", "claimreview"]) == 0
     reviews = json.loads(capsys.readouterr().out)
     assert len(reviews) == len(record["fact_checks"])
     for review in reviews:

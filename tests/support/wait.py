@@ -8,10 +8,16 @@ is never a guess of how long the other side takes; no test asserts on the time w
 from __future__ import annotations
 
 import asyncio
+import gc
 import inspect
+import sys
 import threading
 import time
+import traceback
 from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+T = TypeVar("T")
 
 POLL_SECONDS = 0.05
 
@@ -45,3 +51,60 @@ def until_sync(check: Callable[[], bool], what: str, seconds: float = 60.0) -> N
         if time.monotonic() > deadline:
             raise NotInTime(f"not in {seconds:g} s: {what}")
         pause.wait(POLL_SECONDS)
+
+
+async def in_thread(function: Callable[..., T], *args: object, seconds: float = 90.0) -> T:
+    """`function(*args)` in a thread of its own, awaited for at most `seconds`.
+
+    Unlike `asyncio.to_thread`, a call that never returns fails the test with the thread's
+    stack instead of hanging the event loop's teardown (which waits for its executor's threads
+    without a bound on Python 3.11) and with it the rest of the suite.
+    """
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[T] = loop.create_future()
+
+    def settle(result: T | None, error: BaseException | None) -> None:
+        if done.done():
+            return
+        if error is not None:
+            done.set_exception(error)
+        else:
+            done.set_result(result)  # type: ignore[arg-type]
+
+    def run() -> None:
+        try:
+            result = function(*args)
+        except BaseException as error:  # noqa: BLE001 - handed to the awaiting test
+            loop.call_soon_threadsafe(settle, None, error)
+        else:
+            loop.call_soon_threadsafe(settle, result, None)
+
+    thread = threading.Thread(target=run, name=f"in-thread-{function.__name__}", daemon=True)
+    thread.start()
+    try:
+        return await asyncio.wait_for(asyncio.shield(done), seconds)
+    except TimeoutError:
+        frame = sys._current_frames().get(thread.ident or 0)
+        stack = "".join(traceback.format_stack(frame)) if frame else "(ended)"
+        raise NotInTime(
+            f"{function.__name__}{args!r} still running after {seconds:g} s:\n{stack}"
+            f"{_waiting_tasks(loop)}"
+        ) from None
+
+
+def _waiting_tasks(ours: asyncio.AbstractEventLoop) -> str:
+    """Where the tasks of every other running event loop wait (what a hung command awaits)."""
+    lines = []
+    for thing in gc.get_objects():
+        if (
+            isinstance(thing, asyncio.AbstractEventLoop)
+            and thing is not ours
+            and thing.is_running()
+        ):
+            for task in list(asyncio.all_tasks(thing)):
+                where = [
+                    f"{f.f_code.co_filename}:{f.f_lineno} {f.f_code.co_name}"
+                    for f in task.get_stack()
+                ]
+                lines.append(f"task {task.get_name()}: " + " <- ".join(reversed(where)))
+    return "\n".join(["", "tasks of other running loops:", *lines]) if lines else ""
