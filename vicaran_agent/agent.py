@@ -22,7 +22,7 @@ from .callbacks.orchestrator import (
     user_sources_from_events,
 )
 from .config import Settings, get_settings, model_plugins_problem, settings_problem
-from .documents.artifacts import AttachmentsAsArtifacts
+from .documents.artifact_plugin import AttachmentsAsArtifacts
 from .documents.intake import DocumentsInPlay
 from .formatting import DATA_OPENING, user_sources_digest
 from .llm import (

@@ -33,7 +33,7 @@ from ..briefing import (
     vagueness,
 )
 from ..config import get_settings
-from ..documents.artifacts import artifact_reader
+from ..documents.artifact_plugin import artifact_reader
 from ..documents.intake import (
     CUT_OFF,
     AttachedFile,

@@ -1,11 +1,12 @@
-"""Attachments stored once, as ADK artifacts: the session keeps a reference, not the bytes.
+"""Attachments stored once, as ADK artifacts: the parts that name them, and their file names.
 
 A file attached to a message reaches ADK as an `inline_data` part. Kept as it is, ADK's session
 store would hold every byte of it (base64 in JSON: 80 MB for a 60 MB PDF) for as long as the
 session lives, next to the copy saved as an artifact. `AttachmentsAsArtifacts`, a plugin of
-Vicaran's app, runs before the message is stored (ADK's `on_user_message_callback`, for the dev
-UI, `/run`, `/run_sse` and the terminal alike): each file is saved as an artifact of the
-session and its part becomes a reference, a `file_data` part naming ADK's artifact URI
+Vicaran's app (in `artifact_plugin`, with everything here that needs ADK), runs before the
+message is stored (ADK's `on_user_message_callback`, for the dev UI, `/run`, `/run_sse` and the
+terminal alike): each file is saved as an artifact of the session and its part becomes a
+reference, a `file_data` part naming ADK's artifact URI
 (`artifact://apps/<app>/users/<user>/sessions/<session>/artifacts/<name>/versions/<n>`), with
 its display name and MIME type. A file over VICARAN_DOCUMENT_MAX_BYTES is not stored at all: its
 part becomes one line naming it, with its size in `part_metadata`, so the plan still says why it
@@ -22,26 +23,17 @@ saved. This plugin uses Vicaran's document limit and the intake's own file names
 from __future__ import annotations
 
 import hashlib
-import logging
 import mimetypes
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from google.adk.agents.invocation_context import InvocationContext
-from google.adk.plugins.base_plugin import BasePlugin
 from google.genai import types
 
-from ..adk_compat import get_artifact_uri
-from ..config import get_settings
 from ..formatting import one_line
 from ..sanitize import clean
 
 if TYPE_CHECKING:
-    from google.adk.agents.callback_context import CallbackContext
-
     from .intake import Attachment
-
-logger = logging.getLogger(__name__)
 
 MAX_NAME = 120  # characters of a file name kept
 
@@ -87,93 +79,7 @@ def is_reference(part: types.Part) -> bool:
     return bool(uri and uri.startswith(ARTIFACT_SCHEME))
 
 
-class AttachmentsAsArtifacts(BasePlugin):
-    """Each attached file saved once as an artifact; the message keeps its reference."""
-
-    def __init__(self) -> None:
-        super().__init__(name=PLUGIN_NAME)
-
-    async def on_user_message_callback(
-        self, *, invocation_context: InvocationContext, user_message: types.Content
-    ) -> types.Content | None:
-        service = invocation_context.artifact_service
-        if service is None or not user_message.parts:
-            return None  # no store: the intake reads the inline bytes, as it always could
-        limit = get_settings().vicaran_document_max_bytes
-        session = invocation_context.session
-        parts: list[types.Part] = []
-        changed = False
-        for part in user_message.parts:
-            blob = part.inline_data
-            if blob is None or part.thought:
-                parts.append(part)
-                continue
-            data = blob.data or b""
-            mime = (blob.mime_type or "").split(";")[0].strip().lower()
-            name = file_name_of(blob.display_name, mime, data)
-            if len(data) > limit:
-                parts.append(not_stored(name, mime, len(data)))
-                changed = True
-                continue
-            stored = artifact_name(name)
-            try:
-                version = await service.save_artifact(
-                    app_name=invocation_context.app_name,
-                    user_id=invocation_context.user_id,
-                    session_id=session.id,
-                    filename=stored,
-                    artifact=types.Part(
-                        inline_data=types.Blob(
-                            data=data, mime_type=blob.mime_type, display_name=name
-                        )
-                    ),
-                )
-            except Exception:  # the intake reads (and saves) it from the message, as before
-                logger.warning("could not save %s as an artifact", name, exc_info=True)
-                parts.append(part)
-                continue
-            uri = get_artifact_uri(
-                app_name=invocation_context.app_name,
-                user_id=invocation_context.user_id,
-                filename=stored,
-                version=version,
-                session_id=session.id,
-            )
-            parts.append(reference(uri, name, mime))
-            changed = True
-        if not changed:
-            return None
-        return user_message.model_copy(update={"parts": parts})
-
-
 ReadArtifact = Callable[["Attachment"], Awaitable[bytes | None]]
-
-
-def artifact_reader(callback_context: CallbackContext) -> ReadArtifact:
-    """Reads a referenced file of THIS conversation (None for any other reference), and names
-    it in the turn's artifact delta, as saving it there would have (the dev UI lists those)."""
-    session = callback_context.session
-
-    async def read(attachment: Attachment) -> bytes | None:
-        name, version = attachment.artifact, attachment.version
-        if name is None or version is None:
-            return None
-        own = get_artifact_uri(
-            app_name=session.app_name,
-            user_id=session.user_id,
-            filename=name,
-            version=version,
-            session_id=session.id,
-        )
-        if attachment.uri != own:
-            return None  # another conversation's file, or a reference not made here
-        part = await callback_context.load_artifact(name, version)
-        data = part.inline_data.data if part is not None and part.inline_data else None
-        if data is not None:
-            callback_context.actions.artifact_delta[name] = version
-        return data
-
-    return read
 
 
 def reference_target(uri: str) -> tuple[str, int] | None:
