@@ -29,7 +29,7 @@ from vicaran_agent.schemas import (
     TimelineEvent,
     Verdict,
 )
-from vicaran_agent.server import dashboard
+from vicaran_agent.server import views
 from vicaran_agent.server.access import cookie_value
 from vicaran_agent.server.app import build_server
 from vicaran_agent.server.dashboard import COOKIE_NAME
@@ -825,7 +825,7 @@ async def test_evidence_shows_quote_independence_and_provenance(
     assert checks.count('<span class="tag ind-yes">Independent</span>') == 5
     assert checks.count(f'<span class="tag ind-no">Not independent: {NOT_INDEPENDENT}</span>') == 5
     assert (
-        '<p class="note">Counted as context, not &#x27;supports&#x27;: the quote is not in the '
+        '<p class="note">Counted as context, not &#39;supports&#39;: the quote is not in the '
         "text read</p>"
     ) in checks
     assert f"Published 2024-03-02 (search service) · found by: {QUERY}" in checks
@@ -1042,7 +1042,7 @@ async def test_summary_is_rendered_off_the_event_loop(
 ) -> None:
     iid, _ = full_investigation(repo)
     where: list[str] = []
-    real = dashboard.render_markdown
+    real = views.render_markdown
 
     def spy(*args: Any, **kwargs: Any) -> str:
         try:
@@ -1052,7 +1052,7 @@ async def test_summary_is_rendered_off_the_event_loop(
             where.append("worker thread")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(dashboard, "render_markdown", spy)
+    monkeypatch.setattr(views, "render_markdown", spy)
     assert (await client.get(f"/investigations/{iid}")).status_code == 200
     assert (await client.get(f"/api/investigations/{iid}")).status_code == 200
     assert where == ["worker thread", "worker thread"]

@@ -1,0 +1,328 @@
+"""The dashboard's views: an investigation (or the list of them, or one checked claim) as the
+Jinja2 templates under `templates/dashboard/` render it, every value escaped.
+
+The page is rendered here once and only here: the live refresh fetches the same page and swaps
+in what changed (`static/dashboard.js`), so there is no second renderer to keep in step.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+import jinja2
+from markupsafe import Markup
+
+from .. import export
+from ..config import Settings, get_settings
+from ..i18n import message
+from ..schemas import QUALITY_DIMENSIONS
+from ..sub_agents.bias_analyzer import score_label
+from ..tools.credibility import credibility_label
+from ..tools.urls import host_of
+from ..usage import tokens_line
+from . import pages
+from .markdown import render_markdown
+
+POLL_SECONDS = 3  # as dashboard.js polls
+LIVE_TEXT = f"Live: refreshing every {POLL_SECONDS} s"
+RUNNING = ("planning", "in_progress")
+STATUS_LABELS = {
+    "planning": "Planning",
+    "in_progress": "In progress",
+    "completed": "Completed",
+    "partial": "Partial",
+    "failed": "Failed",
+    "interrupted": "Interrupted",
+}
+VERDICT_LABELS = {
+    "verified": "Verified",
+    "partially_true": "Partially true",
+    "misleading": "Misleading",
+    "false": "False",
+    "unverified": "Unverified",
+}
+STANCES = ("supportive", "neutral", "critical")
+LIST_COLUMNS = (
+    ("Investigation", ""),
+    ("Status", ""),
+    ("Mode", ""),
+    ("Sources", "n"),
+    ("Claims", "n"),
+    ("Fact-checks", "n"),
+    ("Last update", ""),
+    ("Data", ""),
+)
+QUALITY_LABELS = {
+    "factual_accuracy": "Factual accuracy",
+    "citation_correctness": "Citation correctness",
+    "plan_coverage": "Plan coverage",
+    "structure": "Structure",
+    "relevance": "Relevance",
+}
+DOWNLOADS = (("md", "Markdown"), ("html", "HTML"), ("json", "JSON"), ("claimreview", "ClaimReview"))
+SCALE_TEXT = "on a scale from 0 (balanced) to 10 (one-sided)"
+PRECISION_LABELS = {"day": "exact day", "month": "month only", "year": "year only"}
+_MONTHS = "January February March April May June July August September October November December"
+_DATE = re.compile(r"^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?")
+_CLASS_NAME = re.compile(r"[a-z_]{1,20}")
+
+
+# --- what the templates are given ------------------------------------------------------------
+
+
+@dataclass
+class InvestigationPage:
+    """One investigation with what its panels look up: source numbers, titles and names, the
+    verdict and check number of each claim, the report as safe HTML."""
+
+    inv: dict[str, Any]
+    report_html: Markup = field(default_factory=Markup)
+    numbers: dict[str, int] = field(default_factory=dict)
+    titles: dict[str, str] = field(default_factory=dict)
+    source_names: dict[str, str] = field(default_factory=dict)
+    verdicts: dict[str, str] = field(default_factory=dict)
+    check_numbers: dict[str, int] = field(default_factory=dict)
+    timeline_skipped: str = ""
+
+    @property
+    def api(self) -> str:
+        return f"/api/investigations/{quote(self.inv['id'], safe='')}"
+
+    @property
+    def panels(self) -> list[tuple[str, str, int | None]]:
+        inv = self.inv
+        return [
+            ("sources", "Sources", len(inv["sources"])),
+            ("claims", "Claims", len(inv["claims"])),
+            ("fact-checks", "Fact-checks", len(inv["fact_checks"])),
+            ("bias", "Bias", None),
+            ("timeline", "Timeline", len(inv["timeline"])),
+            ("summary", "Summary", None),
+        ]
+
+
+@dataclass
+class ClaimPage:
+    """The report's n-th checked claim, its claim record and its ClaimReview's rating."""
+
+    inv: dict[str, Any]
+    check: dict[str, Any]
+    claim: dict[str, Any]
+    rating: str
+    numbers: dict[str, int]
+
+
+def investigation_page(inv: dict[str, Any], settings: Settings | None = None) -> InvestigationPage:
+    """What the investigation's page shows (parses the report's Markdown: CPU work)."""
+    sources = inv["sources"]
+    checks = inv["fact_checks"]
+    return InvestigationPage(
+        inv=inv,
+        report_html=Markup(report_html(inv, settings or get_settings())),
+        numbers={s["id"]: n for n, s in enumerate(sources, 1)},
+        titles={s["id"]: s["title"] or s["domain"] for s in sources},
+        source_names={s["id"]: source_name(s) for s in sources},
+        verdicts={check["claim_id"]: check["verdict"] for check in checks},
+        check_numbers={check["claim_id"]: n for n, check in enumerate(checks, 1)},
+        timeline_skipped=timeline_skipped(inv),
+    )
+
+
+def claim_page(inv: dict[str, Any], number: int, review: dict[str, Any]) -> ClaimPage:
+    check = inv["fact_checks"][number - 1]
+    return ClaimPage(
+        inv=inv,
+        check=check,
+        claim=next((c for c in inv["claims"] if c["id"] == check["claim_id"]), {}),
+        rating=review["reviewRating"]["alternateName"],
+        numbers={s["id"]: n for n, s in enumerate(inv["sources"], 1)},
+    )
+
+
+# --- rendering -----------------------------------------------------------------------------
+
+
+def render(name: str, **values: Any) -> str:
+    """`templates/dashboard/<name>` with `values`."""
+    return _environment().get_template(f"dashboard/{name}").render(**values).rstrip("\n")
+
+
+def list_body(items: list[dict[str, Any]]) -> str:
+    running = any(item["status"] in RUNNING for item in items)
+    return render("list.html", items=items, running=running)
+
+
+def detail_body(inv: dict[str, Any]) -> str:
+    return render("investigation.html", view=investigation_page(inv))
+
+
+def claim_body(inv: dict[str, Any], number: int, review: dict[str, Any]) -> str:
+    return render("claim.html", view=claim_page(inv, number, review))
+
+
+def not_found_body(heading: str, back_href: str, back_text: str) -> str:
+    return render("not_found.html", heading=heading, back_href=back_href, back_text=back_text)
+
+
+@functools.cache
+def _environment() -> jinja2.Environment:
+    env = pages.templates().overlay()
+    env.filters.update(
+        web=lambda url: bool(url) and urlsplit(str(url)).scheme.lower() in ("http", "https"),
+        pct=percent,
+        whole=whole,
+        score=_score,
+        stars_value=lambda score: max(1, min(5, int(score or 1))),
+        credibility=credibility_label,
+        is_sha256=export.is_sha256,
+        known=lambda value: str(value) if _CLASS_NAME.fullmatch(str(value)) else "unknown",
+        urlpart=lambda value: quote(str(value), safe=""),
+    )
+    env.globals.update(
+        attribution=export.attribution,
+        claim_of=claim_of,
+        dated=dated,
+        document_label=export.document_label,
+        downloads=DOWNLOADS,
+        event_date=event_date,
+        gazette_label=export.gazette_label,
+        host_of=host_of,
+        independence=export.independence,
+        is_document=export.is_document,
+        is_gazette=export.is_gazette,
+        live_text=LIVE_TEXT,
+        page_path=page_path,
+        precision_labels=PRECISION_LABELS,
+        publisher_name=publisher_name,
+        quality_dimensions=QUALITY_DIMENSIONS,
+        quality_labels=QUALITY_LABELS,
+        reasoning_heading=export.REASONING_HEADING,
+        relevance_text=export.relevance_text,
+        running_states=RUNNING,
+        scale_text=SCALE_TEXT,
+        score_label=score_label,
+        sentence=export.sentence,
+        snapshot_path=export.snapshot_path,
+        sources_count=lambda count: f"{count} source" if count == 1 else f"{count} sources",
+        stances=STANCES,
+        status_labels=STATUS_LABELS,
+        steps_text=export.steps_text,
+        tokens_line=tokens_line,
+        verdict_labels=VERDICT_LABELS,
+        columns=LIST_COLUMNS,
+    )
+    return env
+
+
+# --- text the views show -------------------------------------------------------------------
+
+
+def summary_html(
+    summary: str | None,
+    allowed_links: Collection[str] | None = None,
+    relink: Callable[[str], str | None] | None = None,
+) -> str:
+    """The summary Markdown as safe HTML (citations link to `#source-N`).
+
+    Only `allowed_links` are linked (the dashboard passes the saved sources' addresses); other
+    URLs are shown as text; `relink` sends some elsewhere (see `render_markdown`). Parsing is
+    CPU work: call it off the event loop.
+    """
+    text = export.report_markdown(summary)
+    if not text:
+        return ""
+    return render_markdown(text, heading_offset=2, allowed_links=allowed_links, relink=relink)
+
+
+def report_html(inv: dict[str, Any], settings: Settings) -> str:
+    """The investigation's report as the dashboard shows it: its snapshot links, written on
+    whatever server, are paths on this one (so they work at whatever address it is opened)."""
+    iid = inv["id"]
+    return summary_html(
+        inv.get("summary"),
+        export.saved_links(inv, settings.public_url),
+        export.snapshot_links(iid, lambda sha: export.snapshot_path(iid, sha)),
+    )
+
+
+def page_path(investigation_id: str) -> str:
+    return f"/investigations/{quote(investigation_id, safe='')}"
+
+
+def percent(value: Any, scale: float = 1.0) -> float:
+    """`value` × `scale`, kept within 0-100 (0 when it is not a number)."""
+    try:
+        return max(0.0, min(100.0, float(value) * scale))
+    except (TypeError, ValueError):
+        return 0.0
+
+
+def whole(pct: float) -> int:
+    """Rounded half up."""
+    return int(pct + 0.5)
+
+
+def _score(value: Any) -> str:
+    return str(int(value)) if isinstance(value, int | float) else "—"
+
+
+def claim_of(inv: dict[str, Any], check: dict[str, Any]) -> str:
+    """ "Claim 2/5": a check named by its claim's number, as the chat's verdict lines name it."""
+    numbers = {claim["id"]: n for n, claim in enumerate(inv["claims"], 1)}
+    number = numbers.get(check["claim_id"])
+    return f"Claim {number}/{len(inv['claims'])}" if number else "Claim"
+
+
+def dated(item: dict[str, Any]) -> list[str]:
+    """When an item was published: a gazette's date and territory, else its published date
+    and who states it, or that it is unknown."""
+    if export.is_gazette(item):
+        return export.gazette_facts(item)
+    return [export.published_fact(item)]
+
+
+def source_name(source: dict[str, Any]) -> str:
+    """How a source is named where it is not a card: its address, or a document's or a
+    gazette's label."""
+    if export.is_document(source):
+        return export.document_label(source)
+    if export.is_gazette(source):
+        return export.gazette_label(source)
+    return source.get("display_url") or source["url"]
+
+
+def publisher_name(publisher: str | None, host: str) -> str:
+    """The publisher when it says more than the page's host: a name, or another site; else "".
+
+    A registrable domain the host belongs to (`example.com` for `citynews.example.com`) is not
+    shown: the host is.
+    """
+    text = (publisher or "").strip()
+    lowered, host = text.lower(), host.lower()
+    if not text or lowered == host or host.endswith("." + lowered):
+        return ""
+    return text
+
+
+def event_date(value: str, precision: str) -> tuple[str, str | None]:
+    """(the date as a reader would write it, a machine-readable prefix or None)."""
+    match = _DATE.match(value or "")
+    if not match:
+        return value, None
+    year, month, day = match.groups()
+    months = _MONTHS.split()
+    if not month or precision == "year" or not 1 <= int(month) <= 12:
+        return year, year
+    if not day or precision == "month":
+        return f"{months[int(month) - 1]} {year}", f"{year}-{month}"
+    return f"{int(day)} {months[int(month) - 1]} {year}", f"{year}-{month}-{day}"
+
+
+def timeline_skipped(inv: dict[str, Any]) -> str:
+    """Why a quick investigation has no timeline, in its language."""
+    return message("dashboard_timeline_skipped", inv.get("language") or "en")
