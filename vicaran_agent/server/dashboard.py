@@ -166,8 +166,11 @@ async def _page_list(request: Request) -> Response:
     items = await _investigations()
     running = any(item["status"] in views.RUNNING for item in items)
     # Without JS the page reloads itself while a run goes on; with JS the script polls instead.
+    body = views.list_body(items)
+    if pages.wants_fragment(request.headers):
+        return pages.fragment(body)
     refresh = views.render("refresh.html", seconds=views.POLL_SECONDS) if running else ""
-    return pages.page("Investigations", views.list_body(items), head=refresh)
+    return pages.page("Investigations", body, head=refresh)
 
 
 async def _page_one(request: Request) -> Response:
@@ -178,6 +181,8 @@ async def _page_one(request: Request) -> Response:
         )
         return pages.page("Not found", body, status=404)
     body = await asyncio.to_thread(views.detail_body, investigation)  # the summary's Markdown
+    if pages.wants_fragment(request.headers):
+        return pages.fragment(body)
     return pages.page(investigation["title"] or "Investigation", body)
 
 

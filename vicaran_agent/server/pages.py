@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import functools
 import hashlib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ CSP = (
     "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; "
     "frame-ancestors 'none'"
 )
+FRAGMENT_HEADER = "vicaran-fragment"
 PAGE_HEADERS = {
     "Content-Security-Policy": CSP,
     "X-Content-Type-Options": "nosniff",
@@ -58,6 +60,16 @@ def page(
 ) -> HTMLResponse:
     """A dashboard page around `main` and `head` (HTML the dashboard's renderers escaped)."""
     return _render("base.html", status, headers, title=title, main=Markup(main), head=Markup(head))
+
+
+def fragment(main: str, *, status: int = 200) -> HTMLResponse:
+    """`main` alone, for the page's live refresh (asked for with `Vicaran-Fragment: main`)."""
+    return HTMLResponse(main, status, headers=PAGE_HEADERS)
+
+
+def wants_fragment(headers: Mapping[str, str]) -> bool:
+    """Whether the request is the page's live refresh, asking for its <main> only."""
+    return headers.get(FRAGMENT_HEADER) == "main"
 
 
 def token_page(headers: dict[str, str]) -> HTMLResponse:
