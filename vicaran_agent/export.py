@@ -22,7 +22,6 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from html import escape
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -33,7 +32,6 @@ from .formatting import json_for_html
 from .i18n import verdict_label
 from .sanitize import strip_markers
 from .schemas import published_text
-from .server.markdown import render_markdown
 
 COMPLETE_MARKER = "[INVESTIGATION_COMPLETE]"
 JSON_FORMAT = "vicaran-investigation"
@@ -96,6 +94,8 @@ def render(
     if fmt == "md":
         return to_markdown(investigation, public_url=public_url)
     if fmt == "html":
+        from .export_html import to_html  # (it builds on this module)
+
         return to_html(investigation, public_url=public_url, snapshots=snapshots or {})
     if fmt == "json":
         return to_json(investigation, snapshots or {}, now=now, public_url=public_url)
@@ -502,28 +502,6 @@ def _sources_md(investigation: dict[str, Any], links: set[str]) -> str:
 
 # --- HTML ------------------------------------------------------------------------------------
 
-_STYLE = """
-body { margin: 0; background: #f4f6f8; color: #1b2430;
-  font: 16px/1.6 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; }
-main { max-width: 860px; margin: 0 auto; padding: 24px; background: #fff; }
-h1, h2 { font-family: Georgia, "DejaVu Serif", serif; line-height: 1.3; }
-h3 { margin-top: 28px; }
-a { color: #1d4ed8; overflow-wrap: anywhere; }
-code { font-size: 0.85em; background: #eef0f3; padding: 0 4px; border-radius: 3px;
-  overflow-wrap: anywhere; }
-blockquote { margin: 6px 0; padding: 4px 12px; border-left: 4px solid #1d4ed8;
-  background: #e8effd; }
-.appendix { border-top: 2px solid #dde2e8; margin-top: 32px; }
-.meta, .muted { color: #5b6675; font-size: 0.92em; }
-.evidence > li, .sources > li { margin-bottom: 12px; }
-.set-aside { color: #a15c07; }
-.dependent { color: #b42318; }
-.snapshot pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #f6f8fa;
-  padding: 12px; border-radius: 4px; font-family: inherit; font-size: 0.9em; max-height: 40em;
-  overflow: auto; }
-:target { background: #fdf3e1; }
-"""
-
 
 def saved_links(investigation: dict[str, Any], public_url: str | None = None) -> set[str]:
     """The only addresses a report may link: the investigation's saved sources (normalized and
@@ -538,248 +516,9 @@ def saved_links(investigation: dict[str, Any], public_url: str | None = None) ->
     return links
 
 
-def to_html(
-    investigation: dict[str, Any],
-    *,
-    public_url: str = "",
-    snapshots: dict[str, str] | None = None,
-) -> str:
-    """A standalone HTML page: the report, the evidence appendix, every source read and the
-    texts Vicaran read of them.
-
-    Args:
-        investigation: the dict `Repository.get_investigation` returns.
-        public_url: where the dashboard is reachable; a snapshot the page does not carry is
-            linked there when given.
-        snapshots: {sha256: text}, e.g. `Repository.get_snapshots(id)`: each one the page cites
-            gets a section (linked as `#snapshot-<sha256>`), cut to keep the file's size sane.
-
-    Returns:
-        The HTML document (inline styles, no scripts, every value escaped).
-    """
-    title = _one_line(investigation.get("title")) or "Untitled investigation"
-    language = investigation.get("language") or "en"
-    lang = language if _LANGUAGE.fullmatch(language) else "en"
-    base = public_url.rstrip("/")
-    iid = str(investigation.get("id") or "")
-    texts = snapshots or {}
-    cited = [(sha, name) for sha, name in _cited_snapshots(investigation) if sha in texts]
-    carried = {sha for sha, _ in cited}
-
-    def snapshot_href(sha: Any) -> str | None:
-        """Where a snapshot is: in this page, else on the server (when its address is known)."""
-        if sha in carried:
-            return f"#snapshot-{sha}"
-        if base and iid and is_sha256(sha) and _href(base):
-            return base + snapshot_path(iid, sha)
-        return None
-
-    report = report_markdown(investigation.get("summary"))
-    body = (
-        render_markdown(
-            report,
-            allowed_links=saved_links(investigation, public_url),
-            relink=snapshot_links(iid, snapshot_href),
-        )
-        if report
-        else f"<h1>{escape(title)}</h1><p><em>No report has been written yet.</em></p>"
-    )
-    appendix = (
-        _evidence_html(investigation, snapshot_href)
-        + _sources_html(investigation, snapshot_href)
-        + _snapshots_html(cited, texts)
-    )
-    return (
-        "<!doctype html>\n"
-        f'<html lang="{escape(lang)}">\n<head>\n<meta charset="utf-8">\n'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{escape(title)} · Vicaran</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
-        f'<main>\n<article class="report">\n{body}\n</article>\n'
-        f'<div class="appendix">\n{appendix}\n</div>\n</main>\n</body>\n</html>\n'
-    )
-
-
 def _href(url: str) -> str | None:
-    """`url` escaped for an attribute when it is http(s); else None."""
-    return escape(url) if url and urlsplit(url).scheme.lower() in ("http", "https") else None
-
-
-def _a(url: str, text: str) -> str:
-    href = _href(url)
-    if href is None:
-        return escape(text)
-    return f'<a href="{href}" rel="noopener noreferrer">{escape(text)}</a>'
-
-
-SnapshotHref = Callable[[Any], str | None]  # a snapshot's SHA-256 → where it is (unescaped)
-
-
-def _cited_snapshots(investigation: dict[str, Any]) -> list[tuple[str, str]]:
-    """(sha256, what it is the text of) for each text the export cites, once, in the order it
-    first cites them: the sources, then the evidence of each check."""
-    named: dict[str, str] = {}
-    items = list(investigation.get("sources") or [])
-    for check in investigation.get("fact_checks") or []:
-        items.extend(check.get("evidence") or [])
-    for item in items:
-        if is_sha256(sha := item.get("content_sha256")):
-            named.setdefault(sha, _title(item))
-    return list(named.items())
-
-
-def _snapshots_html(cited: list[tuple[str, str]], texts: dict[str, str]) -> str:
-    """A section per text read, each cut to `SNAPSHOT_CHARS`, all to `EXPORT_SNAPSHOT_CHARS`."""
-    if not cited:
-        return ""
-    parts = [
-        '<section id="snapshots"><h2>Texts Vicaran read</h2><p class="muted">Each source and '
-        "piece of evidence as Vicaran read it; the JSON export carries every text whole.</p>"
-    ]
-    left = EXPORT_SNAPSHOT_CHARS
-    for sha, name in cited:
-        text = texts[sha]
-        shown = text[: max(0, min(SNAPSHOT_CHARS, left))]
-        left -= len(shown)
-        notes = [f"SHA-256 <code>{sha}</code> · {len(text):,} characters"]
-        if text and not shown:
-            notes.append(
-                f"This text is not copied here: the export already carries "
-                f"{EXPORT_SNAPSHOT_CHARS:,} characters of texts. The JSON export has it."
-            )
-        elif len(shown) < len(text):
-            notes.append(
-                f"The first {len(shown):,} of {len(text):,} characters; the JSON export has "
-                "the whole text."
-            )
-        parts.append(
-            f'<article id="snapshot-{sha}" class="snapshot"><h3>{escape(name)}</h3>'
-            + "".join(f'<p class="meta">{note}</p>' for note in notes)
-            + (f"<pre>{escape(shown)}</pre>" if shown else "")
-            + "</article>"
-        )
-    return "".join(parts) + "</section>"
-
-
-def _snapshot_html(sha: Any, snapshot_href: SnapshotHref) -> str:
-    if not sha:
-        return ""
-    code = f"<code>{escape(str(sha))}</code>"
-    if href := snapshot_href(sha):
-        code = f'<a href="{escape(href)}">{code}</a>'
-    return f"<li>Snapshot: {code}</li>"
-
-
-def _document_html(item: dict[str, Any], snapshot_href: SnapshotHref) -> str:
-    """`📄 <title>, p. N`, linked to the passage's snapshot when it can be reached."""
-    label = escape(document_label(item))
-    if href := snapshot_href(item.get("content_sha256")):
-        return f'<a href="{escape(href)}" rel="noopener noreferrer">{label}</a>'
-    return label
-
-
-def _evidence_html(investigation: dict[str, Any], snapshot_href: SnapshotHref) -> str:
-    language = investigation.get("language") or "en"
-    claims = _claims_by_id(investigation)
-    checks = investigation.get("fact_checks") or []
-    if not checks:
-        return '<section id="evidence"><h2>Evidence</h2><p>No claim has been checked.</p></section>'
-    parts = [
-        '<section id="evidence"><h2>Evidence</h2>'
-        '<p class="muted">In each explanation, [N] cites evidence item N of that claim.</p>'
-    ]
-    for number, check in enumerate(checks, 1):
-        claim = claims.get(check.get("claim_id"), {})
-        origin = " (from the brief)" if claim.get("origin") == "brief" else ""
-        facts = [f"Checked on {escape(check['as_of'])}"] if check.get("as_of") else []
-        if (confidence := _percent(check.get("confidence"))) is not None:
-            facts.append(f"Confidence {confidence}")
-        items = check.get("evidence") or []
-        evidence = (
-            '<ol class="evidence">'
-            + "".join(_evidence_item_html(item, snapshot_href) for item in items)
-            + "</ol>"
-            if items
-            else "<p><em>No evidence was found.</em></p>"
-        )
-        if reasoning := check.get("reasoning") or []:
-            steps = "".join(f"<li>{escape(_one_line(line))}</li>" for line in reasoning)
-            evidence += (
-                f'<p class="meta">{REASONING_HEADING}:</p><ol class="reasoning">{steps}</ol>'
-            )
-        key = escape(str(check.get("claim_key") or ""))
-        parts.append(
-            f'<article id="claim-{key}"><h3>{escape(_check_heading(number, check, language))}</h3>'
-            f"<p><strong>Claim{origin}:</strong> {escape(_one_line(check.get('claim_text')))}"
-            + (f" — {escape(who)}" if (who := attribution(claim)) else "")
-            + "</p>"
-            + (f'<p class="meta">{" · ".join(facts)}</p>' if facts else "")
-            + f"<p>{escape(_one_line(check.get('explanation')))}</p>{evidence}</article>"
-        )
-    return "".join(parts) + "</section>"
-
-
-def _evidence_item_html(item: dict[str, Any], snapshot_href: SnapshotHref) -> str:
-    title = _title(item)
-    publisher = _one_line(item.get("publisher"))
-    independent = independence(item)
-    details = [
-        f"<li>Stance: {escape(str(item.get('stance')))} · "
-        f"Reliability: {escape(str(item.get('reliability')))} · "
-        f'<span class="{"muted" if item.get("independent", True) is not False else "dependent"}">'
-        f"{escape(independent)}</span></li>"
-    ]
-    if item.get("stance_note"):
-        details.append(f"<li>Note: {escape(sentence(_one_line(item['stance_note'])))}</li>")
-    if facts := _evidence_facts(item):
-        details.append(f"<li>{escape(' · '.join(facts))}</li>")
-    if item.get("query"):
-        details.append(f"<li>Found by: {escape(_one_line(item['query']))}</li>")
-    if link := _web_link(item):
-        details.append(f"<li>Link: {_a(link, link)}</li>")
-    details.append(_snapshot_html(item.get("content_sha256"), snapshot_href))
-    quote_html = (
-        f"<blockquote>{escape(_one_line(item['quote']))}</blockquote>" if item.get("quote") else ""
-    )
-    heading = (
-        _document_html(item, snapshot_href) if is_document(item) else _a(_link_of(item), title)
-    )
-    return (
-        f"<li><strong>{heading}</strong>"
-        + (f' <span class="muted">{escape(publisher)}</span>' if publisher else "")
-        + f'{quote_html}<ul class="meta">{"".join(details)}</ul></li>'
-    )
-
-
-def _sources_html(investigation: dict[str, Any], snapshot_href: SnapshotHref) -> str:
-    sources = investigation.get("sources") or []
-    if not sources:
-        return '<section id="sources"><h2>All sources read</h2><p>No source was read.</p></section>'
-    intro = _sources_intro(sources)
-    entries = []
-    for n, source in enumerate(sources, 1):
-        link = _web_link(source)
-        title = _title(source)
-        publisher = _one_line(source.get("publisher") or source.get("domain"))
-        details = []
-        if relevance := relevance_text(source):
-            kind = ' class="set-aside"' if source.get("relevant", True) is False else ""
-            details.append(f"<li{kind}>{escape(relevance)}</li>")
-        if facts := _source_facts(source):
-            details.append(f"<li>{escape(' · '.join(facts))}</li>")
-        if link:
-            details.append(f"<li>Link: {_a(link, link)}</li>")
-        if full_text := _full_text_link(source):
-            details.append(f"<li>Full text: {_a(full_text, full_text)}</li>")
-        details.append(_snapshot_html(source.get("content_sha256"), snapshot_href))
-        entries.append(
-            f'<li id="source-{n}"><strong>{escape(title)}</strong>'
-            + (f' <span class="muted">{escape(publisher)}</span>' if publisher else "")
-            + f'<ul class="meta">{"".join(details)}</ul></li>'
-        )
-    return (
-        f'<section id="all-sources"><h2>All sources read</h2><p>{escape(intro)}</p>'
-        f'<ol class="sources">{"".join(entries)}</ol></section>'
-    )
+    """`url` when it is http(s); else None."""
+    return url if url and urlsplit(url).scheme.lower() in ("http", "https") else None
 
 
 # --- JSON ------------------------------------------------------------------------------------

@@ -11,9 +11,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import jinja2
 from fastapi.responses import HTMLResponse
 from markupsafe import Markup
+
+from ..templating import templates
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 STATIC_PREFIX = "/dashboard-static"
@@ -29,17 +30,6 @@ PAGE_HEADERS = {
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-store",
 }
-
-
-@functools.cache
-def templates() -> jinja2.Environment:
-    """The templates, every value escaped unless it is `Markup` (HTML built by the renderers)."""
-    return jinja2.Environment(
-        loader=jinja2.PackageLoader("vicaran_agent", "templates"),
-        autoescape=jinja2.select_autoescape(["html"]),
-        keep_trailing_newline=True,
-        undefined=jinja2.StrictUndefined,
-    )
 
 
 @functools.cache

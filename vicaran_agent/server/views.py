@@ -22,10 +22,10 @@ from ..config import Settings, get_settings
 from ..i18n import message
 from ..schemas import QUALITY_DIMENSIONS
 from ..sub_agents.bias_analyzer import score_label
+from ..templating import templates
 from ..tools.credibility import credibility_label
 from ..tools.urls import host_of
 from ..usage import tokens_line
-from . import pages
 from .markdown import render_markdown
 
 POLL_SECONDS = 3  # as dashboard.js polls
@@ -171,7 +171,7 @@ def not_found_body(heading: str, back_href: str, back_text: str) -> str:
 
 @functools.cache
 def _environment() -> jinja2.Environment:
-    env = pages.templates().overlay()
+    env = templates().overlay()
     env.filters.update(
         web=lambda url: bool(url) and urlsplit(str(url)).scheme.lower() in ("http", "https"),
         pct=percent,

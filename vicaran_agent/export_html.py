@@ -1,0 +1,213 @@
+"""The HTML export: one standalone page (the report, the evidence appendix, every source read
+and the texts Vicaran read of them), rendered from `templates/export/` (Jinja2, autoescaped)."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+from urllib.parse import urlsplit
+
+import jinja2
+from markupsafe import Markup
+
+from . import export
+from .export import (
+    _LANGUAGE,
+    REASONING_HEADING,
+    _check_heading,
+    _claims_by_id,
+    _evidence_facts,
+    _full_text_link,
+    _link_of,
+    _one_line,
+    _percent,
+    _source_facts,
+    _sources_intro,
+    _title,
+    _web_link,
+    attribution,
+    independence,
+    is_document,
+    is_sha256,
+    relevance_text,
+    report_markdown,
+    saved_links,
+    sentence,
+    snapshot_links,
+    snapshot_path,
+)
+from .server.markdown import render_markdown
+from .templating import templates
+
+
+def to_html(
+    investigation: dict[str, Any],
+    *,
+    public_url: str = "",
+    snapshots: dict[str, str] | None = None,
+) -> str:
+    """A standalone HTML page: the report, the evidence appendix, every source read and the
+    texts Vicaran read of them.
+
+    Args:
+        investigation: the dict `Repository.get_investigation` returns.
+        public_url: where the dashboard is reachable; a snapshot the page does not carry is
+            linked there when given.
+        snapshots: {sha256: text}, e.g. `Repository.get_snapshots(id)`: each one the page cites
+            gets a section (linked as `#snapshot-<sha256>`), cut to keep the file's size sane.
+
+    Returns:
+        The HTML document (inline styles, no scripts, every value escaped).
+    """
+    title = _one_line(investigation.get("title")) or "Untitled investigation"
+    language = investigation.get("language") or "en"
+    base = public_url.rstrip("/")
+    iid = str(investigation.get("id") or "")
+    texts = snapshots or {}
+    cited = [(sha, name) for sha, name in _cited_snapshots(investigation) if sha in texts]
+    carried = {sha for sha, _ in cited}
+
+    def snapshot_href(sha: Any) -> str | None:
+        """Where a snapshot is: in this page, else on the server (when its address is known)."""
+        if sha in carried:
+            return f"#snapshot-{sha}"
+        if base and iid and is_sha256(sha) and _web(base):
+            return base + snapshot_path(iid, sha)
+        return None
+
+    report = report_markdown(investigation.get("summary"))
+    report_html = (
+        render_markdown(
+            report,
+            allowed_links=saved_links(investigation, public_url),
+            relink=snapshot_links(iid, snapshot_href),
+        )
+        if report
+        else ""
+    )
+    sources = investigation.get("sources") or []
+    return (
+        _environment()
+        .get_template("export/report.html")
+        .render(
+            lang=language if _LANGUAGE.fullmatch(language) else "en",
+            title=title,
+            report_html=Markup(report_html),
+            checks=_checks(investigation),
+            sources=[_source(source) for source in sources],
+            sources_intro=_sources_intro(sources) if sources else "",
+            snapshots=_snapshots(cited, texts),
+            snapshot_href=snapshot_href,
+            reasoning_heading=REASONING_HEADING,
+        )
+    )
+
+
+@functools.cache
+def _environment() -> jinja2.Environment:
+    env = templates().overlay()
+    env.filters["web"] = _web
+    return env
+
+
+def _web(url: Any) -> bool:
+    return bool(url) and urlsplit(str(url)).scheme.lower() in ("http", "https")
+
+
+def _cited_snapshots(investigation: dict[str, Any]) -> list[tuple[str, str]]:
+    """(sha256, what it is the text of) for each text the export cites, once, in the order it
+    first cites them: the sources, then the evidence of each check."""
+    named: dict[str, str] = {}
+    items = list(investigation.get("sources") or [])
+    for check in investigation.get("fact_checks") or []:
+        items.extend(check.get("evidence") or [])
+    for item in items:
+        if is_sha256(sha := item.get("content_sha256")):
+            named.setdefault(sha, _title(item))
+    return list(named.items())
+
+
+def _checks(investigation: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each checked claim as the evidence appendix shows it."""
+    language = investigation.get("language") or "en"
+    claims = _claims_by_id(investigation)
+    shown = []
+    for number, check in enumerate(investigation.get("fact_checks") or [], 1):
+        claim = claims.get(check.get("claim_id"), {})
+        facts = [f"Checked on {check['as_of']}"] if check.get("as_of") else []
+        if (confidence := _percent(check.get("confidence"))) is not None:
+            facts.append(f"Confidence {confidence}")
+        shown.append(
+            {
+                "key": str(check.get("claim_key") or ""),
+                "heading": _check_heading(number, check, language),
+                "origin": " (from the brief)" if claim.get("origin") == "brief" else "",
+                "claim_text": _one_line(check.get("claim_text")),
+                "who": attribution(claim),
+                "facts": facts,
+                "explanation": _one_line(check.get("explanation")),
+                "evidence": [_evidence_item(item) for item in check.get("evidence") or []],
+                "reasoning": [_one_line(line) for line in check.get("reasoning") or []],
+            }
+        )
+    return shown
+
+
+def _evidence_item(item: dict[str, Any]) -> dict[str, Any]:
+    independent = item.get("independent", True) is not False
+    return {
+        "document": is_document(item),
+        "title": _title(item),
+        "heading_link": _link_of(item),
+        "sha": item.get("content_sha256"),
+        "publisher": _one_line(item.get("publisher")),
+        "quote": _one_line(item["quote"]) if item.get("quote") else "",
+        "stance": str(item.get("stance")),
+        "reliability": str(item.get("reliability")),
+        "independence_class": "muted" if independent else "dependent",
+        "independence": independence(item),
+        "note": sentence(_one_line(item["stance_note"])) if item.get("stance_note") else "",
+        "facts": _evidence_facts(item),
+        "query": _one_line(item["query"]) if item.get("query") else "",
+        "link": _web_link(item),
+    }
+
+
+def _source(source: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "title": _title(source),
+        "publisher": _one_line(source.get("publisher") or source.get("domain")),
+        "relevance": relevance_text(source),
+        "set_aside": source.get("relevant", True) is False,
+        "facts": _source_facts(source),
+        "link": _web_link(source),
+        "full_text": _full_text_link(source),
+        "sha": source.get("content_sha256"),
+    }
+
+
+def _snapshots(cited: list[tuple[str, str]], texts: dict[str, str]) -> list[dict[str, Any]]:
+    """A section per text read, each cut to `export.SNAPSHOT_CHARS`, all together to
+    `export.EXPORT_SNAPSHOT_CHARS`."""
+    shown_all = []
+    budget, each = export.EXPORT_SNAPSHOT_CHARS, export.SNAPSHOT_CHARS
+    left = budget
+    for sha, name in cited:
+        text = texts[sha]
+        shown = text[: max(0, min(each, left))]
+        left -= len(shown)
+        note = ""
+        if text and not shown:
+            note = (
+                f"This text is not copied here: the export already carries "
+                f"{budget:,} characters of texts. The JSON export has it."
+            )
+        elif len(shown) < len(text):
+            note = (
+                f"The first {len(shown):,} of {len(text):,} characters; the JSON export has "
+                "the whole text."
+            )
+        shown_all.append(
+            {"sha": sha, "name": name, "length": len(text), "note": note, "shown": shown}
+        )
+    return shown_all
