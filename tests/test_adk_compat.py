@@ -59,3 +59,15 @@ def test_an_artifacts_uri_names_the_app_user_session_file_and_version():
     ]  # fmt: skip
     uri = adk_compat.get_artifact_uri("vicaran_agent", "u1", "memo.pdf", 0, session_id="s1")
     assert uri.startswith("artifact://") and "memo.pdf" in uri and "s1" in uri
+
+
+def test_a_model_class_says_what_it_can_do_with_llm_capabilities():
+    from google.adk.models import BaseLlm
+
+    capabilities = adk_compat.LlmCapabilities(output_schema_and_tools=True)
+    assert capabilities.output_schema_and_tools is True
+    assert inspect.isdatadescriptor(BaseLlm.capabilities)  # a property subclasses override
+    assert BaseLlm.capabilities.fget.__annotations__["return"] in (
+        "LlmCapabilities",
+        adk_compat.LlmCapabilities,
+    )

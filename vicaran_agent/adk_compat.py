@@ -12,6 +12,8 @@ rest of the package from importing them directly.
 - `is_gemini_model`, `extract_model_name`: ADK's reading of model names (`utils.model_name_utils`).
 - `LlmCallsLimitExceededError`: what the call limit raises (not exported by `google.adk.agents`).
 - `get_artifact_uri`: the `artifact://` URI of a saved artifact (`artifacts.artifact_util`).
+- `LlmCapabilities`: what a model class says it can do (`models._capabilities`); the tests'
+  scripted model declares it can take an output schema and tools together, as Gemini can.
 """
 
 from __future__ import annotations
@@ -26,12 +28,14 @@ from google.adk.artifacts.artifact_util import get_artifact_uri
 from google.adk.events import Event
 from google.adk.flows.llm_flows.core._model_call import call_llm_async
 from google.adk.flows.llm_flows.single_flow import SingleFlow
+from google.adk.models._capabilities import LlmCapabilities
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.adk.utils.model_name_utils import extract_model_name, is_gemini_model
 
 __all__ = [
     "LlmCallsLimitExceededError",
+    "LlmCapabilities",
     "extract_model_name",
     "get_artifact_uri",
     "is_gemini_model",

@@ -67,13 +67,13 @@ from contextlib import contextmanager, suppress
 from typing import Any, ClassVar
 
 from google.adk.models import BaseLlm, LLMRegistry, registry
-from google.adk.models._capabilities import LlmCapabilities
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.genai import errors as genai_errors
 from google.genai import types
 
 from tests.support import wait
+from vicaran_agent.adk_compat import LlmCapabilities
 
 PLAN_MARKER = "[PLAN_APPROVAL_REQUIRED]"
 
