@@ -5,7 +5,7 @@ API_PORT ?= 8001
 UV := $(shell command -v uv 2>/dev/null || echo "python3 -m uv")
 STAMP := .venv/.vicaran-installed
 
-.PHONY: install run web api test test-stress test-live bench lint format clean
+.PHONY: install run web api test test-stress test-live bench lint format docs clean
 
 install: $(STAMP) .env
 
@@ -55,6 +55,11 @@ lint: $(STAMP)
 	$(UV) run lint-imports --no-cache
 	$(UV) run ruff check .
 	$(UV) run ruff format --check .
+	$(UV) run python -m vicaran_agent.settings_help --check
+
+# docs/configuration.md from its one source (vicaran_agent/settings.toml and the defaults in config.py).
+docs: $(STAMP)
+	$(UV) run python -m vicaran_agent.settings_help
 
 format: $(STAMP)
 	$(UV) run ruff format .

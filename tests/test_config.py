@@ -10,7 +10,9 @@ from markdown_it import MarkdownIt
 from pydantic import ValidationError
 
 from tests.support.conversation import Conversation
+from vicaran_agent import settings_help
 from vicaran_agent.config import Settings, retired_querido_diario_host
+from vicaran_agent.settings_help import shown_default as _shown_default
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -39,30 +41,19 @@ def _table_rows(markdown: str) -> list[list[str]]:
     return rows
 
 
-def _shown_default(value: object) -> str:
-    """How docs/configuration.md writes a default: `—` for empty, else the value in code."""
-    if value == "":
-        return "—"
-    if isinstance(value, bool):
-        return f"`{str(value).lower()}`"
-    if isinstance(value, float) and value.is_integer():
-        return f"`{int(value)}`"
-    return f"`{value}`"
-
-
-def test_configuration_doc_names_every_setting_with_its_default():
-    doc = ROOT / "docs" / "configuration.md"
-    rows = _table_rows(doc.read_text() if doc.exists() else "")
-    # One setting per row: `NAME` | default | what it does (and when to change it).
-    documented = {row[0].strip("`"): row[1] for row in rows if len(row) >= 3}
-    names = {name.upper(): field.default for name, field in Settings.model_fields.items()}
-    assert sorted(set(names) - set(documented)) == []
-    wrong = {
-        name: (documented[name], _shown_default(default))
-        for name, default in names.items()
-        if not documented[name].startswith(_shown_default(default))
-    }
-    assert wrong == {}
+def test_the_configuration_page_is_written_from_its_one_source():
+    """Every setting of `Settings` has its words in settings.toml, and nothing else does; the
+    page in docs/ is what `make docs` writes from them (its defaults from `Settings`)."""
+    names = {name.upper() for name in Settings.model_fields}
+    described = [s.name for section in settings_help.sections()[1] for s in section.settings]
+    assert sorted(names - set(described)) == [] and sorted(set(described) - names) == []
+    assert len(described) == len(set(described))  # each in one section only
+    assert (ROOT / "docs" / "configuration.md").read_text() == settings_help.page()
+    rows = {row[0].strip("`"): row for row in _table_rows(settings_help.page())}
+    default = Settings.model_fields["vicaran_relevance_threshold"].default
+    assert rows["VICARAN_RELEVANCE_THRESHOLD"][1] == f"`{default}`"
+    assert rows["VICARAN_TODAY"][1] == "— (the machine's date)"
+    assert settings_help.describe("vicaran_pro_model").startswith("The fact checker")
 
 
 async def test_missing_gemini_key_gets_one_clear_sentence(env):

@@ -61,10 +61,7 @@ class Settings(BaseSettings):
     # Models (any name ADK's LLMRegistry resolves).
     vicaran_fast_model: str = "gemini-3.5-flash"
     vicaran_pro_model: str = "gemini-3.8-flash"
-    vicaran_model_plugins: str = Field(
-        default="",
-        description="Comma-separated modules imported at start-up that register model classes.",
-    )
+    vicaran_model_plugins: str = ""  # comma-separated modules (settings.toml says what each does)
 
     # Gemini credentials (read to give a clear hint when missing; google-genai reads them itself).
     google_api_key: str = ""
