@@ -1,0 +1,107 @@
+"""The callback outbox as the deliverer reads and updates it (`outbox` holds its rules)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from vicaran_agent.storage import outbox
+from vicaran_agent.storage.base import RecordsDatabase, iso
+from vicaran_agent.storage.tables import (
+    OutboxRow,
+)
+
+
+class Deliveries(RecordsDatabase):
+    """Claims, outcomes and a summary of the outbox's deliveries."""
+
+    def outbox_claim(
+        self,
+        owner: str,
+        now: datetime | None,
+        lease_seconds: float,
+        *,
+        exclude: Collection[int] = (),
+        limit: int = 32,
+        at: datetime | None = None,
+    ) -> list[outbox.Delivery]:
+        """Claim for `owner` (a lease from `at`, default now) per investigation its leading
+        pending deliveries, when due."""
+        lease = timedelta(seconds=lease_seconds)
+        return self._write(
+            lambda session: outbox.claim(
+                session, owner, now, lease, exclude=exclude, limit=limit, at=at
+            )
+        )
+
+    def outbox_remote_ids(self, local_ids: set[str]) -> dict[str, str]:
+        return self._read(lambda session: outbox.remote_ids(session, local_ids))
+
+    def outbox_update(self, delivery_id: int, owner: str | None = None, **fields: Any) -> None:
+        """Record the outcome of one delivery attempt (status, response, remote id, ...).
+
+        `owner`'s claim on the row ends (another deliverer's newer claim is left alone).
+        """
+
+        def op(session: Session) -> None:
+            row = session.get(OutboxRow, delivery_id)
+            if row is not None:
+                for name, value in fields.items():
+                    setattr(row, name, value)
+                if owner is not None and row.claimed_by == owner:
+                    row.claimed_by = row.claimed_until = None
+
+        self._write(op)
+
+    def outbox_release(self, owner: str, delivery_ids: Collection[int]) -> None:
+        """End `owner`'s claims on these rows (it stopped before sending them)."""
+
+        def op(session: Session) -> None:
+            rows = session.scalars(
+                select(OutboxRow).where(
+                    OutboxRow.id.in_(list(delivery_ids)), OutboxRow.claimed_by == owner
+                )
+            )
+            for row in rows:
+                row.claimed_by = row.claimed_until = None
+
+        self._write(op)
+
+    def outbox_summary(self) -> dict[str, Any]:
+        """Counts by status, and every delivery that failed for good with its response."""
+
+        def op(session: Session) -> dict[str, Any]:
+            grouped = select(OutboxRow.status, func.count()).group_by(OutboxRow.status)
+            counts = {status: n for status, n in session.execute(grouped)}
+            failed = session.scalars(
+                select(OutboxRow).where(OutboxRow.status == "failed").order_by(OutboxRow.id)
+            )
+            waiting = session.scalars(
+                select(OutboxRow)
+                .where(OutboxRow.status == "pending", OutboxRow.attempts > 0)
+                .order_by(OutboxRow.id)
+            )
+            return {
+                "counts": {k: counts.get(k, 0) for k in ("pending", "delivered", "failed")},
+                "failed": [_outbox_dict(r) for r in failed],
+                "retrying": [_outbox_dict(r) for r in waiting],
+            }
+
+        return self._read(op)
+
+
+def _outbox_dict(row: OutboxRow) -> dict[str, Any]:
+    return {
+        "id": row.id,
+        "investigation_id": row.investigation_id,
+        "type": row.type,
+        "attempts": row.attempts,
+        "last_error": row.last_error,
+        "response_status": row.response_status,
+        "response_body": row.response_body,
+        "next_attempt_at": iso(row.next_attempt_at),
+    }
