@@ -25,7 +25,7 @@ from google.adk.events import Event
 from google.genai import types
 
 from tests.support import wait
-from tests.support.api_server import APP, ROOT, free_port, run_sse
+from tests.support.api_server import APP, ROOT, answers, free_port, run_sse
 from tests.support.conversation import Conversation
 from tests.support.inprocess import adk_api_serving
 from vicaran_agent import state_keys as keys
@@ -220,10 +220,7 @@ def api_server_process(
 def _answers(base: str, process: subprocess.Popen[bytes]) -> bool:
     if process.poll() is not None:
         pytest.fail("the server exited")
-    try:
-        return httpx.get(f"{base}/list-apps", timeout=2).status_code == 200
-    except httpx.TransportError:
-        return False
+    return answers(f"{base}/list-apps")
 
 
 def wait_for(check, failure: str, seconds: float = 120.0) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import gzip
 import ipaddress
+import ssl
 import zlib
 from collections.abc import Iterator
 from typing import Any
@@ -44,11 +45,14 @@ ARTICLE_MD = (
 STORY = "https://news.example/budget"
 
 
+_TLS = ssl.create_default_context()
+
+
 class LoopbackOnly(httpx.AsyncBaseTransport):
     """Lets requests reach 127.0.0.1 only; anything else fails loudly instead of connecting."""
 
     def __init__(self) -> None:
-        self.inner = httpx.AsyncHTTPTransport()
+        self.inner = httpx.AsyncHTTPTransport(verify=_TLS)  # one TLS context for all readers
         self.hosts: list[str] = []
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
