@@ -10,8 +10,8 @@ from tests.support import scripted_model
 from tests.support.conversation import Conversation
 from tests.support.corpus import RIVERTON
 from vicaran_agent import state_keys as keys
-from vicaran_agent.callbacks.orchestrator import parse_first_message
 from vicaran_agent.config import get_settings
+from vicaran_agent.conversation.messages import parse_first_message
 
 MARKER = "[PLAN_APPROVAL_REQUIRED]"
 BRIEF = (
@@ -193,7 +193,7 @@ async def test_questions_come_when_the_entity_is_ambiguous_or_place_and_period_m
     ],
 )
 def test_code_asks_what_the_brief_leaves_open_when_the_model_asks_nothing(brief, expected):
-    from vicaran_agent.callbacks.orchestrator import clarifying_questions
+    from vicaran_agent.conversation.planning import clarifying_questions
     from vicaran_agent.schemas import InvestigationConfig
 
     config = InvestigationConfig.for_mode(

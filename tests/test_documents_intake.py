@@ -20,8 +20,8 @@ from tests.support.conversation import Conversation
 from tests.support.inprocess import adk_api_serving
 from vicaran_agent import state_keys as keys
 from vicaran_agent.briefing import choose_collections
-from vicaran_agent.callbacks.orchestrator import read_first_message
 from vicaran_agent.config import get_settings
+from vicaran_agent.conversation.messages import read_first_message
 from vicaran_agent.documents import intake
 from vicaran_agent.documents.model import PageText, ParsedDocument, UnreadablePage
 from vicaran_agent.documents.store import DocumentStore, get_document_store

@@ -6,8 +6,8 @@ import pytest
 
 from tests.support.conversation import Conversation
 from vicaran_agent import state_keys as keys
-from vicaran_agent.callbacks.orchestrator import is_approval
 from vicaran_agent.config import get_settings
+from vicaran_agent.conversation.messages import is_approval
 from vicaran_agent.storage import get_repository
 
 BRIEF = "Investigate whether Acme Chemicals polluted Riverton's drinking water in 2024."

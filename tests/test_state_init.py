@@ -8,7 +8,7 @@ import pytest
 
 from tests.support.conversation import Conversation
 from vicaran_agent import state_keys as keys
-from vicaran_agent.callbacks.orchestrator import parse_first_message
+from vicaran_agent.conversation.messages import parse_first_message
 from vicaran_agent.i18n import detect_language
 
 ID = "550e8400-e29b-41d4-a716-446655440000"

@@ -13,15 +13,15 @@ from pydantic import ValidationError
 
 from . import state_keys as keys
 from .adk_compat import is_gemini_model
-from .callbacks.orchestrator import (
+from .config import Settings, get_settings, model_plugins_problem, settings_problem
+from .conversation.gate import gate_tools
+from .conversation.turns import (
     after_orchestrator_model,
     before_orchestrator_model,
     explain_model_error,
-    gate_tools,
     initialize_investigation_state,
     user_sources_from_events,
 )
-from .config import Settings, get_settings, model_plugins_problem, settings_problem
 from .documents.artifact_plugin import AttachmentsAsArtifacts
 from .documents.intake import DocumentsInPlay
 from .formatting import DATA_OPENING, user_sources_digest

@@ -94,8 +94,8 @@ async def investigate(
 ) -> int:
     """Plan, approve (or `--yes`), run; `hidden_problems()` counts what the log kept out of view."""
     from .. import liveness
-    from ..callbacks.orchestrator import PLAN_MARKER
     from ..config import get_settings, load_model_plugins
+    from ..conversation.protocol import PLAN_MARKER
     from ..terminal import open_screen
 
     load_model_plugins()  # a bad VICARAN_MODEL_PLUGINS is one sentence, before anything runs

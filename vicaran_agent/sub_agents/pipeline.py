@@ -14,7 +14,6 @@ from google.genai import types
 
 from .. import delivery
 from .. import state_keys as keys
-from ..callbacks.orchestrator import PIPELINE_NAME, guard_pipeline_start
 from ..callbacks.persistence import (
     finish_investigation,
     repository,
@@ -25,6 +24,8 @@ from ..callbacks.persistence import (
     save_verdicts,
 )
 from ..config import Settings, get_settings
+from ..conversation.gate import guard_pipeline_start
+from ..conversation.protocol import PIPELINE_NAME
 from ..detached import DetachedRun
 from ..i18n import message
 from ..liveness import alive
