@@ -134,7 +134,6 @@ def _capped(memory_mb: int) -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
-@contextmanager
 @functools.cache
 def _probe_client() -> httpx.Client:
     """One client for every readiness probe: building one costs a TLS context (tens of ms of
@@ -152,6 +151,7 @@ def answers(url: str) -> bool:
         return False
 
 
+@contextmanager
 def _server_process(
     command: list[str],
     port: int,
