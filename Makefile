@@ -5,7 +5,7 @@ API_PORT ?= 8001
 UV := $(shell command -v uv 2>/dev/null || echo "python3 -m uv")
 STAMP := .venv/.vicaran-installed
 
-.PHONY: install run web api test test-stress test-live bench lint format docs clean
+.PHONY: install run web api test test-stress test-live bench lint format docs messages clean
 
 install: $(STAMP) .env
 
@@ -56,6 +56,11 @@ lint: $(STAMP)
 	$(UV) run ruff check .
 	$(UV) run ruff format --check .
 	$(UV) run python -m vicaran_agent.settings_help --check
+	$(UV) run python -m vicaran_agent.catalogs --check
+
+# The message catalogs (vicaran_agent/locale/) take the messages the code and templates use.
+messages: $(STAMP)
+	$(UV) run python -m vicaran_agent.catalogs --update
 
 # docs/configuration.md from its one source (vicaran_agent/settings.toml and the defaults in config.py).
 docs: $(STAMP)

@@ -468,7 +468,8 @@ async def test_quick_mode_timeline_says_it_was_skipped(
         assert "No timeline events." not in page
     detailed = start(repo, language=language)
     page = (await client.get(f"/investigations/{detailed}")).text
-    assert '<p class="empty">No events yet.</p>' in panel(page, "timeline")
+    none_yet = "Ainda sem eventos." if language == "pt-BR" else "No events yet."
+    assert f'<p class="empty">{none_yet}</p>' in panel(page, "timeline")
 
 
 async def test_sources_show_the_page_host(client: httpx.AsyncClient, repo: Repository) -> None:
@@ -1147,3 +1148,42 @@ async def test_checks_are_numbered_as_the_chat_numbers_their_claims(
     assert re.findall(r"Claim (\d+)/(\d+)", checks) == [("1", "3"), ("3", "3")]
     second = (await client.get(f"/investigations/{iid}/claims/2")).text  # its second check
     assert "Claim 3/3" in second and "Claim 3 about the dam." in second
+
+
+async def test_a_portuguese_investigation_is_shown_in_portuguese(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    """The page follows the investigation's language: labels, statuses, verdicts, dates and the
+    page's own `lang`; an English one stays English."""
+    iid = start(repo, language="pt-BR")
+    ids = repo.save_sources(iid, [source(1)])
+    add_findings(repo, iid, list(ids.values()))
+    page = (await client.get(f"/investigations/{iid}")).text
+    assert '<html lang="pt-BR">' in page
+    tabs = re.findall(
+        r'<a class="tab" id="tab-[a-z-]+" href="#[a-z-]+" data-panel="[a-z-]+">([^<]+)', page
+    )
+    assert [t.strip() for t in tabs] == [
+        "Fontes", "Alegações", "Checagens", "Viés", "Linha do tempo", "Resumo",
+    ]  # fmt: skip
+    assert '<span class="badge status-in_progress">Em andamento</span>' in page
+    assert '<span class="badge verdict-partially_true">Parcialmente verdadeiro</span>' in page
+    assert "Ao vivo: atualizando a cada 3 s" in page and "Modo detalhado" in page
+    assert '<time datetime="2023-11">novembro de 2023</time>' in page
+    assert "Credibilidade 4 de 5: Credibilidade boa" in page
+    live = await client.get(f"/investigations/{iid}", headers={"Vicaran-Fragment": "main"})
+    assert 'data-lost="Conexão perdida, tentando de novo…"' in live.text
+    english = (await client.get(f"/investigations/{start(repo)}")).text
+    assert '<html lang="en">' in english and ">In progress</span>" in english
+
+
+def test_every_message_of_the_dashboard_has_its_translation():
+    """What `make lint` checks: each message the dashboard's code and templates use is
+    translated in each catalog, and each translation is of a message still used."""
+    from vicaran_agent import catalogs
+
+    assert catalogs.problems("pt_BR") == []
+    used = catalogs.extracted()
+    assert "No sources yet." in used and ("%(num)s source", "%(num)s sources") in used
+    assert catalogs.translations("pt-BR").gettext("No sources yet.") == "Ainda sem fontes."
+    assert catalogs.translations("en").gettext("No sources yet.") == "No sources yet."

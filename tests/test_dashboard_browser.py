@@ -490,7 +490,8 @@ def test_quick_investigation_page(repo: Repository, server: LiveServer, browser:
         "Etapa pulada na Busca Rápida: a linha do tempo só é montada na Investigação Detalhada."
     )
     assert _text(browser, "#timeline .empty") == skipped
-    # After a poll the script has rendered every panel itself: the same words.
+    assert _text(browser, "#inv-status") == "Em andamento"  # the page is in the run's language
+    assert browser.find_element("css selector", "html").get_attribute("lang") == "pt-BR"
     _poll(browser)
     # Answered (the next poll is scheduled only then): a poll still in flight would read the
     # finished run below and stop the polling before the test's next one.
@@ -498,7 +499,7 @@ def test_quick_investigation_page(repo: Repository, server: LiveServer, browser:
     assert server.polls(iid) >= 1
     repo.finish_investigation(iid, "completed", summary=SUMMARY)
     _poll(browser)
-    _wait(browser, lambda d: _text(d, "#inv-status") == "Completed", "the final status")
+    _wait(browser, lambda d: _text(d, "#inv-status") == "Concluída", "the final status")
     assert _text(browser, "#timeline .empty") == skipped
     _assert_no_horizontal_overflow(browser, "quick detail page")
     _screenshot(browser, "dashboard-quick.png")

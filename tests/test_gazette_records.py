@@ -359,7 +359,7 @@ async def test_the_dashboard_shows_a_gazette_by_city_and_date_linking_it_and_its
     gazette, web = panel(page, "sources").split('<li class="card source')[1:]
     assert web_link(GAZETTE_URL, LABEL) in gazette  # public: linked where it was published
     assert snapshot_href(iid, GAZETTE_TEXT) in gazette  # and the text Vicaran read
-    assert f'href="{TXT_URL}"' in gazette and ">full text</a>" in gazette
+    assert f'href="{TXT_URL}"' in gazette and ">texto completo</a>" in gazette  # in Portuguese
     assert f"<span>Gazette of {DATE}</span>" in gazette
     assert f"<span>IBGE territory {TERRITORY}</span>" in gazette
     assert "Published" not in gazette  # the gazette's date says it once

@@ -37,7 +37,7 @@ from .export import (
     snapshot_path,
 )
 from .server.markdown import render_markdown
-from .templating import templates
+from .templating import environment
 
 
 def to_html(
@@ -105,9 +105,7 @@ def to_html(
 
 @functools.cache
 def _environment() -> jinja2.Environment:
-    env = templates().overlay()
-    env.filters["web"] = _web
-    return env
+    return environment(filters={"web": _web})
 
 
 def _web(url: Any) -> bool:

@@ -183,7 +183,8 @@ async def _page_one(request: Request) -> Response:
     body = await asyncio.to_thread(views.detail_body, investigation)  # the summary's Markdown
     if pages.wants_fragment(request.headers):
         return pages.fragment(body)
-    return pages.page(investigation["title"] or "Investigation", body)
+    lang = views.page_language(investigation)
+    return pages.page(investigation["title"] or "Investigation", body, lang=lang)
 
 
 async def _page_claim(request: Request) -> Response:
@@ -201,7 +202,8 @@ async def _page_claim(request: Request) -> Response:
     head = views.render("claim_head.html", review=review, review_json=Markup(json_for_html(review)))
     check = checks[number - 1]
     body = views.claim_body(investigation, number, review)
-    return pages.page(check["claim_text"], body, head=head)
+    lang = views.page_language(investigation)
+    return pages.page(check["claim_text"], body, head=head, lang=lang)
 
 
 def claim_number(text: str, count: int) -> int | None:

@@ -47,9 +47,12 @@ def page(
     status: int = 200,
     headers: dict[str, str] | None = None,
     head: str = "",
+    lang: str = "en",
 ) -> HTMLResponse:
-    """A dashboard page around `main` and `head` (HTML the dashboard's renderers escaped)."""
-    return _render("base.html", status, headers, title=title, main=Markup(main), head=Markup(head))
+    """A dashboard page around `main` and `head` (HTML the dashboard's renderers escaped), in
+    the language `lang` (a BCP 47 tag)."""
+    values = {"title": title, "main": Markup(main), "head": Markup(head), "lang": lang}
+    return _render("base.html", status, headers, **values)
 
 
 def fragment(main: str, *, status: int = 200) -> HTMLResponse:
@@ -70,6 +73,6 @@ def token_page(headers: dict[str, str]) -> HTMLResponse:
 
 
 def _render(name: str, status: int, headers: dict[str, str] | None, **values: Any) -> HTMLResponse:
-    values = {"static": STATIC_PREFIX, "head": "", "inline_css": "", **values}
+    values = {"static": STATIC_PREFIX, "head": "", "inline_css": "", "lang": "en", **values}
     html = templates().get_template(name).render(**values)
     return HTMLResponse(html, status, headers={**PAGE_HEADERS, **(headers or {})})

@@ -18,56 +18,83 @@ import jinja2
 from markupsafe import Markup
 
 from .. import export
+from ..catalogs import N_, translations
 from ..config import Settings, get_settings
-from ..i18n import message
+from ..i18n import ENGLISH, message, report_language, word
 from ..schemas import QUALITY_DIMENSIONS
 from ..sub_agents.bias_analyzer import score_label
-from ..templating import templates
+from ..templating import environment
 from ..tools.credibility import credibility_label
 from ..tools.urls import host_of
 from ..usage import tokens_line
 from .markdown import render_markdown
 
 POLL_SECONDS = 3  # as dashboard.js polls
-LIVE_TEXT = f"Live: refreshing every {POLL_SECONDS} s"
 RUNNING = ("planning", "in_progress")
 STATUS_LABELS = {
-    "planning": "Planning",
-    "in_progress": "In progress",
-    "completed": "Completed",
-    "partial": "Partial",
-    "failed": "Failed",
-    "interrupted": "Interrupted",
+    "planning": N_("Planning"),
+    "in_progress": N_("In progress"),
+    "completed": N_("Completed"),
+    "partial": N_("Partial"),
+    "failed": N_("Failed"),
+    "interrupted": N_("Interrupted"),
 }
 VERDICT_LABELS = {
-    "verified": "Verified",
-    "partially_true": "Partially true",
-    "misleading": "Misleading",
-    "false": "False",
-    "unverified": "Unverified",
+    "verified": N_("Verified"),
+    "partially_true": N_("Partially true"),
+    "misleading": N_("Misleading"),
+    "false": N_("False"),
+    "unverified": N_("Unverified"),
 }
 STANCES = ("supportive", "neutral", "critical")
+STANCE_LABELS = {
+    "supportive": N_("Supportive"),
+    "neutral": N_("Neutral"),
+    "critical": N_("Critical"),
+    "supports": N_("Supports"),
+    "refutes": N_("Refutes"),
+    "context": N_("Context"),
+}
+RELIABILITY_LABELS = {
+    "high": N_("High reliability"),
+    "neutral": N_("Neutral reliability"),
+    "low": N_("Low reliability"),
+}
+MODE_NAMES = {"quick": N_("Quick"), "detailed": N_("Detailed")}
+MODE_LABELS = {"quick": N_("Quick mode"), "detailed": N_("Detailed mode")}
 LIST_COLUMNS = (
-    ("Investigation", ""),
-    ("Status", ""),
-    ("Mode", ""),
-    ("Sources", "n"),
-    ("Claims", "n"),
-    ("Fact-checks", "n"),
-    ("Last update", ""),
-    ("Data", ""),
+    (N_("Investigation"), ""),
+    (N_("Status"), ""),
+    (N_("Mode"), ""),
+    (N_("Sources"), "n"),
+    (N_("Claims"), "n"),
+    (N_("Fact-checks"), "n"),
+    (N_("Last update"), ""),
+    (N_("Data"), ""),
 )
 QUALITY_LABELS = {
-    "factual_accuracy": "Factual accuracy",
-    "citation_correctness": "Citation correctness",
-    "plan_coverage": "Plan coverage",
-    "structure": "Structure",
-    "relevance": "Relevance",
+    "factual_accuracy": N_("Factual accuracy"),
+    "citation_correctness": N_("Citation correctness"),
+    "plan_coverage": N_("Plan coverage"),
+    "structure": N_("Structure"),
+    "relevance": N_("Relevance"),
 }
 DOWNLOADS = (("md", "Markdown"), ("html", "HTML"), ("json", "JSON"), ("claimreview", "ClaimReview"))
-SCALE_TEXT = "on a scale from 0 (balanced) to 10 (one-sided)"
-PRECISION_LABELS = {"day": "exact day", "month": "month only", "year": "year only"}
-_MONTHS = "January February March April May June July August September October November December"
+PRECISION_LABELS = {"day": N_("exact day"), "month": N_("month only"), "year": N_("year only")}
+_MONTHS = (
+    N_("January"),
+    N_("February"),
+    N_("March"),
+    N_("April"),
+    N_("May"),
+    N_("June"),
+    N_("July"),
+    N_("August"),
+    N_("September"),
+    N_("October"),
+    N_("November"),
+    N_("December"),
+)
 _DATE = re.compile(r"^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?")
 _CLASS_NAME = re.compile(r"[a-z_]{1,20}")
 
@@ -97,12 +124,12 @@ class InvestigationPage:
     def panels(self) -> list[tuple[str, str, int | None]]:
         inv = self.inv
         return [
-            ("sources", "Sources", len(inv["sources"])),
-            ("claims", "Claims", len(inv["claims"])),
-            ("fact-checks", "Fact-checks", len(inv["fact_checks"])),
-            ("bias", "Bias", None),
-            ("timeline", "Timeline", len(inv["timeline"])),
-            ("summary", "Summary", None),
+            ("sources", N_("Sources"), len(inv["sources"])),
+            ("claims", N_("Claims"), len(inv["claims"])),
+            ("fact-checks", N_("Fact-checks"), len(inv["fact_checks"])),
+            ("bias", N_("Bias"), None),
+            ("timeline", N_("Timeline"), len(inv["timeline"])),
+            ("summary", N_("Summary"), None),
         ]
 
 
@@ -147,9 +174,10 @@ def claim_page(inv: dict[str, Any], number: int, review: dict[str, Any]) -> Clai
 # --- rendering -----------------------------------------------------------------------------
 
 
-def render(name: str, **values: Any) -> str:
-    """`templates/dashboard/<name>` with `values`."""
-    return _environment().get_template(f"dashboard/{name}").render(**values).rstrip("\n")
+def render(name: str, language: str = ENGLISH, **values: Any) -> str:
+    """`templates/dashboard/<name>` with `values`, its messages in `language`."""
+    env = _environment(report_language(language) if language != ENGLISH else ENGLISH)
+    return env.get_template(f"dashboard/{name}").render(**values).rstrip("\n")
 
 
 def list_body(items: list[dict[str, Any]]) -> str:
@@ -158,65 +186,79 @@ def list_body(items: list[dict[str, Any]]) -> str:
 
 
 def detail_body(inv: dict[str, Any]) -> str:
-    return render("investigation.html", view=investigation_page(inv))
+    return render("investigation.html", _language(inv), view=investigation_page(inv))
 
 
 def claim_body(inv: dict[str, Any], number: int, review: dict[str, Any]) -> str:
-    return render("claim.html", view=claim_page(inv, number, review))
+    return render("claim.html", _language(inv), view=claim_page(inv, number, review))
 
 
 def not_found_body(heading: str, back_href: str, back_text: str) -> str:
     return render("not_found.html", heading=heading, back_href=back_href, back_text=back_text)
 
 
+def page_language(inv: dict[str, Any]) -> str:
+    """The language an investigation's pages are written in (its report's): a BCP 47 tag."""
+    return _language(inv)
+
+
+def _language(inv: dict[str, Any]) -> str:
+    return report_language(str(inv.get("language") or ENGLISH))
+
+
 @functools.cache
-def _environment() -> jinja2.Environment:
-    env = templates().overlay()
-    env.filters.update(
-        web=lambda url: bool(url) and urlsplit(str(url)).scheme.lower() in ("http", "https"),
-        pct=percent,
-        whole=whole,
-        score=_score,
-        stars_value=lambda score: max(1, min(5, int(score or 1))),
-        credibility=credibility_label,
-        is_sha256=export.is_sha256,
-        known=lambda value: str(value) if _CLASS_NAME.fullmatch(str(value)) else "unknown",
-        urlpart=lambda value: quote(str(value), safe=""),
+def _environment(language: str) -> jinja2.Environment:
+    said = translations(language)
+    gettext = said.gettext
+    return environment(
+        translations=said,
+        filters={
+            "web": lambda url: bool(url) and urlsplit(str(url)).scheme.lower() in ("http", "https"),
+            "pct": percent,
+            "whole": whole,
+            "score": _score,
+            "stars_value": lambda score: max(1, min(5, int(score or 1))),
+            "credibility": functools.partial(credibility_label, language=language),
+            "is_sha256": export.is_sha256,
+            "known": lambda value: str(value) if _CLASS_NAME.fullmatch(str(value)) else "unknown",
+            "urlpart": lambda value: quote(str(value), safe=""),
+        },
+        names={
+            "attribution": export.attribution,
+            "claim_of": functools.partial(claim_of, gettext=gettext),
+            "dated": dated,
+            "document_label": export.document_label,
+            "downloads": DOWNLOADS,
+            "event_date": functools.partial(event_date, gettext=gettext),
+            "gazette_label": export.gazette_label,
+            "host_of": host_of,
+            "independence": export.independence,
+            "is_document": export.is_document,
+            "is_gazette": export.is_gazette,
+            "poll_seconds": POLL_SECONDS,
+            "page_path": page_path,
+            "precision_labels": PRECISION_LABELS,
+            "publisher_name": publisher_name,
+            "quality_dimensions": QUALITY_DIMENSIONS,
+            "quality_labels": QUALITY_LABELS,
+            "reasoning_heading": export.REASONING_HEADING,
+            "relevance_text": export.relevance_text,
+            "running_states": RUNNING,
+            "score_label": lambda score: word(score_label(score), language),
+            "sentence": export.sentence,
+            "snapshot_path": export.snapshot_path,
+            "stances": STANCES,
+            "stance_labels": STANCE_LABELS,
+            "reliability_labels": RELIABILITY_LABELS,
+            "mode_names": MODE_NAMES,
+            "mode_labels": MODE_LABELS,
+            "status_labels": STATUS_LABELS,
+            "steps_text": export.steps_text,
+            "tokens_line": tokens_line,
+            "verdict_labels": VERDICT_LABELS,
+            "columns": LIST_COLUMNS,
+        },
     )
-    env.globals.update(
-        attribution=export.attribution,
-        claim_of=claim_of,
-        dated=dated,
-        document_label=export.document_label,
-        downloads=DOWNLOADS,
-        event_date=event_date,
-        gazette_label=export.gazette_label,
-        host_of=host_of,
-        independence=export.independence,
-        is_document=export.is_document,
-        is_gazette=export.is_gazette,
-        live_text=LIVE_TEXT,
-        page_path=page_path,
-        precision_labels=PRECISION_LABELS,
-        publisher_name=publisher_name,
-        quality_dimensions=QUALITY_DIMENSIONS,
-        quality_labels=QUALITY_LABELS,
-        reasoning_heading=export.REASONING_HEADING,
-        relevance_text=export.relevance_text,
-        running_states=RUNNING,
-        scale_text=SCALE_TEXT,
-        score_label=score_label,
-        sentence=export.sentence,
-        snapshot_path=export.snapshot_path,
-        sources_count=lambda count: f"{count} source" if count == 1 else f"{count} sources",
-        stances=STANCES,
-        status_labels=STATUS_LABELS,
-        steps_text=export.steps_text,
-        tokens_line=tokens_line,
-        verdict_labels=VERDICT_LABELS,
-        columns=LIST_COLUMNS,
-    )
-    return env
 
 
 # --- text the views show -------------------------------------------------------------------
@@ -271,11 +313,15 @@ def _score(value: Any) -> str:
     return str(int(value)) if isinstance(value, int | float) else "—"
 
 
-def claim_of(inv: dict[str, Any], check: dict[str, Any]) -> str:
+def claim_of(
+    inv: dict[str, Any], check: dict[str, Any], gettext: Callable[[str], str] = str
+) -> str:
     """ "Claim 2/5": a check named by its claim's number, as the chat's verdict lines name it."""
     numbers = {claim["id"]: n for n, claim in enumerate(inv["claims"], 1)}
     number = numbers.get(check["claim_id"])
-    return f"Claim {number}/{len(inv['claims'])}" if number else "Claim"
+    if not number:
+        return gettext("Claim")
+    return gettext("Claim %(number)s/%(count)s") % {"number": number, "count": len(inv["claims"])}
 
 
 def dated(item: dict[str, Any]) -> list[str]:
@@ -309,18 +355,21 @@ def publisher_name(publisher: str | None, host: str) -> str:
     return text
 
 
-def event_date(value: str, precision: str) -> tuple[str, str | None]:
+def event_date(
+    value: str, precision: str, gettext: Callable[[str], str] = str
+) -> tuple[str, str | None]:
     """(the date as a reader would write it, a machine-readable prefix or None)."""
     match = _DATE.match(value or "")
     if not match:
         return value, None
     year, month, day = match.groups()
-    months = _MONTHS.split()
     if not month or precision == "year" or not 1 <= int(month) <= 12:
         return year, year
+    name = gettext(_MONTHS[int(month) - 1])
     if not day or precision == "month":
-        return f"{months[int(month) - 1]} {year}", f"{year}-{month}"
-    return f"{int(day)} {months[int(month) - 1]} {year}", f"{year}-{month}-{day}"
+        return gettext("%(month)s %(year)s") % {"month": name, "year": year}, f"{year}-{month}"
+    shown = gettext("%(day)s %(month)s %(year)s") % {"day": int(day), "month": name, "year": year}
+    return shown, f"{year}-{month}-{day}"
 
 
 def timeline_skipped(inv: dict[str, Any]) -> str:

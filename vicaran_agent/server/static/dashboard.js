@@ -9,10 +9,6 @@
 
   const POLL_MS = 3000;
   const RUNNING = new Set(["planning", "in_progress"]);
-  const STOPPED = {
-    401: "Live updates stopped: access token needed.",
-    404: "Live updates stopped: not found.",
-  };
 
   document.documentElement.classList.add("js");
 
@@ -25,8 +21,8 @@
         cache: "no-store",
         credentials: "same-origin",
       });
-      if (response.status in STOPPED) {
-        live.textContent = STOPPED[response.status];
+      if (response.status === 401 || response.status === 404) {
+        live.textContent = (response.status === 401 ? main.dataset.stoppedToken : main.dataset.stoppedMissing) || "";
         return null;
       }
       if (!response.ok) return "lost";
@@ -55,7 +51,7 @@
       const next = await fresh(main, live);
       if (next === null) return;
       if (next === "lost") {
-        live.textContent = "Connection lost, retrying…";
+        live.textContent = main.dataset.lost || "";
       } else {
         apply(next);
         if (!running(next)) {

@@ -1,0 +1,162 @@
+"""Message catalogs (gettext, kept with Babel): `locale/<language>/LC_MESSAGES/vicaran.po`.
+
+English is the source language: a message is its English text (`_("No sources yet.")` in code,
+`{{ _("No sources yet.") }}` in a template; `ngettext` for counts), so a language without a
+catalog reads English. A catalog is compiled in memory the first time its language is asked for
+(no build step, nothing generated is committed).
+
+`python -m vicaran_agent.catalogs --check` (run by `make lint`) extracts every message from the
+code and templates that use the catalogs and fails on a message without a translation in each
+catalog, or a translation whose message is no longer used; `--update` adds the new messages to
+each catalog (untranslated) and drops the unused ones.
+"""
+
+from __future__ import annotations
+
+import functools
+import gettext
+import io
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+from .i18n import is_portuguese
+
+PACKAGE = Path(__file__).resolve().parent
+LOCALE = PACKAGE / "locale"
+DOMAIN = "vicaran"
+LANGUAGES = {"pt_BR": is_portuguese}  # catalog -> which report languages read it
+# Where the catalogs' messages are: the modules and templates written with them.
+SOURCES = (
+    ("server/views.py", "python"),
+    ("templates/dashboard/**.html", "jinja2.ext:babel_extract"),
+)
+
+
+def N_(message: str) -> str:
+    """Marks `message` for the catalogs where it is defined; `_` translates it where shown."""
+    return message
+
+
+def translations(language: str) -> gettext.NullTranslations:
+    """The catalog `language` (a report language: "en", "pt-BR") reads; English: none."""
+    for catalog, reads in LANGUAGES.items():
+        if reads(language):
+            return _compiled(catalog)
+    return gettext.NullTranslations()
+
+
+@functools.cache
+def _compiled(catalog: str) -> gettext.GNUTranslations:
+    from babel.messages.mofile import write_mo
+    from babel.messages.pofile import read_po
+
+    with _po_path(catalog).open("rb") as po:
+        messages = read_po(po, locale=catalog, domain=DOMAIN)
+    buffer = io.BytesIO()
+    write_mo(buffer, messages)
+    buffer.seek(0)
+    return gettext.GNUTranslations(buffer)
+
+
+def _po_path(catalog: str) -> Path:
+    return LOCALE / catalog / "LC_MESSAGES" / f"{DOMAIN}.po"
+
+
+# --- keeping the catalogs -------------------------------------------------------------------
+
+
+def extracted() -> dict[str | tuple[str, str], list[str]]:
+    """Every message the sources use, with where ({msgid or (singular, plural): [file:line]})."""
+    method_map = [(pattern, method) for pattern, method in SOURCES]
+    options = {"templates/dashboard/**.html": {"extensions": "jinja2.ext.i18n"}}
+    found: dict[str | tuple[str, str], list[str]] = {}
+    for filename, lineno, message, _comments, _context in _extract(method_map, options):
+        key = message if isinstance(message, str) else (message[0], message[1])
+        found.setdefault(key, []).append(f"{filename}:{lineno}")
+    return found
+
+
+def _extract(method_map: list[tuple[str, str]], options: dict[str, dict[str, str]]) -> Iterator:
+    from babel.messages.extract import extract_from_dir
+
+    yield from extract_from_dir(
+        str(PACKAGE), method_map=method_map, options_map=options, keywords=_KEYWORDS
+    )
+
+
+_KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "N_": None}
+
+
+def problems(catalog: str) -> list[str]:
+    """What is wrong with one catalog: messages without a translation, translations unused."""
+    from babel.messages.pofile import read_po
+
+    used = extracted()
+    with _po_path(catalog).open("rb") as po:
+        messages = read_po(po, locale=catalog, domain=DOMAIN)
+    kept = {m.id if isinstance(m.id, str) else tuple(m.id): m for m in messages if m.id}
+    found = []
+    for key, where in used.items():
+        entry = kept.get(key)
+        strings = [] if entry is None else entry.string
+        strings = [strings] if isinstance(strings, str) else list(strings)
+        if entry is None or not all(strings):
+            found.append(f"{catalog}: no translation of {key!r} ({where[0]})")
+    found += [
+        f"{catalog}: {key!r} is translated but no longer used" for key in kept if key not in used
+    ]
+    return found
+
+
+def update(catalog: str) -> None:
+    """Add the messages the sources use to `catalog` (untranslated), drop the unused ones."""
+    from babel.messages.catalog import Catalog
+    from babel.messages.pofile import read_po, write_po
+
+    path = _po_path(catalog)
+    with path.open("rb") as po:
+        old = read_po(po, locale=catalog, domain=DOMAIN)
+    new = Catalog(
+        locale=catalog,
+        domain=DOMAIN,
+        header_comment=old.header_comment,
+        project="Vicaran",
+        version="1",
+        copyright_holder="Vicaran",
+        msgid_bugs_address="",
+        creation_date=old.creation_date,
+        revision_date=old.revision_date,
+        last_translator="Vicaran",
+        language_team="Vicaran",
+        fuzzy=False,
+    )
+    for key, where in sorted(extracted().items(), key=lambda item: item[1][0]):
+        previous = old.get(key if isinstance(key, str) else key[0])
+        string = (
+            previous.string if previous is not None else ("" if isinstance(key, str) else ("", ""))
+        )
+        locations = [(w.rsplit(":", 1)[0], int(w.rsplit(":", 1)[1])) for w in where]
+        new.add(key, string, locations=locations)
+    with path.open("wb") as po:
+        write_po(po, new, width=100, include_lineno=False)
+
+
+def main(argv: list[str]) -> int:
+    if "--update" in argv:
+        for catalog in LANGUAGES:
+            update(catalog)
+        return 0
+    found = [problem for catalog in LANGUAGES for problem in problems(catalog)]
+    for problem in found:
+        print(problem, file=sys.stderr)
+    if found:
+        print(
+            "Translate them in vicaran_agent/locale/ (`make messages` adds new ones).",
+            file=sys.stderr,
+        )
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
