@@ -750,7 +750,7 @@ async def test_invalid_data_is_400_naming_the_field(
 
 
 async def test_every_type_has_a_bad_data_case() -> None:
-    from vicaran_agent.server.callback_api import DATA_MODELS
+    from vicaran_agent.server.callback_data import DATA_MODELS
 
     assert {type_ for type_, _, _ in BAD_DATA} == set(DATA_MODELS)
 

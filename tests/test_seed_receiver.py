@@ -23,7 +23,7 @@ from vicaran_agent import liveness
 from vicaran_agent import state_keys as keys
 from vicaran_agent.config import get_settings
 from vicaran_agent.schemas import InvestigationConfig
-from vicaran_agent.server.callback_api import CompleteData
+from vicaran_agent.server.callback_data import CompleteData
 from vicaran_agent.storage import get_repository, outbox
 from vicaran_agent.storage.outbox import on_scale, queue_for_callback
 from vicaran_agent.storage.tables import (
