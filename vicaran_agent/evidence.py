@@ -1,4 +1,5 @@
-"""The evidence rule (DESIGN.md), computed from recorded evidence, never judged by the model."""
+"""The evidence rule (docs/how-vicaran-decides.md, "Evidence"), computed from recorded evidence,
+never judged by the model."""
 
 from __future__ import annotations
 

@@ -2,7 +2,8 @@
 
 The plan is the orchestrator model's prose, and it may quote the journalist's pages. Later
 stages get only what they need from it - the topic and the questions, read by a linear line
-scan of the plan's fixed format (seeds/001), cleaned of links and markers and delimited.
+scan of the plan's fixed format (the one `render_plan` writes), cleaned of links and markers
+and delimited.
 """
 
 from __future__ import annotations
@@ -148,7 +149,7 @@ class PlanFacts:
 
 
 def render_plan(reply: str, facts: PlanFacts) -> str:
-    """The plan in its fixed format (seeds/001), whatever shape the model's reply had.
+    """The plan in its fixed format (headings in a set order), whatever shape the model's reply had.
 
     The model contributes the topic, the questions and the kinds of source, read from its reply
     by line; code writes everything else - the journalist's sources as read, what will not be

@@ -60,7 +60,7 @@ def gazette_title(city: str, date: str) -> str:
 
 
 class InvestigationConfig(BaseModel):
-    """Mode-driven settings for one investigation (DESIGN.md "Modes")."""
+    """Mode-driven settings for one investigation (docs/how-vicaran-decides.md, "Quick and detailed")."""
 
     investigation_id: str
     mode: Mode
@@ -125,7 +125,7 @@ class Source(BaseModel):
     credibility_score: int = Field(ge=1, le=5)
     content_summary: str = ""
     key_claims: list[str] = Field(default_factory=list)
-    published_at: str | None = None  # only a date the source states (DESIGN.md "Dates")
+    published_at: str | None = None  # only a date the source states (docs/how-vicaran-decides.md)
     published_at_source: DateSource | None = None  # who states it
     retrieved_at: str | None = None  # when Vicaran read it: never a publication date
     content_sha256: str | None = None
@@ -208,7 +208,7 @@ class Evidence(BaseModel):
     origin: EvidenceOrigin = "web"
     rating: str | None = None  # a fact-checker's published rating, when the item is a review
     retrieved_at: str | None = None
-    published_at: str | None = None  # only a date the item states (DESIGN.md "Dates")
+    published_at: str | None = None  # only a date the item states (docs/how-vicaran-decides.md)
     published_at_source: DateSource | None = None
     content_sha256: str | None = None  # of the text read (the snapshot's name)
     independent: bool = True

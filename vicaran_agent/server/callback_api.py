@@ -1,4 +1,4 @@
-"""POST /api/agent-callback: the callback API contract, served (reference/callback-api.md).
+"""POST /api/agent-callback: the callback API contract, served (docs/callback-api.md).
 
 Every request is authenticated (`X-Agent-Secret`, constant time), validated per type and
 written into Vicaran's own embedded store. An `Idempotency-Key` makes retries safe: the

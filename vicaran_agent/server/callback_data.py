@@ -1,4 +1,4 @@
-"""The callback API's request contract (reference/callback-api.md): one strict model per record
+"""The callback API's request contract (docs/callback-api.md): one strict model per record
 type, the length limits of its texts, and the error a refused request gets.
 """
 

@@ -1,6 +1,6 @@
 """Querido Diário (Brazilian municipal gazettes): search, city lookup and full texts.
 
-Contract: ../shared/reference/external-apis.md §4. Production API: https://api.queridodiario.org.br
+Contract: docs/services.md, "Querido Diário". Production API: https://api.queridodiario.org.br
 (since 2026-07; api.queridodiario.ok.org.br is retired). No authentication.
 
 - Rate: the API sits behind Traefik's `api-rate-limit` (okfn-brasil/querido-diario-deployment):
