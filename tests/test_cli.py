@@ -13,6 +13,8 @@ from tests.support.clock import FakeClock
 from tests.support.corpus import RIVERTON
 from tests.support.wait import in_thread
 from vicaran_agent import cli
+from vicaran_agent.cli import investigation as cli_investigation
+from vicaran_agent.cli import output as cli_output
 from vicaran_agent.config import get_settings
 from vicaran_agent.storage import get_repository
 from vicaran_agent.terminal import display_text
@@ -140,7 +142,7 @@ class RecoveringNewsroom(FakeNewsroom):
 def clock(monkeypatch) -> FakeClock:
     """The clock the command waits by (for the callback API): each wait returns at once."""
     clock = FakeClock(autojump=True)
-    monkeypatch.setattr(cli, "CLOCK", clock)
+    monkeypatch.setattr(cli_investigation, "CLOCK", clock)
     return clock
 
 
@@ -199,8 +201,8 @@ def test_a_model_error_that_stops_the_command_is_said_in_the_briefs_language():
     from vicaran_agent.llm import ModelCallError
 
     failed = ModelCallError(Phrase("model_provider_error", code=503))
-    assert cli.one_sentence(failed, "en") == "The model provider had an error (503)."
-    assert "503" in cli.one_sentence(failed, "pt-BR")
-    assert "The model provider" not in cli.one_sentence(failed, "pt-BR")
+    assert cli_output.one_sentence(failed, "en") == "The model provider had an error (503)."
+    assert "503" in cli_output.one_sentence(failed, "pt-BR")
+    assert "The model provider" not in cli_output.one_sentence(failed, "pt-BR")
     raw = genai_errors.ServerError(503, {"error": {"status": "UNAVAILABLE", "message": "x"}})
-    assert "The model provider" not in cli.one_sentence(raw, "pt-BR")
+    assert "The model provider" not in cli_output.one_sentence(raw, "pt-BR")

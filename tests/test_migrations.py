@@ -23,6 +23,7 @@ from tests.fixtures.make_records_6b66a77 import (
 )
 from tests.support.databases import records_database
 from vicaran_agent import cli
+from vicaran_agent.cli import server as cli_server
 from vicaran_agent.config import get_settings
 from vicaran_agent.documents.store import DocumentStore
 from vicaran_agent.storage import Repository, migrate
@@ -277,7 +278,7 @@ def test_serve_refuses_an_outdated_postgres_schema_before_binding(
     def bind(host: str, port: int) -> None:
         raise AssertionError("serve bound a port on an outdated schema")
 
-    monkeypatch.setattr(cli, "listen", bind)
+    monkeypatch.setattr(cli_server, "listen", bind)
     with records_database("postgresql", tmp_path, migrated=False) as url:
         db_env(url)
         migrate.upgrade(url, migrate.BASELINE)

@@ -29,6 +29,7 @@ from tests.support.store import dashboard_client, fresh_repository, panel
 from tests.support.wait import in_thread
 from tests.test_dashboard import QUOTE, XSS, start, trust_investigation
 from vicaran_agent import cli, export
+from vicaran_agent.cli import server as cli_server
 from vicaran_agent.config import Settings, get_settings
 from vicaran_agent.schemas import Claim, Evidence, Verdict
 from vicaran_agent.server.app import build_server
@@ -205,22 +206,22 @@ def test_the_retired_default_is_taken_as_unset_and_said_so(env, tmp_path: Path, 
     settings = Settings(_env_file=dotenv)  # type: ignore[call-arg]
     assert settings.vicaran_public_url == retired
     assert settings.serving_at("127.0.0.1", 8123) == "http://127.0.0.1:8123"
-    (notice,) = cli.serve_notices(settings, "127.0.0.1", 8123)
+    (notice,) = cli_server.serve_notices(settings, "127.0.0.1", 8123)
     assert notice.startswith(f"VICARAN_PUBLIC_URL={RETIRED} ")
     assert "http://127.0.0.1:8123" in notice and "\n" not in notice
     # Served where it says, it is right: nothing to say.
-    assert cli.serve_notices(settings, "127.0.0.1", 8000) == []
+    assert cli_server.serve_notices(settings, "127.0.0.1", 8000) == []
     # Any other address is the operator's: kept, and nothing said.
     chosen = Settings(_env_file=None, vicaran_public_url="http://localhost:8000/")  # type: ignore[call-arg]
     assert chosen.serving_at("127.0.0.1", 8123) == "http://localhost:8000"
-    assert cli.serve_notices(chosen, "0.0.0.0", 8123) == []
+    assert cli_server.serve_notices(chosen, "0.0.0.0", 8123) == []
 
 
 def test_a_server_on_every_interface_says_what_its_links_name(env):
     settings = Settings(_env_file=None)  # type: ignore[call-arg]
-    (notice,) = cli.serve_notices(settings, "0.0.0.0", 8123)
+    (notice,) = cli_server.serve_notices(settings, "0.0.0.0", 8123)
     assert "http://127.0.0.1:8123" in notice and "VICARAN_PUBLIC_URL" in notice
-    assert cli.serve_notices(settings, "127.0.0.1", 8123) == []
+    assert cli_server.serve_notices(settings, "127.0.0.1", 8123) == []
 
 
 @pytest.mark.parametrize("value", ["vicaran.example.org", "ftp://vicaran.example.org", "http://"])

@@ -15,7 +15,7 @@ from google.genai import types
 from sqlalchemy.engine import make_url
 
 from tests.support.databases import BACKENDS, sessions_database
-from vicaran_agent import cli
+from vicaran_agent.cli import server as cli_server
 from vicaran_agent.config import get_settings
 from vicaran_agent.detached import append_despite_staleness
 from vicaran_agent.server.app import SessionStoreError, session_service_uri
@@ -55,7 +55,7 @@ def test_serve_with_an_unusable_session_url_exits_with_the_sentence(env, capsys)
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    assert cli.serve("127.0.0.1", port) == 1
+    assert cli_server.serve("127.0.0.1", port) == 1
     err = capsys.readouterr().err
     assert "VICARAN_SESSION_DB_URL" in err and "Traceback" not in err
 

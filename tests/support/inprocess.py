@@ -282,7 +282,7 @@ def vicaran_serving(
     host: str, port: int, *, output: bool = True
 ) -> contextlib.AbstractContextManager[Serving]:
     """`vicaran serve --host HOST --port PORT` in a thread, until the block ends: uvicorn
-    answers there, on the socket `cli.serve` bound, with the app it built. With `output`, as a
+    answers there, on the socket `cli.server.serve` bound, with the app it built. With `output`, as a
     fresh process with its output to a file (`Serving.said()`): only in a test's body, never
     in a fixture (see `fresh_process`)."""
     argv = ["serve", "--host", host, "--port", str(port)]

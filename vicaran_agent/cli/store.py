@@ -1,0 +1,111 @@
+"""`vicaran db`, `vicaran outbox` and `vicaran export`: the records store from the terminal."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..i18n import message, system_language
+
+if TYPE_CHECKING:
+    pass
+
+
+def schema_problem() -> str | None:
+    """Why the records database cannot be served as it is (PostgreSQL only: SQLite upgrades)."""
+    from sqlalchemy.engine import make_url
+
+    from ..config import get_settings
+
+    url = get_settings().database_url
+    if make_url(url).get_backend_name() == "sqlite":
+        return None
+    from ..storage import migrate
+
+    state, revision = migrate.status(url)
+    if state == "current":
+        return None
+    return migrate.outdated_message(state, revision, migrate.head(), system_language())
+
+
+def db(action: str) -> int:
+    """`upgrade`: migrate the records database to this version's schema; `status`: compare."""
+    from ..config import get_settings
+    from ..storage import migrate
+
+    language = system_language()
+    url = get_settings().database_url
+    state, revision = migrate.status(url)
+    head = migrate.head()
+    if action == "status":
+        print(message("db_status", language, revision=revision or "-", head=head))
+    if state == "current":
+        print(message("db_up_to_date", language, head=head))
+        return 0
+    if action == "status" or state == "unknown":
+        print(migrate.outdated_message(state, revision, head, language))
+        return 1
+    before, after = migrate.upgrade(url)
+    print(message("db_upgraded", language, revision=before or "-", head=after))
+    return 0
+
+
+def outbox(action: str) -> int:
+    """`status`: what waits or failed; `flush`: deliver everything pending now."""
+    from ..config import get_settings
+    from ..delivery import Deliverer
+    from ..storage import get_repository
+
+    settings = get_settings()
+    repository = get_repository(settings.database_url)
+    if action == "flush":
+        if not settings.callback_enabled:
+            print("Set CALLBACK_API_URL and AGENT_SECRET to deliver the outbox.", file=sys.stderr)
+            return 1
+        delivered = asyncio.run(Deliverer(settings, repository).deliver_due(now_only=False))
+        print(f"Delivered {delivered} record(s).")
+    summary = repository.outbox_summary()
+    counts = summary["counts"]
+    print(
+        f"Outbox: {counts['pending']} pending, {counts['delivered']} delivered, "
+        f"{counts['failed']} failed."
+    )
+    for row in summary["retrying"]:
+        print(
+            f"  retrying #{row['id']} {row['type']} ({row['investigation_id']}): "
+            f"{row['last_error']} - attempt {row['attempts']}, next at {row['next_attempt_at']}"
+        )
+    for row in summary["failed"]:
+        print(
+            f"  failed #{row['id']} {row['type']} ({row['investigation_id']}): {row['last_error']}"
+            f" {row['response_body'] or ''}".rstrip()
+        )
+    return 0 if not counts["pending"] and not counts["failed"] else 1
+
+
+def export(investigation_id: str, fmt: str, out: str | None) -> int:
+    """Write one saved investigation as `fmt` to standard output, or to `out`."""
+    from .. import export as exports
+    from ..config import get_settings
+    from ..storage import get_repository
+
+    repository = get_repository(get_settings().database_url)
+    investigation = repository.get_investigation(investigation_id)
+    if investigation is None:
+        print(f"No investigation with id {investigation_id} is saved here.", file=sys.stderr)
+        return 1
+    snapshots = repository.get_snapshots(investigation_id) if fmt in exports.WITH_SNAPSHOTS else {}
+    text = exports.render(fmt, investigation, snapshots, settings=get_settings())
+    if not out:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return 0
+    try:
+        Path(out).write_text(text, encoding="utf-8")
+    except OSError as error:
+        print(f"Could not write {out}: {error.strerror or error}.", file=sys.stderr)
+        return 1
+    print(f"{exports.FORMATS[fmt].label} export of {investigation_id} written to {out}")
+    return 0
