@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -175,3 +176,28 @@ def test_the_gazette_budget_leaves_room_for_one_querido_diario_request():
         )
     settings = Settings(_env_file=None)  # type: ignore[call-arg]
     assert settings.vicaran_gazette_timeout_seconds >= 3 * 36  # three rounds of cold queries
+
+
+def test_settings_leave_the_environment_as_they_found_it(env, monkeypatch: pytest.MonkeyPatch):
+    """Reading the settings changes nothing: a key that sits only in .env is put into the
+    environment (for google-genai, which reads it there) by the `vicaran` command's start,
+    as ADK's own CLI loads .env for `adk`, never by `get_settings`."""
+    from vicaran_agent import cli, config
+
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+
+    def only_in_dotenv(**_: object) -> Settings:
+        return Settings(_env_file=None, google_api_key="k1")  # type: ignore[call-arg]
+
+    monkeypatch.setattr(config, "Settings", only_in_dotenv)
+    config.get_settings.cache_clear()
+    try:
+        assert config.get_settings().google_api_key == "k1"
+        assert "GOOGLE_API_KEY" not in os.environ
+        assert cli.main(["outbox", "status"]) == 0
+        assert os.environ.get("GOOGLE_API_KEY") == "k1"  # the command's start put it there
+        monkeypatch.setenv("GOOGLE_API_KEY", "from-the-environment")
+        assert cli.main(["outbox", "status"]) == 0
+        assert os.environ["GOOGLE_API_KEY"] == "from-the-environment"  # the environment wins
+    finally:
+        config.get_settings.cache_clear()

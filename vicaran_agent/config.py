@@ -384,12 +384,15 @@ def get_settings() -> Settings:
     """The process-wide settings (tests call `get_settings.cache_clear()` after changing env)."""
     # Tests (and deployments that inject env vars) turn .env loading off the way ADK does.
     skip_dotenv = os.environ.get("ADK_DISABLE_LOAD_DOTENV", "").lower() in _TRUE
-    settings = Settings(_env_file=None) if skip_dotenv else Settings()
-    # google-genai reads the key from the environment, so a key that only sits in .env must
-    # reach os.environ too (ADK's CLI does this for <app>/.env; `vicaran` and tests do not).
+    return Settings(_env_file=None) if skip_dotenv else Settings()
+
+
+def export_model_key(settings: Settings) -> None:
+    """Put a Gemini key that sits only in .env into the process environment, where google-genai
+    reads it; a key already in the environment wins. For the `vicaran` command's start only (ADK's
+    own CLI loads .env itself for `adk web`, `adk run` and `adk api_server`)."""
     if settings.google_api_key and not os.environ.get("GOOGLE_API_KEY"):
         os.environ["GOOGLE_API_KEY"] = settings.google_api_key
-    return settings
 
 
 def settings_problem(error: ValidationError) -> str:

@@ -141,13 +141,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     from pydantic import ValidationError
 
-    from ..config import get_settings, settings_problem
+    from ..config import export_model_key, get_settings, settings_problem
 
     try:
         settings = get_settings()
     except ValidationError as error:  # every command needs valid settings: say which is wrong
         print(settings_problem(error), file=sys.stderr)
         return 2
+    export_model_key(settings)
     from ..doctor import warn_at_start
 
     warn_at_start(settings, lambda line: print(line, file=sys.stderr), system_language())
