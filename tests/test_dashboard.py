@@ -18,6 +18,7 @@ import pytest
 from tests.support.linear import assert_linear
 from tests.support.store import dashboard_client, fresh_repository
 from vicaran_agent.config import get_settings
+from vicaran_agent.markdown_html import render_markdown
 from vicaran_agent.schemas import (
     BiasAssessment,
     Claim,
@@ -33,7 +34,6 @@ from vicaran_agent.server import views
 from vicaran_agent.server.access import cookie_value
 from vicaran_agent.server.app import build_server
 from vicaran_agent.server.dashboard import COOKIE_NAME
-from vicaran_agent.server.markdown import render_markdown
 from vicaran_agent.storage import Repository
 
 XSS = "<script>alert(1)</script>"

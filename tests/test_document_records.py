@@ -18,7 +18,7 @@ from markupsafe import escape
 from tests.support.callback_server import CallbackServer
 from tests.support.outbox import drain
 from tests.support.store import dashboard_client, fresh_repository, panel, snapshot_href
-from vicaran_agent import export, export_html
+from vicaran_agent import export
 from vicaran_agent.callbacks.persistence import rested_on
 from vicaran_agent.config import get_settings
 from vicaran_agent.schemas import (
@@ -422,7 +422,7 @@ def test_the_html_export_without_the_text_or_an_address_names_the_passage_unlink
     repo: Repository,
 ) -> None:
     iid = document_investigation(repo, evidence=document_evidence())
-    text = export_html.to_html(repo.get_investigation(iid) or {}, public_url="")
+    text = export.to_html(repo.get_investigation(iid) or {}, public_url="")
     assert "<strong>📄 Contrato 002/2024, p. 4</strong>" in text
 
 

@@ -301,8 +301,8 @@ def test_html_export_keeps_its_size_when_texts_are_huge(
     assert f"first {export.SNAPSHOT_CHARS:,} of {len(huge):,} characters" in html
     assert f'href="#snapshot-{sha}"' in html
     # Past the export's whole budget, a text is named (its anchor still resolves), not copied.
-    monkeypatch.setattr(export, "SNAPSHOT_CHARS", 50)
-    monkeypatch.setattr(export, "EXPORT_SNAPSHOT_CHARS", len(SOURCE_TEXT) + 10)
+    monkeypatch.setattr(export.html, "SNAPSHOT_CHARS", 50)
+    monkeypatch.setattr(export.html, "EXPORT_SNAPSHOT_CHARS", len(SOURCE_TEXT) + 10)
     html = export.render("html", investigation, snapshots)
     shown = snapshot_sections(html)
     assert shown[sha256(SOURCE_TEXT)] == SOURCE_TEXT[:50]  # the first one cited

@@ -23,8 +23,8 @@ from vicaran_agent.config import get_settings
 from vicaran_agent.formatting import markdown_text, source_entry
 from vicaran_agent.i18n import ENGLISH, PORTUGUESE, Phrase, message
 from vicaran_agent.llm import ModelCallError, describe_model_error
+from vicaran_agent.markdown_html import render_markdown
 from vicaran_agent.sanitize import MARKERS, strip_markers
-from vicaran_agent.server.markdown import render_markdown
 from vicaran_agent.storage import get_repository
 from vicaran_agent.tools.web_search import KEY_MISSING
 

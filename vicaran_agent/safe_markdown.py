@@ -25,7 +25,7 @@ from markdown_it import MarkdownIt
 from mdformat.renderer import DEFAULT_RENDERERS, MDRenderer, RenderContext, RenderTreeNode
 
 from .formatting import one_line
-from .server.markdown import _Links
+from .markdown_html import _Links
 
 # A scheme URL or a bare www. host (what renderers autolink); one character class: linear.
 _ADDRESS = re.compile(r"(?:https?://|www\.)[^\s<>\"'`\[\]]+", re.IGNORECASE)

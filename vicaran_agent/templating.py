@@ -1,6 +1,6 @@
 """Vicaran's Jinja2 templates (`vicaran_agent/templates/`): the dashboard's pages and the HTML
 export. Autoescaped: every value is escaped unless it is `Markup` (the report's HTML, already
-sanitized by `server.markdown`). Messages in templates are gettext's (`{{ _("…") }}`, see
+sanitized by `markdown_html`). Messages in templates are gettext's (`{{ _("…") }}`, see
 `catalogs`)."""
 
 from __future__ import annotations

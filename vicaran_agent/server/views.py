@@ -21,13 +21,13 @@ from .. import export
 from ..catalogs import N_, translations
 from ..config import Settings, get_settings
 from ..i18n import ENGLISH, message, report_language, word
+from ..markdown_html import render_markdown
 from ..schemas import QUALITY_DIMENSIONS
 from ..sub_agents.bias_analyzer import score_label
 from ..templating import environment
 from ..tools.credibility import credibility_label
 from ..tools.urls import host_of
 from ..usage import tokens_line
-from .markdown import render_markdown
 
 POLL_SECONDS = 3  # as dashboard.js polls
 RUNNING = ("planning", "in_progress")

@@ -23,7 +23,7 @@ from html import escape
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from ..tools.urls import normalize_url
+from .tools.urls import normalize_url
 
 _MD = MarkdownIt(
     "commonmark",

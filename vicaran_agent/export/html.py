@@ -4,40 +4,39 @@ and the texts Vicaran read of them), rendered from `templates/export/` (Jinja2, 
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any
 from urllib.parse import urlsplit
 
 import jinja2
 from markupsafe import Markup
 
-from . import export
-from .export import (
-    _LANGUAGE,
+from ..markdown_html import render_markdown
+from ..templating import environment
+from .links import is_sha256, report_markdown, saved_links, snapshot_links, snapshot_path
+from .words import (
     REASONING_HEADING,
-    _check_heading,
-    _claims_by_id,
-    _evidence_facts,
-    _full_text_link,
-    _link_of,
-    _one_line,
-    _percent,
-    _source_facts,
-    _sources_intro,
-    _title,
-    _web_link,
     attribution,
+    check_heading,
+    claims_by_id,
+    evidence_facts,
+    full_text_link,
     independence,
     is_document,
-    is_sha256,
+    item_title,
+    link_of,
+    one_line,
     relevance_text,
-    report_markdown,
-    saved_links,
     sentence,
-    snapshot_links,
-    snapshot_path,
+    share_percent,
+    source_facts,
+    sources_intro,
+    web_link,
 )
-from .server.markdown import render_markdown
-from .templating import environment
+
+LANGUAGE_TAG = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})?")
+SNAPSHOT_CHARS = 100_000  # of one text, in the HTML export
+EXPORT_SNAPSHOT_CHARS = 2_000_000  # of all the texts one HTML export carries
 
 
 def to_html(
@@ -59,7 +58,7 @@ def to_html(
     Returns:
         The HTML document (inline styles, no scripts, every value escaped).
     """
-    title = _one_line(investigation.get("title")) or "Untitled investigation"
+    title = one_line(investigation.get("title")) or "Untitled investigation"
     language = investigation.get("language") or "en"
     base = public_url.rstrip("/")
     iid = str(investigation.get("id") or "")
@@ -90,12 +89,12 @@ def to_html(
         _environment()
         .get_template("export/report.html")
         .render(
-            lang=language if _LANGUAGE.fullmatch(language) else "en",
+            lang=language if LANGUAGE_TAG.fullmatch(language) else "en",
             title=title,
             report_html=Markup(report_html),
             checks=_checks(investigation),
             sources=[_source(source) for source in sources],
-            sources_intro=_sources_intro(sources) if sources else "",
+            sources_intro=sources_intro(sources) if sources else "",
             snapshots=_snapshots(cited, texts),
             snapshot_href=snapshot_href,
             reasoning_heading=REASONING_HEADING,
@@ -121,31 +120,31 @@ def _cited_snapshots(investigation: dict[str, Any]) -> list[tuple[str, str]]:
         items.extend(check.get("evidence") or [])
     for item in items:
         if is_sha256(sha := item.get("content_sha256")):
-            named.setdefault(sha, _title(item))
+            named.setdefault(sha, item_title(item))
     return list(named.items())
 
 
 def _checks(investigation: dict[str, Any]) -> list[dict[str, Any]]:
     """Each checked claim as the evidence appendix shows it."""
     language = investigation.get("language") or "en"
-    claims = _claims_by_id(investigation)
+    claims = claims_by_id(investigation)
     shown = []
     for number, check in enumerate(investigation.get("fact_checks") or [], 1):
         claim = claims.get(check.get("claim_id"), {})
         facts = [f"Checked on {check['as_of']}"] if check.get("as_of") else []
-        if (confidence := _percent(check.get("confidence"))) is not None:
+        if (confidence := share_percent(check.get("confidence"))) is not None:
             facts.append(f"Confidence {confidence}")
         shown.append(
             {
                 "key": str(check.get("claim_key") or ""),
-                "heading": _check_heading(number, check, language),
+                "heading": check_heading(number, check, language),
                 "origin": " (from the brief)" if claim.get("origin") == "brief" else "",
-                "claim_text": _one_line(check.get("claim_text")),
+                "claim_text": one_line(check.get("claim_text")),
                 "who": attribution(claim),
                 "facts": facts,
-                "explanation": _one_line(check.get("explanation")),
+                "explanation": one_line(check.get("explanation")),
                 "evidence": [_evidence_item(item) for item in check.get("evidence") or []],
-                "reasoning": [_one_line(line) for line in check.get("reasoning") or []],
+                "reasoning": [one_line(line) for line in check.get("reasoning") or []],
             }
         )
     return shown
@@ -155,40 +154,40 @@ def _evidence_item(item: dict[str, Any]) -> dict[str, Any]:
     independent = item.get("independent", True) is not False
     return {
         "document": is_document(item),
-        "title": _title(item),
-        "heading_link": _link_of(item),
+        "title": item_title(item),
+        "heading_link": link_of(item),
         "sha": item.get("content_sha256"),
-        "publisher": _one_line(item.get("publisher")),
-        "quote": _one_line(item["quote"]) if item.get("quote") else "",
+        "publisher": one_line(item.get("publisher")),
+        "quote": one_line(item["quote"]) if item.get("quote") else "",
         "stance": str(item.get("stance")),
         "reliability": str(item.get("reliability")),
         "independence_class": "muted" if independent else "dependent",
         "independence": independence(item),
-        "note": sentence(_one_line(item["stance_note"])) if item.get("stance_note") else "",
-        "facts": _evidence_facts(item),
-        "query": _one_line(item["query"]) if item.get("query") else "",
-        "link": _web_link(item),
+        "note": sentence(one_line(item["stance_note"])) if item.get("stance_note") else "",
+        "facts": evidence_facts(item),
+        "query": one_line(item["query"]) if item.get("query") else "",
+        "link": web_link(item),
     }
 
 
 def _source(source: dict[str, Any]) -> dict[str, Any]:
     return {
-        "title": _title(source),
-        "publisher": _one_line(source.get("publisher") or source.get("domain")),
+        "title": item_title(source),
+        "publisher": one_line(source.get("publisher") or source.get("domain")),
         "relevance": relevance_text(source),
         "set_aside": source.get("relevant", True) is False,
-        "facts": _source_facts(source),
-        "link": _web_link(source),
-        "full_text": _full_text_link(source),
+        "facts": source_facts(source),
+        "link": web_link(source),
+        "full_text": full_text_link(source),
         "sha": source.get("content_sha256"),
     }
 
 
 def _snapshots(cited: list[tuple[str, str]], texts: dict[str, str]) -> list[dict[str, Any]]:
-    """A section per text read, each cut to `export.SNAPSHOT_CHARS`, all together to
-    `export.EXPORT_SNAPSHOT_CHARS`."""
+    """A section per text read, each cut to `SNAPSHOT_CHARS`, all together to
+    `EXPORT_SNAPSHOT_CHARS`."""
     shown_all = []
-    budget, each = export.EXPORT_SNAPSHOT_CHARS, export.SNAPSHOT_CHARS
+    budget, each = EXPORT_SNAPSHOT_CHARS, SNAPSHOT_CHARS
     left = budget
     for sha, name in cited:
         text = texts[sha]
