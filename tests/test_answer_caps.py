@@ -244,7 +244,8 @@ class TooGenerous(FakeServer):
 
 async def test_no_more_gazettes_nor_excerpts_are_kept_than_were_asked(env) -> None:
     from vicaran_agent.config import get_settings
-    from vicaran_agent.tools.querido_diario import NUMBER_OF_EXCERPTS, QueridoDiario
+    from vicaran_agent.tools.gazette_data import NUMBER_OF_EXCERPTS
+    from vicaran_agent.tools.querido_diario import QueridoDiario
 
     with TooGenerous() as generous:
         env.set(QUERIDO_DIARIO_BASE_URL=generous.url)

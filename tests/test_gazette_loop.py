@@ -37,7 +37,7 @@ from vicaran_agent.prompts.gazette_search import (
 )
 from vicaran_agent.schemas import BriefClaim, Claim, DraftClaim, GazetteAct, GazetteReading
 from vicaran_agent.textmatch import sha256_text
-from vicaran_agent.tools.querido_diario import (
+from vicaran_agent.tools.gazette_data import (
     City,
     CityResolution,
     Gazette,

@@ -29,7 +29,8 @@ from ..i18n import PORTUGUESE, detect_language, localized, message
 
 if TYPE_CHECKING:
     from ..config import Settings
-    from ..tools.querido_diario import City, Gazette, QueridoDiario
+    from ..tools.gazette_data import City, Gazette
+    from ..tools.querido_diario import QueridoDiario
 
 OK, FAILED, USAGE = 0, 1, 2
 DEFAULT_LIMIT = 10
@@ -90,7 +91,7 @@ def iso_day(value: str) -> str:
 
 
 def state_code(value: str) -> str:
-    from ..tools.querido_diario import STATE_CODES
+    from ..tools.gazette_data import STATE_CODES
 
     code = value.strip().upper()
     if code not in STATE_CODES:

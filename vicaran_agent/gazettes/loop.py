@@ -28,7 +28,7 @@ from ..prompts.gazette_search import (
 )
 from ..sanitize import clean
 from ..schemas import GazetteSufficiency, Source
-from ..tools.querido_diario import City, CityResolution, Gazette, GazetteSearch
+from ..tools.gazette_data import City, CityResolution, Gazette, GazetteSearch
 from .read import (
     GazetteEvidence,
     GazetteText,

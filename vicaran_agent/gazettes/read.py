@@ -24,7 +24,7 @@ from ..schemas import GazetteAct, GazetteReading, Source
 from ..schemas import gazette_title as schemas_gazette_title
 from ..textmatch import normalize, quote_problem, sha256_text
 from ..tools.analyze_source import now_iso
-from ..tools.querido_diario import Gazette
+from ..tools.gazette_data import Gazette
 from ..tools.urls import host_of
 from .score import gazette_key
 from .terms import ClaimTerms, Period, parse_day, stem, words

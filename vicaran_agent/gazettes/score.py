@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from ..documents.synonyms import fold
-from ..tools.querido_diario import Gazette
+from ..tools.gazette_data import Gazette
 from .terms import ClaimLike, ClaimTerms, Period, claim_period, claim_terms, stem, words
 
 WEIGHTS = {"overlap": 0.55, "date": 0.2, "territory": 0.15, "strategies": 0.1}
