@@ -32,7 +32,7 @@ async def _measure(calls: int) -> dict[str, Any]:
 
     import tests.support.scripted_model  # noqa: F401 - registers scripted/...
     from vicaran_agent.llm import ModelClient, ModelSite
-    from vicaran_agent.schemas import SearchPlan
+    from vicaran_agent.model_outputs import SearchPlan
 
     figures: dict[str, float] = {}
 

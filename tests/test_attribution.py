@@ -9,18 +9,15 @@ import pytest
 from vicaran_agent.evidence import enforce_verdict, sufficient
 from vicaran_agent.factcheck.parties import is_own_record, party_names
 from vicaran_agent.factcheck.pool import Candidate, EvidencePool, OwnSources
-from vicaran_agent.schemas import (
+from vicaran_agent.model_outputs import (
     BriefClaim,
     BriefClaims,
-    Claim,
     ClaimAssessment,
     ClaimDraft,
-    ClaimKind,
     DraftClaim,
-    Evidence,
     EvidenceJudgement,
-    Source,
 )
+from vicaran_agent.schemas import Claim, ClaimKind, Evidence, Source
 from vicaran_agent.sub_agents.claim_extractor import consolidate
 from vicaran_agent.tools.urls import normalize_url
 

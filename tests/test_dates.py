@@ -18,7 +18,7 @@ class _Digest:
     it), never a web page's (whose date is its metadata's)."""
 
     async def generate(self, **_: Any) -> Any:
-        from vicaran_agent.schemas import SourceDigest
+        from vicaran_agent.model_outputs import SourceDigest
 
         return SourceDigest(
             title="T", summary="S", key_claims=[], published_date="1999-12-31", relevance=1.0

@@ -29,13 +29,14 @@ from vicaran_agent.gazettes import loop as loop_module
 from vicaran_agent.gazettes.read import GazetteText, read_passages, select_passages
 from vicaran_agent.gazettes.strategies import MAX_QUERY_CHARS, clean_querystring, refined
 from vicaran_agent.llm import ModelClient
+from vicaran_agent.model_outputs import BriefClaim, DraftClaim, GazetteAct, GazetteReading
 from vicaran_agent.prompts.gazette_search import (
     GAZETTE_JUDGE_RULES,
     GAZETTE_READING_INSTRUCTION,
     GAZETTE_SUFFICIENCY_INSTRUCTION,
     rendered,
 )
-from vicaran_agent.schemas import BriefClaim, Claim, DraftClaim, GazetteAct, GazetteReading
+from vicaran_agent.schemas import Claim
 from vicaran_agent.textmatch import sha256_text
 from vicaran_agent.tools.gazette_data import (
     City,

@@ -22,7 +22,7 @@ from tests.support.literal_story import BRIEFS, investigate, serve
 from vicaran_agent import state_keys as keys
 from vicaran_agent.config import get_settings
 from vicaran_agent.llm import ModelClient
-from vicaran_agent.schemas import SearchPlan
+from vicaran_agent.model_outputs import SearchPlan
 from vicaran_agent.tools import safety
 from vicaran_agent.tools.web_search import WebSearch
 

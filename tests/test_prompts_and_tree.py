@@ -17,6 +17,7 @@ from google.adk.cli.utils.agent_loader import AgentLoader
 from tests.support import scripted_model
 from tests.support.conversation import Conversation
 from vicaran_agent.agent import orchestrator_instruction
+from vicaran_agent.model_outputs import TimelineDraft
 from vicaran_agent.prompts import (
     bias_analyzer,
     claim_extractor,
@@ -27,7 +28,6 @@ from vicaran_agent.prompts import (
     timeline_builder,
 )
 from vicaran_agent.prompts.render import INVESTIGATION, INVESTIGATION_BRIEF, render_instruction
-from vicaran_agent.schemas import TimelineDraft
 
 ROOT = Path(__file__).resolve().parent.parent
 AGENTS = {

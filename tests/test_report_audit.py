@@ -9,17 +9,15 @@ from typing import Any
 
 import pytest
 
-from vicaran_agent.report_check import status_problem
-from vicaran_agent.schemas import (
+from vicaran_agent.model_outputs import (
     CitationAudit,
-    Evidence,
     ReportDraft,
     ReportFinding,
     SentenceCheck,
-    Source,
     StatusStatement,
-    Verdict,
 )
+from vicaran_agent.report_check import status_problem
+from vicaran_agent.schemas import Evidence, Source, Verdict
 from vicaran_agent.sub_agents.report_review import ReportReviewer, Review
 
 URL1, URL2 = "https://epa.gov/notice", "https://reuters.com/wire"

@@ -6,17 +6,15 @@ import pytest
 
 from vicaran_agent.citations import resolve_citations
 from vicaran_agent.evidence import enforce_verdict, is_sufficient, sufficient
-from vicaran_agent.schemas import (
+from vicaran_agent.model_outputs import (
     BiasJudgement,
     ClaimDraft,
     DraftClaim,
     DraftEvent,
-    Evidence,
-    InvestigationConfig,
-    Source,
     SourceLean,
     TimelineDraft,
 )
+from vicaran_agent.schemas import Evidence, InvestigationConfig, Source
 from vicaran_agent.sub_agents.bias_analyzer import assess
 from vicaran_agent.sub_agents.claim_extractor import consolidate
 from vicaran_agent.sub_agents.timeline_builder import build_events, parse_event_date

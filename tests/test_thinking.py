@@ -40,7 +40,7 @@ from vicaran_agent.llm import (
     output_budget,
     task_budget,
 )
-from vicaran_agent.schemas import QualityReview
+from vicaran_agent.model_outputs import QualityReview
 from vicaran_agent.storage import get_repository
 from vicaran_agent.tools.live_search import LiveSearch
 

@@ -174,7 +174,7 @@ async def test_the_rewrite_reads_vicarans_problems_as_its_task_and_the_old_draft
 async def test_a_problem_quoting_delimiters_opens_or_closes_no_data_block():
     """A problem quotes the draft's sentence, which may quote a page: outside the data blocks,
     its delimiters are defused, so the previous draft's block is the only one."""
-    from vicaran_agent.schemas import ReportDraft
+    from vicaran_agent.model_outputs import ReportDraft
     from vicaran_agent.sub_agents.summary_writer import SummaryWriterAgent
 
     draft = ReportDraft(title="t", executive_summary="s", findings=[])

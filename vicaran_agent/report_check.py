@@ -14,8 +14,9 @@ from dataclasses import dataclass
 
 from .citations import resolve_citations
 from .evidence import sufficient
+from .model_outputs import ReportDraft, ReportFinding
 from .sanitize import clean
-from .schemas import ReportDraft, ReportFinding, Verdict
+from .schemas import Verdict
 
 _CITE = re.compile(r"\[(\d{1,4})(?:, pp?\. [\d, ]{1,60})?\]")  # [N] or [N, p. 4]
 _ENDS = ".!?"

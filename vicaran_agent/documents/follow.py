@@ -24,9 +24,10 @@ from ..config import Settings, get_settings
 from ..formatting import data_block, one_line
 from ..i18n import message
 from ..llm import ModelCallError, ModelClient
+from ..model_outputs import ReferenceGate
 from ..prompts.reference_gate import REFERENCE_GATE_INSTRUCTION
 from ..safe_markdown import code
-from ..schemas import DateSource, ReferenceGate
+from ..schemas import DateSource
 from ..tools.urls import normalize_url
 from .model import DocumentInfo, PassageHit
 from .names import fold

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from ..formatting import data_block
 from ..i18n import Phrase, message
 from ..llm import ModelCallError, ModelClient
+from ..model_outputs import SourceDigest
 from ..runtime import TextStore
 from ..sanitize import clean
-from ..schemas import Source, SourceDigest
+from ..schemas import Source
 from ..tools.analyze_source import Analysis, now_iso
 from ..tools.content import clip_text, published_date
 from .intake import document_store

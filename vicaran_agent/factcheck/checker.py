@@ -17,11 +17,12 @@ from ..gazettes.loop import GazetteOutcome, GazetteSearchLoop
 from ..gazettes.score import gazette_key
 from ..i18n import Phrase, message, verdict_label, word
 from ..llm import ModelCallError, ModelClient
+from ..model_outputs import ClaimAssessment
 from ..prompts.gazette_search import GAZETTE_JUDGE_RULES
 from ..runtime import InvestigationRuntime
 from ..safe_markdown import code
 from ..sanitize import clean
-from ..schemas import Claim, ClaimAssessment, Evidence, Source, Verdict
+from ..schemas import Claim, Evidence, Source, Verdict
 from ..tools.analyze_source import now_iso
 from ..tools.fact_check_api import FactCheckApi
 from ..tools.live_search import LiveSearch

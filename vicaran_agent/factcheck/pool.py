@@ -13,10 +13,10 @@ from typing import Protocol
 from ..documents.model import PassageHit
 from ..formatting import data_block, one_line
 from ..gazettes.read import GazetteEvidence
+from ..model_outputs import ClaimAssessment
 from ..sanitize import clean
 from ..schemas import (
     Claim,
-    ClaimAssessment,
     ClaimKind,
     DateSource,
     Evidence,

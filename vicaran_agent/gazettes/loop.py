@@ -21,13 +21,14 @@ from ..config import Settings
 from ..formatting import data_block, one_line
 from ..i18n import is_portuguese, localized, message
 from ..llm import ModelCallError, ModelClient
+from ..model_outputs import GazetteSufficiency
 from ..prompts.gazette_search import (
     GAZETTE_READING_INSTRUCTION,
     GAZETTE_SUFFICIENCY_INSTRUCTION,
     rendered,
 )
 from ..sanitize import clean
-from ..schemas import GazetteSufficiency, Source
+from ..schemas import Source
 from ..tools.gazette_data import City, CityResolution, Gazette, GazetteSearch
 from .read import (
     GazetteEvidence,

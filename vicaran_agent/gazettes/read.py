@@ -19,8 +19,9 @@ from ..documents.passages import split_passages
 from ..documents.synonyms import fold
 from ..formatting import data_block, one_line
 from ..llm import ModelCallError, ModelClient
+from ..model_outputs import GazetteAct, GazetteReading
 from ..sanitize import clean
-from ..schemas import GazetteAct, GazetteReading, Source
+from ..schemas import Source
 from ..schemas import gazette_title as schemas_gazette_title
 from ..textmatch import normalize, quote_problem, sha256_text
 from ..tools.analyze_source import now_iso

@@ -9,9 +9,10 @@ from google.adk.events import Event
 from .. import state_keys as keys
 from ..formatting import sources_block
 from ..i18n import word
+from ..model_outputs import BiasJudgement
 from ..prompts.bias_analyzer import BIAS_ANALYZER_INSTRUCTION
 from ..sanitize import clean
-from ..schemas import BiasAssessment, BiasJudgement, Source, SourceBias
+from ..schemas import BiasAssessment, Source, SourceBias
 from ._stage import Stage, StageAgent
 
 STANCES = ("supportive", "neutral", "critical")

@@ -13,9 +13,10 @@ from .. import state_keys as keys
 from ..formatting import data_block, one_line, sources_block
 from ..i18n import word
 from ..llm import ModelCallError
+from ..model_outputs import BriefClaim, BriefClaims, ClaimDraft, DraftClaim
 from ..prompts.claim_extractor import BRIEF_CLAIMS_INSTRUCTION, CLAIM_EXTRACTOR_INSTRUCTION
 from ..sanitize import clean
-from ..schemas import BriefClaim, BriefClaims, Claim, ClaimDraft, DraftClaim, Source
+from ..schemas import Claim, Source
 from ._stage import Stage, StageAgent
 
 MAX_BRIEF_CLAIMS = 3

@@ -9,17 +9,10 @@ from ..factcheck.pool import best_passage
 from ..formatting import data_block, one_line
 from ..i18n import ENGLISH, message
 from ..llm import ModelCallError, ModelClient
+from ..model_outputs import CitationAudit, QualityReview, ReportDraft, SentenceCheck
 from ..report_check import Sentence, cited_sentences, code_problems, status_problem
 from ..runtime import TextStore
-from ..schemas import (
-    QUALITY_DIMENSIONS,
-    CitationAudit,
-    QualityReview,
-    ReportDraft,
-    SentenceCheck,
-    Source,
-    Verdict,
-)
+from ..schemas import QUALITY_DIMENSIONS, Source, Verdict
 
 AUDIT_BATCH = 8  # sentences per audit call (the calls run concurrently)
 PASSAGE_CHARS = 700  # of each cited source, per sentence

@@ -16,10 +16,11 @@ from ..documents.store import Reader
 from ..formatting import data_block, one_line
 from ..i18n import message
 from ..llm import ModelCallError
+from ..model_outputs import SearchPlan
 from ..prompts.source_finder import SOURCE_DIGEST_INSTRUCTION, SOURCE_FINDER_INSTRUCTION
 from ..runtime import runtime_for
 from ..sanitize import clean
-from ..schemas import SearchPlan, Source
+from ..schemas import Source
 from ..tools.analyze_source import SourceAnalyzer
 from ..tools.credibility import credibility_label, stars
 from ..tools.urls import normalize_url

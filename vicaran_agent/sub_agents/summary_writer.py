@@ -21,6 +21,7 @@ from ..export import is_sha256, snapshot_url
 from ..formatting import data_block, markdown_text, one_line
 from ..i18n import verdict_label, word
 from ..llm import ModelCallError, ModelClient, current_tally
+from ..model_outputs import ReportDraft
 from ..plan import language_note, plan_questions
 from ..prompts.summary_writer import (
     CITATION_AUDIT_INSTRUCTION,
@@ -34,7 +35,6 @@ from ..sanitize import clean, defuse_delimiters
 from ..schemas import (
     BiasAssessment,
     Claim,
-    ReportDraft,
     ReportQuality,
     Source,
     TimelineEvent,

@@ -10,9 +10,10 @@ from google.adk.events import Event
 
 from .. import state_keys as keys
 from ..formatting import claims_block, one_line, sources_block
+from ..model_outputs import TimelineDraft
 from ..prompts.timeline_builder import TIMELINE_BUILDER_INSTRUCTION
 from ..sanitize import clean
-from ..schemas import Claim, DatePrecision, Source, TimelineDraft, TimelineEvent
+from ..schemas import Claim, DatePrecision, Source, TimelineEvent
 from ._stage import Stage, StageAgent
 
 _ISO = re.compile(r"^(\d{4})(?:-(\d{2}))?(?:-(\d{2}))?$")

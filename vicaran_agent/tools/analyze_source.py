@@ -15,11 +15,12 @@ from ..config import Settings, get_settings
 from ..formatting import data_block
 from ..i18n import ENGLISH, Phrase, message
 from ..llm import ModelCallError, ModelClient, ModelSite
+from ..model_outputs import SourceDigest
 from ..prompts.render import render_instruction
 from ..prompts.source_finder import SOURCE_DIGEST_INSTRUCTION
 from ..runtime import PageCache, TextStore
 from ..sanitize import clean
-from ..schemas import Origin, Source, SourceDigest
+from ..schemas import Origin, Source
 from .content import clip_text, published_date
 from .credibility import credibility_score
 from .page_reader import PageReader
