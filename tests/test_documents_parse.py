@@ -15,7 +15,7 @@ from PIL import Image, ImageDraw
 
 from tests.support import documents as gen
 from vicaran_agent.config import Settings
-from vicaran_agent.documents import ocr, parse
+from vicaran_agent.documents import ocr, pdf_files, word_files
 from vicaran_agent.documents.characters import storable_text
 from vicaran_agent.documents.model import DocumentError, ParsedDocument
 from vicaran_agent.documents.parse import kind_of, parse_bytes, parse_file
@@ -874,9 +874,9 @@ def test_too_many_pages_is_refused_before_any_page_is_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     read: list[int] = []
-    real = parse._read_pdf_page
+    real = pdf_files._read_pdf_page
     monkeypatch.setattr(
-        parse, "_read_pdf_page", lambda pdf, n, *rest: read.append(n) or real(pdf, n, *rest)
+        pdf_files, "_read_pdf_page", lambda pdf, n, *rest: read.append(n) or real(pdf, n, *rest)
     )
     path = gen.thirty_page_pdf(tmp_path / "review.pdf")
     with pytest.raises(DocumentError) as error:
@@ -894,9 +894,9 @@ def test_docx_page_cap_stops_at_the_first_page_past_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     seen: list[object] = []
-    real = parse._docx_paragraph
+    real = word_files._docx_paragraph
     monkeypatch.setattr(
-        parse, "_docx_paragraph", lambda p, rendered: seen.append(p) or real(p, rendered)
+        word_files, "_docx_paragraph", lambda p, rendered: seen.append(p) or real(p, rendered)
     )
     items: list[str] = []
     for number in range(1, 11):
