@@ -198,7 +198,7 @@ def test_a_model_error_that_stops_the_command_is_said_in_the_briefs_language():
     from google.genai import errors as genai_errors
 
     from vicaran_agent.i18n import Phrase
-    from vicaran_agent.llm import ModelCallError
+    from vicaran_agent.llm_models import ModelCallError
 
     failed = ModelCallError(Phrase("model_provider_error", code=503))
     assert cli_output.one_sentence(failed, "en") == "The model provider had an error (503)."

@@ -294,7 +294,8 @@ async def test_a_transient_model_failure_is_retried_after_a_backoff_by_the_clock
     from pydantic import BaseModel
 
     from tests.support.clock import FakeClock
-    from vicaran_agent.llm import ModelCallError, ModelClient
+    from vicaran_agent.llm import ModelClient
+    from vicaran_agent.llm_models import ModelCallError
 
     class Answer(BaseModel):
         text: str = ""

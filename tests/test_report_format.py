@@ -22,7 +22,7 @@ from vicaran_agent import state_keys as keys
 from vicaran_agent.config import get_settings
 from vicaran_agent.formatting import markdown_text, source_entry
 from vicaran_agent.i18n import ENGLISH, PORTUGUESE, Phrase, message
-from vicaran_agent.llm import ModelCallError, describe_model_error
+from vicaran_agent.llm_models import ModelCallError, describe_model_error
 from vicaran_agent.markdown_html import render_markdown
 from vicaran_agent.sanitize import MARKERS, strip_markers
 from vicaran_agent.storage import get_repository

@@ -207,7 +207,7 @@ def test_make_web_says_where_the_dashboard_is_before_starting_adk_web():
 
 def test_a_bad_model_plugin_does_not_break_importing_the_agent(env):
     from vicaran_agent import agent
-    from vicaran_agent.llm import ConfigHintModel
+    from vicaran_agent.llm_models import ConfigHintModel
 
     bad = {"VICARAN_MODEL_PLUGINS": "newsroom_models_typo", "VICARAN_FAST_MODEL": "newsroom/m-1"}
     env.set(**bad)

@@ -24,7 +24,8 @@ from tests.test_flow import BRIEF, run_investigation
 from vicaran_agent import state_keys as keys
 from vicaran_agent.agent import orchestrator_config
 from vicaran_agent.config import Settings, get_settings
-from vicaran_agent.llm import (
+from vicaran_agent.llm import TASKS, ModelClient
+from vicaran_agent.llm_budgets import (
     DEFAULT_OUTPUT_TOKENS,
     LIVE_SEARCH_OUTPUT_TOKENS,
     LIVE_SEARCH_THINKING,
@@ -32,14 +33,12 @@ from vicaran_agent.llm import (
     ORCHESTRATOR_THINKING,
     OUTPUT_TOKENS,
     SHORTER,
-    TASKS,
     THINKING,
     THINKING_ROOM,
-    ModelCallError,
-    ModelClient,
     output_budget,
     task_budget,
 )
+from vicaran_agent.llm_models import ModelCallError
 from vicaran_agent.model_outputs import QualityReview
 from vicaran_agent.storage import get_repository
 from vicaran_agent.tools.live_search import LiveSearch

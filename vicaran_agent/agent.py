@@ -25,14 +25,13 @@ from .conversation.turns import (
 from .documents.artifact_plugin import AttachmentsAsArtifacts
 from .documents.intake import DocumentsInPlay
 from .formatting import DATA_OPENING, user_sources_digest
-from .llm import (
+from .llm_budgets import (
     ORCHESTRATOR_OUTPUT_TOKENS,
     ORCHESTRATOR_THINKING,
-    ConfigHintModel,
     declared_class,
     output_budget,
-    resolvable_model,
 )
+from .llm_models import ConfigHintModel, resolvable_model
 from .prompts._common import UNTRUSTED_DATA_RULE, dated
 from .prompts.orchestrator import (
     CLARIFY_INSTRUCTION,

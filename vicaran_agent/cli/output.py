@@ -84,7 +84,7 @@ def one_sentence(error: BaseException, language: str) -> str:
     from pydantic import ValidationError
 
     from ..config import ModelPluginError, settings_problem
-    from ..llm import ModelCallError, describe_model_error
+    from ..llm_models import ModelCallError, describe_model_error
 
     if isinstance(error, ModelPluginError):
         return str(error)

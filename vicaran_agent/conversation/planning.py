@@ -16,9 +16,7 @@ from ..documents.intake import (
 )
 from ..formatting import markdown_text, one_line
 from ..i18n import message
-from ..llm import (
-    credentials_problem,
-)
+from ..llm_models import credentials_problem
 from ..plan import (
     PlanDocument,
     PlanFacts,

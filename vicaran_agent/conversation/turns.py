@@ -34,13 +34,8 @@ from ..documents.intake import (
 )
 from ..formatting import user_sources_digest
 from ..i18n import detect_language, language_name, message, report_language, text_language
-from ..llm import (
-    MODEL_FAILED,
-    ORCHESTRATOR_OUTPUT_TOKENS,
-    credentials_problem,
-    describe_model_error,
-    output_cap,
-)
+from ..llm_budgets import ORCHESTRATOR_OUTPUT_TOKENS, output_cap
+from ..llm_models import MODEL_FAILED, credentials_problem, describe_model_error
 from ..plan import (
     plan_outline,
     plan_topic,

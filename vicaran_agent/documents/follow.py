@@ -23,7 +23,8 @@ from typing import Any, Literal, Protocol
 from ..config import Settings, get_settings
 from ..formatting import data_block, one_line
 from ..i18n import message
-from ..llm import ModelCallError, ModelClient
+from ..llm import ModelClient
+from ..llm_models import ModelCallError
 from ..model_outputs import ReferenceGate
 from ..prompts.reference_gate import REFERENCE_GATE_INSTRUCTION
 from ..safe_markdown import code

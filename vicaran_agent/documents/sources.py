@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 from ..formatting import data_block
 from ..i18n import Phrase, message
-from ..llm import ModelCallError, ModelClient
+from ..llm import ModelClient
+from ..llm_models import ModelCallError
 from ..model_outputs import SourceDigest
 from ..runtime import TextStore
 from ..sanitize import clean

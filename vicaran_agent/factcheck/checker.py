@@ -16,7 +16,8 @@ from ..formatting import one_line
 from ..gazettes.loop import GazetteOutcome, GazetteSearchLoop
 from ..gazettes.score import gazette_key
 from ..i18n import Phrase, message, verdict_label, word
-from ..llm import ModelCallError, ModelClient
+from ..llm import ModelClient
+from ..llm_models import ModelCallError
 from ..model_outputs import ClaimAssessment
 from ..prompts.gazette_search import GAZETTE_JUDGE_RULES
 from ..runtime import InvestigationRuntime

@@ -20,7 +20,8 @@ from typing import Protocol
 from ..config import Settings
 from ..formatting import data_block, one_line
 from ..i18n import is_portuguese, localized, message
-from ..llm import ModelCallError, ModelClient
+from ..llm import ModelClient
+from ..llm_models import ModelCallError
 from ..model_outputs import GazetteSufficiency
 from ..prompts.gazette_search import (
     GAZETTE_READING_INSTRUCTION,

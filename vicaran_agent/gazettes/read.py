@@ -18,7 +18,8 @@ from ..documents.model import PageText, Passage
 from ..documents.passages import split_passages
 from ..documents.synonyms import fold
 from ..formatting import data_block, one_line
-from ..llm import ModelCallError, ModelClient
+from ..llm import ModelClient
+from ..llm_models import ModelCallError
 from ..model_outputs import GazetteAct, GazetteReading
 from ..sanitize import clean
 from ..schemas import Source

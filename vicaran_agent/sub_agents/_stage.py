@@ -18,7 +18,8 @@ from .. import state_keys as keys
 from ..config import Settings, get_settings
 from ..formatting import one_line
 from ..i18n import Phrase, localized, message
-from ..llm import ModelCallError, ModelClient, ModelSite
+from ..llm import ModelClient, ModelSite
+from ..llm_models import ModelCallError
 from ..prompts.render import render_instruction
 from ..schemas import InvestigationConfig, Source
 

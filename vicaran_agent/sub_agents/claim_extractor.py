@@ -12,7 +12,7 @@ from google.adk.events import Event
 from .. import state_keys as keys
 from ..formatting import data_block, one_line, sources_block
 from ..i18n import word
-from ..llm import ModelCallError
+from ..llm_models import ModelCallError
 from ..model_outputs import BriefClaim, BriefClaims, ClaimDraft, DraftClaim
 from ..prompts.claim_extractor import BRIEF_CLAIMS_INSTRUCTION, CLAIM_EXTRACTOR_INSTRUCTION
 from ..sanitize import clean

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from ..factcheck.pool import best_passage
 from ..formatting import data_block, one_line
 from ..i18n import ENGLISH, message
-from ..llm import ModelCallError, ModelClient
+from ..llm import ModelClient
+from ..llm_models import ModelCallError
 from ..model_outputs import CitationAudit, QualityReview, ReportDraft, SentenceCheck
 from ..report_check import Sentence, cited_sentences, code_problems, status_problem
 from ..runtime import TextStore

@@ -15,7 +15,7 @@ from ..documents.sources import DocumentReader, ListedDocument, list_documents
 from ..documents.store import Reader
 from ..formatting import data_block, one_line
 from ..i18n import message
-from ..llm import ModelCallError
+from ..llm_models import ModelCallError
 from ..model_outputs import SearchPlan
 from ..prompts.source_finder import SOURCE_DIGEST_INSTRUCTION, SOURCE_FINDER_INSTRUCTION
 from ..runtime import runtime_for

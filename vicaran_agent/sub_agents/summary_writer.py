@@ -20,7 +20,8 @@ from ..citations import page_label, resolve_citations, with_pages
 from ..export import is_sha256, snapshot_url
 from ..formatting import data_block, markdown_text, one_line
 from ..i18n import verdict_label, word
-from ..llm import ModelCallError, ModelClient, current_tally
+from ..llm import ModelClient, current_tally
+from ..llm_models import ModelCallError
 from ..model_outputs import ReportDraft
 from ..plan import language_note, plan_questions
 from ..prompts.summary_writer import (

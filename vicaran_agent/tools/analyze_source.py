@@ -14,7 +14,8 @@ from .. import state_keys as keys
 from ..config import Settings, get_settings
 from ..formatting import data_block
 from ..i18n import ENGLISH, Phrase, message
-from ..llm import ModelCallError, ModelClient, ModelSite
+from ..llm import ModelClient, ModelSite
+from ..llm_models import ModelCallError
 from ..model_outputs import SourceDigest
 from ..prompts.render import render_instruction
 from ..prompts.source_finder import SOURCE_DIGEST_INSTRUCTION

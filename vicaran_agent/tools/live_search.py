@@ -33,18 +33,15 @@ from ..adk_compat import is_gemini_model
 from ..config import Settings, get_settings
 from ..formatting import data_block
 from ..i18n import PORTUGUESE, Phrase, is_portuguese, language_name
-from ..llm import (
+from ..llm import ModelSite, respond
+from ..llm_budgets import (
     LIVE_SEARCH_OUTPUT_TOKENS,
     LIVE_SEARCH_THINKING,
-    ModelSite,
     OutputBudget,
-    credentials_problem,
     declared_class,
-    describe_model_error,
     output_budget,
-    respond,
-    shared_llm,
 )
+from ..llm_models import credentials_problem, describe_model_error, shared_llm
 from ..prompts._common import dated
 from .http import MAX_REDIRECTS, RedirectError, guarded_get
 from .page_reader import USER_AGENT
