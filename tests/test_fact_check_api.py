@@ -15,13 +15,11 @@ from vicaran_agent.schemas import VerdictLabel
 from vicaran_agent.tools.fact_check_api import (
     KEY_INVALID,
     KEY_MISSING,
-    RATING_LABELS,
     FactCheckApi,
     Review,
     language_part,
-    map_rating,
-    normalize_rating,
 )
+from vicaran_agent.tools.fact_check_ratings import RATING_LABELS, map_rating, normalize_rating
 
 MAYOR = claim(
     "O prefeito de Maceió desviou verba da merenda escolar",

@@ -15,7 +15,7 @@ from vicaran_agent.prompts.fact_checker import FACT_CHECKER_INSTRUCTION
 from vicaran_agent.prompts.gazette_search import GAZETTE_READING_INSTRUCTION, rendered
 from vicaran_agent.schemas import Claim, Source
 from vicaran_agent.textmatch import quote_problem
-from vicaran_agent.tools.fact_check_api import map_rating
+from vicaran_agent.tools.fact_check_ratings import map_rating
 
 LABELS = ("verified", "partially_true", "misleading", "false", "unverified")
 
