@@ -16,7 +16,7 @@ import pytest
 from tests.fakes.jina import FakeJinaReader, Page
 from tests.support import contracts
 from tests.test_page_reader import make_reader
-from vicaran_agent.tools import page_reader
+from vicaran_agent.tools import page_reader, page_text
 from vicaran_agent.tools.page_reader import PageReader
 
 RECORDED = {r.name: r for r in contracts.every("jina")}
@@ -31,7 +31,7 @@ async def _read(name: str, url: str = STORY, **settings: Any) -> Any:
         reader.backoff_max = 60.0
         try:
             return await reader._jina_once(url)
-        except page_reader._Failed as failure:
+        except page_text.Failed as failure:
             return failure
         finally:
             await reader.aclose()

@@ -29,6 +29,7 @@ from tests.support import hostile, wait
 from tests.support.linear import assert_linear
 from vicaran_agent.config import Settings
 from vicaran_agent.tools import page_reader as page_reader_module
+from vicaran_agent.tools import page_text
 from vicaran_agent.tools.content import (
     MAX_EXTRACT_ELEMENTS,
     blocked_reason,
@@ -94,7 +95,7 @@ HOSTILE_MARKDOWN = {
 
 @pytest.mark.parametrize("unit", HOSTILE_MARKDOWN.values(), ids=HOSTILE_MARKDOWN.keys())
 def test_markdown_stripping_is_linear(unit: str) -> None:
-    assert_linear(page_reader_module._plain_markdown, fit(MARKDOWN_PAGE), fit(unit))
+    assert_linear(page_text._plain_markdown, fit(MARKDOWN_PAGE), fit(unit))
 
 
 @pytest.mark.parametrize(
@@ -109,11 +110,11 @@ def test_markdown_stripping_is_linear(unit: str) -> None:
     ids=["open-parens", "nested-brackets", "labels-then-closers", "endless-url", "images"],
 )
 def test_markdown_stripping_is_linear_on_shaped_input(hostile: str) -> None:
-    assert_linear(page_reader_module._plain_markdown, fit(MARKDOWN_PAGE), hostile[:SIZE])
+    assert_linear(page_text._plain_markdown, fit(MARKDOWN_PAGE), hostile[:SIZE])
 
 
 def test_markdown_stripping_keeps_its_meaning() -> None:
-    strip = page_reader_module._plain_markdown
+    strip = page_text._plain_markdown
     assert strip("Read the [full budget](https://x.example/b.pdf) here.") == (
         "Read the full budget here."
     )
@@ -141,8 +142,8 @@ def jina_text(content: str) -> bytes:
 def parse_jina(answer: tuple[bytes, str]) -> object:
     body, content_type = answer
     try:
-        return page_reader_module._page_from_jina(body, "utf-8", content_type)
-    except page_reader_module._Failed as failure:  # unreadable is a fine answer
+        return page_text.page_from_jina(body, "utf-8", content_type)
+    except page_text.Failed as failure:  # unreadable is a fine answer
         return failure
 
 
@@ -165,9 +166,9 @@ def test_jina_answers_are_parsed_in_linear_time(body: str, content_type: str) ->
 
 
 def test_absurdly_nested_json_is_an_unreadable_answer_not_a_crash() -> None:
-    with pytest.raises(page_reader_module._Failed, match="unreadable JSON answer"):
-        page_reader_module._parse_jina_json("[" * 1_000_000)
-    page, warnings = page_reader_module._parse_jina_json(
+    with pytest.raises(page_text.Failed, match="unreadable JSON answer"):
+        page_text._parse_jina_json("[" * 1_000_000)
+    page, warnings = page_text._parse_jina_json(
         json.dumps({"data": {"title": "T", "content": "x", "publishedTime": {"y": 2026}}})
     )
     assert page.title == "T" and page.published_at is None and warnings == []
@@ -189,7 +190,7 @@ HTML_PAGE = (
 
 def parse_html(document: str) -> object:
     # no charset from HTTP: the page's own <meta charset> is sniffed too
-    return page_reader_module._extract(document.encode(), None, "text/html", "https://x.example/")
+    return page_text._extract(document.encode(), None, "text/html", "https://x.example/")
 
 
 HOSTILE_HTML = {
@@ -242,12 +243,12 @@ def test_a_charset_with_a_quadratic_decoder_is_not_used() -> None:
     # Python's punycode decoder inserts character by character: seconds on 100 kB.
     hostile = "<meta charset=punycode>-" + fit("99", SIZE - 25)
     assert_linear(parse_html, HTML_PAGE, hostile)
-    page = page_reader_module._extract(b"<p>caf\xc3\xa9</p>", "punycode", "text/html", "")
+    page = page_text._extract(b"<p>caf\xc3\xa9</p>", "punycode", "text/html", "")
     assert "café" in page.text
 
 
 def test_charset_sniffing() -> None:
-    sniff = page_reader_module._meta_charset
+    sniff = page_text._meta_charset
     assert sniff(b'<html><head><meta charset="ISO-8859-1"><title>') == "iso-8859-1"
     assert sniff(b"<META http-equiv=Content-Type content='text/html; charset=windows-1252'>") == (
         "windows-1252"
@@ -302,7 +303,7 @@ async def test_jina_answers_are_parsed_in_a_worker_process(monkeypatch: pytest.M
     def broken(markdown: str) -> str:
         raise AssertionError("a page was parsed in the server's own process")
 
-    monkeypatch.setattr(page_reader_module, "_plain_markdown", broken)
+    monkeypatch.setattr(page_text, "_plain_markdown", broken)
     pool = parse_pool()
     before = pool.stats.tasks
     story = "https://news.example/budget"
@@ -322,7 +323,7 @@ async def test_a_page_whose_parser_dies_costs_that_page_only(
     """A parser that aborts (as PDFium does out of memory) takes its worker down, not this
     process: the page says why, the worker is replaced and the next page is read."""
     story = "https://news.example/budget"
-    monkeypatch.setattr(page_reader_module, "_page_from_jina", hostile.abort)
+    monkeypatch.setattr(page_reader_module, "page_from_jina", hostile.abort)
     with FakeJinaReader({story: Page("Budget", fit(MARKDOWN_PAGE, 20_000))}) as jina:
         reader = reader_for(jina.url, vicaran_fetch_allow_private=False)
         try:

@@ -24,6 +24,7 @@ from tests.fakes.web import FakeDNS, FakeWeb, LoopbackDialer, SocketFence
 from tests.support.clock import FakeClock
 from vicaran_agent.config import Settings
 from vicaran_agent.tools import page_reader as page_reader_module
+from vicaran_agent.tools import page_text
 from vicaran_agent.tools import safety as safety_module
 from vicaran_agent.tools.page_reader import PageReader, PageResult
 from vicaran_agent.tools.safety import ResolvedURL, resolve_url
@@ -151,7 +152,7 @@ async def test_a_page_without_date_metadata_has_no_date_through_jina(
     result = await read(make_reader(jina), STORY)
     assert result.ok and result.via == "jina"
     assert (result.published_at, result.published_at_source) == (None, None)
-    assert page_reader_module._parse_jina_text(said)[0].published_at is None  # text: neither
+    assert page_text._parse_jina_text(said)[0].published_at is None  # text: neither
 
 
 async def test_jina_dates_come_from_the_pages_own_date_metadata(jina: FakeJinaReader) -> None:
@@ -433,7 +434,7 @@ def test_the_text_format_is_understood_too(jina: FakeJinaReader) -> None:
     jina.pages[STORY].warning = "This is a cached snapshot of the original page."
     text = httpx.get(f"{jina.url}/{STORY}", headers={"Accept": "text/plain"}).text
     assert "Published Time: 2026-08-18T20:06:42+00:00" in text
-    page, warnings = page_reader_module._parse_jina_text(text)
+    page, warnings = page_text._parse_jina_text(text)
     assert page.title == "Council approves budget"
     assert page.published_at is None  # a bare Published Time line may be Last-Modified
     assert PARAGRAPHS[0] in page.text and "![" not in page.text

@@ -73,6 +73,7 @@ Why = Literal["timeout", "memory", "crashed", "unavailable"]
 PRELOAD = (
     "vicaran_agent.tools.workers",
     "vicaran_agent.tools.page_reader",
+    "vicaran_agent.tools.page_text",
     "vicaran_agent.documents.parse",
     "docx",
     "PIL.Image",
