@@ -54,7 +54,6 @@ def test_the_configuration_page_is_written_from_its_one_source():
     default = Settings.model_fields["vicaran_relevance_threshold"].default
     assert rows["VICARAN_RELEVANCE_THRESHOLD"][1] == f"`{default}`"
     assert rows["VICARAN_TODAY"][1] == "— (the machine's date)"
-    assert settings_help.describe("vicaran_pro_model").startswith("The fact checker")
 
 
 async def test_missing_gemini_key_gets_one_clear_sentence(env):

@@ -17,10 +17,13 @@ import functools
 import gettext
 import io
 import sys
-from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .i18n import is_portuguese
+
+if TYPE_CHECKING:
+    from babel.messages.catalog import Catalog
 
 PACKAGE = Path(__file__).resolve().parent
 LOCALE = PACKAGE / "locale"
@@ -49,10 +52,8 @@ def translations(language: str) -> gettext.NullTranslations:
 @functools.cache
 def _compiled(catalog: str) -> gettext.GNUTranslations:
     from babel.messages.mofile import write_mo
-    from babel.messages.pofile import read_po
 
-    with _po_path(catalog).open("rb") as po:
-        messages = read_po(po, locale=catalog, domain=DOMAIN)
+    messages = _read(catalog)
     buffer = io.BytesIO()
     write_mo(buffer, messages)
     buffer.seek(0)
@@ -66,35 +67,36 @@ def _po_path(catalog: str) -> Path:
 # --- keeping the catalogs -------------------------------------------------------------------
 
 
+_KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "N_": None}
+
+
 def extracted() -> dict[str | tuple[str, str], list[str]]:
     """Every message the sources use, with where ({msgid or (singular, plural): [file:line]})."""
-    method_map = [(pattern, method) for pattern, method in SOURCES]
-    options = {"templates/dashboard/**.html": {"extensions": "jinja2.ext.i18n"}}
+    from babel.messages.extract import extract_from_dir
+
+    options = {
+        pattern: {"extensions": "jinja2.ext.i18n"} for pattern, how in SOURCES if "jinja2" in how
+    }
     found: dict[str | tuple[str, str], list[str]] = {}
-    for filename, lineno, message, _comments, _context in _extract(method_map, options):
+    for filename, lineno, message, _comments, _context in extract_from_dir(
+        str(PACKAGE), method_map=list(SOURCES), options_map=options, keywords=_KEYWORDS
+    ):
         key = message if isinstance(message, str) else (message[0], message[1])
         found.setdefault(key, []).append(f"{filename}:{lineno}")
     return found
 
 
-def _extract(method_map: list[tuple[str, str]], options: dict[str, dict[str, str]]) -> Iterator:
-    from babel.messages.extract import extract_from_dir
+def _read(catalog: str) -> Catalog:
+    from babel.messages.pofile import read_po
 
-    yield from extract_from_dir(
-        str(PACKAGE), method_map=method_map, options_map=options, keywords=_KEYWORDS
-    )
-
-
-_KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "N_": None}
+    with _po_path(catalog).open("rb") as po:
+        return read_po(po, locale=catalog, domain=DOMAIN)
 
 
 def problems(catalog: str) -> list[str]:
     """What is wrong with one catalog: messages without a translation, translations unused."""
-    from babel.messages.pofile import read_po
-
     used = extracted()
-    with _po_path(catalog).open("rb") as po:
-        messages = read_po(po, locale=catalog, domain=DOMAIN)
+    messages = _read(catalog)
     kept = {m.id if isinstance(m.id, str) else tuple(m.id): m for m in messages if m.id}
     found = []
     for key, where in used.items():
@@ -112,11 +114,9 @@ def problems(catalog: str) -> list[str]:
 def update(catalog: str) -> None:
     """Add the messages the sources use to `catalog` (untranslated), drop the unused ones."""
     from babel.messages.catalog import Catalog
-    from babel.messages.pofile import read_po, write_po
+    from babel.messages.pofile import write_po
 
-    path = _po_path(catalog)
-    with path.open("rb") as po:
-        old = read_po(po, locale=catalog, domain=DOMAIN)
+    old = _read(catalog)
     new = Catalog(
         locale=catalog,
         domain=DOMAIN,
@@ -138,7 +138,7 @@ def update(catalog: str) -> None:
         )
         locations = [(w.rsplit(":", 1)[0], int(w.rsplit(":", 1)[1])) for w in where]
         new.add(key, string, locations=locations)
-    with path.open("wb") as po:
+    with _po_path(catalog).open("wb") as po:
         write_po(po, new, width=100, include_lineno=False)
 
 

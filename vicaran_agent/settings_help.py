@@ -49,11 +49,6 @@ def sections() -> tuple[str, tuple[Section, ...]]:
     )
 
 
-def describe(name: str) -> str:
-    """What the setting `name` (its environment variable) does; "" for an unknown name."""
-    return next((s.text for s in _all() if s.name == name.upper()), "")
-
-
 def shown_default(value: Any) -> str:
     """A default as the page writes it: `—` for empty, else the value in code."""
     if value == "":
@@ -80,10 +75,6 @@ def page() -> str:
         ]
         parts.append("\n".join([_HEADER, *rows]))
     return "\n\n".join(parts) + "\n"
-
-
-def _all() -> list[Setting]:
-    return [setting for section in sections()[1] for setting in section.settings]
 
 
 def main(argv: list[str]) -> int:

@@ -27,6 +27,7 @@ from .html import EXPORT_SNAPSHOT_CHARS, SNAPSHOT_CHARS, to_html
 from .links import (
     COMPLETE_MARKER,
     is_sha256,
+    is_web,
     rebased,
     report_markdown,
     saved_links,
@@ -80,6 +81,7 @@ __all__ = [
     "is_document",
     "is_gazette",
     "is_sha256",
+    "is_web",
     "markdown_links",
     "page_text",
     "published_fact",

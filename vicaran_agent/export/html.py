@@ -6,14 +6,13 @@ from __future__ import annotations
 import functools
 import re
 from typing import Any
-from urllib.parse import urlsplit
 
 import jinja2
 from markupsafe import Markup
 
 from ..markdown_html import render_markdown
 from ..templating import environment
-from .links import is_sha256, report_markdown, saved_links, snapshot_links, snapshot_path
+from .links import is_sha256, is_web, report_markdown, saved_links, snapshot_links, snapshot_path
 from .words import (
     REASONING_HEADING,
     attribution,
@@ -70,7 +69,7 @@ def to_html(
         """Where a snapshot is: in this page, else on the server (when its address is known)."""
         if sha in carried:
             return f"#snapshot-{sha}"
-        if base and iid and is_sha256(sha) and _web(base):
+        if base and iid and is_sha256(sha) and is_web(base):
             return base + snapshot_path(iid, sha)
         return None
 
@@ -104,11 +103,7 @@ def to_html(
 
 @functools.cache
 def _environment() -> jinja2.Environment:
-    return environment(filters={"web": _web})
-
-
-def _web(url: Any) -> bool:
-    return bool(url) and urlsplit(str(url)).scheme.lower() in ("http", "https")
+    return environment(filters={"web": is_web})
 
 
 def _cited_snapshots(investigation: dict[str, Any]) -> list[tuple[str, str]]:

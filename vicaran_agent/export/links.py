@@ -118,3 +118,8 @@ def saved_links(investigation: dict[str, Any], public_url: str | None = None) ->
 def http_href(url: str) -> str | None:
     """`url` when it is http(s); else None."""
     return url if url and urlsplit(url).scheme.lower() in ("http", "https") else None
+
+
+def is_web(url: object) -> bool:
+    """Whether `url` is an http(s) address (what a page may link)."""
+    return http_href(str(url or "")) is not None

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from datetime import date, datetime
-from typing import Annotated, Literal, TypeVar
+from typing import Annotated, Literal
 
 from pydantic import (
     BaseModel,
@@ -76,9 +76,6 @@ IDS_MAX = 500  # source_ids, per_source
 
 
 ITEMS_MAX = 100  # evidence items, entities, indicators
-
-
-T = TypeVar("T")
 
 
 Title = Annotated[str, StringConstraints(strip_whitespace=True, max_length=TITLE_MAX)]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 from collections.abc import Awaitable, Callable
-from typing import Any, get_args
+from typing import Any, TypeVar, get_args
 
 from ..documents.model import is_document_url
 from ..schemas import (
@@ -39,13 +39,14 @@ from .callback_data import (
     PartialData,
     SourceData,
     StartedData,
-    T,
     TimelineData,
     Tokens,
     date_precision_of,
     reopen_refused,
     unknown,
 )
+
+T = TypeVar("T")
 
 
 class Writer:

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
 import jinja2
 from markupsafe import Markup
@@ -151,7 +151,7 @@ def investigation_page(inv: dict[str, Any], settings: Settings | None = None) ->
     return InvestigationPage(
         inv=inv,
         report_html=Markup(report_html(inv, settings or get_settings())),
-        numbers={s["id"]: n for n, s in enumerate(sources, 1)},
+        numbers=source_numbers(inv),
         titles={s["id"]: s["title"] or s["domain"] for s in sources},
         source_names={s["id"]: source_name(s) for s in sources},
         verdicts={check["claim_id"]: check["verdict"] for check in checks},
@@ -167,17 +167,22 @@ def claim_page(inv: dict[str, Any], number: int, review: dict[str, Any]) -> Clai
         check=check,
         claim=next((c for c in inv["claims"] if c["id"] == check["claim_id"]), {}),
         rating=review["reviewRating"]["alternateName"],
-        numbers={s["id"]: n for n, s in enumerate(inv["sources"], 1)},
+        numbers=source_numbers(inv),
     )
+
+
+def source_numbers(inv: dict[str, Any]) -> dict[str, int]:
+    """Each source's number, as the report cites it ([N] is the N-th source)."""
+    return {s["id"]: n for n, s in enumerate(inv["sources"], 1)}
 
 
 # --- rendering -----------------------------------------------------------------------------
 
 
 def render(name: str, language: str = ENGLISH, **values: Any) -> str:
-    """`templates/dashboard/<name>` with `values`, its messages in `language`."""
-    env = _environment(report_language(language) if language != ENGLISH else ENGLISH)
-    return env.get_template(f"dashboard/{name}").render(**values).rstrip("\n")
+    """`templates/dashboard/<name>` with `values`, its messages in `language` (a report
+    language: `page_language`)."""
+    return _environment(language).get_template(f"dashboard/{name}").render(**values).rstrip("\n")
 
 
 def list_body(items: list[dict[str, Any]]) -> str:
@@ -186,11 +191,11 @@ def list_body(items: list[dict[str, Any]]) -> str:
 
 
 def detail_body(inv: dict[str, Any]) -> str:
-    return render("investigation.html", _language(inv), view=investigation_page(inv))
+    return render("investigation.html", page_language(inv), view=investigation_page(inv))
 
 
 def claim_body(inv: dict[str, Any], number: int, review: dict[str, Any]) -> str:
-    return render("claim.html", _language(inv), view=claim_page(inv, number, review))
+    return render("claim.html", page_language(inv), view=claim_page(inv, number, review))
 
 
 def not_found_body(heading: str, back_href: str, back_text: str) -> str:
@@ -199,10 +204,6 @@ def not_found_body(heading: str, back_href: str, back_text: str) -> str:
 
 def page_language(inv: dict[str, Any]) -> str:
     """The language an investigation's pages are written in (its report's): a BCP 47 tag."""
-    return _language(inv)
-
-
-def _language(inv: dict[str, Any]) -> str:
     return report_language(str(inv.get("language") or ENGLISH))
 
 
@@ -213,7 +214,7 @@ def _environment(language: str) -> jinja2.Environment:
     return environment(
         translations=said,
         filters={
-            "web": lambda url: bool(url) and urlsplit(str(url)).scheme.lower() in ("http", "https"),
+            "web": export.is_web,
             "pct": percent,
             "whole": whole,
             "score": _score,
