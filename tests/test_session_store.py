@@ -107,3 +107,24 @@ async def test_a_run_appends_to_a_session_another_writer_touched_since_it_read_i
     assert stored.state["seen"] == "yes" and stored.state["stage"] == "done"
     if isinstance(store, DatabaseSessionService):
         await store.close()
+
+
+async def test_an_event_stored_by_a_request_cancelled_mid_append_is_not_stored_twice(store):
+    """A closed tab cancels the runner's append while the store commits it: the event is
+    stored, the run's copy of the session never heard. The run takes it from the store (its
+    state included) instead of inserting it again, and goes on."""
+    created = await store.create_session(app_name="vicaran_agent", user_id="newsroom")
+    keys = {"app_name": "vicaran_agent", "user_id": "newsroom", "session_id": created.id}
+    run_copy = await store.get_session(**keys)
+    handed_over = _event("Analyzing source 1", stage="analyzing")
+    await store.append_event(await store.get_session(**keys), handed_over.model_copy(deep=True))
+
+    await append_despite_staleness(store, run_copy, handed_over)
+    await append_despite_staleness(store, run_copy, _event("report", stage="done"))
+
+    stored = await store.get_session(**keys)
+    assert [e.content.parts[0].text for e in stored.events] == ["Analyzing source 1", "report"]
+    assert [e.id for e in run_copy.events] == [e.id for e in stored.events]
+    assert stored.state["stage"] == "done"
+    if isinstance(store, DatabaseSessionService):
+        await store.close()

@@ -20,7 +20,6 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
 
 from google.adk.agents.invocation_context import InvocationContext
-from google.adk.errors import StaleSessionError
 from google.adk.events import Event
 from google.adk.sessions import BaseSessionService, Session
 from google.adk.sessions.base_session_service import GetSessionConfig
@@ -128,29 +127,35 @@ class DetachedRun:
 async def append_despite_staleness(
     service: BaseSessionService, session: Session, event: Event, attempts: int = 5
 ) -> None:
-    """Append `event`; when another writer (a newer turn, another replica) has touched the
+    """Append `event` once; when another writer (a newer turn, another replica) has touched the
     session since it was read, take the stored revision and append again.
 
     ADK's stores reject a stale writer: SQLite compares `last_update_time`, the database store
-    (PostgreSQL) an exact revision marker; both are taken from the stored session.
+    (PostgreSQL) an exact revision marker; both are taken from the stored session. A request
+    cancelled while the store committed `event` (a closed tab) leaves it stored but unknown to
+    `session`: then it is taken from the store, not inserted twice.
     """
     for attempt in range(attempts):
         try:
             await service.append_event(session=session, event=event)
             return
-        except StaleSessionError:
-            if attempt == attempts - 1:
-                raise
+        except Exception:  # stale, or the key the cancelled append already stored
             fresh = await service.get_session(
                 app_name=session.app_name,
                 user_id=session.user_id,
                 session_id=session.id,
-                config=GetSessionConfig(num_recent_events=0),
+                config=GetSessionConfig(after_timestamp=event.timestamp),
             )
             if fresh is None:
                 raise
             session.last_update_time = fresh.last_update_time
             session._storage_update_marker = fresh._storage_update_marker
+            if any(stored.id == event.id for stored in fresh.events):
+                # stored already: only this copy of the session has to hear of it
+                await BaseSessionService.append_event(service, session, event)
+                return
+            if attempt == attempts - 1:
+                raise
 
 
 def _changes_state(event: Event) -> bool:
