@@ -90,7 +90,13 @@ class DetachedRun:
         try:
             async for event in self._source:
                 await self._deliver(event)
+        except Exception:
+            logger.exception("a detached run could not write its events; it ends here")
+            raise
         finally:
+            # An append that failed leaves the source at a yield: closing it lets the pipeline
+            # mark the investigation interrupted now, not leave it in progress.
+            await self._source.aclose()
             if self._listening:
                 self._queue.put_nowait(_DONE)
             else:
