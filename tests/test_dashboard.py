@@ -1175,15 +1175,3 @@ async def test_a_portuguese_investigation_is_shown_in_portuguese(
     assert 'data-lost="Conexão perdida, tentando de novo…"' in live.text
     english = (await client.get(f"/investigations/{start(repo)}")).text
     assert '<html lang="en">' in english and ">In progress</span>" in english
-
-
-def test_every_message_of_the_dashboard_has_its_translation():
-    """What `make lint` checks: each message the dashboard's code and templates use is
-    translated in each catalog, and each translation is of a message still used."""
-    from vicaran_agent import catalogs
-
-    assert catalogs.problems("pt_BR") == []
-    used = catalogs.extracted()
-    assert "No sources yet." in used and ("%(num)s source", "%(num)s sources") in used
-    assert catalogs.translations("pt-BR").gettext("No sources yet.") == "Ainda sem fontes."
-    assert catalogs.translations("en").gettext("No sources yet.") == "No sources yet."

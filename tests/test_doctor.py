@@ -438,7 +438,7 @@ def test_the_services_doc_covers_every_line_doctor_prints():
     import re
     from pathlib import Path
 
-    from vicaran_agent.i18n import _MESSAGES
+    from vicaran_agent.messages.doctor import MESSAGES
 
     doc = (Path(__file__).resolve().parent.parent / "docs" / "services.md").read_text()
     headings = " ".join(re.findall(r"^## (.+)$", doc, re.M)).lower()
@@ -447,8 +447,7 @@ def test_the_services_doc_covers_every_line_doctor_prints():
     assert "callback api" in headings and "records database" in headings
     english = " ".join(
         text if isinstance(text, str) else " ".join(text)
-        for key, (text, _) in _MESSAGES.items()
-        if key.startswith("doctor_")
+        for text in MESSAGES.values()
     )
     named = set(re.findall(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b", english)) - {"API_KEY_INVALID"}
     assert {name for name in named if f"`{name}`" not in doc and name not in doc} == set()

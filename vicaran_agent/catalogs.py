@@ -2,8 +2,10 @@
 
 English is the source language: a message is its English text (`_("No sources yet.")` in code,
 `{{ _("No sources yet.") }}` in a template; `ngettext` for counts), so a language without a
-catalog reads English. A catalog is compiled in memory the first time its language is asked for
-(no build step, nothing generated is committed).
+catalog reads English. The keyed messages of `messages/` are there too, the key as the context
+(`msgctxt`); so are the labels (`messages/labels.py`, contexts "verdict" and "word"). A catalog
+is compiled in memory the first time its language is asked for (no build step, nothing generated
+is committed). Adding a language is adding its catalog: `locale/<ll_CC>/LC_MESSAGES/vicaran.po`.
 
 `python -m vicaran_agent.catalogs --check` (run by `make lint`) extracts every message from the
 code and templates that use the catalogs and fails on a message without a translation in each
@@ -20,15 +22,14 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .i18n import is_portuguese
-
 if TYPE_CHECKING:
-    from babel.messages.catalog import Catalog
+    from babel.messages.catalog import Catalog, Message
 
 PACKAGE = Path(__file__).resolve().parent
 LOCALE = PACKAGE / "locale"
 DOMAIN = "vicaran"
-LANGUAGES = {"pt_BR": is_portuguese}  # catalog -> which report languages read it
+# The catalogs there are ("pt_BR"); a report language ("pt-BR") reads the one of its language.
+LANGUAGES = tuple(sorted(p.name for p in LOCALE.iterdir() if (p / "LC_MESSAGES").is_dir()))
 # Where the catalogs' messages are: the modules and templates written with them.
 SOURCES = (
     ("server/views.py", "python"),
@@ -41,12 +42,16 @@ def N_(message: str) -> str:
     return message
 
 
+def catalog_for(language: str) -> str | None:
+    """The catalog a language tag ("pt", "pt-BR", "pt_BR") reads, or None (English)."""
+    primary = language.replace("_", "-").split("-")[0].lower()
+    return next((c for c in LANGUAGES if c.split("_")[0].lower() == primary), None)
+
+
 def translations(language: str) -> gettext.NullTranslations:
     """The catalog `language` (a report language: "en", "pt-BR") reads; English: none."""
-    for catalog, reads in LANGUAGES.items():
-        if reads(language):
-            return _compiled(catalog)
-    return gettext.NullTranslations()
+    catalog = catalog_for(language) if language else None
+    return _compiled(catalog) if catalog else gettext.NullTranslations()
 
 
 @functools.cache
@@ -70,19 +75,34 @@ def _po_path(catalog: str) -> Path:
 _KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "N_": None}
 
 
-def extracted() -> dict[str | tuple[str, str], list[str]]:
-    """Every message the sources use, with where ({msgid or (singular, plural): [file:line]})."""
+# A message as the catalogs key it: (context or None, msgid or (singular, plural)).
+Key = tuple[str | None, str | tuple[str, str]]
+
+
+def extracted() -> dict[Key, list[str]]:
+    """Every message the sources use, with where ({(context, msgid): [file:line]})."""
     from babel.messages.extract import extract_from_dir
+
+    from . import messages
+    from .messages import labels
 
     options = {
         pattern: {"extensions": "jinja2.ext.i18n"} for pattern, how in SOURCES if "jinja2" in how
     }
-    found: dict[str | tuple[str, str], list[str]] = {}
-    for filename, lineno, message, _comments, _context in extract_from_dir(
+    found: dict[Key, list[str]] = {}
+    for filename, lineno, message, _comments, context in extract_from_dir(
         str(PACKAGE), method_map=list(SOURCES), options_map=options, keywords=_KEYWORDS
     ):
-        key = message if isinstance(message, str) else (message[0], message[1])
-        found.setdefault(key, []).append(f"{filename}:{lineno}")
+        msgid = message if isinstance(message, str) else (message[0], message[1])
+        found.setdefault((context, msgid), []).append(f"{filename}:{lineno}")
+    for table in messages.TABLES:
+        where = f"messages/{table.__name__.rsplit('.', 1)[1]}.py:0"
+        for key, english in table.MESSAGES.items():
+            found[(key, english)] = [where]
+    for _emoji, label in labels.VERDICTS.values():
+        found[(labels.VERDICT_CONTEXT, label)] = ["messages/labels.py:0"]
+    for word in labels.WORDS:
+        found[(labels.WORD_CONTEXT, word)] = ["messages/labels.py:0"]
     return found
 
 
@@ -97,7 +117,11 @@ def problems(catalog: str) -> list[str]:
     """What is wrong with one catalog: messages without a translation, translations unused."""
     used = extracted()
     messages = _read(catalog)
-    kept = {m.id if isinstance(m.id, str) else tuple(m.id): m for m in messages if m.id}
+    kept: dict[Key, Message] = {
+        (m.context, m.id if isinstance(m.id, str) else (m.id[0], m.id[1])): m
+        for m in messages
+        if m.id
+    }
     found = []
     for key, where in used.items():
         entry = kept.get(key)
@@ -131,13 +155,18 @@ def update(catalog: str) -> None:
         language_team="Vicaran",
         fuzzy=False,
     )
-    for key, where in sorted(extracted().items(), key=lambda item: item[1][0]):
-        previous = old.get(key if isinstance(key, str) else key[0])
+    # The catalog's own plural rule: pt_BR counts 0 as plural ("0 fontes"), as Vicaran always has,
+    # where Babel's locale data would say "0 fonte".
+    new.mime_headers = [("Plural-Forms", old.plural_forms)]
+    for (context, msgid), where in sorted(extracted().items(), key=lambda item: item[1][0]):
+        previous = old.get(msgid if isinstance(msgid, str) else msgid[0], context=context)
         string = (
-            previous.string if previous is not None else ("" if isinstance(key, str) else ("", ""))
+            previous.string
+            if previous is not None
+            else ("" if isinstance(msgid, str) else ("", ""))
         )
         locations = [(w.rsplit(":", 1)[0], int(w.rsplit(":", 1)[1])) for w in where]
-        new.add(key, string, locations=locations)
+        new.add(msgid, string, locations=locations, context=context)
     with _po_path(catalog).open("wb") as po:
         write_po(po, new, width=100, include_lineno=False)
 
