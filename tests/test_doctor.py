@@ -446,8 +446,7 @@ def test_the_services_doc_covers_every_line_doctor_prints():
         assert word in headings
     assert "callback api" in headings and "records database" in headings
     english = " ".join(
-        text if isinstance(text, str) else " ".join(text)
-        for text in MESSAGES.values()
+        text if isinstance(text, str) else " ".join(text) for text in MESSAGES.values()
     )
     named = set(re.findall(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b", english)) - {"API_KEY_INVALID"}
     assert {name for name in named if f"`{name}`" not in doc and name not in doc} == set()
