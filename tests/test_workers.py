@@ -205,7 +205,7 @@ def open_files() -> set[str]:
 
 
 def starters() -> set[int]:
-    """This process's children that run the workers' module (pools' starters), not yet gone."""
+    """This process's children that run the starter's module (pools' starters), not yet gone."""
     found = set()
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -216,7 +216,7 @@ def starters() -> set[int]:
             command = (entry / "cmdline").read_bytes()
         except (OSError, ValueError, IndexError):
             continue
-        if b"vicaran_agent.tools.workers" in command and not gone(int(entry.name)):
+        if b"vicaran_agent.tools.worker_process" in command and not gone(int(entry.name)):
             found.add(int(entry.name))
     return found
 
