@@ -144,6 +144,20 @@ class Starter:
             self.read(left)
         return done()
 
+    def stop(self, token: int, pid: int | None = None) -> int | None:
+        """SIGKILL a worker's process group (the worker and what it started); its exit status
+        once this starter has reaped it (None: never forked, or the starter died first)."""
+        if not self.wait_until(lambda: (pid or self.forked.get(token)) is not None):
+            return None
+        pid = pid or self.forked[token]
+        with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
+            os.killpg(pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
+            os.kill(pid, signal.SIGKILL)  # if it was no group leader (it always is: setsid)
+        self.wait_until(lambda: pid in self.exits)
+        self.forked.pop(token, None)
+        return self.exits.pop(pid, None)
+
     def close(self) -> None:
         """Close the control socket (the zygote stops its workers and exits) and reap it."""
         self.alive = False

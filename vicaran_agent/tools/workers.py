@@ -29,9 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import pickle
-import signal
 import socket
 import sys
 import threading
@@ -396,7 +394,7 @@ class WorkerPool:
         """A worker is gone (or going): its task fails with why, and it is replaced."""
         with contextlib.suppress(ValueError):
             self._workers.remove(worker)
-        _stop(worker)
+        worker.returncode = worker.zygote.stop(worker.token, worker.reported_pid)
         code = worker.returncode
         if not worker.ready and worker.stopped_for is None:  # died starting: wait before more
             self._start_error = f"a parser process exited as it started (exit {code})"
@@ -485,20 +483,3 @@ def _settle(future: Future[Any], *, value: Any = None, error: BaseException | No
             future.set_exception(error)
         else:
             future.set_result(value)
-
-
-def _stop(worker: _Worker) -> None:
-    """SIGKILL the worker's process group (the worker and what it started); its exit status
-    (from its zygote) in `worker.returncode`."""
-    zygote = worker.zygote
-    if not zygote.wait_until(lambda: worker.pid is not None):
-        return  # never forked (its zygote died first)
-    pid = worker.pid
-    assert pid is not None
-    with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
-        os.killpg(pid, signal.SIGKILL)
-    with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
-        os.kill(pid, signal.SIGKILL)  # if it was no group leader (it always is: setsid)
-    zygote.wait_until(lambda: pid in zygote.exits)
-    worker.returncode = zygote.exits.pop(pid, None)
-    zygote.forked.pop(worker.token, None)
