@@ -22,8 +22,9 @@ from vicaran_agent import cli
 from vicaran_agent import state_keys as keys
 from vicaran_agent.config import get_settings
 from vicaran_agent.documents import intake
+from vicaran_agent.documents.collection import Reader
 from vicaran_agent.documents.model import PageText, ParsedDocument
-from vicaran_agent.documents.store import DocumentStore, Reader, get_document_store
+from vicaran_agent.documents.store import DocumentStore, get_document_store
 from vicaran_agent.storage import Repository, migrate
 
 BRIEF = "Investigate whether Acme Chemicals polluted Riverton's drinking water in 2024."

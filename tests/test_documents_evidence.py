@@ -18,8 +18,9 @@ from tests.support.documents import (
     text_pdf,
 )
 from vicaran_agent.config import get_settings
+from vicaran_agent.documents.collection import Reader
 from vicaran_agent.documents.parse import parse_file
-from vicaran_agent.documents.store import Reader, get_document_store
+from vicaran_agent.documents.store import get_document_store
 from vicaran_agent.factcheck.checker import CheckSettings, ClaimChecker
 from vicaran_agent.factcheck.documents import DocumentEvidence
 from vicaran_agent.factcheck.outlets import ENGLISH_OUTLETS

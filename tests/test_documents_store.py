@@ -12,7 +12,7 @@ from sqlalchemy import create_engine, inspect, text
 
 from tests.support import documents as gen
 from vicaran_agent.config import Settings
-from vicaran_agent.documents import store as store_module
+from vicaran_agent.documents import fulltext
 from vicaran_agent.documents.model import PageText, ParsedDocument, UnreadablePage
 from vicaran_agent.documents.parse import parse_bytes, parse_file
 from vicaran_agent.documents.query import fts5_match, query_terms
@@ -373,7 +373,7 @@ def test_a_new_store_object_reads_what_another_wrote(database_url: str) -> None:
 def test_a_word_in_most_passages_is_not_searched_beside_rarer_words(
     store: DocumentStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(store_module, "_COMMON_TERM_ROWS", 1)  # as in a collection of 100,000
+    monkeypatch.setattr(fulltext, "_COMMON_TERM_ROWS", 1)  # as in a collection of 100,000
     for n in range(6):
         store.add(parsed(f"{n}.txt", f"Maceió merenda report number {n}."), "c")
     store.add(parsed("contract.txt", "Maceió contrato 002/2024 of the merenda."), "c")

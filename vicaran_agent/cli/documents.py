@@ -18,17 +18,12 @@ from pathlib import Path
 
 from ..config import Settings, get_settings
 from ..documents.characters import path_text
+from ..documents.collection import MAX_COLLECTION_CHARS, CollectionInfo
 from ..documents.model import DocumentError, DocumentInfo, DocumentReliability
 from ..documents.parse import kind_of
 from ..documents.pool import parse_file
 from ..documents.query import excerpt
-from ..documents.store import (
-    MAX_COLLECTION_CHARS,
-    AddOutcome,
-    CollectionInfo,
-    DocumentStore,
-    get_document_store,
-)
+from ..documents.store import AddOutcome, DocumentStore, get_document_store
 from ..i18n import Phrase, localized, system_language
 
 PROGRESS_FROM = 5  # files; fewer are just listed

@@ -16,6 +16,7 @@ from ..briefing import (
     is_skip,
 )
 from ..documents.artifact_plugin import artifact_reader
+from ..documents.collection import Reader
 from ..documents.intake import (
     CUT_OFF,
     AttachedFile,
@@ -26,7 +27,6 @@ from ..documents.intake import (
     look_up,
     take_in,
 )
-from ..documents.store import Reader
 from ..formatting import one_line
 from ..i18n import message
 from ..schemas import InvestigationConfig

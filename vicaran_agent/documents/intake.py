@@ -30,9 +30,10 @@ from .artifacts import (
     reference_target,
     refused_size,
 )
+from .collection import Reader
 from .model import DocumentError, DocumentInfo, DocumentReliability
 from .ocr import OcrLedger
-from .store import DocumentStore, Reader, get_document_store
+from .store import DocumentStore, get_document_store
 
 logger = logging.getLogger(__name__)
 

@@ -21,9 +21,9 @@ from ..sanitize import clean
 from ..schemas import Source
 from ..tools.analyze_source import Analysis, now_iso
 from ..tools.content import clip_text, published_date
+from .collection import Reader
 from .intake import document_store
 from .model import DocumentInfo
-from .store import Reader
 
 PASSAGES_PER_DOCUMENT = 4
 CREDIBILITY = {"high": 4, "neutral": 3, "low": 2}  # a collection's reliability, as stars

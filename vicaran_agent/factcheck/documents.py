@@ -7,10 +7,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..config import Settings
+from ..documents.collection import Reader
 from ..documents.follow import ReadUrl, ReferenceFollower
 from ..documents.model import DocumentInfo, PassageHit
 from ..documents.registry import DocumentRegistry
-from ..documents.store import DocumentStore, Reader, get_document_store
+from ..documents.store import DocumentStore, get_document_store
 from ..llm import ModelClient
 from ..schemas import Reliability
 

@@ -9,7 +9,7 @@ from google.adk.events import Event
 
 from .. import state_keys as keys
 from ..citations import resolve_citations
-from ..documents.store import Reader
+from ..documents.collection import Reader
 from ..factcheck.checker import CheckSettings, ClaimChecker
 from ..factcheck.documents import DocumentEvidence
 from ..factcheck.outlets import outlets_for

@@ -10,9 +10,9 @@ from google.adk.events import Event
 
 from .. import state_keys as keys
 from ..callbacks.persistence import repository
+from ..documents.collection import Reader
 from ..documents.intake import DocumentsInPlay
 from ..documents.sources import DocumentReader, ListedDocument, list_documents
-from ..documents.store import Reader
 from ..formatting import data_block, one_line
 from ..i18n import message
 from ..llm_models import ModelCallError
