@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ._text import Text
 
-# `vicaran doctor` (doctor.py): one line per service, "✓ Service: what was found → the fix"
+# `vicaran doctor` (doctor/): one line per service, "✓ Service: what was found → the fix"
 MESSAGES: dict[str, Text] = {
     "doctor_retired_host": (
         "QUERIDO_DIARIO_BASE_URL names Querido Diário's retired host {host}, which answers 404 "

@@ -1,0 +1,47 @@
+"""The one warning given as a command or the app starts: Querido Diário's retired host."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+from ..config import Settings, retired_querido_diario_host
+from ..i18n import Phrase, message
+from .answers import host_of
+
+QUERIDO_DIARIO_HOST = "https://api.queridodiario.org.br"
+
+_start_warned = False
+
+
+def retired_host_warning(settings: Settings, language: str) -> str | None:
+    """The one line that says the gazette API's address must change, or None."""
+    if not retired_querido_diario_host(settings.querido_diario_base_url):
+        return None
+    where = (
+        "doctor_in_environment" if os.environ.get("QUERIDO_DIARIO_BASE_URL") else "doctor_in_env"
+    )
+    return message(
+        "doctor_retired_host",
+        language,
+        host=host_of(settings.querido_diario_base_url),
+        new=QUERIDO_DIARIO_HOST,
+        where=Phrase(where),
+    )
+
+
+def warn_at_start(settings: Settings, emit: Callable[[str], object], language: str) -> None:
+    """Say once per process, as a command or the app starts, that the gazette host is retired."""
+    global _start_warned
+    if _start_warned:
+        return
+    line = retired_host_warning(settings, language)
+    if line:
+        _start_warned = True
+        emit(line)
+
+
+def reset_start_warning() -> None:
+    """Forget that the start-up warning was given (tests)."""
+    global _start_warned
+    _start_warned = False
