@@ -9,7 +9,7 @@ from typing import TypeVar
 
 from ..citations import resolve_citations
 from ..config import Settings
-from ..documents.follow import FollowResult
+from ..documents.follow_records import FollowResult
 from ..documents.model import is_document_url
 from ..evidence import enforce_verdict, is_sufficient
 from ..formatting import one_line

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 from ..config import Settings
 from ..documents.collection import Reader
-from ..documents.follow import ReadUrl, ReferenceFollower
+from ..documents.follow import ReferenceFollower
+from ..documents.follow_records import ReadUrl
 from ..documents.model import DocumentInfo, PassageHit
 from ..documents.registry import DocumentRegistry
 from ..documents.store import DocumentStore, get_document_store
