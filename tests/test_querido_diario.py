@@ -18,7 +18,7 @@ from tests.support.clock import FakeClock
 from tests.support.gazettes import BY_NUMBER, text_of
 from tests.support.wait import until
 from vicaran_agent.config import Settings
-from vicaran_agent.tools import querido_diario as qd
+from vicaran_agent.tools import querido_diario_http as qd_http
 from vicaran_agent.tools.querido_diario import QueridoDiario, clear_city_cache
 
 PA = BY_NUMBER[1]
@@ -505,7 +505,7 @@ async def test_every_request_takes_a_slot_of_the_querido_diario_budget(fake, mon
         async def acquire(self) -> None:
             taken.append(self.key)
 
-    monkeypatch.setattr(qd, "limiter", lambda *key, clock: Spy((*key, clock is client.clock)))
+    monkeypatch.setattr(qd_http, "limiter", lambda *key, clock: Spy((*key, clock is client.clock)))
     fake.fail(503, times=1, query="limpeza")
     client = client_for(
         fake.url,
@@ -565,7 +565,7 @@ def test_the_budget_and_timeout_default_to_the_production_service():
 
 async def test_a_429_waits_its_retry_after_even_past_the_backoff_cap(monkeypatch):
     holds: list[float] = []
-    monkeypatch.setattr(qd.RateLimiter, "hold", lambda self, seconds: holds.append(seconds))
+    monkeypatch.setattr(qd_http.RateLimiter, "hold", lambda self, seconds: holds.append(seconds))
     clock = FakeClock(autojump=True)
     refused = Response(429, {"Retry-After": "20"}, b"Too Many Requests")
     with Scripted(refused, Response.json(200, {"total_gazettes": 0, "gazettes": []})) as server:
