@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from . import chat, doctor, documents, gazettes, problems
+from . import chat, doctor, documents, gazettes, problems, progress
 from ._text import Text
 
-TABLES = (chat, problems, doctor, documents, gazettes)
+TABLES = (chat, progress, problems, doctor, documents, gazettes)
 
 
 def _merged() -> Mapping[str, Text]:
