@@ -13,15 +13,13 @@ from ..documents.follow_records import FollowResult
 from ..documents.model import is_document_url
 from ..evidence import enforce_verdict, is_sufficient
 from ..formatting import one_line
-from ..gazettes.loop import GazetteOutcome, GazetteSearchLoop
-from ..gazettes.score import gazette_key
+from ..gazettes.loop import GazetteOutcome
 from ..i18n import Phrase, message, verdict_label, word
 from ..llm import ModelClient
 from ..llm_models import ModelCallError
 from ..model_outputs import ClaimAssessment
 from ..prompts.gazette_search import GAZETTE_JUDGE_RULES
 from ..runtime import InvestigationRuntime
-from ..safe_markdown import code
 from ..sanitize import clean
 from ..schemas import Claim, Evidence, Source, Verdict
 from ..tools.analyze_source import now_iso
@@ -30,7 +28,8 @@ from ..tools.live_search import LiveSearch
 from ..tools.querido_diario import QueridoDiario
 from ..tools.urls import domain_matches, normalize_url
 from ..tools.web_search import SearchHit
-from .documents import DocumentEvidence
+from .documents import DocumentEvidence, take_followed
+from .gazettes import gather_gazettes
 from .pool import Candidate, EvidencePool, OwnSources, related_sources
 
 T = TypeVar("T")
@@ -191,7 +190,7 @@ class ClaimChecker:
         )
         if self._wants_gazettes():
             self._gazettes_started = True
-            documents = asyncio.gather(documents, self._gazettes())
+            documents = asyncio.gather(documents, gather_gazettes(self))
         if not queries or self._private:
             self.queries += queries
             await documents
@@ -263,52 +262,6 @@ class ClaimChecker:
             and (bool(self.claim.city.strip()) or shared.gazettes_asked)
         )
 
-    async def _gazettes(self) -> None:
-        """The official gazettes' adaptive search; what it read joins this round's evidence."""
-        shared = self.shared
-        assert shared.gazettes is not None
-        loop = GazetteSearchLoop(
-            shared.gazettes,
-            shared.model,
-            shared.settings,
-            shared.language,
-            emit=self.emit,
-            require_place=not shared.gazettes_asked,
-        )
-        # its own budget: a term's first query alone can outlast a web gatherer's
-        seconds = shared.settings.vicaran_gazette_timeout_seconds
-        try:
-            outcome = await asyncio.wait_for(loop.run(self.claim), timeout=seconds)
-        except TimeoutError:
-            what = word("official gazettes", shared.language)
-            self.notes.append(
-                message("gather_timeout", shared.language, what=what, seconds=f"{seconds:g}")
-            )
-            return
-        except Exception as error:  # noqa: BLE001 - the gazettes must never sink the claim
-            what = word("official gazettes", shared.language)
-            detail = f"{type(error).__name__}: {error}"
-            self.notes.append(message("gather_failed", shared.language, what=what, error=detail))
-            return
-        self.reasoning += outcome.log
-        if not outcome.searches:
-            return  # not a claim about a municipality: nothing was searched
-        self.gazette_outcome = outcome
-        self.notes += outcome.failures
-        texts = shared.runtime.texts
-        retrieved = now_iso()
-        for read, source in zip(outcome.read, outcome.sources(retrieved), strict=True):
-            acts = [
-                e for e in outcome.evidence if gazette_key(e.gazette) == gazette_key(read.gazette)
-            ]
-            source.url = normalize_url(source.url)
-            source.content_sha256 = texts.put(read.text)
-            self.found_sources.append(source)
-            for number, act in enumerate(acts, 1):
-                candidate = Candidate.from_gazette(source, act, number)
-                candidate.retrieved_at = retrieved
-                self.pool.add(candidate)
-
     async def _documents(self, queries: list[str]) -> None:
         """The best passages for the queries; the references they (and the model) cite.
 
@@ -327,7 +280,7 @@ class ClaimChecker:
                 read.append(hit)
         if self._following is not None:
             following, self._following = self._following, None
-            self._take(await following)
+            take_followed(self, await following)
         listed, self._listed = self._listed, []
         if not read and not listed:
             return
@@ -342,35 +295,9 @@ class ClaimChecker:
             seen_documents=seen,
         )
         if self._last_round:
-            self._take(await follow)
+            take_followed(self, await follow)
         else:
             self._following = asyncio.ensure_future(follow)
-
-    def _take(self, followed: FollowResult) -> None:
-        """What following read joins the pool; how it got there joins the reasoning log."""
-        documents = self.shared.documents
-        assert documents is not None
-        texts = self.shared.runtime.texts
-        for line in followed.log:
-            self.reasoning.append(line)
-            if self.emit is not None:
-                self.emit(line)
-        for url, origin in followed.listed:  # the report lists what was not opened
-            address = code(one_line(url, 200))
-            self.notes.append(
-                message("ref_url_listed", self.shared.language, origin=origin, url=address)
-            )
-        for passage in followed.passages:
-            hit = passage.hit
-            query = f"{passage.origin} → {passage.reference.label}"
-            candidate = Candidate.from_passage(hit, documents.reliability_of(hit), query)
-            candidate.sha, candidate.retrieved_at = texts.put(hit.text), now_iso()
-            self.pool.add(candidate)
-        for page in followed.pages:
-            candidate = Candidate.from_page(page, "page")
-            candidate.read(page.text, texts.put(page.text), self.claim.claim_text, now_iso())
-            candidate.query = f"{page.origin} → {page.reference.label}"
-            self.pool.add(candidate)
 
     async def _read_pages(self, hits: list[SearchHit]) -> None:
         """Read the most promising new pages (each URL once per investigation)."""

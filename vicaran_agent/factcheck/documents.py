@@ -5,16 +5,25 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..config import Settings
 from ..documents.collection import Reader
 from ..documents.follow import ReferenceFollower
-from ..documents.follow_records import ReadUrl
+from ..documents.follow_records import FollowResult, ReadUrl
 from ..documents.model import DocumentInfo, PassageHit
 from ..documents.registry import DocumentRegistry
 from ..documents.store import DocumentStore, get_document_store
+from ..formatting import one_line
+from ..i18n import message
 from ..llm import ModelClient
+from ..safe_markdown import code
 from ..schemas import Reliability
+from ..tools.analyze_source import now_iso
+from .pool import Candidate
+
+if TYPE_CHECKING:
+    from .checker import ClaimChecker
 
 
 @dataclass
@@ -80,3 +89,30 @@ class DocumentEvidence:
                     best[hit.passage_id] = (query, hit)
         ranked = sorted(best.values(), key=lambda qh: -qh[1].score)
         return ranked[: self.per_round]
+
+
+def take_followed(checker: ClaimChecker, followed: FollowResult) -> None:
+    """What following read joins the pool; how it got there joins the reasoning log."""
+    documents = checker.shared.documents
+    assert documents is not None
+    texts = checker.shared.runtime.texts
+    for line in followed.log:
+        checker.reasoning.append(line)
+        if checker.emit is not None:
+            checker.emit(line)
+    for url, origin in followed.listed:  # the report lists what was not opened
+        address = code(one_line(url, 200))
+        checker.notes.append(
+            message("ref_url_listed", checker.shared.language, origin=origin, url=address)
+        )
+    for passage in followed.passages:
+        hit = passage.hit
+        query = f"{passage.origin} → {passage.reference.label}"
+        candidate = Candidate.from_passage(hit, documents.reliability_of(hit), query)
+        candidate.sha, candidate.retrieved_at = texts.put(hit.text), now_iso()
+        checker.pool.add(candidate)
+    for page in followed.pages:
+        candidate = Candidate.from_page(page, "page")
+        candidate.read(page.text, texts.put(page.text), checker.claim.claim_text, now_iso())
+        candidate.query = f"{page.origin} → {page.reference.label}"
+        checker.pool.add(candidate)
