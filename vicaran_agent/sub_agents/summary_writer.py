@@ -17,9 +17,7 @@ from google.adk.events import Event
 
 from .. import state_keys as keys
 from ..citations import page_label, resolve_citations, with_pages
-from ..export import is_sha256, snapshot_url
-from ..formatting import data_block, markdown_text, one_line
-from ..i18n import verdict_label, word
+from ..formatting import data_block, one_line
 from ..llm import ModelClient, current_tally
 from ..llm_models import ModelCallError
 from ..model_outputs import ReportDraft
@@ -30,7 +28,7 @@ from ..prompts.summary_writer import (
     REWRITE_PROBLEMS,
     SUMMARY_WRITER_INSTRUCTION,
 )
-from ..report_check import cleaned, stated_verdict, without_sentences
+from ..report_check import cleaned, without_sentences
 from ..runtime import open_runtime
 from ..sanitize import clean, defuse_delimiters
 from ..schemas import (
@@ -44,7 +42,7 @@ from ..schemas import (
 )
 from ..usage import tokens_line
 from ._stage import Stage, StageAgent, issues_key, notes_key
-from .bias_analyzer import score_label
+from .report_markdown import assemble, cited_pages, footer, notes_section, sources_section
 from .report_review import ReportReviewer, Review
 
 COMPLETE = "[INVESTIGATION_COMPLETE]"
@@ -52,7 +50,6 @@ COMPLETE = "[INVESTIGATION_COMPLETE]"
 REPORT_CLAIMS = 20
 REPORT_EVENTS = 30
 REPORT_SOURCES = 30
-MAX_NOTES = 20
 STAGES_WITH_ISSUES = (
     "investigation_orchestrator",
     "source_finder",
@@ -77,19 +74,6 @@ def partial_reason(state: dict[str, Any], own: list[str]) -> str:
     found = _collect(state, issues_key, own)
     text = " ".join(i if i.endswith(".") else i + "." for i in found)
     return text if len(text) <= 1500 else text[:1499] + "…"
-
-
-def cited_pages(
-    verdicts: list[Verdict], number_of: dict[str, int]
-) -> dict[int, dict[int, str | None]]:
-    """{source number: {page: snapshot}} for the document passages the verdicts rest on."""
-    pages: dict[int, dict[int, str | None]] = {}
-    for verdict in verdicts:
-        for e in verdict.evidence:
-            number = number_of.get(e.source_url)
-            if e.page is not None and e.stance != "context" and number is not None:
-                pages.setdefault(number, {}).setdefault(e.page, e.content_sha256)
-    return pages
 
 
 def saved_links(stage: Stage) -> set[str]:
@@ -131,7 +115,7 @@ class SummaryWriterAgent(StageAgent):
                 reviewer = await self._reviewer(stage, numbered, citable, verdicts, questions)
                 yield stage.event(stage.msg("report_checking", count=len(reviewer.cited(draft))))
                 review = await reviewer.review(
-                    draft, records, self._assemble(stage, draft, verdicts, questions)
+                    draft, records, assemble(stage, draft, verdicts, questions)
                 )
                 problems = review.problems(stage.settings.vicaran_quality_threshold)
                 rewrites = 0
@@ -140,7 +124,7 @@ class SummaryWriterAgent(StageAgent):
                     rewritten = await self._rewrite(stage, records, draft, problems)
                     if rewritten is not None:
                         draft, rewrites = cleaned(rewritten, links), 1
-                        rendered = self._assemble(stage, draft, verdicts, questions)
+                        rendered = assemble(stage, draft, verdicts, questions)
                         review = await reviewer.review(draft, records, rendered)
                 draft, quality = self._settle(stage, draft, review, problems, rewrites)
             body = self._body(stage, draft, numbered, citable, verdicts, questions)
@@ -272,14 +256,14 @@ class SummaryWriterAgent(StageAgent):
         degraded = draft is None
         if draft is None:
             draft = ReportDraft(title=stage.config.title, executive_summary="", findings=[])
-        body = self._assemble(stage, draft, verdicts, questions).replace(COMPLETE, "").strip()
+        body = assemble(stage, draft, verdicts, questions).replace(COMPLETE, "").strip()
         body, cited, removed = resolve_citations(body, citable)
         number_of = {s.url: n for n, s in numbered}
         pages = cited_pages(verdicts, number_of)
         body = with_pages(body, {n: list(p) for n, p in pages.items()})
         if removed:
             stage.note(stage.msg("citations_removed", count=len(set(removed))))
-        return body + "\n\n" + self._sources_section(stage, numbered, cited, degraded, pages)
+        return body + "\n\n" + sources_section(stage, numbered, cited, degraded, pages)
 
     @classmethod
     def _close(
@@ -297,9 +281,9 @@ class SummaryWriterAgent(StageAgent):
             body = f"{title}\n\n{note}" + (f"\n{rest}" if rest else "")
         notes = item_notes(stage.state, stage.notes)
         if notes:
-            body += "\n\n" + cls._notes_section(stage, notes)
+            body += "\n\n" + notes_section(stage, notes)
         if quality is not None:
-            body += "\n\n---\n" + cls._footer(stage, quality)
+            body += "\n\n---\n" + footer(stage, quality)
         reason = partial_reason(stage.state, stage.issues)
         tally = current_tally()
         if tally is not None and tally.budget_spent:  # the reason people need first
@@ -322,145 +306,6 @@ class SummaryWriterAgent(StageAgent):
         return body, status, reason
 
     # --- the Markdown -------------------------------------------------------------------------
-
-    @staticmethod
-    def _assemble(
-        stage: Stage, draft: ReportDraft, verdicts: list[Verdict], questions: list[str]
-    ) -> str:
-        """The report in Markdown; each finding carries its claim's recorded verdict."""
-        language = stage.language
-        claims = {c.key: c for c in stage.records(keys.CLAIM_RECORDS, Claim)}
-        recorded = {v.claim_key: v.verdict for v in verdicts}
-        written = {}
-        for finding in draft.findings:
-            key = finding.claim_key.strip().upper()
-            # A finding that still disagrees with its record is not printed: the claim is.
-            if stated_verdict(finding) == recorded.get(key):
-                written[key] = finding.text.strip()
-        number_of = {s.url: n for n, s in stage.usable_sources()}
-        lines = [stage.msg("report_title", title=draft.title.strip() or stage.config.title)]
-        if draft.executive_summary.strip():
-            lines += ["", stage.msg("report_summary"), draft.executive_summary.strip()]
-        if verdicts:
-            lines += ["", stage.msg("report_findings")]
-            for i, v in enumerate(verdicts, 1):
-                emoji, label = verdict_label(v.verdict, language)
-                claim = claims.get(v.claim_key)
-                text = written.get(v.claim_key) or (claim.claim_text if claim else v.claim_text)
-                pages = {n: list(p) for n, p in cited_pages([v], number_of).items()}
-                lines.append(f"{i}. {emoji} **{label}**: {with_pages(text, pages)}")
-        if questions:
-            answers = {q.number: q for q in draft.questions if q.answer.strip()}
-            lines += ["", stage.msg("report_questions")]
-            for number, question in enumerate(questions, 1):
-                answer = answers.get(number)
-                if answer is None:
-                    text = f"*{stage.msg('question_open')}:* {stage.msg('question_unaddressed')}"
-                elif answer.status == "open":
-                    text = f"*{stage.msg('question_open')}:* {answer.answer.strip()}"
-                else:
-                    text = answer.answer.strip()
-                lines.append(f"- **{one_line(question, 200)}** {text}")
-        bias = stage.state.get(keys.BIAS_RECORD)
-        if bias:
-            score = bias["overall_bias_score"]
-            lines += [
-                "",
-                stage.msg("report_bias"),
-                stage.msg("bias_overall", score=score, label=word(score_label(score), language)),
-            ]
-            if draft.bias_assessment.strip():
-                lines += ["", draft.bias_assessment.strip()]
-        if draft.timeline.strip() and stage.records(keys.TIMELINE_RECORDS, TimelineEvent):
-            lines += ["", stage.msg("report_timeline"), draft.timeline.strip()]
-        recommendations = [r.strip() for r in draft.recommendations if r.strip()]
-        if recommendations:
-            lines += ["", stage.msg("report_recommendations")]
-            lines += [f"- {r}" for r in recommendations]
-        return "\n".join(lines)
-
-    @classmethod
-    def _sources_section(
-        cls,
-        stage: Stage,
-        numbered: list[tuple[int, Source]],
-        cited: list[int],
-        degraded: bool,
-        pages: dict[int, dict[int, str | None]],
-    ) -> str:
-        """The cited sources (a degraded report: every source that was read) as a Markdown
-        list, in citation-number order, each linked as found and to its snapshot."""
-        by_number = dict(numbered)
-        sources = stage.records(keys.SOURCE_RECORDS, Source)
-        read = [(n, s) for n, s in enumerate(sources, 1) if s.is_reachable]
-        aside = sum(not s.relevant for _, s in read)
-        counts = [
-            stage.msg("sources_read", count=len(read)),
-            stage.msg("sources_cited", count=len(cited)),
-        ]
-        if aside:
-            counts.append(stage.msg("sources_aside", count=aside))
-        intro = ", ".join(counts) + "."
-        if degraded:
-            intro += " " + stage.msg("sources_all")
-            listed = read
-        else:
-            listed = [(n, by_number[n]) for n in sorted(cited)]
-        parts = [stage.msg("sources_heading"), intro]
-        if listed:
-            parts.append(
-                "\n".join(cls._source_entry(stage, n, s, pages.get(n, {})) for n, s in listed)
-            )
-        return "\n\n".join(parts)
-
-    @staticmethod
-    def _source_entry(
-        stage: Stage, number: int, source: Source, pages: dict[int, str | None]
-    ) -> str:
-        """`- [N] **Title** — Publisher — <address as found> — [snapshot](…)`: one line.
-
-        A document has no address: its cited pages are listed, each linked to the passage read.
-        """
-        parts = [f"- [{number}] **{markdown_text(source.title or source.domain, 200)}**"]
-        parts.append(markdown_text(source.publisher or source.domain, 100))
-        iid, public = stage.config.investigation_id, stage.settings.public_url
-        if source.origin == "document":
-            for page, sha in sorted(pages.items()):
-                label = page_label([page]).lstrip(", ")
-                if iid and is_sha256(sha):
-                    label = f"[{label}]({snapshot_url(iid, sha, public)})"
-                parts.append(label)
-            return " — ".join(parts)
-        link = source.link
-        autolink = link.startswith(("http://", "https://")) and not any(
-            c.isspace() or c in "<>" or not c.isprintable() for c in link
-        )
-        parts.append(f"<{link}>" if autolink else markdown_text(link, 300))
-        sha, iid = source.content_sha256, stage.config.investigation_id
-        if iid and is_sha256(sha):
-            url = snapshot_url(iid, sha, public)
-            parts.append(f"[{stage.msg('snapshot')}]({url})")
-        return " — ".join(parts)
-
-    @staticmethod
-    def _notes_section(stage: Stage, notes: list[str]) -> str:
-        lines = [stage.msg("report_notes")]
-        lines += [f"- {one_line(n, 300)}" for n in notes[:MAX_NOTES]]
-        if len(notes) > MAX_NOTES:
-            lines.append(f"- {stage.msg('notes_more', count=len(notes) - MAX_NOTES)}")
-        return "\n".join(lines)
-
-    @staticmethod
-    def _footer(stage: Stage, quality: ReportQuality) -> str:
-        counts = {
-            "audited": stage.msg("audited", count=quality.audited),
-            "unsupported": quality.unsupported,
-            "removed": stage.msg("removed", count=quality.removed),
-            "rewrites": stage.msg("one_rewrite" if quality.rewrites else "no_rewrite"),
-        }
-        if quality.overall is None:
-            return stage.msg("quality_footer_unscored", **counts)
-        return stage.msg("quality_footer", overall=quality.overall, **quality.scores, **counts)
 
     # --- the prompt ---------------------------------------------------------------------------
 
