@@ -13,7 +13,7 @@ from ..documents.follow_records import FollowResult
 from ..documents.model import is_document_url
 from ..evidence import enforce_verdict, is_sufficient
 from ..formatting import one_line
-from ..gazettes.loop import GazetteOutcome
+from ..gazettes.outcome import GazetteOutcome
 from ..i18n import Phrase, message, verdict_label, word
 from ..llm import ModelClient
 from ..llm_models import ModelCallError

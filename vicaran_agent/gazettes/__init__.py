@@ -1,6 +1,7 @@
 """Official gazettes (Querido Diário) as evidence: the adaptive search for one claim (seed 002)."""
 
-from .loop import GazetteOutcome, GazetteSearchLoop, SearchDone
+from .loop import GazetteSearchLoop
+from .outcome import GazetteOutcome, SearchDone
 from .read import GazetteEvidence, GazetteText, gazette_source, gazette_title
 from .score import GazetteScore, score_gazettes
 from .strategies import Strategy, build_strategies
