@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Sequence
-from html import escape
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -106,7 +105,7 @@ def _inline(children: Sequence[Token], links: _Links) -> list[Token]:
     """The inline tokens with links checked and bare URLs and citations turned into markup."""
     out: list[Token] = []
     # For each open link: None when it is kept as a link, else what to show at its close.
-    stack: list[str | None] = []
+    stack: list[list[Token] | None] = []
     skip_autolink_text = False
     for token in children:
         if token.type == "link_open":
@@ -118,17 +117,18 @@ def _inline(children: Sequence[Token], links: _Links) -> list[Token]:
                 out.append(token)
                 stack.append(None)
             elif token.markup == "autolink":  # <url>: show the URL itself, as text
-                out.append(_html(_url_span(_MD.normalizeLinkText(href))))
-                stack.append("")
+                out.extend(_url_span(_MD.normalizeLinkText(href)))
+                stack.append([])
                 skip_autolink_text = True
             else:  # [text](url): the text, then the URL as text
-                stack.append(f" ({_url_span(_MD.normalizeLinkText(href))})")
+                url = _url_span(_MD.normalizeLinkText(href))
+                stack.append([_text(" ("), *url, _text(")")])
         elif token.type == "link_close":
             after = stack.pop() if stack else None
             if after is None:
                 out.append(token)
-            elif after:
-                out.append(_html(after))
+            else:
+                out.extend(after)
             skip_autolink_text = False
         elif token.type == "text":
             if skip_autolink_text:
@@ -150,10 +150,9 @@ def _marked_up(text: str, links: _Links) -> list[Token]:
         url = _trimmed(match.group(0))
         out.extend(_cited(text[start : match.start()]))
         if (target := links.target(url)) is not None:
-            href = escape(_MD.normalizeLink(target), quote=True)
-            out.append(_html(f'<a href="{href}" rel="{_REL}">{escape(url)}</a>'))
+            out += _element("link", "a", url, href=_MD.normalizeLink(target), rel=_REL)
         else:
-            out.append(_html(_url_span(url)))
+            out += _url_span(url)
         start = match.start() + len(url)
     out.extend(_cited(text[start:]))
     return out
@@ -183,22 +182,28 @@ def _cited(text: str) -> list[Token]:
         if match.start() > start:
             out.append(_text(text[start : match.start()]))
         n = int(match.group(1))
-        pages = escape(match.group(2))
-        out.append(_html(f'<a href="#source-{n}" class="cite">[{n}{pages}]</a>'))
+        out += _element(
+            "link", "a", f"[{n}{match.group(2)}]", href=f"#source-{n}", **{"class": "cite"}
+        )
         start = match.end()
     if start < len(text):
         out.append(_text(text[start:]))
     return out
 
 
-def _url_span(url: str) -> str:
-    return f'<span class="url">{escape(url)}</span>'
+def _url_span(url: str) -> list[Token]:
+    """A URL shown as text, never a link."""
+    return _element("url", "span", url, **{"class": "url"})
+
+
+def _element(kind: str, tag: str, text: str, **attrs: str) -> list[Token]:
+    """`<tag attrs>text</tag>` as tokens: the renderer escapes the text and every value."""
+    return [
+        Token(f"{kind}_open", tag, 1, attrs=attrs),
+        _text(text),
+        Token(f"{kind}_close", tag, -1),
+    ]
 
 
 def _text(content: str) -> Token:
     return Token("text", "", 0, content=content)
-
-
-def _html(content: str) -> Token:
-    """Markup this module wrote (every value in it escaped); rendered as is."""
-    return Token("html_inline", "", 0, content=content)

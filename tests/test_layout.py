@@ -1,0 +1,75 @@
+"""The code's shape (issue 22): small modules, and no HTML written in Python strings."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "vicaran_agent"
+MAX_LINES = 500
+# An opening or closing tag of HTML, as a page or a fragment would be written.
+_TAG = re.compile(
+    r"</?(?:a|div|span|p|h[1-6]|li|ul|ol|table|tr|td|th|script|style|html|body|"
+    r"section|article|main|header|footer|nav|br|em|strong|code|pre|form|input)"
+    r"(?:\s[^<>]*)?/?>",
+    re.IGNORECASE,
+)
+
+
+def _modules() -> list[Path]:
+    return sorted(p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def _strings(tree: ast.AST) -> list[tuple[int, str]]:
+    """Every string of a module but its docstrings; an f-string whole, `{}` for each value."""
+    skipped = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            parts = [v.value if isinstance(v, ast.Constant) else "{}" for v in node.values]
+            skipped.update(id(v) for v in node.values)
+            found.append((node.lineno, "".join(str(part) for part in parts)))
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and id(node) not in skipped
+        ):
+            found.append((node.lineno, node.value))
+    return found
+
+
+def test_no_module_is_over_500_lines():
+    long = {
+        str(p.relative_to(PACKAGE)): n
+        for p in _modules()
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    }
+    assert long == {}
+
+
+def test_no_html_is_written_in_python_strings():
+    """Pages and fragments come from templates/ (Jinja2, autoescaped); the Markdown renderer
+    makes tokens, never markup."""
+    found = [
+        f"{p.relative_to(PACKAGE)}:{line}: {text[:60]!r}"
+        for p in _modules()
+        for line, text in _strings(ast.parse(p.read_text(encoding="utf-8")))
+        if _TAG.search(text)
+    ]
+    assert found == []
+
+
+def test_the_checks_find_what_they_look_for(tmp_path):
+    """Each check fails on what it forbids (a test that cannot fail is no test)."""
+    tree = ast.parse('"""<p>a docstring may show markup</p>"""\nX = f"<a href={1}>x</a>"\n')
+    assert [text for _, text in _strings(tree) if _TAG.search(text)] == ["<a href={}>x</a>"]
+    assert not _TAG.search("a < b and c > d")
