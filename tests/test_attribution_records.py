@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.support.records import as_json
 from tests.support.store import dashboard_client, fresh_repository, panel
 from vicaran_agent import export
 from vicaran_agent.config import get_settings
@@ -121,7 +122,7 @@ def test_kind_who_is_quoted_and_own_records_survive_the_store(records_url: str) 
     repository = Repository(records_url)
     try:
         iid = investigation(repository)
-        saved = repository.get_investigation(iid)
+        saved = as_json(repository.get_investigation(iid))
     finally:
         repository.close()
     assert saved is not None

@@ -14,6 +14,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
+from tests.support.records import as_json
 from vicaran_agent.config import get_settings
 from vicaran_agent.server.callback_api import CALLBACK_PATH, callback_router
 from vicaran_agent.storage.repository import Repository, get_repository
@@ -132,7 +133,7 @@ def fact_check_data(claim_id: str, source_ids: list[str]) -> dict[str, Any]:
 
 
 def stored(repo: Repository, investigation_id: str) -> dict[str, Any]:
-    found = repo.get_investigation(investigation_id)
+    found = as_json(repo.get_investigation(investigation_id))
     assert found is not None
     return found
 
@@ -642,7 +643,7 @@ async def test_investigation_id_must_be_a_uuid(
     body["data"] = {"mode": "quick"}
     message = failure(await post_raw(client, json.dumps(body).encode()), 400)
     assert "investigation_id" in message
-    assert repo.list_investigations() == []
+    assert as_json(repo.list_investigations()) == []
 
 
 @pytest.mark.parametrize("data", [None, [], "x"])
@@ -843,7 +844,7 @@ async def test_unknown_investigation_is_404(
     response = await send(client, type_, investigation_id, data)
     assert response.status_code == 404
     assert response.json() == {"success": False, "error": "investigation not found"}
-    assert repo.get_investigation(investigation_id) is None
+    assert as_json(repo.get_investigation(investigation_id)) is None
 
 
 # --- idempotency -------------------------------------------------------------------------------
@@ -1143,7 +1144,7 @@ async def test_provenance_fields_are_stored_and_returned(client, repo):
     )
     assert response.status_code == 200, response.text
 
-    saved = repo.get_investigation(investigation_id)
+    saved = as_json(repo.get_investigation(investigation_id))
     (source,) = saved["sources"]
     assert source["display_url"] == "https://www.example.com/news/story/"
     assert (source["content_sha256"], source["relevant"]) == (SHA, False)
@@ -1454,7 +1455,7 @@ async def test_deeply_nested_json_is_400(
 ) -> None:
     message = failure(await post_raw(client, nested(depth).encode()), 400)
     assert "nested deeper than 32" in message
-    assert repo.list_investigations() == []
+    assert as_json(repo.list_investigations()) == []
 
 
 async def test_nesting_inside_strings_does_not_count(client: httpx.AsyncClient) -> None:
@@ -1488,7 +1489,7 @@ async def test_body_over_the_limit_is_413_and_nothing_is_stored(
     response = await send(client, "INVESTIGATION_STARTED", investigation_id, start)
     message = failure(response, 413)
     assert "at most 1000000 bytes" in message and "VICARAN_CALLBACK_MAX_BODY_BYTES" in message
-    assert repo.list_investigations() == []
+    assert as_json(repo.list_investigations()) == []
 
 
 async def test_body_limit_holds_without_content_length(
@@ -1517,7 +1518,7 @@ async def test_body_limit_holds_without_content_length(
     assert "content-length" not in response.request.headers
     assert "at most 2000 bytes" in failure(response, 413)
     assert len(sent) < 1000  # the rest was never read
-    assert repo.list_investigations() == []
+    assert as_json(repo.list_investigations()) == []
     ok = await client.post(CALLBACK_PATH, content=chunks(1), headers=headers)
     assert ok.status_code == 200, ok.text
     assert stored(repo, investigation_id)["title"] == "T" * 900

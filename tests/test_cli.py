@@ -11,6 +11,7 @@ from tests.fakes.newsroom import FakeNewsroom
 from tests.fakes.server import RecordedRequest, Response
 from tests.support.clock import FakeClock
 from tests.support.corpus import RIVERTON
+from tests.support.records import as_json
 from tests.support.wait import in_thread
 from vicaran_agent import cli
 from vicaran_agent.cli import investigation as cli_investigation
@@ -34,7 +35,7 @@ async def test_investigate_with_yes_writes_the_report_and_exits_by_status(env, t
         "--url", RIVERTON[2].url, "--mode", "quick", "--id", ID, "--yes", "--out", str(out),
     )  # fmt: skip
     printed = capsys.readouterr().out
-    record = get_repository(get_settings().database_url).get_investigation(ID)
+    record = as_json(get_repository(get_settings().database_url).get_investigation(ID))
     assert record["mode"] == "quick"
     assert record["status"] == "completed" and code == 0
     assert "Investigation Plan" in printed and "[PLAN_APPROVAL_REQUIRED]" not in printed
@@ -104,7 +105,7 @@ async def test_the_questions_of_a_vague_brief_are_asked_at_the_prompt(env, capsy
     code = await run_cli("investigate", "Look into what Mayor Smith did.", "--id", ID)
     assert code == 0
     assert prompts[0].startswith("Your answers") and prompts[1].startswith("Approve this plan?")
-    record = get_repository(get_settings().database_url).get_investigation(ID)
+    record = as_json(get_repository(get_settings().database_url).get_investigation(ID))
     assert "Mayor John Smith of Riverton, 2023 to 2024" in record["brief"]
 
 
@@ -156,8 +157,8 @@ async def test_investigate_waits_for_a_callback_api_that_recovers(env, capsys, c
         assert code == 0
         assert "Waiting up to 60 s for the callback API" in printed
         assert "Every record reached the callback API." in printed
-        summary = get_repository(get_settings().database_url).outbox_summary()["counts"]
-        assert summary["pending"] == 0 and summary["failed"] == 0
+        counts = get_repository(get_settings().database_url).outbox_summary().counts
+        assert counts.pending == 0 and counts.failed == 0
         assert "INVESTIGATION_COMPLETE" in newsroom.types()
     assert clock.slept and all(0 < wait <= 1 for wait in clock.slept)  # a pass a second
 
@@ -175,7 +176,7 @@ async def test_investigate_says_what_is_left_when_the_callback_api_stays_down(en
             r"`vicaran outbox flush`",
             printed,
         )
-        assert get_repository(get_settings().database_url).outbox_summary()["counts"]["pending"]
+        assert get_repository(get_settings().database_url).outbox_summary().counts.pending
     assert sum(clock.slept) == 1  # it waited the second it was given, by its clock
 
 

@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from tests.support.linear import assert_linear
+from tests.support.records import as_json
 from tests.support.store import dashboard_client, fresh_repository
 from vicaran_agent.config import get_settings
 from vicaran_agent.markdown_html import render_markdown
@@ -315,7 +316,7 @@ async def test_one_investigation_has_everything_and_the_rendered_summary(
 ) -> None:
     iid, source_ids = full_investigation(repo)
     data = (await client.get(f"/api/investigations/{iid}")).json()
-    assert data == {**repo.get_investigation(iid), "summary_html": data["summary_html"]}
+    assert data == {**as_json(repo.get_investigation(iid)), "summary_html": data["summary_html"]}
     assert [s["id"] for s in data["sources"]] == source_ids
     assert data["fact_checks"][0]["verdict"] == "partially_true"
     assert data["bias"]["overall_bias_score"] == 3.5

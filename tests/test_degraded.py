@@ -7,6 +7,7 @@ import pytest
 from tests.support import scripted_model
 from tests.support.conversation import Conversation
 from tests.support.corpus import RIVERTON
+from tests.support.records import as_json
 from vicaran_agent import state_keys as keys
 from vicaran_agent.config import get_settings
 from vicaran_agent.storage import get_repository
@@ -24,8 +25,8 @@ async def investigate(brief: str = BRIEF) -> tuple[Conversation, list[str], dict
 
 
 def saved(state: dict) -> dict:
-    return get_repository(get_settings().database_url).get_investigation(
-        state[keys.INVESTIGATION_ID]
+    return as_json(
+        get_repository(get_settings().database_url).get_investigation(state[keys.INVESTIGATION_ID])
     )
 
 

@@ -17,6 +17,7 @@ from markupsafe import escape
 
 from tests.support.callback_server import CallbackServer
 from tests.support.outbox import drain
+from tests.support.records import as_json
 from tests.support.store import dashboard_client, fresh_repository, panel, snapshot_href
 from vicaran_agent import export
 from vicaran_agent.callbacks.persistence import rested_on
@@ -146,7 +147,7 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Repository
 
 def test_document_fields_and_the_reasoning_log_survive_the_store(repo: Repository) -> None:
     iid = document_investigation(repo)
-    saved = repo.get_investigation(iid)
+    saved = as_json(repo.get_investigation(iid))
     assert saved is not None
 
     (source,) = saved["sources"]
@@ -169,12 +170,12 @@ def test_document_fields_and_the_reasoning_log_survive_the_store(repo: Repositor
 
 def test_a_verdict_saved_again_replaces_its_reasoning_log(repo: Repository) -> None:
     iid = document_investigation(repo)
-    saved = repo.get_investigation(iid)
+    saved = as_json(repo.get_investigation(iid))
     assert saved is not None
     (check,) = saved["fact_checks"]
     again = Verdict.model_validate({**check, "reasoning": ["Searched the collection once."]})
     repo.save_verdicts(iid, [again])
-    (check,) = repo.get_investigation(iid)["fact_checks"]  # type: ignore[index]
+    (check,) = as_json(repo.get_investigation(iid))["fact_checks"]  # type: ignore[index]
     assert check["reasoning"] == ["Searched the collection once."]
 
 
@@ -182,7 +183,7 @@ def test_a_fact_check_without_a_reasoning_log_reads_as_an_empty_list(repo: Repos
     iid = document_investigation(repo)
     with sqlite3.connect(repo.database_url.removeprefix("sqlite:///")) as db:
         db.execute("UPDATE fact_checks SET reasoning = NULL")
-    (check,) = repo.get_investigation(iid)["fact_checks"]  # type: ignore[index]
+    (check,) = as_json(repo.get_investigation(iid))["fact_checks"]  # type: ignore[index]
     assert check["reasoning"] == []
 
 
@@ -217,7 +218,7 @@ def test_an_older_database_gains_the_document_and_reasoning_columns(tmp_path: Pa
                 have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
                 assert set(columns) <= have, table
         iid = document_investigation(repository)  # and the upgraded store takes the new fields
-        (check,) = repository.get_investigation(iid)["fact_checks"]  # type: ignore[index]
+        (check,) = as_json(repository.get_investigation(iid))["fact_checks"]  # type: ignore[index]
         assert check["reasoning"] == REASONING and check["evidence"][0]["page"] == 4
     finally:
         repository.close()
@@ -271,8 +272,8 @@ async def test_a_newsroom_running_vicaran_receives_and_keeps_the_document_fields
             iid = document_investigation(repo)
         await drain()
         summary = repo.outbox_summary()
-        assert summary["counts"]["failed"] == 0, summary["failed"]
-        assert summary["counts"]["pending"] == 0
+        assert summary.counts.failed == 0, summary.failed
+        assert summary.counts.pending == 0
         remote = server.investigation(iid)
     finally:
         server.stop()
@@ -422,7 +423,9 @@ def test_the_html_export_without_the_text_or_an_address_names_the_passage_unlink
     repo: Repository,
 ) -> None:
     iid = document_investigation(repo, evidence=document_evidence())
-    text = export.to_html(repo.get_investigation(iid) or {}, public_url="")
+    found = repo.get_investigation(iid)
+    assert found is not None
+    text = export.to_html(found, public_url="")
     assert "<strong>📄 Contrato 002/2024, p. 4</strong>" in text
 
 

@@ -17,6 +17,7 @@ from tests.support.documents import (
     chain_documents,
     thirty_page_pdf,
 )
+from tests.support.records import as_json
 from vicaran_agent import cli
 from vicaran_agent import state_keys as keys
 from vicaran_agent.config import get_settings
@@ -83,8 +84,8 @@ async def test_docs_add_and_a_collection_brief_run_end_to_end(env, tmp_path, cap
     assert "doc://" not in report
 
     # Saved: the read API returns the page, the passage snapshot and the reasoning log.
-    saved = get_repository(get_settings().database_url).get_investigation(
-        state[keys.INVESTIGATION_ID]
+    saved = as_json(
+        get_repository(get_settings().database_url).get_investigation(state[keys.INVESTIGATION_ID])
     )
     evidence = [e for fc in saved["fact_checks"] for e in fc["evidence"]]
     assert any(e["page"] == CHAIN_FIGURE_PAGE and e["origin"] == "document" for e in evidence)

@@ -18,6 +18,7 @@ from tests.support import scripted_model
 from tests.support.api_server import APP, free_port, run_sse
 from tests.support.conversation import Conversation
 from tests.support.inprocess import adk_api_serving
+from tests.support.records import as_json
 from vicaran_agent import state_keys as keys
 from vicaran_agent.briefing import choose_collections
 from vicaran_agent.config import get_settings
@@ -398,8 +399,8 @@ async def test_documents_become_sources_read_with_the_web_ones(store, env):
     assert all(c["instruction"] == web["instruction"] for c in digests)
 
     # the passages read are the source's snapshot
-    saved = get_repository(get_settings().database_url).get_investigation(
-        state[keys.INVESTIGATION_ID]
+    saved = as_json(
+        get_repository(get_settings().database_url).get_investigation(state[keys.INVESTIGATION_ID])
     )
     repository = get_repository(get_settings().database_url)
     snapshot = repository.get_snapshot_text(contract["content_sha256"])

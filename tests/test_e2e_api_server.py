@@ -20,6 +20,7 @@ from tests.support.api_server import api_server as start_api_server
 from tests.support.corpus import RIVERTON
 from tests.support.databases import records_database, sessions_database
 from tests.support.inprocess import adk_api_serving, vicaran_serving
+from tests.support.records import as_json
 from tests.support.wait import until_sync
 from vicaran_agent.storage import Repository
 
@@ -101,7 +102,7 @@ def test_full_investigation_over_http_and_sse(api_server, env):
 
     state = httpx.get(f"{base}/apps/{APP}/users/newsroom/sessions/{session['id']}").json()["state"]
     assert state["investigation_status"] == "completed", state["partial_reason"]
-    record = Repository(env.database_url).get_investigation(state["investigation_id"])
+    record = as_json(Repository(env.database_url).get_investigation(state["investigation_id"]))
     assert record["status"] == state["investigation_status"]
     assert len(record["sources"]) == len(RIVERTON)
     assert sum(s["is_user_provided"] for s in record["sources"]) == 2
@@ -188,7 +189,7 @@ def approve_and_leave_on_started(base: str, database_url: str) -> None:
     assert any("[INVESTIGATION_STARTED]" in t for t in seen)
     store = Repository(database_url)
     until_sync(lambda: store.get_status(investigation_id) != "in_progress", "the run to end", 120)
-    record = store.get_investigation(investigation_id)
+    record = as_json(store.get_investigation(investigation_id))
     assert record["status"] == "completed", record.get("error") or record.get("partial_reason")
     assert record["sources"] and record["fact_checks"]
     assert record["summary"].rstrip().endswith("[INVESTIGATION_COMPLETE]")

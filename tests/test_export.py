@@ -17,6 +17,7 @@ import httpx
 import pytest
 from markdown_it import MarkdownIt
 
+from tests.support.records import as_json, stored, view
 from tests.support.store import dashboard_client, fresh_repository
 from tests.test_dashboard import (
     DISPLAY_1,
@@ -100,7 +101,7 @@ def assert_valid_claimreview(review: dict[str, Any]) -> None:
 
 
 def reviews_of(repo: Repository, iid: str) -> list[dict[str, Any]]:
-    text = export.render("claimreview", repo.get_investigation(iid) or {})
+    text = export.render("claimreview", stored(repo, iid))
     return json.loads(text)
 
 
@@ -131,7 +132,7 @@ def test_claimreview_labels_follow_the_brief_language(repo: Repository) -> None:
         assert review["reviewRating"]["alternateName"] == label
         assert review["inLanguage"] == "pt-BR"
     assert "ratingValue" not in reviews[-1]["reviewRating"]
-    assert "Não verificado" in export.render("claimreview", repo.get_investigation(iid) or {})
+    assert "Não verificado" in export.render("claimreview", stored(repo, iid))
 
 
 def test_claimreview_author_and_url_come_from_the_settings(
@@ -161,7 +162,7 @@ def test_claimreview_author_and_url_come_from_the_settings(
 
 def test_claimreview_appearance_is_where_the_claim_was_found(repo: Repository) -> None:
     iid, _ = trust_investigation(repo)
-    investigation = repo.get_investigation(iid) or {}
+    investigation = as_json(repo.get_investigation(iid)) or {}
     reviews = reviews_of(repo, iid)
     third = investigation["sources"][2]["display_url"]
     assert reviews[0]["itemReviewed"]["appearance"] == [
@@ -176,7 +177,7 @@ def test_claimreview_date_is_the_check_date_else_the_investigation_date(
     repo: Repository,
 ) -> None:
     iid, _ = trust_investigation(repo)
-    investigation = repo.get_investigation(iid) or {}
+    investigation = as_json(repo.get_investigation(iid)) or {}
     dates = [r["datePublished"] for r in reviews_of(repo, iid)]
     finished = investigation["completed_at"][:10]
     assert finished != "2024-04-03"
@@ -188,7 +189,7 @@ def test_claimreview_date_is_the_check_date_else_the_investigation_date(
 
 def test_markdown_export_has_the_report_and_the_evidence(repo: Repository) -> None:
     iid, _ = trust_investigation(repo)
-    text = export.render("md", repo.get_investigation(iid) or {})
+    text = export.render("md", stored(repo, iid))
     assert MARKER not in text
     assert text.startswith("# Dam contract\n")
     report_end = text.index("## Evidence")
@@ -221,8 +222,8 @@ def test_markdown_export_has_the_report_and_the_evidence(repo: Repository) -> No
 
 def html_export(repo: Repository, iid: str, investigation: dict[str, Any] | None = None) -> str:
     """The HTML export, with the texts Vicaran read, as the dashboard and the CLI give it."""
-    investigation = investigation or repo.get_investigation(iid) or {}
-    return export.render("html", investigation, repo.get_snapshots(iid))
+    investigation = investigation or as_json(repo.get_investigation(iid)) or {}
+    return export.render("html", view(investigation), repo.get_snapshots(iid))
 
 
 def test_html_export_is_standalone_escaped_and_its_citations_resolve(repo: Repository) -> None:
@@ -262,7 +263,7 @@ def snapshot_sections(html: str) -> dict[str, str]:
 
 def test_html_export_carries_every_text_it_cites(repo: Repository) -> None:
     iid, _ = trust_investigation(repo)
-    investigation = repo.get_investigation(iid) or {}
+    investigation = as_json(repo.get_investigation(iid)) or {}
     hostile = f"Minutes {XSS} </pre></article><a href=https://evil.example>x</a> & more"
     repo.save_snapshots({sha256(hostile): hostile})
     investigation["fact_checks"][0]["evidence"][1]["content_sha256"] = sha256(hostile)
@@ -270,7 +271,7 @@ def test_html_export_carries_every_text_it_cites(repo: Repository) -> None:
     # The report links a snapshot where the server was when it was written.
     written = f"http://127.0.0.1:8000/api/investigations/{iid}/snapshots/{sha256(SOURCE_TEXT)}"
     investigation["summary"] = f"# Dam contract\n\n- [1] **Story 1** — [snapshot]({written})\n"
-    html = export.render("html", investigation, snapshots)
+    html = export.render("html", view(investigation), snapshots)
     shown = snapshot_sections(html)
     assert shown == {
         sha256(SOURCE_TEXT): SOURCE_TEXT,
@@ -289,12 +290,12 @@ def test_html_export_keeps_its_size_when_texts_are_huge(
     repo: Repository, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     iid, _ = trust_investigation(repo)
-    investigation = repo.get_investigation(iid) or {}
+    investigation = as_json(repo.get_investigation(iid)) or {}
     huge = "Página " + "x" * (3 * export.SNAPSHOT_CHARS)
     sha = sha256(huge)
     investigation["fact_checks"][0]["evidence"][1]["content_sha256"] = sha
     snapshots = {**repo.get_snapshots(iid), sha: huge}
-    html = export.render("html", investigation, snapshots)
+    html = export.render("html", view(investigation), snapshots)
     shown = snapshot_sections(html)
     assert shown[sha] == huge[: export.SNAPSHOT_CHARS]
     assert len(html) < 2 * export.SNAPSHOT_CHARS
@@ -303,7 +304,7 @@ def test_html_export_keeps_its_size_when_texts_are_huge(
     # Past the export's whole budget, a text is named (its anchor still resolves), not copied.
     monkeypatch.setattr(export.html, "SNAPSHOT_CHARS", 50)
     monkeypatch.setattr(export.html, "EXPORT_SNAPSHOT_CHARS", len(SOURCE_TEXT) + 10)
-    html = export.render("html", investigation, snapshots)
+    html = export.render("html", view(investigation), snapshots)
     shown = snapshot_sections(html)
     assert shown[sha256(SOURCE_TEXT)] == SOURCE_TEXT[:50]  # the first one cited
     assert shown[sha256(EVIDENCE_TEXT)] == EVIDENCE_TEXT[: len(SOURCE_TEXT) + 10 - 50]
@@ -315,29 +316,29 @@ def test_html_export_keeps_its_size_when_texts_are_huge(
 
 def test_html_export_links_only_web_addresses(repo: Repository) -> None:
     iid, _ = trust_investigation(repo)
-    investigation = repo.get_investigation(iid) or {}
+    investigation = as_json(repo.get_investigation(iid)) or {}
     investigation["sources"][0]["display_url"] = "javascript:alert(1)"
-    html = export.render("html", investigation)
+    html = export.render("html", view(investigation))
     assert 'href="javascript:' not in html and "Link: javascript:alert(1)" in html
 
 
 def test_html_export_links_only_the_saved_sources(repo: Repository) -> None:
     iid, _ = trust_investigation(repo)
-    investigation = repo.get_investigation(iid) or {}
+    investigation = as_json(repo.get_investigation(iid)) or {}
     saved = investigation["sources"][0]["display_url"]
     investigation["summary"] = (
         f"# R\nSee {saved} and https://evil.example/pwn or [this](https://evil.example/x)."
     )
-    html = export.render("html", investigation)
+    html = export.render("html", view(investigation))
     assert f'href="{saved}"' in html
     assert 'href="https://evil.example' not in html
 
 
 def test_json_export_is_the_full_record_set(repo: Repository) -> None:
     iid, _ = trust_investigation(repo)
-    investigation = repo.get_investigation(iid) or {}
+    investigation = as_json(repo.get_investigation(iid)) or {}
     snapshots = repo.get_snapshots(iid)
-    text = export.render("json", investigation, snapshots)
+    text = export.render("json", view(investigation), snapshots)
     assert MARKER not in text
     assert "Ünïcödé ✓" in text  # not escaped to \u sequences
     assert text.startswith('{\n  "format": "vicaran-investigation"')  # pretty-printed
@@ -361,7 +362,7 @@ def test_markdown_and_json_exports_link_snapshots_where_the_server_is(
     exported with its snapshot links on the server that exports it."""
     iid, _ = trust_investigation(repo)
     configure(monkeypatch, VICARAN_PUBLIC_URL="http://127.0.0.1:8123")
-    investigation = repo.get_investigation(iid) or {}
+    investigation = as_json(repo.get_investigation(iid)) or {}
     path = f"/api/investigations/{iid}/snapshots/{sha256(SOURCE_TEXT)}"
     other = f"/api/investigations/other-id/snapshots/{sha256(SOURCE_TEXT)}"
     investigation["summary"] = (
@@ -370,13 +371,13 @@ def test_markdown_and_json_exports_link_snapshots_where_the_server_is(
         f"- not this one: http://127.0.0.1:8000{other}\n"
         f"- nor an address followed by a path: http://news1.example/a and {path}\n"
     )
-    markdown = export.render("md", investigation)
+    markdown = export.render("md", view(investigation))
     assert f"[snapshot](http://127.0.0.1:8123{path})" in markdown
     assert f"see also http://127.0.0.1:8123{path}." in markdown
     assert f"http://127.0.0.1:8000{other}" in markdown  # another investigation's: as written
     assert f"`http://news1.example/a` and {path}\n" in markdown  # not saved: shown as code
     assert "<https://news1.example/story>" in markdown
-    summary = json.loads(export.render("json", investigation))["investigation"]["summary"]
+    summary = json.loads(export.render("json", view(investigation)))["investigation"]["summary"]
     assert f"[snapshot](http://127.0.0.1:8123{path})" in summary  # the record, rebased
     assert f"http://127.0.0.1:8000{path}" not in summary
 
@@ -395,7 +396,7 @@ def test_cli_writes_to_stdout_without_out(
     iid, _ = trust_investigation(repo)
     assert cli.main(["export", iid, "--format", "md"]) == 0
     printed = capsys.readouterr()
-    assert printed.out == export.render("md", repo.get_investigation(iid) or {})
+    assert printed.out == export.render("md", stored(repo, iid))
     assert printed.err == ""
     assert cli.main(["export", iid, "--format", "claimreview"]) == 0
     reviews = json.loads(capsys.readouterr().out)
@@ -452,12 +453,12 @@ async def test_export_route_serves_a_download(
     )
     assert response.headers["cache-control"] == "no-store"
     assert MARKER not in response.text
-    investigation = repo.get_investigation(iid) or {}
+    investigation = as_json(repo.get_investigation(iid)) or {}
     if fmt == "json":
         assert response.json()["snapshots"] == repo.get_snapshots(iid)
         assert response.json()["investigation"]["id"] == iid
     else:
-        assert response.text == export.render(fmt, investigation, repo.get_snapshots(iid))
+        assert response.text == export.render(fmt, view(investigation), repo.get_snapshots(iid))
 
 
 async def test_export_route_refuses_unknown_formats_and_investigations(
@@ -506,7 +507,7 @@ HOSTILE_REPORT = (
 def hostile_investigation(repo: Repository) -> dict[str, Any]:
     """The trust investigation with a hostile value in every untrusted field."""
     iid, _ = trust_investigation(repo)
-    investigation = repo.get_investigation(iid) or {}
+    investigation = as_json(repo.get_investigation(iid)) or {}
     investigation["title"] = HOSTILE
     investigation["summary"] = HOSTILE_REPORT
     for source in investigation["sources"]:
@@ -565,13 +566,13 @@ def rendered(markdown: str) -> _Rendered:
 def test_markdown_export_escapes_every_untrusted_field(repo: Repository) -> None:
     investigation = hostile_investigation(repo)
     # the records' own addresses (sources, evidence) and the snapshots of the saved sources
-    saved = export.saved_links(investigation) | {
+    saved = export.saved_links(view(investigation)) | {
         item[key]
         for check in investigation["fact_checks"]
         for item in check["evidence"]
         for key in ("url", "display_url")
     }
-    markdown = export.render("md", investigation)
+    markdown = export.render("md", view(investigation))
     page = rendered(markdown)
     tags = {tag for tag, _ in page.tags}
     assert not tags & {"script", "img", "div", "b", "iframe"}, tags
@@ -592,13 +593,13 @@ def test_markdown_export_escapes_every_untrusted_field(repo: Repository) -> None
 
 def test_markdown_export_links_only_the_saved_sources(repo: Repository) -> None:
     iid, _ = trust_investigation(repo)
-    investigation = repo.get_investigation(iid) or {}
+    investigation = as_json(repo.get_investigation(iid)) or {}
     saved = investigation["sources"][0]["display_url"]
     investigation["summary"] = (
         f"# R\nSee {saved} and https://evil.example/pwn or [this](https://evil.example/x) "
         f"or [that]({saved})."
     )
-    page = rendered(export.render("md", investigation))
+    page = rendered(export.render("md", view(investigation)))
     hrefs = [a.get("href") for tag, a in page.tags if tag == "a"]
     assert saved in hrefs
     assert not [h for h in hrefs if h and EVIL in h]
@@ -607,10 +608,10 @@ def test_markdown_export_links_only_the_saved_sources(repo: Repository) -> None:
 def test_claimreview_json_ld_cannot_end_a_script_element(repo: Repository) -> None:
     """Every JSON-LD is written with <, > and & escaped: embedded, it stays one script."""
     iid, _ = trust_investigation(repo)
-    investigation = repo.get_investigation(iid) or {}
+    investigation = as_json(repo.get_investigation(iid)) or {}
     closing = "</script><script>alert(1)</script> <!-- & -->"
     investigation["fact_checks"][0]["claim_text"] = closing
-    text = export.render("claimreview", investigation)
+    text = export.render("claimreview", view(investigation))
     assert not {"<", ">", "&"} & set(text)
     assert "\\u003c/script\\u003e" in text
     assert json.loads(text)[0]["claimReviewed"] == closing  # the same data, escaped

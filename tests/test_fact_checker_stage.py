@@ -9,6 +9,7 @@ import pytest
 from tests.support import scripted_model
 from tests.support.conversation import Conversation
 from tests.support.corpus import RIVERTON
+from tests.support.records import as_json
 from vicaran_agent import state_keys as keys
 from vicaran_agent.config import get_settings
 from vicaran_agent.i18n import verdict_label
@@ -26,8 +27,8 @@ async def investigate(brief: str = BRIEF) -> tuple[list[str], dict, dict]:
     await conversation.send(brief)
     events = await conversation.send("APPROVED")
     state = await conversation.state()
-    saved = get_repository(get_settings().database_url).get_investigation(
-        state[keys.INVESTIGATION_ID]
+    saved = as_json(
+        get_repository(get_settings().database_url).get_investigation(state[keys.INVESTIGATION_ID])
     )
     return conversation.texts(events), state, saved
 

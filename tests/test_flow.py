@@ -7,6 +7,7 @@ import re
 from tests.support import scripted_model
 from tests.support.conversation import Conversation, text_of
 from tests.support.corpus import RIVERTON
+from tests.support.records import as_json
 from vicaran_agent import state_keys as keys
 from vicaran_agent.config import get_settings
 from vicaran_agent.storage import get_repository
@@ -77,8 +78,8 @@ async def test_quick_investigation_runs_end_to_end(env):
     assert len(state[keys.CLAIM_RECORDS]) <= 5
     assert state[keys.BIAS_RECORD]["per_source"] == []  # overall only in quick mode
 
-    saved = get_repository(get_settings().database_url).get_investigation(
-        state[keys.INVESTIGATION_ID]
+    saved = as_json(
+        get_repository(get_settings().database_url).get_investigation(state[keys.INVESTIGATION_ID])
     )
     assert saved is not None
     assert saved["mode"] == "quick"
@@ -130,8 +131,8 @@ async def test_detailed_investigation_builds_timeline_and_per_source_bias(env):
     assert events and [e["event_date"] for e in events] == sorted(e["event_date"] for e in events)
     assert state[keys.BIAS_RECORD]["per_source"]
 
-    saved = get_repository(get_settings().database_url).get_investigation(
-        state[keys.INVESTIGATION_ID]
+    saved = as_json(
+        get_repository(get_settings().database_url).get_investigation(state[keys.INVESTIGATION_ID])
     )
     assert len(saved["timeline"]) == len(events)
     source_ids = {s["id"] for s in saved["sources"]}

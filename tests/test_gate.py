@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.support.conversation import Conversation
+from tests.support.records import as_json
 from vicaran_agent import state_keys as keys
 from vicaran_agent.config import get_settings
 from vicaran_agent.conversation.messages import is_approval
@@ -16,7 +17,7 @@ BRIEF = "Investigate whether Acme Chemicals polluted Riverton's drinking water i
 def nothing_searched_or_saved(env, investigation_id: str) -> None:
     assert env.services.tavily.count("/search") == 0
     repository = get_repository(get_settings().database_url)
-    assert repository.get_investigation(investigation_id) is None
+    assert as_json(repository.get_investigation(investigation_id)) is None
 
 
 async def test_model_that_transfers_early_is_refused_and_the_plan_is_requested(env):

@@ -7,6 +7,7 @@ from __future__ import annotations
 from tests.support import scripted_model
 from tests.support.conversation import Conversation
 from tests.support.gazettes import SCENARIOS
+from tests.support.records import as_json
 from vicaran_agent import state_keys as keys
 from vicaran_agent.config import get_settings
 from vicaran_agent.storage import get_repository
@@ -45,8 +46,8 @@ async def test_a_claim_about_a_city_is_checked_in_its_gazettes_and_the_report_ci
         (s["published_at"], s["published_at_source"]) == (s["gazette_date"], "gazette")
         for s in gazettes
     )
-    saved = get_repository(get_settings().database_url).get_investigation(
-        state[keys.INVESTIGATION_ID]
+    saved = as_json(
+        get_repository(get_settings().database_url).get_investigation(state[keys.INVESTIGATION_ID])
     )
     assert {s["url"] for s in saved["sources"]} >= {s["url"] for s in gazettes}
     (stored,) = [c for c in saved["claims"] if c["key"] == claim["key"]]

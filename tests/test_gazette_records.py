@@ -15,9 +15,11 @@ import pytest
 
 from tests.support.callback_server import CallbackServer
 from tests.support.outbox import drain
+from tests.support.records import as_json, view
 from tests.support.store import dashboard_client, fresh_repository, panel, snapshot_href
 from vicaran_agent import export
 from vicaran_agent.config import get_settings
+from vicaran_agent.read_model import SourceView
 from vicaran_agent.schemas import (
     BiasAssessment,
     Claim,
@@ -170,7 +172,7 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Repository
 
 
 def saved(repo: Repository, iid: str) -> dict[str, Any]:
-    investigation = repo.get_investigation(iid)
+    investigation = as_json(repo.get_investigation(iid))
     assert investigation is not None
     return investigation
 
@@ -278,8 +280,8 @@ async def test_a_newsroom_running_vicaran_receives_and_keeps_the_gazette_fields(
             iid = gazette_investigation(repo)
         await drain()
         summary = repo.outbox_summary()
-        assert summary["counts"]["failed"] == 0, summary["failed"]
-        assert summary["counts"]["pending"] == 0
+        assert summary.counts.failed == 0, summary.failed
+        assert summary.counts.pending == 0
         remote = server.investigation(iid)
     finally:
         server.stop()
@@ -331,7 +333,8 @@ def web_link(url: str, text: str) -> str:
     ],
 )
 def test_a_gazette_is_named_by_its_title_with_its_date(item: dict[str, Any], label: str) -> None:
-    assert export.gazette_label({"origin": "gazette", **item}) == label
+    source = SourceView(id="s1", source_id="s1", url=GAZETTE_URL, origin="gazette", **item)
+    assert export.gazette_label(source) == label
 
 
 async def test_the_read_api_returns_the_gazette_fields(
@@ -406,7 +409,7 @@ def exported(repo: Repository, fmt: str, public_url: str = "", **changes: Any) -
     iid = gazette_investigation(repo, **changes)
     repo.finish_investigation(iid, "completed", summary=REPORT)
     settings = get_settings().model_copy(update={"vicaran_public_url": public_url})
-    return export.render(fmt, saved(repo, iid), repo.get_snapshots(iid), settings=settings)
+    return export.render(fmt, view(saved(repo, iid)), repo.get_snapshots(iid), settings=settings)
 
 
 def test_the_markdown_export_names_gazettes_by_city_and_date(repo: Repository) -> None:

@@ -14,6 +14,7 @@ from tests.support import scripted_model
 from tests.support.conversation import Conversation
 from tests.support.corpus import RIVERTON, Article, pages, search_results
 from tests.support.outbox import drain
+from tests.support.records import as_json
 from vicaran_agent import state_keys as keys
 from vicaran_agent.config import get_settings
 from vicaran_agent.server.app import build_server
@@ -88,7 +89,9 @@ async def test_a_hostile_page_links_and_signals_nothing_anywhere(env, newsroom):
     )
     # nothing in the records, the read API or the dashboard either
     investigation_id = state[keys.INVESTIGATION_ID]
-    record = get_repository(get_settings().database_url).get_investigation(investigation_id)
+    record = as_json(
+        get_repository(get_settings().database_url).get_investigation(investigation_id)
+    )
     stored = json.dumps({k: v for k, v in record.items() if k != "summary"}, ensure_ascii=False)
     assert EVIL not in stored and markers_in(stored) == []
     with TestClient(build_server(with_adk=False)) as client:

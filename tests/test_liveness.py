@@ -12,6 +12,7 @@ from tests.support.cli_process import start_investigation
 from tests.support.clock import FakeClock
 from tests.support.conversation import Conversation
 from tests.support.inprocess import CommandRun, vicaran
+from tests.support.records import as_json
 from vicaran_agent import liveness
 from vicaran_agent import state_keys as keys
 from vicaran_agent.config import get_settings
@@ -32,7 +33,7 @@ def wait_for(check, seconds: float = 60.0) -> None:
 
 
 def running(investigation_id: str) -> bool:
-    found = store().get_investigation(investigation_id)
+    found = as_json(store().get_investigation(investigation_id))
     return bool(found and found["status"] == "in_progress" and found["sources"])
 
 
@@ -75,7 +76,7 @@ def test_sigterm_marks_the_run_interrupted_before_the_process_exits(env, monkeyp
     assert sent, "the run never got past its sources"
     assert run.code == 130, run.output
     assert "marked interrupted" in run.output
-    record = store().get_investigation(ID)
+    record = as_json(store().get_investigation(ID))
     assert record["status"] == "interrupted"  # written by the process itself, at once
     assert "interrupted" in (record["error"] or "")
 
@@ -96,7 +97,7 @@ def test_sigterm_between_two_events_marks_the_run_interrupted_too(env, monkeypat
     monkeypatch.setattr(ClaimExtractorAgent, "run_stage", stopped)
     run = investigate_stopped_here()
     assert run.code == 130, run.output
-    record = store().get_investigation(ID)
+    record = as_json(store().get_investigation(ID))
     assert record["status"] == "interrupted", record.get("error")
 
 
@@ -113,11 +114,11 @@ async def test_sigkill_leaves_a_run_that_readers_and_the_next_start_see_as_inter
     assert row in ("in_progress", "interrupted")  # no heartbeat yet missed, or already stale
     # the heartbeat stops: readers see the run as interrupted, not live, even before a sweep
     await asyncio.to_thread(wait_for, lambda: store().get_status(ID) == "interrupted", 10)
-    listed = next(i for i in store().list_investigations() if i["id"] == ID)
+    listed = next(i for i in as_json(store().list_investigations()) if i["id"] == ID)
     assert listed["status"] == "interrupted"
     # and the next start writes it down
     assert await liveness.sweep(force=True) == [ID]
-    assert store().get_investigation(ID)["status"] == "interrupted"
+    assert as_json(store().get_investigation(ID))["status"] == "interrupted"
 
 
 class Beats:
@@ -194,7 +195,7 @@ def test_a_run_with_a_fresh_heartbeat_is_live_and_one_without_is_not(env):
     assert repository.get_status(ID) == "in_progress"  # a beat brings it back to life
     age(31)
     assert repository.sweep_stale() == [ID]
-    assert repository.get_investigation(ID)["status"] == "interrupted"
+    assert as_json(repository.get_investigation(ID))["status"] == "interrupted"
 
 
 def test_callback_investigations_are_not_judged_by_this_stores_heartbeat(env):
@@ -226,7 +227,7 @@ async def test_an_id_another_conversation_owns_is_refused(env):
     reply = second.texts(await second.send(f"Investigation ID: {ID}\nHijacked: {BRIEF}"))[-1]
     assert f"Investigation ID {ID} already belongs to another conversation" in reply
     assert "[PLAN_APPROVAL_REQUIRED]" not in reply
-    record = store().get_investigation(ID)
+    record = as_json(store().get_investigation(ID))
     assert record["status"] == "completed" and "Hijacked" not in record["brief"]
 
 
@@ -240,7 +241,7 @@ async def test_two_conversations_planning_one_id_do_not_merge(env):
     state = await second.state()
     assert state[keys.INVESTIGATION_STATUS] == "planning" and not state[keys.PLAN_APPROVED]
     assert (
-        store().get_investigation(ID)["brief"]
+        as_json(store().get_investigation(ID))["brief"]
         == (await first.state())[keys.INVESTIGATION_CONFIG]["brief"]
     )
 
@@ -257,7 +258,7 @@ async def test_an_interrupted_run_can_be_continued_from_a_new_conversation(env):
     await conversation.send("APPROVED")
     state = await conversation.state()
     assert state[keys.INVESTIGATION_STATUS] == "completed"
-    record = repository.get_investigation(ID)
+    record = as_json(repository.get_investigation(ID))
     assert record["status"] == "completed"
     urls = [s["url"] for s in record["sources"]]
     assert len(urls) == len(set(urls))  # nothing saved twice

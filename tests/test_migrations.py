@@ -22,6 +22,7 @@ from tests.fixtures.make_records_6b66a77 import (
     INVESTIGATION_ID,
 )
 from tests.support.databases import records_database
+from tests.support.records import as_json
 from vicaran_agent import cli
 from vicaran_agent.cli import server as cli_server
 from vicaran_agent.config import get_settings
@@ -59,10 +60,12 @@ def _contains(new: Any, old: Any, where: str = "") -> None:
 
 def _same_records(repository: Repository) -> None:
     for investigation_id, expected in EXPECTED["investigations"].items():
-        _contains(repository.get_investigation(investigation_id), expected, investigation_id)
-    _contains(repository.list_investigations(), EXPECTED["list"], "list")
+        _contains(
+            as_json(repository.get_investigation(investigation_id)), expected, investigation_id
+        )
+    _contains(as_json(repository.list_investigations()), EXPECTED["list"], "list")
     assert repository.get_snapshots(INVESTIGATION_ID) == EXPECTED["snapshots"]
-    assert repository.outbox_summary()["counts"] == EXPECTED["outbox"]
+    assert repository.outbox_summary().counts.model_dump() == EXPECTED["outbox"]
     assert list(repository.get_idempotent(IDEMPOTENCY[0]) or ()) == EXPECTED["idempotent"]
 
 
@@ -87,7 +90,7 @@ def test_a_database_made_before_migrations_keeps_every_record(tmp_path: Path) ->
 
     assert migrate.current(url) == migrate.head()
     _same_records(repository)
-    investigation = repository.get_investigation(INVESTIGATION_ID)
+    investigation = as_json(repository.get_investigation(INVESTIGATION_ID))
     assert investigation is not None
     assert [s["origin"] for s in investigation["sources"]] == [
         "web",
@@ -101,7 +104,7 @@ def test_a_database_made_before_migrations_keeps_every_record(tmp_path: Path) ->
         "document",
         "gazette",
     ]
-    assert repository.get_investigation(FAILED_ID)["status"] == "failed"  # type: ignore[index]
+    assert as_json(repository.get_investigation(FAILED_ID))["status"] == "failed"  # type: ignore[index]
     assert _differences(url) == []  # the same schema as a database made at head
     documents = DocumentStore(url)
     hits = documents.search("licitacao barragem", [COLLECTION])
@@ -126,7 +129,7 @@ def test_the_date_sources_are_added_to_sources_and_evidence(tmp_path: Path) -> N
         for table in ("sources", "evidence"):
             columns = {c["name"] for c in inspect(connection).get_columns(table)}
             assert "published_at_source" in columns, table
-    data = repository.get_investigation(INVESTIGATION_ID)
+    data = as_json(repository.get_investigation(INVESTIGATION_ID))
     assert data is not None
     dated = [s for s in data["sources"] if s["published_at"]]
     assert dated and all(s["published_at_source"] is None for s in dated)

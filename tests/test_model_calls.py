@@ -16,6 +16,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from tests.support import scripted_model
 from tests.support.conversation import Conversation
+from tests.support.records import as_json
 from tests.test_flow import BRIEF
 from vicaran_agent import state_keys as keys
 from vicaran_agent.config import get_settings
@@ -167,8 +168,8 @@ async def test_every_model_call_has_a_span_with_token_usage(env, spans):
 async def test_tokens_are_saved_per_stage_and_shown(env):
     conversation, _ = await quick_run(CountingPlugin())
     state = await conversation.state()
-    record = get_repository(get_settings().database_url).get_investigation(
-        state[keys.INVESTIGATION_ID]
+    record = as_json(
+        get_repository(get_settings().database_url).get_investigation(state[keys.INVESTIGATION_ID])
     )
     assert record is not None
     tokens = record["tokens"]
@@ -203,8 +204,8 @@ async def test_a_spent_token_budget_stops_gathering_and_the_report_is_still_writ
     env.set(VICARAN_TOKEN_BUDGET=str(gathered // 2))
     conversation, _ = await quick_run(CountingPlugin())
     state = await conversation.state()
-    record = get_repository(get_settings().database_url).get_investigation(
-        state[keys.INVESTIGATION_ID]
+    record = as_json(
+        get_repository(get_settings().database_url).get_investigation(state[keys.INVESTIGATION_ID])
     )
     assert record is not None
     assert record["status"] == "partial"
@@ -243,8 +244,8 @@ async def test_adks_model_call_limit_counts_stage_calls_and_is_explained(env):
     scripted_model.reset_calls()
     await conversation.send("APPROVED")
     state = await conversation.state()
-    record = get_repository(get_settings().database_url).get_investigation(
-        state[keys.INVESTIGATION_ID]
+    record = as_json(
+        get_repository(get_settings().database_url).get_investigation(state[keys.INVESTIGATION_ID])
     )
     assert record is not None
     assert record["status"] in ("partial", "failed")

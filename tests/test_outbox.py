@@ -11,6 +11,7 @@ import pytest
 from tests.support import outbox, wait
 from tests.support.callback_server import CallbackServer
 from tests.support.conversation import Conversation
+from tests.support.records import as_json
 from vicaran_agent import delivery
 from vicaran_agent import state_keys as keys
 from vicaran_agent.config import get_settings
@@ -112,7 +113,7 @@ async def drain() -> None:
 
 
 def local(investigation_id: str) -> dict[str, Any]:
-    return get_repository(get_settings().database_url).get_investigation(investigation_id)
+    return as_json(get_repository(get_settings().database_url).get_investigation(investigation_id))
 
 
 async def test_records_reach_the_newsroom_with_their_links(newsroom):
@@ -125,7 +126,7 @@ async def test_records_reach_the_newsroom_with_their_links(newsroom):
     assert remote["status"] == "completed", remote["partial_reason"]
     assert mine["quality"] and mine["quality"]["audited"] > 0
     summary = get_repository(get_settings().database_url).outbox_summary()
-    assert summary["counts"]["pending"] == summary["counts"]["failed"] == 0
+    assert summary.counts.pending == summary.counts.failed == 0
     # ids propagate: the remote claim links are the remote ids of its sources
     remote_sources = {s["id"] for s in remote["sources"]}
     assert all(set(c["source_ids"]) <= remote_sources and c["source_ids"] for c in remote["claims"])
@@ -136,14 +137,14 @@ async def test_a_down_server_holds_records_until_it_returns_then_delivers_once(n
     investigation_id = await investigate()
     await drain()  # every head attempt fails: the server is down
     summary = get_repository(get_settings().database_url).outbox_summary()
-    assert summary["counts"]["delivered"] == 0 and summary["counts"]["pending"] > 0
-    assert summary["retrying"] and "ConnectError" in summary["retrying"][0]["last_error"]
+    assert summary.counts.delivered == 0 and summary.counts.pending > 0
+    assert summary.retrying and "ConnectError" in summary.retrying[0].last_error
     assert newsroom.investigation(investigation_id) is None
 
     newsroom.recover()
     for _ in range(len(local(investigation_id)["sources"]) + 20):
         await drain()
-        if get_repository(get_settings().database_url).outbox_summary()["counts"]["pending"] == 0:
+        if get_repository(get_settings().database_url).outbox_summary().counts.pending == 0:
             break
     remote = newsroom.investigation(investigation_id)
     assert comparable(remote) == comparable(local(investigation_id))
@@ -164,7 +165,7 @@ async def test_a_restart_between_failure_and_recovery_loses_nothing(newsroom, en
     assert restarted.repository is not None
     for _ in range(30):
         await restarted.deliver_due(now_only=False)
-        if restarted.repository.outbox_summary()["counts"]["pending"] == 0:
+        if restarted.repository.outbox_summary().counts.pending == 0:
             break
     assert comparable(newsroom.investigation(investigation_id)) == comparable(
         local(investigation_id)
@@ -182,9 +183,9 @@ async def test_a_refused_record_is_recorded_and_not_retried(newsroom):
     await drain()
     await drain()
     summary = repository.outbox_summary()
-    (failed,) = summary["failed"]
-    assert failed["response_status"] == 400 and failed["attempts"] == 1
-    assert "importance" in failed["response_body"]
+    (failed,) = summary.failed
+    assert failed.response_status == 400 and failed.attempts == 1
+    assert "importance" in failed.response_body
     claims = [c["claim_text"] for c in newsroom.investigation(investigation_id)["claims"]]
     assert "An impossible claim" not in claims
 
@@ -206,7 +207,7 @@ async def test_a_mid_run_outage_leaves_identical_records_and_no_duplicates(newsr
             yield event
 
     def delivered() -> int:
-        return get_repository(get_settings().database_url).outbox_summary()["counts"]["delivered"]
+        return get_repository(get_settings().database_url).outbox_summary().counts.delivered
 
     env.monkeypatch.setattr(ClaimExtractorAgent, "run_stage", with_outage)
     investigation_id = await investigate()
@@ -214,7 +215,7 @@ async def test_a_mid_run_outage_leaves_identical_records_and_no_duplicates(newsr
     newsroom.recover()
     for _ in range(40):
         await drain()
-        if get_repository(get_settings().database_url).outbox_summary()["counts"]["pending"] == 0:
+        if get_repository(get_settings().database_url).outbox_summary().counts.pending == 0:
             break
     remote, mine = newsroom.investigation(investigation_id), local(investigation_id)
     assert comparable(remote) == comparable(mine)

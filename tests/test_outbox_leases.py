@@ -83,7 +83,11 @@ async def test_a_flush_waits_for_the_rows_another_deliverer_is_sending(env, repo
     assert sent.json["type"] == "CLAIM_EXTRACTED"
     assert sent.json["data"]["source_ids"] == ["remote-s1"]  # linked to the other's send
     assert flush.passes >= 2
-    assert repository.outbox_summary()["counts"] == {"pending": 0, "delivered": 2, "failed": 0}
+    assert repository.outbox_summary().counts.model_dump() == {
+        "pending": 0,
+        "delivered": 2,
+        "failed": 0,
+    }
 
 
 async def test_a_flush_leaves_what_a_down_server_refuses_pending(env, repository):
@@ -91,8 +95,8 @@ async def test_a_flush_leaves_what_a_down_server_refuses_pending(env, repository
     env.set(CALLBACK_API_URL="http://127.0.0.1:9/api/agent-callback", AGENT_SECRET="s")
     assert await drain(Deliverer(repository=repository, backoff_base=0.01)) == 0
     summary = repository.outbox_summary()
-    assert summary["counts"] == {"pending": 2, "delivered": 0, "failed": 0}
-    assert "ConnectError" in summary["retrying"][0]["last_error"]
+    assert summary.counts.model_dump() == {"pending": 2, "delivered": 0, "failed": 0}
+    assert "ConnectError" in summary.retrying[0].last_error
     assert leased(repository) == []
 
 
@@ -110,7 +114,11 @@ async def test_a_flush_first_stops_this_loops_background_deliverer(env):
         finally:
             clock.advance(1.0)
     assert newsroom.types()[-2:] == ["SOURCE_FOUND", "CLAIM_EXTRACTED"]
-    assert repository.outbox_summary()["counts"] == {"pending": 0, "delivered": 2, "failed": 0}
+    assert repository.outbox_summary().counts.model_dump() == {
+        "pending": 0,
+        "delivered": 2,
+        "failed": 0,
+    }
 
 
 async def test_a_dead_deliverers_lease_runs_out_by_the_clock(env, repository):
@@ -136,10 +144,10 @@ async def test_a_failed_send_is_due_again_after_its_backoff_by_the_clock(env, re
     env.set(CALLBACK_API_URL="http://127.0.0.1:9/api/agent-callback", AGENT_SECRET="s")
     deliverer = Deliverer(repository=repository, backoff_base=4.0, clock=clock)
     assert await deliverer.deliver_due() == 0  # the server is down: one attempt
-    assert repository.outbox_summary()["retrying"][0]["attempts"] == 1
+    assert repository.outbox_summary().retrying[0].attempts == 1
     clock.advance(1.9)  # the backoff of a first retry: 2 to 4 s (jittered)
     assert await deliverer.deliver_due() == 0
-    assert repository.outbox_summary()["retrying"][0]["attempts"] == 1  # not due yet
+    assert repository.outbox_summary().retrying[0].attempts == 1  # not due yet
     clock.advance(2.1)
     assert await deliverer.deliver_due() == 0
-    assert repository.outbox_summary()["retrying"][0]["attempts"] == 2  # due, tried again
+    assert repository.outbox_summary().retrying[0].attempts == 2  # due, tried again

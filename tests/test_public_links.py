@@ -25,6 +25,7 @@ from pydantic import ValidationError
 from tests.support.api_server import APP, free_port, run_sse
 from tests.support.corpus import RIVERTON
 from tests.support.inprocess import vicaran_serving
+from tests.support.records import as_json, view
 from tests.support.store import dashboard_client, fresh_repository, panel
 from tests.support.wait import in_thread
 from tests.test_dashboard import QUOTE, XSS, start, trust_investigation
@@ -271,7 +272,7 @@ async def test_the_dashboard_links_a_reports_snapshots_on_this_server(repo: Repo
     """A report written while the server was elsewhere (a headless run, another port) links
     its snapshots here: the dashboard's links are paths on the server that shows them."""
     iid, _ = trust_investigation(repo)
-    investigation = repo.get_investigation(iid) or {}
+    investigation = as_json(repo.get_investigation(iid)) or {}
     sha = investigation["sources"][0]["content_sha256"]
     written = f"{RETIRED}/api/investigations/{iid}/snapshots/{sha}"
     repo.finish_investigation(
@@ -293,8 +294,8 @@ def claim_path(iid: str, n: int | str) -> str:
 
 async def test_each_checked_claim_has_its_page_carrying_its_claimreview(repo: Repository):
     iid, _ = trust_investigation(repo)
-    investigation = repo.get_investigation(iid) or {}
-    reviews = export.claim_reviews(investigation)
+    investigation = as_json(repo.get_investigation(iid)) or {}
+    reviews = export.claim_reviews(view(investigation))
     async with dashboard_client() as client:
         for n, check in enumerate(investigation["fact_checks"], 1):
             page = await client.get(claim_path(iid, n))

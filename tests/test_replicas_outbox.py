@@ -49,7 +49,7 @@ _DELIVER = (
     "    time.sleep(0.01)\n"
     "async def main():\n"
     "    deliverer = Deliverer(backoff_base=0.01, backoff_max=0.05)\n"
-    "    while deliverer.repository.outbox_summary()['counts']['pending']:\n"
+    "    while deliverer.repository.outbox_summary().counts.pending:\n"
     "        await deliverer.deliver_due()\n"
     "        await asyncio.sleep(0.02)\n"
     "asyncio.run(main())\n"
@@ -189,7 +189,7 @@ async def test_a_deliverer_stopped_mid_send_leaves_its_rows_to_the_next(
             newsroom.latency = 0
             assert await Deliverer(repository=repository).deliver_due() == 1
             sent = [r.header("idempotency-key") for r in newsroom.requests]
-        assert repository.outbox_summary()["counts"]["delivered"] == 1
+        assert repository.outbox_summary().counts.delivered == 1
     finally:
         repository.close()
     assert sent == [key, key]  # the stopped send may have landed: its key makes it harmless
@@ -220,7 +220,7 @@ async def test_a_deliverer_stopped_while_claiming_leaves_its_rows_to_the_next(
             with contextlib.suppress(asyncio.CancelledError):
                 await task
             assert await Deliverer(repository=repository).deliver_due() == 1
-        assert repository.outbox_summary()["counts"]["delivered"] == 1
+        assert repository.outbox_summary().counts.delivered == 1
     finally:
         repository.close()
 

@@ -17,6 +17,7 @@ from markdown_it import MarkdownIt
 
 from tests.support.conversation import Conversation
 from tests.support.corpus import MACEIO
+from tests.support.records import as_json, view
 from vicaran_agent import export
 from vicaran_agent import state_keys as keys
 from vicaran_agent.config import get_settings
@@ -45,8 +46,8 @@ async def investigate(brief: str) -> tuple[list[str], dict, dict]:
     texts = conversation.texts(await conversation.send(brief))
     texts += conversation.texts(await conversation.send("APPROVED"))
     state = await conversation.state()
-    record = get_repository(get_settings().database_url).get_investigation(
-        state[keys.INVESTIGATION_ID]
+    record = as_json(
+        get_repository(get_settings().database_url).get_investigation(state[keys.INVESTIGATION_ID])
     )
     return texts, state, record or {}
 
@@ -72,7 +73,7 @@ async def test_sources_render_as_a_list_with_title_publisher_link_and_snapshot(e
     iid = state[keys.INVESTIGATION_ID]
     for html in (
         MarkdownIt("commonmark").render(report),  # how a chat UI renders Markdown
-        render_markdown(report, allowed_links=export.saved_links(record)),  # the dashboard
+        render_markdown(report, allowed_links=export.saved_links(view(record))),  # the dashboard
     ):
         items = re.findall(r"<li>(.*?)</li>", section(html, "Sources"), re.S)
         assert len(items) == len(cited), items
@@ -101,13 +102,13 @@ def test_a_page_title_in_the_sources_list_is_shown_as_written_never_as_markup():
 
 async def test_the_dashboard_renders_the_snapshot_links_of_the_report_and_no_others(env):
     texts, state, record = await investigate(BRIEF)
-    html = render_markdown(texts[-1], allowed_links=export.saved_links(record))
+    html = render_markdown(texts[-1], allowed_links=export.saved_links(view(record)))
     iid = state[keys.INVESTIGATION_ID]
     base = get_settings().public_url
     links = re.findall(r'href="([^"]+/snapshots/[^"]+)"', html)
     assert links and all(link.startswith(f"{base}/api/investigations/{iid}/") for link in links)
     forged = f"{base}/api/investigations/other-id/snapshots/{'a' * 64}"
-    assert "<a" not in render_markdown(forged, allowed_links=export.saved_links(record))
+    assert "<a" not in render_markdown(forged, allowed_links=export.saved_links(view(record)))
 
 
 # --- exports ------------------------------------------------------------------------------------
@@ -121,7 +122,7 @@ async def test_exports_of_a_finished_run_carry_no_marker(env):
     _, _, record = await investigate(QUICK_PT)
     assert record["summary"]
     for fmt in ("md", "html", "json"):
-        assert marker_in(export.render(fmt, record, {})) == [], fmt
+        assert marker_in(export.render(fmt, view(record), {})) == [], fmt
 
 
 @pytest.mark.parametrize("fmt", ["md", "html", "json"])
@@ -130,7 +131,8 @@ def test_exports_drop_every_marker_a_stored_summary_carries(fmt):
         "# Title\n\n[PROGRESS] Done.\n\n[TIMELINE_SKIPPED] Skipped.\n\n"
         "[ PLAN_APPROVAL_REQUIRED ]\n\n[INVESTIGATION_COMPLETE]"
     )
-    text = export.render(fmt, {"id": "x", "title": "Title", "summary": summary}, {})
+    stored = {"id": "x", "title": "Title", "status": "completed", "summary": summary}
+    text = export.render(fmt, view(stored), {})
     assert marker_in(text) == [] and "PLAN_APPROVAL_REQUIRED" not in text
     assert "Skipped." in text
 
@@ -333,9 +335,9 @@ async def test_claim_keys_are_never_shown_to_people(env, brief):
     assert state[keys.INVESTIGATION_STATUS] == "partial"
     assert [t for t in texts if _KEY.search(_URL.sub(" ", t))] == []
     assert not _KEY.search(state[keys.PARTIAL_REASON])
-    markdown = export.render("md", record)
+    markdown = export.render("md", view(record))
     assert not _KEY.search(_URL.sub(" ", markdown))
-    page = re.sub(r"<[^>]+>", " ", export.render("html", record))
+    page = re.sub(r"<[^>]+>", " ", export.render("html", view(record)))
     assert not _KEY.search(page)
 
 
@@ -363,7 +365,7 @@ async def test_a_failed_run_links_the_dashboard_page_too(env):
     assert state[keys.INVESTIGATION_STATUS] == "failed"
     url = get_settings().investigation_url(state[keys.INVESTIGATION_ID])
     assert dashboard_line(texts) == f"Dashboard: <{url}>"
-    assert url not in export.render("md", record)  # the exported report is the report alone
+    assert url not in export.render("md", view(record))  # the exported report is the report alone
 
 
 async def test_a_stage_that_raised_still_ends_with_the_dashboard_link_and_the_marker(env):

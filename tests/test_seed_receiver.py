@@ -19,9 +19,11 @@ from tests.support import outbox as outbox_flush
 from tests.support import wait
 from tests.support.cli_process import start_investigation
 from tests.support.conversation import Conversation
+from tests.support.records import as_json
 from vicaran_agent import liveness
 from vicaran_agent import state_keys as keys
 from vicaran_agent.config import get_settings
+from vicaran_agent.read_model import OutboxSummary
 from vicaran_agent.schemas import InvestigationConfig
 from vicaran_agent.server.callback_data import CompleteData
 from vicaran_agent.storage import get_repository, outbox
@@ -67,7 +69,7 @@ async def drain() -> None:
     await outbox_flush.drain()
 
 
-def outbox_summary() -> dict[str, Any]:
+def outbox_summary() -> OutboxSummary:
     return get_repository(get_settings().database_url).outbox_summary()
 
 
@@ -124,13 +126,13 @@ async def test_a_partial_run_with_bias_above_five_is_accepted_whole(env, newsroo
     env.services.tavily.fail(500)  # the search fails: the journalist's page carries a partial run
     state = await investigate(f"{mode}. {BRIEF} {USER_URL}")
     assert state[keys.INVESTIGATION_STATUS] == "partial"
-    record = get_repository(get_settings().database_url).get_investigation(
-        state[keys.INVESTIGATION_ID]
+    record = as_json(
+        get_repository(get_settings().database_url).get_investigation(state[keys.INVESTIGATION_ID])
     )
     assert record["overall_bias_score"] > 5  # Vicaran's own 0-10 score
     await drain()
     assert newsroom.refused == []
-    assert outbox_summary()["counts"]["failed"] == 0
+    assert outbox_summary().counts.failed == 0
     expected = [t for t in ALL_TYPES if mode.startswith("Detailed") or t != "TIMELINE_EVENT"]
     assert sorted(set(newsroom.types())) == sorted(expected)
     (final,) = newsroom.records("INVESTIGATION_PARTIAL")
@@ -171,7 +173,7 @@ def status(investigation_id: str) -> str | None:
 
 
 def has_sources(investigation_id: str) -> bool:
-    found = get_repository(get_settings().database_url).get_investigation(investigation_id)
+    found = as_json(get_repository(get_settings().database_url).get_investigation(investigation_id))
     return bool(found and found["status"] == "in_progress" and found["sources"])
 
 

@@ -11,7 +11,10 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
+from tests.support.records import as_json
+from vicaran_agent.read_model import InvestigationListItem, InvestigationView, SourceView
 from vicaran_agent.schemas import (
     BiasAssessment,
     Claim,
@@ -130,7 +133,7 @@ def test_full_investigation_round_trip(repo: Repository) -> None:
     )
     repo.finish_investigation(iid, "completed", summary="# Report\nSigned [1].")
 
-    data = repo.get_investigation(iid)
+    data = as_json(repo.get_investigation(iid))
     assert data is not None
     assert data["id"] == iid
     assert (data["title"], data["brief"], data["mode"], data["language"]) == (
@@ -219,14 +222,14 @@ def test_resaving_returns_the_same_ids_without_duplicates(repo: Repository) -> N
     fact_check_ids = repo.save_verdicts(iid, verdicts)
     assert repo.save_verdicts(iid, verdicts) == fact_check_ids
 
-    data = repo.get_investigation(iid)
+    data = as_json(repo.get_investigation(iid))
     assert data is not None
     assert len(data["sources"]) == 3
     assert [s["url"] for s in data["sources"]] == [s.url for s in [*sources, _source(3)]]
     assert data["sources"][1]["title"] == "Updated"
     assert len(data["claims"]) == 1
     assert len(data["fact_checks"]) == 1
-    [listed] = repo.list_investigations()
+    [listed] = as_json(repo.list_investigations())
     assert (listed["source_count"], listed["claim_count"], listed["fact_check_count"]) == (3, 1, 1)
 
 
@@ -246,7 +249,7 @@ def test_claim_source_links(repo: Repository) -> None:
     claim_ids = repo.save_claims(iid, [claim])
 
     def links() -> list[str]:
-        data = repo.get_investigation(iid)
+        data = as_json(repo.get_investigation(iid))
         assert data is not None
         return data["claims"][0]["source_ids"]
 
@@ -280,7 +283,7 @@ def test_verdicts_link_to_claims_and_keep_evidence_order(repo: Repository) -> No
     assert set(saved) == {"C1", "C2"}
 
     def checks() -> dict[str, dict]:
-        data = repo.get_investigation(iid)
+        data = as_json(repo.get_investigation(iid))
         assert data is not None
         return {check["claim_id"]: check for check in data["fact_checks"]}
 
@@ -290,7 +293,7 @@ def test_verdicts_link_to_claims_and_keep_evidence_order(repo: Repository) -> No
     again = repo.save_verdicts(iid, [_verdict("C1", claim_ids["C1"], urls[::-1][:2])])
     assert again["C1"] == saved["C1"]
     assert [e["url"] for e in checks()[claim_ids["C1"]]["evidence"]] == [urls[3], urls[2]]
-    other_data = repo.get_investigation(other)
+    other_data = as_json(repo.get_investigation(other))
     assert other_data is not None and other_data["fact_checks"] == []
 
 
@@ -309,7 +312,7 @@ def test_timeline_is_replaced_and_read_chronologically(repo: Repository) -> None
     ]
     ids = repo.save_timeline(iid, events)
     assert len(set(ids)) == 3
-    data = repo.get_investigation(iid)
+    data = as_json(repo.get_investigation(iid))
     assert data is not None
     assert [e["event_text"] for e in data["timeline"]] == ["Tender", "Signed", "Audit"]
     by_text = {e["event_text"]: e for e in data["timeline"]}
@@ -323,11 +326,11 @@ def test_timeline_is_replaced_and_read_chronologically(repo: Repository) -> None
         iid, [events[0], TimelineEvent(event_date="2025", event_text="X")]
     )
     assert replaced[0] == ids[0]
-    data = repo.get_investigation(iid)
+    data = as_json(repo.get_investigation(iid))
     assert data is not None
     assert [e["event_text"] for e in data["timeline"]] == ["Audit", "X"]
     assert repo.save_timeline(iid, []) == []
-    data = repo.get_investigation(iid)
+    data = as_json(repo.get_investigation(iid))
     assert data is not None and data["timeline"] == []
 
 
@@ -335,12 +338,12 @@ def test_status_transitions(repo: Repository) -> None:
     config = _config()
     iid = config.investigation_id
     assert repo.get_status(iid) is None
-    assert repo.get_investigation(iid) is None
+    assert as_json(repo.get_investigation(iid)) is None
     repo.start_investigation(config)
     assert repo.get_status(iid) == "in_progress"
 
     repo.finish_investigation(iid, "partial", summary="draft", partial_reason="2 sources failed")
-    data = repo.get_investigation(iid)
+    data = as_json(repo.get_investigation(iid))
     assert data is not None
     assert (data["status"], data["partial_reason"], data["summary"]) == (
         "partial",
@@ -350,7 +353,7 @@ def test_status_transitions(repo: Repository) -> None:
     assert data["completed_at"] is not None
 
     repo.start_investigation(config.model_copy(update={"title": "Renamed"}))
-    data = repo.get_investigation(iid)
+    data = as_json(repo.get_investigation(iid))
     assert data is not None
     assert (data["status"], data["partial_reason"], data["completed_at"]) == (
         "in_progress",
@@ -361,12 +364,12 @@ def test_status_transitions(repo: Repository) -> None:
     assert data["summary"] == "draft"
 
     repo.finish_investigation(iid, "failed", error="model timeout")
-    data = repo.get_investigation(iid)
+    data = as_json(repo.get_investigation(iid))
     assert data is not None
     assert (data["status"], data["error"], data["summary"]) == ("failed", "model timeout", "draft")
 
     repo.finish_investigation(iid, "completed", summary="final")
-    data = repo.get_investigation(iid)
+    data = as_json(repo.get_investigation(iid))
     assert data is not None
     assert (data["status"], data["error"], data["partial_reason"], data["summary"]) == (
         "completed",
@@ -394,8 +397,8 @@ def test_saves_for_an_unknown_investigation_raise(repo: Repository) -> None:
         with pytest.raises(UnknownInvestigationError) as raised:
             call()
         assert isinstance(raised.value, KeyError)
-    assert repo.get_investigation(iid) is None
-    assert repo.list_investigations() == []
+    assert as_json(repo.get_investigation(iid)) is None
+    assert as_json(repo.list_investigations()) == []
 
 
 def test_save_bias_upserts_and_resolves_source_ids(repo: Repository) -> None:
@@ -410,7 +413,7 @@ def test_save_bias_upserts_and_resolves_source_ids(repo: Repository) -> None:
         BiasAssessment(overall_bias_score=4, coverage={}, coverage_pct={}, per_source=per_source),
     )
     repo.save_bias(iid, BiasAssessment(overall_bias_score=7, coverage={}, coverage_pct={}))
-    data = repo.get_investigation(iid)
+    data = as_json(repo.get_investigation(iid))
     assert data is not None
     assert data["overall_bias_score"] == 7
     assert data["bias"]["overall_bias_score"] == 7
@@ -420,7 +423,7 @@ def test_save_bias_upserts_and_resolves_source_ids(repo: Repository) -> None:
         iid,
         BiasAssessment(overall_bias_score=4, coverage={}, coverage_pct={}, per_source=per_source),
     )
-    data = repo.get_investigation(iid)
+    data = as_json(repo.get_investigation(iid))
     assert data is not None
     assert [p["source_id"] for p in data["bias"]["per_source"]] == [s1, None]
     assert data["bias"]["per_source"][0]["indicators"] == ["loaded words"]
@@ -454,7 +457,7 @@ def test_concurrent_threads_on_one_database(records_url: str) -> None:
                     ],
                 )
                 repo.save_sources(own, [_source(round_)])
-                repo.get_investigation(common)
+                as_json(repo.get_investigation(common))
         except BaseException as exc:  # noqa: BLE001 - collected and asserted below
             errors.append(exc)
 
@@ -468,12 +471,12 @@ def test_concurrent_threads_on_one_database(records_url: str) -> None:
         thread.join()
     try:
         assert errors == []
-        data = shared.get_investigation(common)
+        data = as_json(shared.get_investigation(common))
         assert data is not None
         assert len(data["sources"]) == 5
         assert sorted(c["key"] for c in data["claims"]) == ["W0", "W1", "W2", "W3"]
         assert all(len(c["source_ids"]) == 5 for c in data["claims"])
-        counts = {i["id"]: i["source_count"] for i in separate.list_investigations()}
+        counts = {i["id"]: i["source_count"] for i in as_json(separate.list_investigations())}
         assert len(counts) == 5
         assert sorted(counts.values()) == [5, 15, 15, 15, 15]
     finally:
@@ -509,20 +512,38 @@ def test_output_is_json_serialisable(repo: Repository) -> None:
     )
     repo.save_timeline(iid, [TimelineEvent(event_date="2024-01-01", event_text="x")])
     repo.finish_investigation(iid, "partial", summary="s", partial_reason="r")
-    data = repo.get_investigation(iid)
+    data = as_json(repo.get_investigation(iid))
     assert data is not None
     assert json.loads(json.dumps(data)) == data
-    listing = repo.list_investigations()
+    listing = as_json(repo.list_investigations())
     assert json.loads(json.dumps(listing)) == listing
     for stamp in ("created_at", "updated_at", "completed_at"):
         assert datetime.fromisoformat(data[stamp]).utcoffset() == timedelta(0)
+
+
+def test_readers_get_typed_read_only_views(repo: Repository) -> None:
+    """No reader indexes a dict by string: the records come back as typed views, their
+    defaults decided once, and a reader cannot change what it was given."""
+    iid = _started(repo)
+    ids = repo.save_sources(iid, [_source(1, is_reachable=False, unreachable_reason="HTTP 404")])
+    found = repo.get_investigation(iid)
+    assert isinstance(found, InvestigationView)
+    (source,) = found.sources
+    assert isinstance(source, SourceView) and source.id == ids[source.url]
+    assert (source.is_reachable, source.relevant, source.display_url) == (False, True, source.url)
+    with pytest.raises(ValidationError):
+        source.title = "changed"  # type: ignore[misc]
+    (item,) = repo.list_investigations()
+    assert isinstance(item, InvestigationListItem) and item.source_count == 1
+    assert repo.outbox_summary().counts.model_dump() == {"pending": 0, "delivered": 0, "failed": 0}
+    assert repo.get_investigation("no-such-investigation") is None
 
 
 def test_list_investigations_newest_first(repo: Repository) -> None:
     first = _started(repo)
     second = _started(repo)
     repo.save_sources(first, [_source(1), _source(2)])
-    listing = repo.list_investigations()
+    listing = as_json(repo.list_investigations())
     assert [i["id"] for i in listing] == [second, first]
     assert listing[1]["source_count"] == 2
     assert listing[0]["source_count"] == 0
@@ -586,7 +607,7 @@ def test_a_finished_investigation_is_not_reopened_when_asked_not_to(repo: Reposi
     )
     with pytest.raises(InvestigationFinishedError):
         repo.start_investigation(config, reopen=False)
-    saved = repo.get_investigation(iid)
+    saved = as_json(repo.get_investigation(iid))
     assert saved["status"] == "completed" and saved["title"] != "hijacked"
     repo.start_investigation(config)  # the agent's own restart still may
     assert repo.get_status(iid) == "in_progress"
@@ -618,7 +639,7 @@ def test_long_text_from_pages_and_the_model_is_kept_on_every_backend(repo: Repos
     when = "early spring of 2024, before the first complaints"
     repo.save_timeline(iid, [TimelineEvent(event_date=when, event_text="The plant opened.")])
 
-    data = repo.get_investigation(iid)
+    data = as_json(repo.get_investigation(iid))
     assert data is not None
     (source,) = data["sources"]
     assert (source["url"], source["publisher"], source["published_at"]) == (

@@ -20,6 +20,7 @@ from google.genai import errors as genai_errors
 from google.genai import types
 
 from tests.support import scripted_model
+from tests.support.records import as_json
 from tests.test_flow import BRIEF, run_investigation
 from vicaran_agent import state_keys as keys
 from vicaran_agent.agent import orchestrator_config
@@ -82,8 +83,8 @@ async def test_default_models_that_think_1024_tokens_a_call_cut_off_no_answer(
         wanted = THINKING.get(call["task"], LEVEL.LOW)
         assert call["thinking_config"].thinking_level == wanted, call["task"]
     # thought is billed: the investigation's output tokens count it
-    record = get_repository(get_settings().database_url).get_investigation(
-        state[keys.INVESTIGATION_ID]
+    record = as_json(
+        get_repository(get_settings().database_url).get_investigation(state[keys.INVESTIGATION_ID])
     )
     assert record is not None
     pipeline = [c for c in calls if c["task"] != "orchestrator"]

@@ -8,6 +8,7 @@ import re
 from tests.support import scripted_model
 from tests.support.conversation import Conversation
 from tests.support.corpus import RIVERTON, Article, pages, search_results
+from tests.support.records import as_json
 from tests.support.wait import in_thread
 from vicaran_agent import state_keys as keys
 from vicaran_agent.config import get_settings
@@ -37,7 +38,7 @@ async def investigate(brief: str = BRIEF) -> tuple[Conversation, list[str], dict
 
 def saved(state: dict) -> dict:
     repository = get_repository(get_settings().database_url)
-    return repository.get_investigation(state[keys.INVESTIGATION_ID])
+    return as_json(repository.get_investigation(state[keys.INVESTIGATION_ID]))
 
 
 # --- time -------------------------------------------------------------------------------------

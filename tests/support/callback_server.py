@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.api_server import free_port
+from tests.support.records import as_json
 from vicaran_agent.storage import Repository
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -167,6 +168,6 @@ class CallbackServer:
     def investigation(self, investigation_id: str) -> dict[str, Any] | None:
         repository = Repository(self.database_url)
         try:
-            return repository.get_investigation(investigation_id)
+            return as_json(repository.get_investigation(investigation_id))
         finally:
             repository.close()

@@ -177,8 +177,7 @@ async def deliver_before_exit(screen: Screen, seconds: float = 60.0) -> None:
         left = deadline - CLOCK.now()
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(deliverer.deliver_due(now_only=False), timeout=max(0.5, left))
-        counts = (await asyncio.to_thread(repository.outbox_summary))["counts"]
-        pending = counts["pending"]
+        pending = (await asyncio.to_thread(repository.outbox_summary)).counts.pending
         left = deadline - CLOCK.now()
         if not pending or left <= 0:
             break

@@ -67,22 +67,21 @@ def outbox(action: str) -> int:
         delivered = asyncio.run(Deliverer(settings, repository).deliver_due(now_only=False))
         print(f"Delivered {delivered} record(s).")
     summary = repository.outbox_summary()
-    counts = summary["counts"]
+    counts = summary.counts
     print(
-        f"Outbox: {counts['pending']} pending, {counts['delivered']} delivered, "
-        f"{counts['failed']} failed."
+        f"Outbox: {counts.pending} pending, {counts.delivered} delivered, {counts.failed} failed."
     )
-    for row in summary["retrying"]:
+    for row in summary.retrying:
         print(
-            f"  retrying #{row['id']} {row['type']} ({row['investigation_id']}): "
-            f"{row['last_error']} - attempt {row['attempts']}, next at {row['next_attempt_at']}"
+            f"  retrying #{row.id} {row.type} ({row.investigation_id}): "
+            f"{row.last_error} - attempt {row.attempts}, next at {row.next_attempt_at}"
         )
-    for row in summary["failed"]:
+    for row in summary.failed:
         print(
-            f"  failed #{row['id']} {row['type']} ({row['investigation_id']}): {row['last_error']}"
-            f" {row['response_body'] or ''}".rstrip()
+            f"  failed #{row.id} {row.type} ({row.investigation_id}): {row.last_error}"
+            f" {row.response_body or ''}".rstrip()
         )
-    return 0 if not counts["pending"] and not counts["failed"] else 1
+    return 0 if not counts.pending and not counts.failed else 1
 
 
 def export(investigation_id: str, fmt: str, out: str | None) -> int:

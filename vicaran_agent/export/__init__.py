@@ -4,13 +4,13 @@ One module each (`markdown`, `html`, `records` for JSON, `claimreview`), on the 
 share (`words`) and the rules of their links (`links`); `formats.render` renders any of them.
 This package names what the rest of Vicaran uses.
 
-Every export works from the investigation dict that `Repository.get_investigation` returns (and,
+Every export works from the `InvestigationView` that `Repository.get_investigation` returns (and,
 for JSON and HTML, the snapshots its records rest on). No protocol marker is ever exported. A
 link to one of the investigation's snapshots names the server where it is now (the settings'
 `public_url`), whichever server the report was written on; the HTML page carries the texts it
 cites (each cut to `SNAPSHOT_CHARS`, all of them to `EXPORT_SNAPSHOT_CHARS`) and links them
 inside itself, so it needs no server. Each ClaimReview names its claim's own dashboard page.
-`[N]` in the report cites the N-th entry of `investigation["sources"]`; `[N]` in a fact-check's
+`[N]` in the report cites the N-th entry of `investigation.sources`; `[N]` in a fact-check's
 explanation cites that check's N-th evidence item. A source or evidence item from the
 journalist's documents has no web address (its `doc://` url is an identity): it is named
 `📄 <title>, p. N` and linked, at most, to the snapshot of the passage Vicaran read; the JSON
@@ -42,6 +42,7 @@ from .words import (
     GAZETTE_NAME,
     OWN_RECORD,
     REASONING_HEADING,
+    Cited,
     attribution,
     document_label,
     gazette_day,
@@ -69,6 +70,7 @@ __all__ = [
     "REASONING_HEADING",
     "SNAPSHOT_CHARS",
     "WITH_SNAPSHOTS",
+    "Cited",
     "ExportFormat",
     "attribution",
     "claim_reviews",

@@ -7,19 +7,20 @@ from typing import Any
 from ..config import Settings, get_settings
 from ..formatting import json_for_html
 from ..i18n import verdict_label
+from ..read_model import InvestigationView
 from .words import claims_by_id, is_document, link_of
 
 RATING_VALUES = {"verified": 5, "partially_true": 3, "misleading": 2, "false": 1}
 
 
-def to_claimreview(investigation: dict[str, Any], settings: Settings | None = None) -> str:
+def to_claimreview(investigation: InvestigationView, settings: Settings | None = None) -> str:
     """`claim_reviews` as a pretty-printed JSON array."""
     reviews = claim_reviews(investigation, settings)
     return json_for_html(reviews, indent=2) + "\n"
 
 
 def claim_reviews(
-    investigation: dict[str, Any], settings: Settings | None = None
+    investigation: InvestigationView, settings: Settings | None = None
 ) -> list[dict[str, Any]]:
     """One schema.org ClaimReview per fact-check, each naming the page that carries it.
 
@@ -28,32 +29,30 @@ def claim_reviews(
     (`GET /investigations/{id}/claims/{n}`, n its place in the report).
 
     Args:
-        investigation: the dict `Repository.get_investigation` returns.
+        investigation: what `Repository.get_investigation` returns.
         settings: the publisher's name and URL and the dashboard's public URL.
 
     Returns:
         ClaimReview JSON-LD objects, in the order of the fact-checks.
     """
     settings = settings or get_settings()
-    language = investigation.get("language") or "en"
+    language = investigation.language or "en"
     claims = claims_by_id(investigation)
     # A document is private and has no web address: never an appearance.
     links = {
-        source["id"]: link_of(source)
-        for source in investigation.get("sources") or []
-        if not is_document(source)
+        source.id: link_of(source) for source in investigation.sources if not is_document(source)
     }
-    iid = str(investigation.get("id") or "")
-    fallback = (investigation.get("completed_at") or investigation.get("updated_at") or "")[:10]
+    iid = investigation.id
+    fallback = (investigation.completed_at or investigation.updated_at or "")[:10]
     author: dict[str, Any] = {"@type": "Organization", "name": settings.vicaran_publisher_name}
     if settings.vicaran_publisher_url:
         author["url"] = settings.vicaran_publisher_url
     reviews = []
-    for number, check in enumerate(investigation.get("fact_checks") or [], 1):
-        claim = claims.get(check.get("claim_id"), {})
+    for number, check in enumerate(investigation.fact_checks, 1):
+        claim = claims.get(check.claim_id)
         appearance = [
             {"@type": "CreativeWork", "url": links[source_id]}
-            for source_id in claim.get("source_ids") or []
+            for source_id in (claim.source_ids if claim else [])
             if links.get(source_id)
         ]
         item: dict[str, Any] = {"@type": "Claim"}
@@ -63,13 +62,13 @@ def claim_reviews(
             "@context": "https://schema.org",
             "@type": "ClaimReview",
             "url": settings.claim_url(iid, number),
-            "claimReviewed": check.get("claim_text") or claim.get("claim_text") or "",
+            "claimReviewed": check.claim_text or (claim.claim_text if claim else ""),
             "author": dict(author),
-            "reviewRating": review_rating(check.get("verdict", ""), language),
+            "reviewRating": review_rating(check.verdict, language),
             "itemReviewed": item,
             "inLanguage": language,
         }
-        if published := (check.get("as_of") or fallback)[:10]:
+        if published := (check.as_of or fallback)[:10]:
             review["datePublished"] = published
         reviews.append(review)
     return reviews

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from ..config import Settings, get_settings
+from ..read_model import InvestigationView
 from .claimreview import to_claimreview
 from .html import to_html
 from .markdown import to_markdown
@@ -33,7 +33,7 @@ FORMATS: dict[str, ExportFormat] = {
 
 def render(
     fmt: str,
-    investigation: dict[str, Any],
+    investigation: InvestigationView,
     snapshots: dict[str, str] | None = None,
     *,
     settings: Settings | None = None,
@@ -43,7 +43,7 @@ def render(
 
     Args:
         fmt: "md", "html", "json" or "claimreview".
-        investigation: the dict `Repository.get_investigation` returns.
+        investigation: what `Repository.get_investigation` returns.
         snapshots: {sha256: text} of what Vicaran read (the JSON and HTML exports carry them:
             see `WITH_SNAPSHOTS`).
         settings: publisher and public URL; the process settings when omitted.

@@ -11,6 +11,7 @@ import jinja2
 from markupsafe import Markup
 
 from ..markdown_html import render_markdown
+from ..read_model import EvidenceView, InvestigationView, SourceView
 from ..templating import environment
 from .links import is_sha256, is_web, report_markdown, saved_links, snapshot_links, snapshot_path
 from .words import (
@@ -39,7 +40,7 @@ EXPORT_SNAPSHOT_CHARS = 2_000_000  # of all the texts one HTML export carries
 
 
 def to_html(
-    investigation: dict[str, Any],
+    investigation: InvestigationView,
     *,
     public_url: str = "",
     snapshots: dict[str, str] | None = None,
@@ -48,7 +49,7 @@ def to_html(
     texts Vicaran read of them.
 
     Args:
-        investigation: the dict `Repository.get_investigation` returns.
+        investigation: what `Repository.get_investigation` returns.
         public_url: where the dashboard is reachable; a snapshot the page does not carry is
             linked there when given.
         snapshots: {sha256: text}, e.g. `Repository.get_snapshots(id)`: each one the page cites
@@ -57,10 +58,10 @@ def to_html(
     Returns:
         The HTML document (inline styles, no scripts, every value escaped).
     """
-    title = one_line(investigation.get("title")) or "Untitled investigation"
-    language = investigation.get("language") or "en"
+    title = one_line(investigation.title) or "Untitled investigation"
+    language = investigation.language or "en"
     base = public_url.rstrip("/")
-    iid = str(investigation.get("id") or "")
+    iid = investigation.id
     texts = snapshots or {}
     cited = [(sha, name) for sha, name in _cited_snapshots(investigation) if sha in texts]
     carried = {sha for sha, _ in cited}
@@ -73,7 +74,7 @@ def to_html(
             return base + snapshot_path(iid, sha)
         return None
 
-    report = report_markdown(investigation.get("summary"))
+    report = report_markdown(investigation.summary)
     report_html = (
         render_markdown(
             report,
@@ -83,7 +84,7 @@ def to_html(
         if report
         else ""
     )
-    sources = investigation.get("sources") or []
+    sources = investigation.sources
     return (
         _environment()
         .get_template("export/report.html")
@@ -106,75 +107,74 @@ def _environment() -> jinja2.Environment:
     return environment(filters={"web": is_web})
 
 
-def _cited_snapshots(investigation: dict[str, Any]) -> list[tuple[str, str]]:
+def _cited_snapshots(investigation: InvestigationView) -> list[tuple[str, str]]:
     """(sha256, what it is the text of) for each text the export cites, once, in the order it
     first cites them: the sources, then the evidence of each check."""
     named: dict[str, str] = {}
-    items = list(investigation.get("sources") or [])
-    for check in investigation.get("fact_checks") or []:
-        items.extend(check.get("evidence") or [])
+    items: list[SourceView | EvidenceView] = list(investigation.sources)
+    for check in investigation.fact_checks:
+        items.extend(check.evidence)
     for item in items:
-        if is_sha256(sha := item.get("content_sha256")):
+        if is_sha256(sha := item.content_sha256):
             named.setdefault(sha, item_title(item))
     return list(named.items())
 
 
-def _checks(investigation: dict[str, Any]) -> list[dict[str, Any]]:
+def _checks(investigation: InvestigationView) -> list[dict[str, Any]]:
     """Each checked claim as the evidence appendix shows it."""
-    language = investigation.get("language") or "en"
+    language = investigation.language or "en"
     claims = claims_by_id(investigation)
     shown = []
-    for number, check in enumerate(investigation.get("fact_checks") or [], 1):
-        claim = claims.get(check.get("claim_id"), {})
-        facts = [f"Checked on {check['as_of']}"] if check.get("as_of") else []
-        if (confidence := share_percent(check.get("confidence"))) is not None:
+    for number, check in enumerate(investigation.fact_checks, 1):
+        claim = claims.get(check.claim_id)
+        facts = [f"Checked on {check.as_of}"] if check.as_of else []
+        if (confidence := share_percent(check.confidence)) is not None:
             facts.append(f"Confidence {confidence}")
         shown.append(
             {
-                "key": str(check.get("claim_key") or ""),
+                "key": check.claim_key,
                 "heading": check_heading(number, check, language),
-                "origin": " (from the brief)" if claim.get("origin") == "brief" else "",
-                "claim_text": one_line(check.get("claim_text")),
-                "who": attribution(claim),
+                "origin": " (from the brief)" if claim and claim.origin == "brief" else "",
+                "claim_text": one_line(check.claim_text),
+                "who": attribution(claim) if claim else "",
                 "facts": facts,
-                "explanation": one_line(check.get("explanation")),
-                "evidence": [_evidence_item(item) for item in check.get("evidence") or []],
-                "reasoning": [one_line(line) for line in check.get("reasoning") or []],
+                "explanation": one_line(check.explanation),
+                "evidence": [_evidence_item(item) for item in check.evidence],
+                "reasoning": [one_line(line) for line in check.reasoning],
             }
         )
     return shown
 
 
-def _evidence_item(item: dict[str, Any]) -> dict[str, Any]:
-    independent = item.get("independent", True) is not False
+def _evidence_item(item: EvidenceView) -> dict[str, Any]:
     return {
         "document": is_document(item),
         "title": item_title(item),
         "heading_link": link_of(item),
-        "sha": item.get("content_sha256"),
-        "publisher": one_line(item.get("publisher")),
-        "quote": one_line(item["quote"]) if item.get("quote") else "",
-        "stance": str(item.get("stance")),
-        "reliability": str(item.get("reliability")),
-        "independence_class": "muted" if independent else "dependent",
+        "sha": item.content_sha256,
+        "publisher": one_line(item.publisher),
+        "quote": one_line(item.quote),
+        "stance": item.stance,
+        "reliability": item.reliability,
+        "independence_class": "muted" if item.independent else "dependent",
         "independence": independence(item),
-        "note": sentence(one_line(item["stance_note"])) if item.get("stance_note") else "",
+        "note": sentence(one_line(item.stance_note)),
         "facts": evidence_facts(item),
-        "query": one_line(item["query"]) if item.get("query") else "",
+        "query": one_line(item.query),
         "link": web_link(item),
     }
 
 
-def _source(source: dict[str, Any]) -> dict[str, Any]:
+def _source(source: SourceView) -> dict[str, Any]:
     return {
         "title": item_title(source),
-        "publisher": one_line(source.get("publisher") or source.get("domain")),
+        "publisher": one_line(source.publisher or source.domain),
         "relevance": relevance_text(source),
-        "set_aside": source.get("relevant", True) is False,
+        "set_aside": not source.relevant,
         "facts": source_facts(source),
         "link": web_link(source),
         "full_text": full_text_link(source),
-        "sha": source.get("content_sha256"),
+        "sha": source.content_sha256,
     }
 
 

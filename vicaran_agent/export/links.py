@@ -10,6 +10,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 from ..config import get_settings
+from ..read_model import InvestigationView
 from ..sanitize import strip_markers
 
 COMPLETE_MARKER = "[INVESTIGATION_COMPLETE]"
@@ -102,15 +103,15 @@ def snapshot_links(
     return relink
 
 
-def saved_links(investigation: dict[str, Any], public_url: str | None = None) -> set[str]:
+def saved_links(investigation: InvestigationView, public_url: str | None = None) -> set[str]:
     """The only addresses a report may link: the investigation's saved sources (normalized and
     as found) and their snapshots (under `public_url`, default the configured one)."""
     base = get_settings().public_url if public_url is None else public_url
-    iid = str(investigation.get("id") or "")
+    iid = investigation.id
     links: set[str] = set()
-    for source in investigation.get("sources") or []:
-        links.update(u for u in (source.get("url"), source.get("display_url")) if u)
-        if base and iid and is_sha256(sha := source.get("content_sha256")):
+    for source in investigation.sources:
+        links.update(u for u in (source.url, source.display_url) if u)
+        if base and iid and is_sha256(sha := source.content_sha256):
             links.add(snapshot_url(iid, sha, base))
     return links
 

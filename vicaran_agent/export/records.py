@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
-from typing import Any
 
+from ..read_model import InvestigationView
 from .links import rebased, report_markdown
 
 JSON_FORMAT = "vicaran-investigation"
@@ -15,7 +15,7 @@ JSON_VERSION = 1
 
 
 def to_json(
-    investigation: dict[str, Any],
+    investigation: InvestigationView,
     snapshots: dict[str, str],
     *,
     now: datetime | None = None,
@@ -24,7 +24,7 @@ def to_json(
     """Every record (quality included) and the texts Vicaran read, pretty-printed.
 
     Args:
-        investigation: the dict `Repository.get_investigation` returns.
+        investigation: what `Repository.get_investigation` returns.
         snapshots: {sha256: text}, e.g. `Repository.get_snapshots(id)`.
         now: the export time (default: now, UTC).
         public_url: where the server is; the report's snapshot links are moved there.
@@ -32,10 +32,10 @@ def to_json(
     Returns:
         `{"format", "version", "exported_at", "investigation", "snapshots"}` as JSON text.
     """
-    record = dict(investigation)
-    if record.get("summary") is not None:
-        iid = str(record.get("id") or "")
-        record["summary"] = rebased(report_markdown(record["summary"]), iid, public_url)
+    record = investigation.model_dump(mode="json")
+    if investigation.summary is not None:
+        summary = report_markdown(investigation.summary)
+        record["summary"] = rebased(summary, investigation.id, public_url)
     exported_at = (now or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="seconds")
     document = {
         "format": JSON_FORMAT,

@@ -9,6 +9,14 @@ from typing import Any
 
 from ..documents.model import is_document_url
 from ..i18n import verdict_label
+from ..read_model import (
+    Cited,
+    ClaimView,
+    EvidenceView,
+    FactCheckView,
+    InvestigationView,
+    SourceView,
+)
 from ..schemas import published_text
 from .links import http_href
 
@@ -21,9 +29,9 @@ _DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 GAZETTE_NAME = "Diário Oficial"
 
 
-def link_of(item: dict[str, Any]) -> str:
+def link_of(item: Cited) -> str:
     """The address as found (what to link), else the normalized one."""
-    return item.get("display_url") or item.get("url") or ""
+    return item.display_url or item.url
 
 
 def share_percent(value: Any) -> str | None:
@@ -52,78 +60,78 @@ def _verdict(verdict: str, language: str) -> str:
     return f"{emoji} {label}"
 
 
-def independence(item: dict[str, Any]) -> str:
+def independence(item: EvidenceView) -> str:
     """`Independent` (an own record says whose), or `Not independent: <why>`."""
-    if item.get("independent", True) is not False:
-        return OWN_RECORD if item.get("primary_record") else "Independent"
-    note = one_line(item.get("independence_note"))
+    if item.independent:
+        return OWN_RECORD if item.primary_record else "Independent"
+    note = one_line(item.independence_note)
     return f"Not independent: {note}" if note else "Not independent"
 
 
 OWN_RECORD = "Independent: own record of the party quoted"
 
 
-def attribution(claim: dict[str, Any]) -> str:
+def attribution(claim: ClaimView) -> str:
     """`what <party> said or did`, `on the word of <party>`, or "" when nobody is quoted."""
-    party = one_line(claim.get("attributed_to"))
+    party = one_line(claim.attributed_to)
     if not party:
         return ""
-    if claim.get("kind") == "attribution":
+    if claim.kind == "attribution":
         return f"what {party} said or did"
     return f"on the word of {party}"
 
 
-def is_document(item: dict[str, Any]) -> bool:
+def is_document(item: Cited) -> bool:
     """A source or evidence item read from one of the journalist's documents (no web address)."""
-    return item.get("origin") == "document" or is_document_url(str(item.get("url") or ""))
+    return item.origin == "document" or is_document_url(item.url)
 
 
-def page_text(item: dict[str, Any]) -> str:
+def page_text(item: Cited) -> str:
     """`p. 4` (pages count from 1), or "" when the item names no page."""
-    page = item.get("page")
-    return f"p. {page}" if isinstance(page, int) and not isinstance(page, bool) and page > 0 else ""
+    return f"p. {item.page}" if item.page is not None and item.page > 0 else ""
 
 
-def document_label(item: dict[str, Any]) -> str:
+def document_label(item: Cited) -> str:
     """`📄 <title>, p. N`: how a document, or a passage of it, is named."""
-    title = one_line(item.get("title")) or one_line(item.get("publisher")) or "Document"
+    title = one_line(item.title) or one_line(item.publisher) or "Document"
     page = page_text(item)
     return f"📄 {title}, {page}" if page else f"📄 {title}"
 
 
-def is_gazette(item: dict[str, Any]) -> bool:
+def is_gazette(item: Cited) -> bool:
     """A source or evidence item read from an official gazette (Querido Diário)."""
-    return item.get("origin") == "gazette"
+    return item.origin == "gazette"
 
 
-def gazette_day(item: dict[str, Any]) -> str:
+def gazette_day(item: Cited) -> str:
     """The day the gazette was published: its `gazette_date`, else its `published_at`."""
-    text = one_line(item.get("gazette_date") or item.get("published_at"))
+    gazette_date = item.gazette_date if isinstance(item, SourceView) else None
+    text = one_line(gazette_date or item.published_at)
     day = _DAY.match(text)
     return day.group() if day else text
 
 
-def gazette_label(item: dict[str, Any]) -> str:
+def gazette_label(item: Cited) -> str:
     """`📰 Diário Oficial de <city> — <date>`: how a gazette, or a passage of it, is named.
 
     Its title (see `schemas.gazette_title`), with the date added when the title lacks it.
     """
-    title = one_line(item.get("title"))
+    title = one_line(item.title)
     day = gazette_day(item)
     if not title:
-        territory = one_line(item.get("territory_id"))
+        territory = one_line(item.territory_id)
         title = f"{GAZETTE_NAME} (IBGE {territory})" if territory else GAZETTE_NAME
     if day and day not in title:
         title = f"{title} — {day}"
     return f"📰 {title}"
 
 
-def gazette_facts(item: dict[str, Any]) -> list[str]:
+def gazette_facts(item: Cited) -> list[str]:
     """When and where a gazette was published: `Gazette of <date>`, `IBGE territory <id>`."""
     facts = []
     if day := gazette_day(item):
         facts.append(f"Gazette of {day}")
-    if territory := one_line(item.get("territory_id")):
+    if territory := one_line(item.territory_id):
         facts.append(f"IBGE territory {territory}")
     return facts
 
@@ -133,82 +141,80 @@ def steps_text(count: int) -> str:
     return "1 step" if count == 1 else f"{count} steps"
 
 
-def relevance_text(source: dict[str, Any]) -> str:
+def relevance_text(source: SourceView) -> str:
     """A source's relevance to the brief, or why it was set aside."""
-    score = share_percent(source.get("relevance"))
-    reason = one_line(source.get("relevance_reason"))
-    if source.get("relevant", True) is False:
+    score = share_percent(source.relevance)
+    reason = one_line(source.relevance_reason)
+    if not source.relevant:
         text = "Set aside: off-topic" + (f" (relevance {score})" if score else "")
         return text + (f": {reason}" if reason else "")
     return f"Relevance {score}" if score else ""
 
 
-def published_fact(item: dict[str, Any]) -> str:
+def published_fact(item: Cited) -> str:
     """`Published 2024-03-02 (search service)`: the date and who states it, or that it is
     unknown (the day Vicaran read an item is never its publication date)."""
-    if not item.get("published_at"):
+    if not item.published_at:
         return "Publication date unknown"
-    return "Published " + published_text(
-        one_line(item["published_at"]), item.get("published_at_source")
-    )
+    return "Published " + published_text(one_line(item.published_at), item.published_at_source)
 
 
-def _dates(item: dict[str, Any]) -> list[str]:
+def _dates(item: Cited) -> list[str]:
     """When (and, for a gazette, where) a source or evidence item was published, and when
     Vicaran read it."""
     facts = gazette_facts(item) if is_gazette(item) else [published_fact(item)]
-    if item.get("retrieved_at"):
-        facts.append(f"Retrieved {item['retrieved_at']}")
+    if item.retrieved_at:
+        facts.append(f"Retrieved {item.retrieved_at}")
     return facts
 
 
-def source_facts(source: dict[str, Any]) -> list[str]:
+def source_facts(source: SourceView) -> list[str]:
     facts = _dates(source)
-    if source.get("is_user_provided"):
+    if source.is_user_provided:
         facts.append("Provided by you")
-    if source.get("is_reachable") is False:
-        facts.append(f"Not reachable: {source.get('unreachable_reason') or 'no reason given'}")
+    if not source.is_reachable:
+        facts.append(f"Not reachable: {source.unreachable_reason or 'no reason given'}")
     return facts
 
 
-def evidence_facts(item: dict[str, Any]) -> list[str]:
+def evidence_facts(item: EvidenceView) -> list[str]:
     facts = _dates(item)
-    if item.get("rating"):
-        facts.append(f"Rated: {item['rating']}")
+    if item.rating:
+        facts.append(f"Rated: {item.rating}")
     return facts
 
 
-def sources_intro(sources: list[dict[str, Any]]) -> str:
+def sources_intro(sources: list[SourceView]) -> str:
     """How many sources were read, and how many of them were set aside."""
-    set_aside = sum(1 for s in sources if s.get("relevant", True) is False)
+    set_aside = sum(1 for s in sources if not s.relevant)
     counted = f"{len(sources)} source{'s' if len(sources) != 1 else ''}"
     return counted + (f", {set_aside} set aside as off-topic." if set_aside else ".")
 
 
-def claims_by_id(investigation: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {claim["id"]: claim for claim in investigation.get("claims") or []}
+def claims_by_id(investigation: InvestigationView) -> dict[str, ClaimView]:
+    return {claim.id: claim for claim in investigation.claims}
 
 
-def check_heading(number: int, check: dict[str, Any], language: str) -> str:
+def check_heading(number: int, check: FactCheckView, language: str) -> str:
     """`Claim 2 · ✅ VERIFIED`: the claim's place in the list (its key is internal)."""
-    return f"Claim {number} · {_verdict(check.get('verdict', ''), language)}"
+    return f"Claim {number} · {_verdict(check.verdict, language)}"
 
 
-def item_title(item: dict[str, Any]) -> str:
+def item_title(item: Cited) -> str:
     """A source's or evidence item's name: its title, else its address; a document's label."""
     if is_document(item):
         return document_label(item)
     if is_gazette(item):
         return gazette_label(item)
-    return one_line(item.get("title")) or link_of(item)
+    return one_line(item.title) or link_of(item)
 
 
-def web_link(item: dict[str, Any]) -> str:
+def web_link(item: Cited) -> str:
     """The address to show as a link: none for a document (its doc:// is an identity)."""
     return "" if is_document(item) else link_of(item)
 
 
-def full_text_link(source: dict[str, Any]) -> str:
+def full_text_link(source: SourceView) -> str:
     """A gazette's full text address (as Querido Diário gives it), when it is http(s)."""
-    url = one_line(source.get("txt_url"))
+    url = one_line(source.txt_url)
     return url if http_href(url) else ""

@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar, get_args
 
 from ..documents.model import is_document_url
+from ..read_model import InvestigationView, SourceView
 from ..schemas import (
     BiasAssessment,
     Claim,
@@ -55,7 +56,7 @@ class Writer:
     def __init__(self, repo: Repository, investigation_id: str) -> None:
         self.repo = repo
         self.id = investigation_id
-        self._snapshot: dict[str, Any] | None = None
+        self._snapshot: InvestigationView | None = None
 
     async def call(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         try:
@@ -63,7 +64,7 @@ class Writer:
         except UnknownInvestigationError:
             raise CallbackError(404, NOT_FOUND) from None
 
-    async def snapshot(self) -> dict[str, Any]:
+    async def snapshot(self) -> InvestigationView:
         """The investigation as stored (to check the ids a record refers to)."""
         if self._snapshot is None:
             found = await self.call(self.repo.get_investigation, self.id)
@@ -72,8 +73,8 @@ class Writer:
             self._snapshot = found
         return self._snapshot
 
-    async def sources_by_id(self, wanted: list[str], field: str) -> dict[str, dict[str, Any]]:
-        sources = {s["id"]: s for s in (await self.snapshot())["sources"]}
+    async def sources_by_id(self, wanted: list[str], field: str) -> dict[str, SourceView]:
+        sources = {s.id: s for s in (await self.snapshot()).sources}
         missing = [i for i in dict.fromkeys(wanted) if i not in sources]
         if missing:
             raise unknown(f"{field}", missing)
@@ -122,7 +123,7 @@ class Writer:
 
     async def claim(self, data: ClaimData) -> dict[str, Any]:
         await self.sources_by_id(data.source_ids, "source_ids")
-        taken = {c["key"] for c in (await self.snapshot())["claims"]}
+        taken = {c.key for c in (await self.snapshot()).claims}
         key = _fresh_key(taken)
         claim = Claim(
             key=key,
@@ -138,15 +139,15 @@ class Writer:
         return {"success": True, "claim_id": str(ids[key])}
 
     async def fact_check(self, data: FactCheckData) -> dict[str, Any]:
-        claims = {c["id"]: c for c in (await self.snapshot())["claims"]}
+        claims = {c.id: c for c in (await self.snapshot()).claims}
         claim = claims.get(data.claim_id)
         if claim is None:
             raise unknown("claim_id", [data.claim_id])
         await self.sources_by_id(data.source_ids, "source_ids")
         verdict = Verdict(
-            claim_key=claim["key"],
-            claim_text=claim["claim_text"],
-            claim_id=claim["id"],
+            claim_key=claim.key,
+            claim_text=claim.claim_text,
+            claim_id=claim.id,
             verdict=data.verdict,
             confidence=data.confidence,
             explanation=data.explanation,
@@ -179,9 +180,9 @@ class Writer:
             reasoning=data.reasoning_log or [],
         )
         ids = await self.call(self.repo.save_verdicts, self.id, [verdict], foreign=True)
-        if claim["key"] not in ids:  # the store skips a verdict whose claim is not there
+        if claim.key not in ids:  # the store skips a verdict whose claim is not there
             raise unknown("claim_id", [data.claim_id])
-        return {"success": True, "fact_check_id": str(ids[claim["key"]])}
+        return {"success": True, "fact_check_id": str(ids[claim.key])}
 
     async def bias(self, data: BiasData) -> dict[str, Any]:
         per_source = data.per_source or []
@@ -199,7 +200,7 @@ class Writer:
             },
             per_source=[
                 SourceBias(
-                    url=sources[item.source_id]["url"],
+                    url=sources[item.source_id].url,
                     source_id=item.source_id,
                     bias_score=item.bias_score,
                     stance=item.stance or "neutral",

@@ -28,6 +28,7 @@ from markupsafe import Markup
 from .. import export
 from ..config import get_settings
 from ..formatting import json_for_html
+from ..read_model import InvestigationListItem, InvestigationView
 from ..storage import get_repository
 from . import access, pages, views
 from .pages import STATIC_DIR, STATIC_PREFIX
@@ -89,12 +90,12 @@ def _guarded(handler: Handler, *, page: bool) -> Handler:
 # --- endpoints -----------------------------------------------------------------------------
 
 
-async def _investigations() -> list[dict[str, Any]]:
+async def _investigations() -> list[InvestigationListItem]:
     url = get_settings().database_url
     return await asyncio.to_thread(lambda: get_repository(url).list_investigations())
 
 
-async def _investigation(investigation_id: str) -> dict[str, Any] | None:
+async def _investigation(investigation_id: str) -> InvestigationView | None:
     url = get_settings().database_url
     return await asyncio.to_thread(lambda: get_repository(url).get_investigation(investigation_id))
 
@@ -104,7 +105,7 @@ def _json(data: Any, status: int = 200) -> JSONResponse:
 
 
 async def _api_list(request: Request) -> Response:
-    return _json(await _investigations())
+    return _json([item.model_dump(mode="json") for item in await _investigations()])
 
 
 async def _api_one(request: Request) -> Response:
@@ -112,7 +113,7 @@ async def _api_one(request: Request) -> Response:
     if investigation is None:
         return _json({"success": False, "error": "investigation not found"}, 404)
     rendered = await asyncio.to_thread(views.report_html, investigation, get_settings())
-    return _json({**investigation, "summary_html": rendered})
+    return _json({**investigation.model_dump(mode="json"), "summary_html": rendered})
 
 
 async def _api_snapshot(request: Request) -> Response:
@@ -139,7 +140,7 @@ async def _api_export(request: Request) -> Response:
     investigation_id = request.path_params["investigation_id"]
     url = get_settings().database_url
 
-    def load() -> tuple[dict[str, Any], dict[str, str]] | None:
+    def load() -> tuple[InvestigationView, dict[str, str]] | None:
         repository = get_repository(url)
         investigation = repository.get_investigation(investigation_id)
         if investigation is None:
@@ -151,7 +152,7 @@ async def _api_export(request: Request) -> Response:
     if loaded is None:
         return _json({"success": False, "error": "investigation not found"}, 404)
     text = await asyncio.to_thread(export.render, fmt, *loaded, settings=get_settings())
-    name = export.filename(loaded[0]["id"], fmt)
+    name = export.filename(loaded[0].id, fmt)
     headers = {
         "Content-Disposition": f'attachment; filename="{name}"',
         "Cache-Control": "no-store",
@@ -164,7 +165,7 @@ async def _api_export(request: Request) -> Response:
 
 async def _page_list(request: Request) -> Response:
     items = await _investigations()
-    running = any(item["status"] in views.RUNNING for item in items)
+    running = any(item.status in views.RUNNING for item in items)
     # Without JS the page reloads itself while a run goes on; with JS the script polls instead.
     body = views.list_body(items)
     if pages.wants_fragment(request.headers):
@@ -184,17 +185,17 @@ async def _page_one(request: Request) -> Response:
     if pages.wants_fragment(request.headers):
         return pages.fragment(body)
     lang = views.page_language(investigation)
-    return pages.page(investigation["title"] or "Investigation", body, lang=lang)
+    return pages.page(investigation.title or "Investigation", body, lang=lang)
 
 
 async def _page_claim(request: Request) -> Response:
     """The report's n-th checked claim: its verdict and evidence, and its ClaimReview alone."""
     investigation = await _investigation(request.path_params["investigation_id"])
-    checks = investigation["fact_checks"] if investigation else []
+    checks = investigation.fact_checks if investigation else []
     number = claim_number(request.path_params["number"], len(checks))
     if investigation is None or number is None:
         if investigation:
-            back = (views.page_path(investigation["id"]), "Back to the investigation")
+            back = (views.page_path(investigation.id), "Back to the investigation")
         else:
             back = ("/investigations", "See all investigations")
         return pages.page("Not found", views.not_found_body("Claim not found", *back), status=404)
@@ -203,7 +204,7 @@ async def _page_claim(request: Request) -> Response:
     check = checks[number - 1]
     body = views.claim_body(investigation, number, review)
     lang = views.page_language(investigation)
-    return pages.page(check["claim_text"], body, head=head, lang=lang)
+    return pages.page(check.claim_text, body, head=head, lang=lang)
 
 
 def claim_number(text: str, count: int) -> int | None:

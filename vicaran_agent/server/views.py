@@ -22,6 +22,13 @@ from ..catalogs import N_, translations
 from ..config import Settings, get_settings
 from ..i18n import ENGLISH, message, report_language, word
 from ..markdown_html import render_markdown
+from ..read_model import (
+    ClaimView,
+    FactCheckView,
+    InvestigationListItem,
+    InvestigationView,
+    SourceView,
+)
 from ..schemas import QUALITY_DIMENSIONS
 from ..sub_agents.bias_analyzer import score_label
 from ..templating import environment
@@ -107,7 +114,7 @@ class InvestigationPage:
     """One investigation with what its panels look up: source numbers, titles and names, the
     verdict and check number of each claim, the report as safe HTML."""
 
-    inv: dict[str, Any]
+    inv: InvestigationView
     report_html: Markup = field(default_factory=Markup)
     numbers: dict[str, int] = field(default_factory=dict)
     titles: dict[str, str] = field(default_factory=dict)
@@ -118,17 +125,17 @@ class InvestigationPage:
 
     @property
     def api(self) -> str:
-        return f"/api/investigations/{quote(self.inv['id'], safe='')}"
+        return f"/api/investigations/{quote(self.inv.id, safe='')}"
 
     @property
     def panels(self) -> list[tuple[str, str, int | None]]:
         inv = self.inv
         return [
-            ("sources", N_("Sources"), len(inv["sources"])),
-            ("claims", N_("Claims"), len(inv["claims"])),
-            ("fact-checks", N_("Fact-checks"), len(inv["fact_checks"])),
+            ("sources", N_("Sources"), len(inv.sources)),
+            ("claims", N_("Claims"), len(inv.claims)),
+            ("fact-checks", N_("Fact-checks"), len(inv.fact_checks)),
             ("bias", N_("Bias"), None),
-            ("timeline", N_("Timeline"), len(inv["timeline"])),
+            ("timeline", N_("Timeline"), len(inv.timeline)),
             ("summary", N_("Summary"), None),
         ]
 
@@ -137,43 +144,45 @@ class InvestigationPage:
 class ClaimPage:
     """The report's n-th checked claim, its claim record and its ClaimReview's rating."""
 
-    inv: dict[str, Any]
-    check: dict[str, Any]
-    claim: dict[str, Any]
+    inv: InvestigationView
+    check: FactCheckView
+    claim: ClaimView | None
     rating: str
     numbers: dict[str, int]
 
 
-def investigation_page(inv: dict[str, Any], settings: Settings | None = None) -> InvestigationPage:
+def investigation_page(
+    inv: InvestigationView, settings: Settings | None = None
+) -> InvestigationPage:
     """What the investigation's page shows (parses the report's Markdown: CPU work)."""
-    sources = inv["sources"]
-    checks = inv["fact_checks"]
+    sources = inv.sources
+    checks = inv.fact_checks
     return InvestigationPage(
         inv=inv,
         report_html=Markup(report_html(inv, settings or get_settings())),
         numbers=source_numbers(inv),
-        titles={s["id"]: s["title"] or s["domain"] for s in sources},
-        source_names={s["id"]: source_name(s) for s in sources},
-        verdicts={check["claim_id"]: check["verdict"] for check in checks},
-        check_numbers={check["claim_id"]: n for n, check in enumerate(checks, 1)},
+        titles={s.id: s.title or s.domain for s in sources},
+        source_names={s.id: source_name(s) for s in sources},
+        verdicts={check.claim_id: check.verdict for check in checks},
+        check_numbers={check.claim_id: n for n, check in enumerate(checks, 1)},
         timeline_skipped=timeline_skipped(inv),
     )
 
 
-def claim_page(inv: dict[str, Any], number: int, review: dict[str, Any]) -> ClaimPage:
-    check = inv["fact_checks"][number - 1]
+def claim_page(inv: InvestigationView, number: int, review: dict[str, Any]) -> ClaimPage:
+    check = inv.fact_checks[number - 1]
     return ClaimPage(
         inv=inv,
         check=check,
-        claim=next((c for c in inv["claims"] if c["id"] == check["claim_id"]), {}),
+        claim=inv.claim(check.claim_id),
         rating=review["reviewRating"]["alternateName"],
         numbers=source_numbers(inv),
     )
 
 
-def source_numbers(inv: dict[str, Any]) -> dict[str, int]:
+def source_numbers(inv: InvestigationView) -> dict[str, int]:
     """Each source's number, as the report cites it ([N] is the N-th source)."""
-    return {s["id"]: n for n, s in enumerate(inv["sources"], 1)}
+    return {s.id: n for n, s in enumerate(inv.sources, 1)}
 
 
 # --- rendering -----------------------------------------------------------------------------
@@ -185,16 +194,16 @@ def render(name: str, language: str = ENGLISH, **values: Any) -> str:
     return _environment(language).get_template(f"dashboard/{name}").render(**values).rstrip("\n")
 
 
-def list_body(items: list[dict[str, Any]]) -> str:
-    running = any(item["status"] in RUNNING for item in items)
+def list_body(items: list[InvestigationListItem]) -> str:
+    running = any(item.status in RUNNING for item in items)
     return render("list.html", items=items, running=running)
 
 
-def detail_body(inv: dict[str, Any]) -> str:
+def detail_body(inv: InvestigationView) -> str:
     return render("investigation.html", page_language(inv), view=investigation_page(inv))
 
 
-def claim_body(inv: dict[str, Any], number: int, review: dict[str, Any]) -> str:
+def claim_body(inv: InvestigationView, number: int, review: dict[str, Any]) -> str:
     return render("claim.html", page_language(inv), view=claim_page(inv, number, review))
 
 
@@ -202,9 +211,9 @@ def not_found_body(heading: str, back_href: str, back_text: str) -> str:
     return render("not_found.html", heading=heading, back_href=back_href, back_text=back_text)
 
 
-def page_language(inv: dict[str, Any]) -> str:
+def page_language(inv: InvestigationView) -> str:
     """The language an investigation's pages are written in (its report's): a BCP 47 tag."""
-    return report_language(str(inv.get("language") or ENGLISH))
+    return report_language(inv.language or ENGLISH)
 
 
 @functools.cache
@@ -282,12 +291,12 @@ def summary_html(
     return render_markdown(text, heading_offset=2, allowed_links=allowed_links, relink=relink)
 
 
-def report_html(inv: dict[str, Any], settings: Settings) -> str:
+def report_html(inv: InvestigationView, settings: Settings) -> str:
     """The investigation's report as the dashboard shows it: its snapshot links, written on
     whatever server, are paths on this one (so they work at whatever address it is opened)."""
-    iid = inv["id"]
+    iid = inv.id
     return summary_html(
-        inv.get("summary"),
+        inv.summary,
         export.saved_links(inv, settings.public_url),
         export.snapshot_links(iid, lambda sha: export.snapshot_path(iid, sha)),
     )
@@ -315,17 +324,17 @@ def _score(value: Any) -> str:
 
 
 def claim_of(
-    inv: dict[str, Any], check: dict[str, Any], gettext: Callable[[str], str] = str
+    inv: InvestigationView, check: FactCheckView, gettext: Callable[[str], str] = str
 ) -> str:
     """ "Claim 2/5": a check named by its claim's number, as the chat's verdict lines name it."""
-    numbers = {claim["id"]: n for n, claim in enumerate(inv["claims"], 1)}
-    number = numbers.get(check["claim_id"])
+    numbers = {claim.id: n for n, claim in enumerate(inv.claims, 1)}
+    number = numbers.get(check.claim_id)
     if not number:
         return gettext("Claim")
-    return gettext("Claim %(number)s/%(count)s") % {"number": number, "count": len(inv["claims"])}
+    return gettext("Claim %(number)s/%(count)s") % {"number": number, "count": len(inv.claims)}
 
 
-def dated(item: dict[str, Any]) -> list[str]:
+def dated(item: export.Cited) -> list[str]:
     """When an item was published: a gazette's date and territory, else its published date
     and who states it, or that it is unknown."""
     if export.is_gazette(item):
@@ -333,14 +342,14 @@ def dated(item: dict[str, Any]) -> list[str]:
     return [export.published_fact(item)]
 
 
-def source_name(source: dict[str, Any]) -> str:
+def source_name(source: SourceView) -> str:
     """How a source is named where it is not a card: its address, or a document's or a
     gazette's label."""
     if export.is_document(source):
         return export.document_label(source)
     if export.is_gazette(source):
         return export.gazette_label(source)
-    return source.get("display_url") or source["url"]
+    return source.display_url or source.url
 
 
 def publisher_name(publisher: str | None, host: str) -> str:
@@ -373,6 +382,6 @@ def event_date(
     return shown, f"{year}-{month}-{day}"
 
 
-def timeline_skipped(inv: dict[str, Any]) -> str:
+def timeline_skipped(inv: InvestigationView) -> str:
     """Why a quick investigation has no timeline, in its language."""
-    return message("dashboard_timeline_skipped", inv.get("language") or "en")
+    return message("dashboard_timeline_skipped", inv.language or "en")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 from datetime import timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -22,23 +22,32 @@ IDEMPOTENCY_PENDING = 0
 logger = logging.getLogger(__name__)
 
 
+class StoredReply(NamedTuple):
+    """What an Idempotency-Key holds: the hash of the request that claimed it, and its reply
+    (the JSON body the callback API answered, and its status code)."""
+
+    request_hash: str
+    status_code: int
+    response: dict[str, Any]
+
+
 class Idempotency(RecordsDatabase):
     """Claims and replies by Idempotency-Key."""
 
-    def get_idempotent(self, key: str) -> tuple[str, int, dict[str, Any]] | None:
+    def get_idempotent(self, key: str) -> StoredReply | None:
         """(request hash, status code, response) stored for `key`, or None (also while pending)."""
 
-        def op(session: Session) -> tuple[str, int, dict[str, Any]] | None:
+        def op(session: Session) -> StoredReply | None:
             row = session.get(IdempotencyRow, key)
             if row is None or row.status_code == IDEMPOTENCY_PENDING:
                 return None
-            return row.request_hash, row.status_code, dict(row.response)
+            return StoredReply(row.request_hash, row.status_code, dict(row.response))
 
         return self._read(op)
 
     def claim_idempotent(
         self, key: str, request_hash: str, stale_seconds: float
-    ) -> tuple[str, int, dict[str, Any]] | None:
+    ) -> StoredReply | None:
         """Claim `key` for this request: None when claimed, else what holds it.
 
         The key is the primary key, so of concurrent claims on any replica exactly one INSERT
@@ -61,7 +70,7 @@ class Idempotency(RecordsDatabase):
             except IntegrityError:
                 pass
 
-            def holder(session: Session) -> tuple[str, int, dict[str, Any]] | None:
+            def holder(session: Session) -> StoredReply | None:
                 row = session.get(IdempotencyRow, key)
                 if row is None:
                     return None  # released meanwhile: claim again
@@ -70,7 +79,7 @@ class Idempotency(RecordsDatabase):
                     session.delete(row)
                     logger.warning("took over the stale Idempotency-Key claim %r", key)
                     return None
-                return row.request_hash, row.status_code, dict(row.response)
+                return StoredReply(row.request_hash, row.status_code, dict(row.response))
 
             found = self._write(holder)
             if found is not None:

@@ -187,8 +187,8 @@ class SourceFinderAgent(StageAgent):
             )
             return {}
         kept = {}
-        for item in (record or {}).get("sources") or []:
-            source = Source.model_validate({**item, "source_id": None})
+        for item in record.sources if record else []:
+            source = Source.model_validate({**item.model_dump(), "source_id": None})
             if source.usable and source.content_sha256 and not source.is_user_provided:
                 kept[source.url] = source
         return kept
