@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from tests.support.conversation import Conversation
 from vicaran_agent import settings_help
 from vicaran_agent.config import Settings, retired_querido_diario_host
+from vicaran_agent.settings_help import env_default
 from vicaran_agent.settings_help import shown_default as _shown_default
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -56,6 +57,23 @@ def test_the_configuration_page_is_written_from_its_one_source():
     assert rows["VICARAN_TODAY"][1] == "— (the machine's date)"
 
 
+def test_env_example_is_written_from_the_same_source_with_each_settings_words():
+    """`.env.example` is what `make docs` writes: each setting under what it does (the words of
+    docs/configuration.md), at its default or, where settings.toml says, a commented example."""
+    assert (ROOT / ".env.example").read_text() == settings_help.env_example()
+    text = settings_help.env_example()
+    relevance = text.index("VICARAN_RELEVANCE_THRESHOLD=")
+    words = next(
+        s.text
+        for section in settings_help.sections()[1]
+        for s in section.settings
+        if s.name == "VICARAN_RELEVANCE_THRESHOLD"
+    )
+    above = text[:relevance].rsplit("\n\n", 1)[-1]
+    assert " ".join(line.removeprefix("# ") for line in above.splitlines()) == words
+    assert "\n# VICARAN_PUBLIC_URL=https://vicaran.newsroom.example\n" in text
+
+
 async def test_missing_gemini_key_gets_one_clear_sentence(env):
     env.set(VICARAN_FAST_MODEL="gemini-3.5-flash", VICARAN_PRO_MODEL="gemini-3.8-flash")
     conversation = Conversation()
@@ -89,17 +107,6 @@ async def test_unknown_model_name_is_explained(env):
     assert "VICARAN_FAST_MODEL" in reply
 
 
-def _env_default(value: object) -> str:
-    """How .env.example writes a default: the value as an environment variable spells it."""
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    if isinstance(value, list | tuple):
-        return ",".join(map(str, value))
-    return str(value)
-
-
 def test_the_readmes_table_shows_each_settings_default():
     """(An empty default is shown as what it means there: "the real date", the SQLite path.)"""
     rows = _table_rows((ROOT / "README.md").read_text())
@@ -119,9 +126,9 @@ def test_env_example_sets_every_setting_it_names_to_its_default():
     defaults = {name.upper(): field.default for name, field in Settings.model_fields.items()}
     shipped = re.findall(r"^([A-Z][A-Z0-9_]+)=(.*)$", (ROOT / ".env.example").read_text(), re.M)
     wrong = {
-        name: (value, _env_default(defaults[name]))
+        name: (value, env_default(defaults[name]))
         for name, value in shipped
-        if name in defaults and value.strip() != _env_default(defaults[name])
+        if name in defaults and value.strip() != env_default(defaults[name])
     }
     assert wrong == {}
 

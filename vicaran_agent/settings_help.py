@@ -1,14 +1,15 @@
-"""The configuration page (`docs/configuration.md`), written from its one source: the words in
-`settings.toml` and the defaults of `config.Settings`.
+"""The configuration page (`docs/configuration.md`) and `.env.example`, written from their one
+source: the words in `settings.toml` and the defaults of `config.Settings`.
 
-`python -m vicaran_agent.settings_help` rewrites the page (`make docs`); `--check` exits 1
-when the page is not what it would write.
+`python -m vicaran_agent.settings_help` rewrites both (`make docs`); `--check` exits 1 when
+either is not what it would write.
 """
 
 from __future__ import annotations
 
 import functools
 import sys
+import textwrap
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +19,12 @@ from .config import PROJECT_ROOT, Settings
 
 SOURCE = Path(__file__).with_name("settings.toml")
 PAGE = PROJECT_ROOT / "docs" / "configuration.md"
+ENV_EXAMPLE = PROJECT_ROOT / ".env.example"
+_ENV_HEADER = """\
+# Vicaran configuration. `make run` copies this file to .env; fill in the keys there.
+# Never commit .env. Each setting is explained in docs/configuration.md; a commented line is an
+# example of a change. Written by `make docs` from vicaran_agent/settings.toml: edit that file.
+"""
 _HEADER = "| setting | default | what it does, and when to change it |\n|---|---|---|"
 
 
@@ -26,6 +33,7 @@ class Setting:
     name: str
     text: str
     default_note: str = ""
+    example: str | None = None  # `.env.example` shows this change, commented, not the default
 
 
 @dataclass(frozen=True)
@@ -77,14 +85,45 @@ def page() -> str:
     return "\n\n".join(parts) + "\n"
 
 
+def env_default(value: Any) -> str:
+    """A default as an environment variable spells it."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, list | tuple):
+        return ",".join(map(str, value))
+    return str(value)
+
+
+def env_example() -> str:
+    """`.env.example` as the source says it: every setting at its default (or a commented
+    example of a change), under what it does."""
+    _, shown = sections()
+    defaults = {name.upper(): field.default for name, field in Settings.model_fields.items()}
+    parts = [_ENV_HEADER]
+    for section in shown:
+        lines = [f"# --- {section.title.replace('`', '')} ---"]
+        for setting in section.settings:
+            lines.append("")
+            lines += textwrap.wrap(setting.text, 98, initial_indent="# ", subsequent_indent="# ")
+            if setting.example is None:
+                lines.append(f"{setting.name}={env_default(defaults[setting.name])}")
+            else:
+                lines.append(f"# {setting.name}={setting.example}")
+        parts.append("\n".join(lines) + "\n")
+    return "\n".join(parts)
+
+
 def main(argv: list[str]) -> int:
-    text = page()
+    written = {PAGE: page(), ENV_EXAMPLE: env_example()}
     if "--check" in argv:
-        if PAGE.read_text(encoding="utf-8") != text:
-            print(f"{PAGE} is not current: run `make docs`", file=sys.stderr)
-            return 1
-        return 0
-    PAGE.write_text(text, encoding="utf-8")
+        stale = [path for path, text in written.items() if path.read_text("utf-8") != text]
+        for path in stale:
+            print(f"{path} is not current: run `make docs`", file=sys.stderr)
+        return 1 if stale else 0
+    for path, text in written.items():
+        path.write_text(text, encoding="utf-8")
     return 0
 
 
