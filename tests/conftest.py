@@ -20,11 +20,10 @@ from tests.fakes.web import FakeWeb
 from tests.support import scripted_model
 from tests.support.corpus import MACEIO, RIVERTON, pages, search_results
 from tests.support.databases import BACKENDS, migrated_sqlite, records_database
+from vicaran_agent import services as shared
 from vicaran_agent.config import get_settings
-from vicaran_agent.storage import repository as repository_module
 from vicaran_agent.tools import safety
 from vicaran_agent.tools.parsing import close_pools, parse_pool
-from vicaran_agent.tools.querido_diario import clear_city_cache
 from vicaran_agent.tools.ratelimit import RateLimiter
 
 PORTUGUESE_HINTS = ("maceió", "maceio", "merenda", "prefeitura", "licitação")
@@ -141,22 +140,21 @@ def env(
         monkeypatch.setenv(name, value)
     monkeypatch.setattr(safety, "_resolve", _offline_resolve)
     get_settings.cache_clear()
-    clear_city_cache()
     scripted_model.reset_calls()
     yield TestEnv(services, database_url, monkeypatch)
     get_settings.cache_clear()
 
 
 @pytest.fixture(autouse=True)
-def _close_new_repositories() -> Iterator[None]:
-    """Each records store a test opened is closed after it: a SQLite store keeps three file
-    descriptors (database, WAL, shared memory), and 2,000 tests of fresh databases ran the
-    process past what `select` accepts."""
-    before = dict(repository_module._REPOSITORIES)
-    yield
-    for url, repository in list(repository_module._REPOSITORIES.items()):
-        if before.get(url) is not repository:
-            repository.close()
+def _own_services() -> Iterator[shared.Services]:
+    """Each test runs with its own services container (records stores, request budgets, city
+    lists, runtimes, detached runs...), sharing only the session's parse pools; the stores it
+    opened are closed after it (a SQLite store keeps three file descriptors, and 2,000 tests of
+    fresh databases ran the process past what `select` accepts)."""
+    own = shared.Services(parse_pools=shared.current().parse_pools)
+    with shared.use(own):
+        yield own
+    own.close()
 
 
 @pytest.fixture(params=BACKENDS)

@@ -120,9 +120,7 @@ def test_optional_services_not_configured_are_said_without_failing(env, capsys):
 
 
 def test_the_retired_querido_diario_host_is_a_broken_line_and_a_start_up_warning(env, capsys):
-    from vicaran_agent import doctor as checks
 
-    checks.reset_start_warning()
     env.set(QUERIDO_DIARIO_BASE_URL=RETIRED)
     code, lines, err = doctor(capsys)
     assert code == 1
@@ -135,9 +133,7 @@ def test_the_retired_querido_diario_host_is_a_broken_line_and_a_start_up_warning
 
 
 def test_another_command_warns_once_about_the_retired_host(env, capsys):
-    from vicaran_agent import doctor as checks
 
-    checks.reset_start_warning()
     env.set(QUERIDO_DIARIO_BASE_URL=RETIRED + "/")
     cli.main(["db", "status"])
     cli.main(["db", "status"])
@@ -147,9 +143,7 @@ def test_another_command_warns_once_about_the_retired_host(env, capsys):
 
 
 def test_the_current_host_gets_no_warning(env, capsys):
-    from vicaran_agent import doctor as checks
 
-    checks.reset_start_warning()
     env.set(QUERIDO_DIARIO_BASE_URL=NEW_HOST)
     cli.main(["db", "status"])
     assert capsys.readouterr().err == ""
@@ -316,9 +310,7 @@ def test_a_sqlite_file_not_made_yet_is_fine_and_nothing_is_created(env, capsys, 
 
 def test_the_app_logs_the_retired_host_once_as_adk_loads_it(env, caplog, capsys):
     from vicaran_agent import agent
-    from vicaran_agent import doctor as checks
 
-    checks.reset_start_warning()
     env.set(QUERIDO_DIARIO_BASE_URL=RETIRED)
     with caplog.at_level("WARNING"):
         agent.importable_app()

@@ -68,8 +68,53 @@ def test_no_html_is_written_in_python_strings():
     assert found == []
 
 
+_EMPTY_CONTAINERS = {"dict", "set", "list", "defaultdict", "OrderedDict", "deque"}
+_WEAK = {"WeakKeyDictionary", "WeakValueDictionary", "WeakSet"}
+
+
+def _registries(tree: ast.Module) -> list[tuple[int, str]]:
+    """Module-level names bound to an empty container: state filled as the process runs."""
+    found = []
+    for node in tree.body:
+        targets = (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else [node.target]
+            if (isinstance(node, ast.AnnAssign) and node.value is not None)
+            else []
+        )
+        value = getattr(node, "value", None)
+        empty = (
+            isinstance(value, ast.Dict | ast.Set | ast.List)
+            and not (getattr(value, "keys", None) or getattr(value, "elts", None))
+        ) or (
+            isinstance(value, ast.Call)
+            and not value.args
+            and (getattr(value.func, "id", None) or getattr(value.func, "attr", None))
+            in _EMPTY_CONTAINERS | _WEAK
+        )
+        if empty:
+            found += [(node.lineno, ast.unparse(t)) for t in targets]
+    return found
+
+
+def test_no_module_keeps_a_registry_of_its_own():
+    """What the process shares lives in one container (`services.Services`), so a test (or a
+    second app) gets its own by `services.use`, not by patching and clearing module globals."""
+    found = [
+        f"{p.relative_to(PACKAGE)}:{line}: {name}"
+        for p in _modules()
+        for line, name in _registries(ast.parse(p.read_text(encoding="utf-8")))
+    ]
+    assert found == []
+
+
 def test_the_checks_find_what_they_look_for(tmp_path):
     """Each check fails on what it forbids (a test that cannot fail is no test)."""
     tree = ast.parse('"""<p>a docstring may show markup</p>"""\nX = f"<a href={1}>x</a>"\n')
     assert [text for _, text in _strings(tree) if _TAG.search(text)] == ["<a href={}>x</a>"]
     assert not _TAG.search("a < b and c > d")
+    module = ast.parse(
+        "A: dict[str, int] = {}\nB = set()\nC = weakref.WeakKeyDictionary()\nD = {1: 2}\n"
+    )
+    assert [name for _, name in _registries(module)] == ["A", "B", "C"]

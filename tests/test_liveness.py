@@ -13,7 +13,7 @@ from tests.support.clock import FakeClock
 from tests.support.conversation import Conversation
 from tests.support.inprocess import CommandRun, vicaran
 from tests.support.records import as_json
-from vicaran_agent import liveness
+from vicaran_agent import liveness, services
 from vicaran_agent import state_keys as keys
 from vicaran_agent.config import get_settings
 from vicaran_agent.schemas import InvestigationConfig
@@ -142,7 +142,7 @@ async def test_a_run_beats_every_heartbeat_interval_by_its_clock(env, monkeypatc
     monkeypatch.setattr(liveness, "repository", lambda: store)
     clock = FakeClock()
     async with liveness.alive(ID, clock=clock):
-        assert ID in liveness.RUNNING
+        assert ID in services.current().running
         await clock.sleeping(1)
         assert store.beats == []
         clock.advance(10)
@@ -153,7 +153,9 @@ async def test_a_run_beats_every_heartbeat_interval_by_its_clock(env, monkeypatc
         clock.advance(0.1)
         await clock.sleeping(1)
         assert store.beats == [[ID], [ID]]
-    assert ID not in liveness.RUNNING and clock.sleepers == 0  # the beating stopped with it
+    assert (
+        ID not in services.current().running and clock.sleepers == 0
+    )  # the beating stopped with it
 
 
 async def test_sweeps_are_at_most_one_per_interval_unless_forced(env, monkeypatch):

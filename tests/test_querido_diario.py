@@ -19,7 +19,7 @@ from tests.support.gazettes import BY_NUMBER, text_of
 from tests.support.wait import until
 from vicaran_agent.config import Settings
 from vicaran_agent.tools import querido_diario_http as qd_http
-from vicaran_agent.tools.querido_diario import QueridoDiario, clear_city_cache
+from vicaran_agent.tools.querido_diario import QueridoDiario
 
 PA = BY_NUMBER[1]
 VALIDATION_422 = {
@@ -33,13 +33,6 @@ VALIDATION_422 = {
         }
     ]
 }
-
-
-@pytest.fixture(autouse=True)
-def _fresh_city_lists() -> Iterator[None]:
-    clear_city_cache()  # a port can come back with another fake behind it
-    yield
-    clear_city_cache()
 
 
 @pytest.fixture

@@ -3,11 +3,9 @@ service's shapes, parsed by Vicaran's own client; and the fake answers in the sa
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
-import pytest
 
 from tests.fakes.querido_diario import FakeQueridoDiario
 from tests.fakes.server import RecordedRequest, Response
@@ -16,17 +14,10 @@ from tests.support import contracts
 from tests.support.clock import FakeClock
 from tests.support.contracts import ContractServer, Recorded
 from vicaran_agent.config import Settings
-from vicaran_agent.tools.querido_diario import QueridoDiario, clear_city_cache
+from vicaran_agent.tools.querido_diario import QueridoDiario
 
 SERVICE = "querido_diario"
 PRODUCTION = "api.queridodiario.org.br"
-
-
-@pytest.fixture(autouse=True)
-def _fresh_city_lists() -> Iterator[None]:
-    clear_city_cache()
-    yield
-    clear_city_cache()
 
 
 def recorded(name: str) -> Recorded:

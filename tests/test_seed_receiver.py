@@ -20,7 +20,7 @@ from tests.support import wait
 from tests.support.cli_process import start_investigation
 from tests.support.conversation import Conversation
 from tests.support.records import as_json
-from vicaran_agent import liveness
+from vicaran_agent import liveness, services
 from vicaran_agent import state_keys as keys
 from vicaran_agent.config import get_settings
 from vicaran_agent.read_model import OutboxSummary
@@ -220,12 +220,12 @@ async def test_a_stopped_run_is_delivered_as_partial_with_what_it_found(env, new
     )
     with queue_for_callback():
         repository.start_investigation(config, session_id="a-conversation")
-    liveness.RUNNING.add(ID)
+    services.current().running.add(ID)
     try:
         assert liveness.interrupt_running() == [ID]
         assert liveness.interrupt_running() == []  # marked once
     finally:
-        liveness.RUNNING.discard(ID)
+        services.current().running.discard(ID)
     await drain()
     assert newsroom.refused == []
     assert newsroom.types() == ["INVESTIGATION_STARTED", "INVESTIGATION_PARTIAL"]

@@ -22,6 +22,7 @@ from typing import Any
 
 import httpx
 
+from . import services
 from .clock import SYSTEM_CLOCK, Clock, utc
 from .config import Settings, get_settings
 from .storage import Repository, get_repository
@@ -245,11 +246,6 @@ class _Background:
     wakeup: asyncio.Event
 
 
-# One deliverer per event loop: a second loop in the process (a test client's, a second app's)
-# starts and stops its own, and never orphans another loop's (which would hold its leases).
-_BACKGROUND: dict[asyncio.AbstractEventLoop, _Background] = {}
-
-
 async def _run_forever(wakeup: asyncio.Event) -> None:
     deliverer = Deliverer()
     while True:
@@ -268,27 +264,30 @@ def start_delivery() -> None:
     if not get_settings().callback_enabled:
         return
     loop = asyncio.get_running_loop()
-    for closed in [other for other in _BACKGROUND if other.is_closed()]:
-        del _BACKGROUND[closed]
-    running = _BACKGROUND.get(loop)
+    # One deliverer per event loop: a second loop in the process (a test client's, a second
+    # app's) starts and stops its own, and never orphans another loop's (it holds its leases).
+    deliverers = services.current().deliverers
+    for closed in [other for other in deliverers if other.is_closed()]:
+        del deliverers[closed]
+    running = deliverers.get(loop)
     if running is not None and not running.task.done():
         return
     wakeup = asyncio.Event()
     task = loop.create_task(_run_forever(wakeup), name="vicaran-callback-delivery")
-    _BACKGROUND[loop] = _Background(task, wakeup)
+    deliverers[loop] = _Background(task, wakeup)
 
 
 def kick() -> None:
     """Something was queued: deliver soon."""
     start_delivery()
-    running = _BACKGROUND.get(asyncio.get_running_loop())
+    running = services.current().deliverers.get(asyncio.get_running_loop())
     if running is not None:
         running.wakeup.set()
 
 
 async def stop_delivery() -> None:
     """Stop this event loop's background deliverer (what it held is released)."""
-    running = _BACKGROUND.pop(asyncio.get_running_loop(), None)
+    running = services.current().deliverers.pop(asyncio.get_running_loop(), None)
     if running is not None:
         running.task.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):

@@ -24,9 +24,9 @@ from google.adk.events import Event
 from google.adk.sessions import BaseSessionService, Session
 from google.adk.sessions.base_session_service import GetSessionConfig
 
-logger = logging.getLogger(__name__)
+from . import services
 
-_RUNS: set[asyncio.Task[None]] = set()  # strong references: a detached run must not be collected
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -49,8 +49,9 @@ class DetachedRun:
         self._listening = True
         self._left: list[_Item] = []  # events the request did not take, for the run
         self._task = asyncio.create_task(self._pump())
-        _RUNS.add(self._task)
-        self._task.add_done_callback(_RUNS.discard)
+        runs = services.current().detached_runs  # strong references: never collected mid-run
+        runs.add(self._task)
+        self._task.add_done_callback(runs.discard)
 
     @property
     def task(self) -> asyncio.Task[None]:
@@ -173,5 +174,6 @@ def _changes_state(event: Event) -> bool:
 
 async def wait_for_detached_runs() -> None:
     """Let every detached run of this process finish (tests, and a graceful exit)."""
-    while _RUNS:
-        await asyncio.gather(*list(_RUNS), return_exceptions=True)
+    runs = services.current().detached_runs
+    while runs:
+        await asyncio.gather(*list(runs), return_exceptions=True)

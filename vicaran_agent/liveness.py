@@ -15,7 +15,7 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from . import delivery
+from . import delivery, services
 from .callbacks.persistence import repository
 from .clock import SYSTEM_CLOCK, Clock
 from .config import get_settings
@@ -26,19 +26,17 @@ logger = logging.getLogger(__name__)
 SWEEP_EVERY_SECONDS = 10.0
 STOPPED_BY_SIGNAL = "The process running this investigation was stopped before it finished."
 
-RUNNING: set[str] = set()  # investigations this process is running now
-_last_sweep: dict[Clock, float] = {}  # when each clock last swept
-
 
 @asynccontextmanager
 async def alive(investigation_id: str, clock: Clock = SYSTEM_CLOCK) -> AsyncIterator[None]:
     """Heartbeats for one run, by `clock`, for as long as it runs in this process."""
-    RUNNING.add(investigation_id)
+    running = services.current().running  # investigations this process is running now
+    running.add(investigation_id)
     beating = asyncio.create_task(_beat(investigation_id, clock))
     try:
         yield
     finally:
-        RUNNING.discard(investigation_id)
+        running.discard(investigation_id)
         beating.cancel()
         await asyncio.wait([beating])  # no beat after the run
 
@@ -55,10 +53,11 @@ async def _beat(investigation_id: str, clock: Clock) -> None:
 async def sweep(*, force: bool = False, clock: Clock = SYSTEM_CLOCK) -> list[str]:
     """Mark runs whose process died `interrupted` (at most every SWEEP_EVERY_SECONDS)."""
     now = clock.now()
-    last = _last_sweep.get(clock)
+    swept = services.current().last_sweep  # when each clock last swept
+    last = swept.get(clock)
     if not force and last is not None and now - last < SWEEP_EVERY_SECONDS:
         return []
-    _last_sweep[clock] = now
+    swept[clock] = now
     try:
         with queue_for_callback(get_settings().callback_enabled):
             swept = await asyncio.to_thread(repository().sweep_stale)
@@ -73,7 +72,7 @@ async def sweep(*, force: bool = False, clock: Clock = SYSTEM_CLOCK) -> list[str
 
 def interrupt_running(reason: str = STOPPED_BY_SIGNAL) -> list[str]:
     """This process's runs become `interrupted` (call before the process exits)."""
-    running = sorted(RUNNING)
+    running = sorted(services.current().running)
     if not running:
         return []
     try:  # queued for the callback API: delivered now, or by the next start

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import weakref
 from collections.abc import AsyncGenerator
 
 import httpx
@@ -16,6 +15,7 @@ from google.adk.models.llm_response import LlmResponse
 from google.genai import errors as genai_errors
 from google.genai import types
 
+from . import services
 from .adk_compat import LlmCallsLimitExceededError, is_gemini_model
 from .config import Settings, get_settings
 from .i18n import Phrase, localized
@@ -86,14 +86,9 @@ def describe_model_error(error: BaseException, model: str) -> tuple[Phrase, bool
     return Phrase("model_failed", error=type(error).__name__, detail=detail), False
 
 
-_LLMS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, BaseLlm]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
 def shared_llm(model: str) -> BaseLlm:
     """One model object per name and event loop (its API client is costly to build)."""
-    per_loop = _LLMS.setdefault(asyncio.get_running_loop(), {})
+    per_loop = services.current().llms.setdefault(asyncio.get_running_loop(), {})
     if model not in per_loop:
         per_loop[model] = LLMRegistry.new_llm(model)
     return per_loop[model]

@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
+from . import services
 from .config import Settings
 from .textmatch import sha256_text
 from .tools.page_reader import PageReader, PageResult
@@ -129,23 +130,21 @@ class InvestigationRuntime:
         await self.search.aclose()
 
 
-_RUNTIMES: dict[str, InvestigationRuntime] = {}
-
-
 def runtime_for(investigation_id: str, settings: Settings) -> InvestigationRuntime:
     """The running investigation's runtime (created on first use)."""
-    runtime = _RUNTIMES.get(investigation_id)
+    runtimes = services.current().runtimes
+    runtime = runtimes.get(investigation_id)
     if runtime is None:
         runtime = InvestigationRuntime(
             settings, PageCache(settings), WebSearch(settings), TextStore(settings)
         )
-        _RUNTIMES[investigation_id] = runtime
+        runtimes[investigation_id] = runtime
     return runtime
 
 
 def open_runtime(investigation_id: str) -> InvestigationRuntime | None:
     """The runtime of an investigation that is running now, or None (never creates one)."""
-    return _RUNTIMES.get(investigation_id)
+    return services.current().runtimes.get(investigation_id)
 
 
 @asynccontextmanager
@@ -157,7 +156,7 @@ async def investigation_runtime(
     try:
         yield runtime
     finally:
-        _RUNTIMES.pop(investigation_id, None)
+        services.current().runtimes.pop(investigation_id, None)
         try:
             await runtime.aclose()
         except Exception:

@@ -98,9 +98,9 @@ def records_database(backend: str, tmp_path: Path, *, migrated: bool = True) -> 
 
 
 def _close_repositories_of(schema: str) -> None:
-    from vicaran_agent.storage.repository import _REPOSITORIES
+    from vicaran_agent import services
 
-    for key, repository in list(_REPOSITORIES.items()):
+    for key, repository in list(services.current().repositories.items()):
         if schema in key:
             repository.close()
 

@@ -12,13 +12,12 @@ masked. A check that fails is something the next run would hit: the command then
 from .checks import Doctor
 from .command import report, run
 from .lines import Line
-from .startup import reset_start_warning, retired_host_warning, warn_at_start
+from .startup import retired_host_warning, warn_at_start
 
 __all__ = [
     "Doctor",
     "Line",
     "report",
-    "reset_start_warning",
     "retired_host_warning",
     "run",
     "warn_at_start",

@@ -5,13 +5,12 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
+from .. import services
 from ..config import Settings, retired_querido_diario_host
 from ..i18n import Phrase, message
 from .answers import host_of
 
 QUERIDO_DIARIO_HOST = "https://api.queridodiario.org.br"
-
-_start_warned = False
 
 
 def retired_host_warning(settings: Settings, language: str) -> str | None:
@@ -32,16 +31,10 @@ def retired_host_warning(settings: Settings, language: str) -> str | None:
 
 def warn_at_start(settings: Settings, emit: Callable[[str], object], language: str) -> None:
     """Say once per process, as a command or the app starts, that the gazette host is retired."""
-    global _start_warned
-    if _start_warned:
+    shared = services.current()
+    if shared.start_warned:
         return
     line = retired_host_warning(settings, language)
     if line:
-        _start_warned = True
+        shared.start_warned = True
         emit(line)
-
-
-def reset_start_warning() -> None:
-    """Forget that the start-up warning was given (tests)."""
-    global _start_warned
-    _start_warned = False

@@ -17,6 +17,7 @@ from typing import cast, get_args
 from sqlalchemy import delete, func, insert, or_, select
 from sqlalchemy.orm import Session
 
+from .. import services
 from ..i18n import Phrase
 from ..storage.repository import Repository, get_repository
 from ..storage.tables import CollectionRow, DocumentRow, PassageRow, new_id, utcnow
@@ -347,16 +348,13 @@ class DocumentStore:
         return joined
 
 
-_STORES: dict[str, DocumentStore] = {}
-_STORES_LOCK = threading.Lock()
-
-
 def get_document_store(database_url: str) -> DocumentStore:
-    """The process-wide store for `database_url`."""
-    with _STORES_LOCK:
-        store = _STORES.get(database_url)
+    """The store for `database_url` the process shares."""
+    shared = services.current()
+    with shared.lock:
+        store = shared.document_stores.get(database_url)
         if store is None:
-            store = _STORES[database_url] = DocumentStore(database_url)
+            store = shared.document_stores[database_url] = DocumentStore(database_url)
         return store
 
 

@@ -9,8 +9,7 @@ Every save method is one transaction (a batch) and is safe to call from several 
 
 from __future__ import annotations
 
-import threading
-
+from vicaran_agent import services
 from vicaran_agent.storage.base import (
     FINISHED,
     STOPPED,
@@ -44,20 +43,18 @@ class Repository(Records, Heartbeats, Idempotency, Snapshots, Deliveries, Reads)
 
     def close(self) -> None:
         """Release the connections (and forget this instance in the per-URL cache)."""
-        with _REPOSITORIES_LOCK:
-            if _REPOSITORIES.get(self.database_url) is self:
-                del _REPOSITORIES[self.database_url]
+        shared = services.current()
+        with shared.lock:
+            if shared.repositories.get(self.database_url) is self:
+                del shared.repositories[self.database_url]
         self._engine.dispose()
 
 
-_REPOSITORIES: dict[str, Repository] = {}
-_REPOSITORIES_LOCK = threading.Lock()
-
-
 def get_repository(database_url: str) -> Repository:
-    """The process-wide Repository for `database_url` (created on first use)."""
-    with _REPOSITORIES_LOCK:
-        repository = _REPOSITORIES.get(database_url)
+    """The Repository for `database_url` the process shares (created on first use)."""
+    shared = services.current()
+    with shared.lock:
+        repository = shared.repositories.get(database_url)
         if repository is None:
-            repository = _REPOSITORIES[database_url] = Repository(database_url)
+            repository = shared.repositories[database_url] = Repository(database_url)
         return repository

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import asyncio
 import atexit
-import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from .. import services
 from ..config import Settings, get_settings
 from .workers import DOCUMENT, PAGE, WorkerFailed, WorkerPool
 
@@ -26,27 +26,25 @@ __all__ = ["DOCUMENT", "PAGE", "WorkerFailed", "close_pools", "parse_pool", "run
 
 T = TypeVar("T")
 
-_lock = threading.Lock()
-_pools: dict[tuple[int, int], WorkerPool] = {}
-
 
 def parse_pool(settings: Settings | None = None) -> WorkerPool:
     """The process's parse pool for these settings (started on first use)."""
     settings = settings or get_settings()
     key = (settings.vicaran_parse_workers, settings.vicaran_parse_memory_mb)
-    with _lock:
-        pool = _pools.get(key)
+    shared = services.current()
+    with shared.lock:
+        pool = shared.parse_pools.get(key)
         if pool is None:
-            pool = WorkerPool(*key)
-            _pools[key] = pool
+            pool = shared.parse_pools[key] = WorkerPool(*key)
         return pool
 
 
 def close_pools() -> None:
     """Stop every parse pool's workers (a server shutting down; tests)."""
-    with _lock:
-        pools = list(_pools.values())
-        _pools.clear()
+    shared = services.current()
+    with shared.lock:
+        pools = list(shared.parse_pools.values())
+        shared.parse_pools.clear()
     for pool in pools:
         pool.close()
 

@@ -46,6 +46,7 @@ from urllib.parse import urlsplit
 
 import httpcore
 
+from .. import services
 from ..clock import SYSTEM_CLOCK, Clock
 from ..config import Settings
 from ..i18n import Phrase
@@ -88,14 +89,8 @@ CACHE_SIZE = 256
 BYTES_PER_CHAR = 4  # UTF-8: `max_chars` characters never take more bytes than this many times
 
 
-# Process-wide: the city list of each base URL, fetched once (one fetch at a time).
-_CITY_LISTS: dict[str, tuple[City, ...]] = {}
+# One fetch of the city list at a time (the lists themselves: services.current().city_lists).
 _CITY_FETCH = LoopBound(1)
-
-
-def clear_city_cache() -> None:
-    """Forget every city list (tests; a long-lived process never needs to)."""
-    _CITY_LISTS.clear()
 
 
 class QueridoDiario(QueridoDiarioHttp):
@@ -240,16 +235,17 @@ class QueridoDiario(QueridoDiarioHttp):
 
     async def _city_list(self) -> tuple[City, ...] | str:
         base = self.base_url
-        if (cached := _CITY_LISTS.get(base)) is not None:
+        city_lists = services.current().city_lists  # fetched once per process
+        if (cached := city_lists.get(base)) is not None:
             return cached
         async with _CITY_FETCH.slot():
-            if (cached := _CITY_LISTS.get(base)) is not None:
+            if (cached := city_lists.get(base)) is not None:
                 return cached
             body = await self._get_json(CITIES_PATH, [], "")
             if isinstance(body, str):
                 return body
             cities = cities_of(body)
-            _CITY_LISTS[base] = cities
+            city_lists[base] = cities
             return cities
 
     # --- requests to the API ---------------------------------------------------------------

@@ -6,6 +6,7 @@ import math
 import threading
 from collections import deque
 
+from .. import services
 from ..clock import SYSTEM_CLOCK, Clock
 
 
@@ -76,10 +77,6 @@ class RateLimiter:
             # a hold came while this caller slept, and lasts beyond its slot: queue again
 
 
-_LIMITERS: dict[tuple[str, int, float, int | None, Clock], RateLimiter] = {}
-_REGISTRY_LOCK = threading.Lock()
-
-
 def limiter(
     service: str,
     per_minute: int,
@@ -93,9 +90,10 @@ def limiter(
     `window` rescales the budget: `per_minute * window / 60` requests per `window` seconds;
     `burst` (requests at once, a token bucket over the window) is not rescaled.
     """
-    with _REGISTRY_LOCK:
+    shared = services.current()
+    with shared.lock:
         key = (service, per_minute, window, burst, clock)
-        if key not in _LIMITERS:
+        if key not in shared.limiters:
             limit = max(1, round(per_minute * window / 60))
-            _LIMITERS[key] = RateLimiter(limit, window, burst, clock=clock)
-        return _LIMITERS[key]
+            shared.limiters[key] = RateLimiter(limit, window, burst, clock=clock)
+        return shared.limiters[key]

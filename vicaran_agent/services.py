@@ -1,0 +1,85 @@
+"""What one Vicaran process shares, in one container.
+
+The records stores (one per database URL), the document stores, the per-service request
+budgets, the running investigations' runtimes, Querido Diário's city lists, the runs detached
+from their requests, the investigations this process runs, the outbox's deliverer of each event
+loop, the model clients of each loop, the parse pools, and whether the start-up warning was
+given: each used to be a global of its own module. They are the fields of one `Services`.
+
+`current()` is the container the process runs with; `use(services)` puts another in place for a
+block (a test's own, so that nothing one test opens or counts is seen by the next) and puts the
+previous one back. A `Services` is plain state with a lock: it imports nothing of Vicaran's, so
+every module can ask it without an import cycle.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from google.adk.models import BaseLlm
+
+    from .clock import Clock
+    from .documents.store import DocumentStore
+    from .runtime import InvestigationRuntime
+    from .storage.repository import Repository
+    from .tools.gazette_data import City
+    from .tools.ratelimit import RateLimiter
+    from .tools.workers import WorkerPool
+
+
+@dataclass
+class Services:
+    """Everything one process (or one test) shares; see the module's docstring."""
+
+    repositories: dict[str, Repository] = field(default_factory=dict)
+    document_stores: dict[str, DocumentStore] = field(default_factory=dict)
+    limiters: dict[tuple[str, int, float, int | None, Clock], RateLimiter] = field(
+        default_factory=dict
+    )
+    runtimes: dict[str, InvestigationRuntime] = field(default_factory=dict)
+    city_lists: dict[str, tuple[City, ...]] = field(default_factory=dict)
+    detached_runs: set[asyncio.Task[None]] = field(default_factory=set)  # kept from collection
+    running: set[str] = field(default_factory=set)  # investigations this process runs now
+    last_sweep: dict[Clock, float] = field(default_factory=dict)  # by each clock
+    deliverers: dict[asyncio.AbstractEventLoop, Any] = field(default_factory=dict)
+    llms: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, BaseLlm]] = field(
+        default_factory=weakref.WeakKeyDictionary
+    )
+    parse_pools: dict[tuple[int, int], WorkerPool] = field(default_factory=dict)
+    start_warned: bool = False
+    lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
+
+    def close(self) -> None:
+        """Release the database connections this container opened."""
+        with self.lock:
+            repositories = list(self.repositories.values())
+            self.repositories.clear()
+            self.document_stores.clear()
+        for repository in repositories:
+            repository.close()
+
+
+_current = Services()
+
+
+def current() -> Services:
+    """The container the process runs with now."""
+    return _current
+
+
+@contextmanager
+def use(services: Services) -> Iterator[Services]:
+    """`services` in place of the current container for the block; the previous one after."""
+    global _current
+    previous, _current = _current, services
+    try:
+        yield services
+    finally:
+        _current = previous
