@@ -174,7 +174,7 @@ def run(pages: int, passages: int, query_count: int, workdir: Path) -> dict[str,
     from vicaran_agent.documents.pool import parse_file
     from vicaran_agent.documents.store import DocumentStore
     from vicaran_agent.storage import get_repository
-    from vicaran_agent.tools.parsing import parse_pool
+    from vicaran_agent.workers.parsing import parse_pool
 
     database_url = f"sqlite:///{workdir / 'documents.db'}"
     store = DocumentStore(database_url)

@@ -49,11 +49,11 @@ BUDGET_PER_MINUTE = 25  # Vicaran's default (VICARAN_QUERIDO_DIARIO_RPM), the pr
 async def _check(latency: float) -> dict[str, Any]:
     from tests.support.gazettes import gazette_checker
     from tests.support.scripted_model import _municipal_act
+    from vicaran_agent.clients.querido_diario import QueridoDiario
     from vicaran_agent.config import get_settings
     from vicaran_agent.llm import ModelClient
     from vicaran_agent.runtime import investigation_runtime
     from vicaran_agent.schemas import Claim
-    from vicaran_agent.tools.querido_diario import QueridoDiario
 
     settings = get_settings()
     model = ModelClient(settings.vicaran_fast_model, settings)

@@ -114,7 +114,7 @@ def alone(workdir: Path, ocr_seconds: float) -> dict[str, Any]:
     """Each file taken in by itself, in this process (its parsing in the parse pool)."""
     os.environ.update(settings_environment(workdir, ocr_seconds))
     from vicaran_agent.config import get_settings
-    from vicaran_agent.tools.parsing import close_pools, parse_pool
+    from vicaran_agent.workers.parsing import close_pools, parse_pool
 
     get_settings.cache_clear()
     pool = parse_pool()

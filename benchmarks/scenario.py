@@ -359,7 +359,7 @@ def _busiest(times: list[float], window: float = 1.0) -> int:
 
 
 async def _offline_resolve(host: str, port: int) -> set[Any]:
-    from vicaran_agent.tools import safety
+    from vicaran_agent.clients import safety
 
     raise safety.UnreachableURLError(f"could not resolve host {host}: the benchmark is offline")
 
@@ -385,7 +385,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         ):
             _configure(args, services, database_url)
             import tests.support.scripted_model  # noqa: F401 - registers scripted/...
-            from vicaran_agent.tools import safety
+            from vicaran_agent.clients import safety
 
             safety._resolve = _offline_resolve  # type: ignore[assignment]
             if args.document_pages:

@@ -21,10 +21,10 @@ from tests.support import scripted_model
 from tests.support.corpus import MACEIO, RIVERTON, pages, search_results
 from tests.support.databases import BACKENDS, migrated_sqlite, records_database
 from vicaran_agent import services as shared
+from vicaran_agent.clients import safety
+from vicaran_agent.clients.ratelimit import RateLimiter
 from vicaran_agent.config import get_settings
-from vicaran_agent.tools import safety
-from vicaran_agent.tools.parsing import close_pools, parse_pool
-from vicaran_agent.tools.ratelimit import RateLimiter
+from vicaran_agent.workers.parsing import close_pools, parse_pool
 
 PORTUGUESE_HINTS = ("maceió", "maceio", "merenda", "prefeitura", "licitação")
 

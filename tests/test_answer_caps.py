@@ -27,7 +27,7 @@ import httpx
 import pytest
 
 from tests.fakes.server import FakeServer, RecordedRequest, Response
-from vicaran_agent.tools.http import (
+from vicaran_agent.clients.http import (
     ACCEPT_ENCODING,
     AnswerTooLarge,
     BodyDecodeError,
@@ -142,18 +142,18 @@ def _ask(service: str, base: str) -> tuple[list[str], int]:
 
     async def ask() -> list[str]:
         if service == "querido_diario":
-            from vicaran_agent.tools.querido_diario import QueridoDiario
+            from vicaran_agent.clients.querido_diario import QueridoDiario
 
             return list((await QueridoDiario(settings).search(["licitação"])).failures)
         if service == "tavily":
-            from vicaran_agent.tools.web_search import WebSearch
+            from vicaran_agent.clients.web_search import WebSearch
 
             return list((await WebSearch(settings).search_many(["acme riverton"])).failures)
         if service == "factcheck":
-            from vicaran_agent.tools.fact_check_api import FactCheckApi
+            from vicaran_agent.clients.fact_check_api import FactCheckApi
 
             return list((await FactCheckApi(settings).search(["acme riverton"])).failures)
-        from vicaran_agent.tools.page_reader import PageReader
+        from vicaran_agent.clients.page_reader import PageReader
 
         async with PageReader(settings) as reader:
             # the direct fetch that follows Jina's refusal is refused too, without a DNS lookup
@@ -243,9 +243,9 @@ class TooGenerous(FakeServer):
 
 
 async def test_no_more_gazettes_nor_excerpts_are_kept_than_were_asked(env) -> None:
+    from vicaran_agent.clients.gazette_data import NUMBER_OF_EXCERPTS
+    from vicaran_agent.clients.querido_diario import QueridoDiario
     from vicaran_agent.config import get_settings
-    from vicaran_agent.tools.gazette_data import NUMBER_OF_EXCERPTS
-    from vicaran_agent.tools.querido_diario import QueridoDiario
 
     with TooGenerous() as generous:
         env.set(QUERIDO_DIARIO_BASE_URL=generous.url)

@@ -8,7 +8,7 @@ import pytest
 from tests.support.gazettes import BY_NUMBER
 from vicaran_agent import cli
 from vicaran_agent.cli import gazettes as gazettes_cli
-from vicaran_agent.tools.gazette_data import Gazette
+from vicaran_agent.clients.gazette_data import Gazette
 
 PA = BY_NUMBER[1]
 

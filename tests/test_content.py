@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 import trafilatura
 
-from vicaran_agent.tools.content import (
+from vicaran_agent.clients.content import (
     blocked_reason,
     clip_text,
     extract_readable,

@@ -16,8 +16,8 @@ import pytest
 from tests.fakes.jina import FakeJinaReader, Page
 from tests.support import contracts
 from tests.test_page_reader import make_reader
-from vicaran_agent.tools import page_reader, page_text
-from vicaran_agent.tools.page_reader import PageReader
+from vicaran_agent.clients import page_reader, page_text
+from vicaran_agent.clients.page_reader import PageReader
 
 RECORDED = {r.name: r for r in contracts.every("jina")}
 STORY = "https://news.example/budget"

@@ -15,10 +15,10 @@ import pytest
 
 from tests.fakes.tavily import FakeTavily
 from tests.support import contracts
+from vicaran_agent.clients import web_search
+from vicaran_agent.clients.web_search import WebSearch
 from vicaran_agent.config import Settings
 from vicaran_agent.i18n import Phrase
-from vicaran_agent.tools import web_search
-from vicaran_agent.tools.web_search import WebSearch
 
 RECORDED = {r.name: r for r in contracts.every("tavily")}
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from vicaran_agent.clients.page_reader import PageResult
 from vicaran_agent.config import Settings
-from vicaran_agent.tools.page_reader import PageResult
 
 STORY = "https://news.example/budget"
 

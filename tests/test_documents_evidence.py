@@ -17,6 +17,8 @@ from tests.support.documents import (
     chain_documents,
     text_pdf,
 )
+from vicaran_agent.clients.fact_check_api import FactCheckApi
+from vicaran_agent.clients.querido_diario import QueridoDiario
 from vicaran_agent.config import get_settings
 from vicaran_agent.documents.collection import Reader
 from vicaran_agent.documents.parse import parse_file
@@ -28,8 +30,6 @@ from vicaran_agent.llm import ModelClient
 from vicaran_agent.prompts.fact_checker import FACT_CHECKER_INSTRUCTION
 from vicaran_agent.runtime import investigation_runtime
 from vicaran_agent.schemas import Claim
-from vicaran_agent.tools.fact_check_api import FactCheckApi
-from vicaran_agent.tools.querido_diario import QueridoDiario
 
 # The scripted model decides a claim on its figure: the annex states it, few words match.
 CLAIM = f"The annual value of agreement 002/2024 for drugs reached {CHAIN_FIGURE}"

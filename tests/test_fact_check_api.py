@@ -10,16 +10,16 @@ import pytest
 from tests.fakes.factcheck import ROUTE, FakeFactCheckTools, claim
 from tests.fakes.server import FakeServer, RecordedRequest, Response
 from tests.support.clock import FakeClock
-from vicaran_agent.config import Settings
-from vicaran_agent.schemas import VerdictLabel
-from vicaran_agent.tools.fact_check_api import (
+from vicaran_agent.clients.fact_check_api import (
     KEY_INVALID,
     KEY_MISSING,
     FactCheckApi,
     Review,
     language_part,
 )
-from vicaran_agent.tools.fact_check_ratings import RATING_LABELS, map_rating, normalize_rating
+from vicaran_agent.clients.fact_check_ratings import RATING_LABELS, map_rating, normalize_rating
+from vicaran_agent.config import Settings
+from vicaran_agent.schemas import VerdictLabel
 
 MAYOR = claim(
     "O prefeito de Maceió desviou verba da merenda escolar",

@@ -14,8 +14,8 @@ import pytest
 
 from tests.fakes.factcheck import FakeFactCheckTools
 from tests.support import contracts
+from vicaran_agent.clients.fact_check_api import KEY_INVALID, FactCheckApi, Review
 from vicaran_agent.config import Settings
-from vicaran_agent.tools.fact_check_api import KEY_INVALID, FactCheckApi, Review
 
 RECORDED = {r.name: r for r in contracts.every("factcheck")}
 RETRIES = 2

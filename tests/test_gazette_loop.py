@@ -16,6 +16,14 @@ from datetime import date
 import pytest
 
 from tests.support import scripted_model
+from vicaran_agent.clients.gazette_data import (
+    City,
+    CityResolution,
+    Gazette,
+    GazetteSearch,
+    city_key,
+    close_cities,
+)
 from vicaran_agent.config import get_settings
 from vicaran_agent.gazettes import (
     GazetteSearchLoop,
@@ -38,14 +46,6 @@ from vicaran_agent.prompts.gazette_search import (
 )
 from vicaran_agent.schemas import Claim
 from vicaran_agent.textmatch import sha256_text
-from vicaran_agent.tools.gazette_data import (
-    City,
-    CityResolution,
-    Gazette,
-    GazetteSearch,
-    city_key,
-    close_cities,
-)
 
 # --- an in-memory Querido Diário --------------------------------------------------------------
 

@@ -9,12 +9,12 @@ import pytest
 
 from tests.support import scripted_model
 from tests.support.gazettes import SCENARIOS, Scenario, gazette_checker, scenario_claim
+from vicaran_agent.clients.querido_diario import QueridoDiario
 from vicaran_agent.config import get_settings
 from vicaran_agent.factcheck.checker import ClaimChecker
 from vicaran_agent.llm import ModelClient
 from vicaran_agent.prompts.gazette_search import GAZETTE_JUDGE_RULES
 from vicaran_agent.runtime import investigation_runtime
-from vicaran_agent.tools.querido_diario import QueridoDiario
 
 FOUND = ["porto_alegre_flood", "rio_medicamentos", "bh_guarda_municipal", "curitiba_enfermeiros"]
 

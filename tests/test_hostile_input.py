@@ -27,18 +27,18 @@ from tests.fakes.jina import FakeJinaReader, Page
 from tests.fakes.web import FakeWeb
 from tests.support import hostile, wait
 from tests.support.linear import assert_linear
-from vicaran_agent.config import Settings
-from vicaran_agent.tools import page_reader as page_reader_module
-from vicaran_agent.tools import page_text
-from vicaran_agent.tools.content import (
+from vicaran_agent.clients import page_reader as page_reader_module
+from vicaran_agent.clients import page_text
+from vicaran_agent.clients.content import (
     MAX_EXTRACT_ELEMENTS,
     blocked_reason,
     clip_text,
     extract_readable,
 )
-from vicaran_agent.tools.page_reader import PageReader
-from vicaran_agent.tools.parsing import parse_pool, run_parser
-from vicaran_agent.tools.urls import extract_urls
+from vicaran_agent.clients.page_reader import PageReader
+from vicaran_agent.clients.urls import extract_urls
+from vicaran_agent.config import Settings
+from vicaran_agent.workers.parsing import parse_pool, run_parser
 
 SIZE = 200_000
 

@@ -9,13 +9,13 @@ import re
 import pytest
 
 from tests.support.literal_model import LiteralModel
+from vicaran_agent.clients.fact_check_ratings import map_rating
 from vicaran_agent.factcheck.pool import Candidate, EvidencePool, OwnSources
 from vicaran_agent.model_outputs import ClaimAssessment
 from vicaran_agent.prompts.fact_checker import FACT_CHECKER_INSTRUCTION
 from vicaran_agent.prompts.gazette_search import GAZETTE_READING_INSTRUCTION, rendered
 from vicaran_agent.schemas import Claim, Source
 from vicaran_agent.textmatch import quote_problem
-from vicaran_agent.tools.fact_check_ratings import map_rating
 
 LABELS = ("verified", "partially_true", "misleading", "false", "unverified")
 

@@ -20,11 +20,11 @@ from tests.support.call_log import CallLog
 from tests.support.conversation import Conversation
 from tests.support.literal_story import BRIEFS, investigate, serve
 from vicaran_agent import state_keys as keys
+from vicaran_agent.clients import safety
+from vicaran_agent.clients.web_search import WebSearch
 from vicaran_agent.config import get_settings
 from vicaran_agent.llm import ModelClient
 from vicaran_agent.model_outputs import SearchPlan
-from vicaran_agent.tools import safety
-from vicaran_agent.tools.web_search import WebSearch
 
 ROOT = Path(__file__).resolve().parent.parent
 _FILE = (

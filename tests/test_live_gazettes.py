@@ -11,9 +11,9 @@ import pytest
 
 from tests.support.gazettes import SCENARIOS, gazette_checker, scenario_claim
 from tests.test_live import _value, live  # noqa: F401 - the fixture
+from vicaran_agent.clients.querido_diario import QueridoDiario
 from vicaran_agent.llm import ModelClient
 from vicaran_agent.runtime import investigation_runtime
-from vicaran_agent.tools.querido_diario import QueridoDiario
 
 pytestmark = [
     pytest.mark.live,

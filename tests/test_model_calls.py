@@ -258,11 +258,11 @@ async def test_adks_model_call_limit_counts_stage_calls_and_is_explained(env):
 async def test_a_long_page_reaches_the_digest_cut_to_the_cap_and_says_so(env, length):
     """A page of any size costs a bounded prompt: its start, up to VICARAN_DIGEST_PAGE_CHARS,
     with a line saying how much was given; the snapshot kept for quotes is the whole page."""
+    from vicaran_agent.clients.page_reader import PageResult
     from vicaran_agent.llm import ModelClient
     from vicaran_agent.runtime import TextStore
     from vicaran_agent.textmatch import sha256_text
     from vicaran_agent.tools.analyze_source import SourceAnalyzer
-    from vicaran_agent.tools.page_reader import PageResult
 
     env.set(VICARAN_DIGEST_PAGE_CHARS="30000")
     sentence = "The council met on 2024-05-02 and approved the water budget for Riverton. "

@@ -22,13 +22,13 @@ import pytest
 from tests.fakes.jina import FakeJinaReader, Page, http_date
 from tests.fakes.web import FakeDNS, FakeWeb, LoopbackDialer, SocketFence
 from tests.support.clock import FakeClock
+from vicaran_agent.clients import page_reader as page_reader_module
+from vicaran_agent.clients import page_text
+from vicaran_agent.clients import safety as safety_module
+from vicaran_agent.clients.page_reader import PageReader, PageResult
+from vicaran_agent.clients.safety import ResolvedURL, resolve_url
+from vicaran_agent.clients.urls import normalize_url
 from vicaran_agent.config import Settings
-from vicaran_agent.tools import page_reader as page_reader_module
-from vicaran_agent.tools import page_text
-from vicaran_agent.tools import safety as safety_module
-from vicaran_agent.tools.page_reader import PageReader, PageResult
-from vicaran_agent.tools.safety import ResolvedURL, resolve_url
-from vicaran_agent.tools.urls import normalize_url
 
 PARAGRAPHS = [
     "The city council approved the new budget on Tuesday after a six-hour session that "

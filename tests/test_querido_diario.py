@@ -17,9 +17,9 @@ from tests.fakes.traefik import TraefikRateLimit
 from tests.support.clock import FakeClock
 from tests.support.gazettes import BY_NUMBER, text_of
 from tests.support.wait import until
+from vicaran_agent.clients import querido_diario_http as qd_http
+from vicaran_agent.clients.querido_diario import QueridoDiario
 from vicaran_agent.config import Settings
-from vicaran_agent.tools import querido_diario_http as qd_http
-from vicaran_agent.tools.querido_diario import QueridoDiario
 
 PA = BY_NUMBER[1]
 VALIDATION_422 = {

@@ -13,8 +13,8 @@ from tests.fakes.traefik import TraefikRateLimit
 from tests.support import contracts
 from tests.support.clock import FakeClock
 from tests.support.contracts import ContractServer, Recorded
+from vicaran_agent.clients.querido_diario import QueridoDiario
 from vicaran_agent.config import Settings
-from vicaran_agent.tools.querido_diario import QueridoDiario
 
 SERVICE = "querido_diario"
 PRODUCTION = "api.queridodiario.org.br"

@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from tests.support.clock import FakeClock
-from vicaran_agent.tools.ratelimit import RateLimiter, limiter
+from vicaran_agent.clients.ratelimit import RateLimiter, limiter
 
 pytestmark = pytest.mark.real_rate_limits
 

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from tests.support import scripted_model
+from vicaran_agent.clients.page_reader import PageResult
 from vicaran_agent.config import get_settings
 from vicaran_agent.documents.follow import ReferenceFollower
 from vicaran_agent.documents.model import DocumentInfo, PassageHit
@@ -15,7 +16,6 @@ from vicaran_agent.documents.names import fold
 from vicaran_agent.documents.references import detect_references, references_from_model
 from vicaran_agent.documents.registry import DocumentRegistry
 from vicaran_agent.llm import ModelClient
-from vicaran_agent.tools.page_reader import PageResult
 
 
 def _targets(text: str) -> list[tuple[str, str]]:

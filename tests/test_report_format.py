@@ -20,6 +20,7 @@ from tests.support.corpus import MACEIO
 from tests.support.records import as_json, view
 from vicaran_agent import export
 from vicaran_agent import state_keys as keys
+from vicaran_agent.clients.web_search import KEY_MISSING
 from vicaran_agent.config import get_settings
 from vicaran_agent.formatting import markdown_text, source_entry
 from vicaran_agent.i18n import ENGLISH, PORTUGUESE, Phrase, message
@@ -27,7 +28,6 @@ from vicaran_agent.llm_models import ModelCallError, describe_model_error
 from vicaran_agent.markdown_html import render_markdown
 from vicaran_agent.sanitize import MARKERS, strip_markers
 from vicaran_agent.storage import get_repository
-from vicaran_agent.tools.web_search import KEY_MISSING
 
 BRIEF = (
     "Investigate whether Acme Chemicals polluted Riverton's drinking water and what the EPA "

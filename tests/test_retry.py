@@ -5,7 +5,7 @@ from __future__ import annotations
 from email.utils import formatdate
 
 from tests.support.clock import FakeClock
-from vicaran_agent.tools.retry import backoff_delay, parse_retry_after
+from vicaran_agent.clients.retry import backoff_delay, parse_retry_after
 
 
 def test_parse_retry_after_seconds_and_dates():

@@ -10,8 +10,8 @@ import httpcore
 import httpx
 import pytest
 
-from vicaran_agent.tools.http import pinned_client
-from vicaran_agent.tools.safety import (
+from vicaran_agent.clients.http import pinned_client
+from vicaran_agent.clients.safety import (
     ResolvedURL,
     UnreachableURLError,
     UnsafeURLError,

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from vicaran_agent import services
+from vicaran_agent.clients.ratelimit import limiter
 from vicaran_agent.documents.store import get_document_store
 from vicaran_agent.storage import get_repository
-from vicaran_agent.tools.ratelimit import limiter
 
 
 def test_a_container_of_its_own_shares_nothing_with_the_one_before(tmp_path):

@@ -24,6 +24,7 @@ from tests.support.records import as_json
 from tests.test_flow import BRIEF, run_investigation
 from vicaran_agent import state_keys as keys
 from vicaran_agent.agent import orchestrator_config
+from vicaran_agent.clients.live_search import LiveSearch
 from vicaran_agent.config import Settings, get_settings
 from vicaran_agent.llm import TASKS, ModelClient
 from vicaran_agent.llm_budgets import (
@@ -42,7 +43,6 @@ from vicaran_agent.llm_budgets import (
 from vicaran_agent.llm_models import ModelCallError
 from vicaran_agent.model_outputs import QualityReview
 from vicaran_agent.storage import get_repository
-from vicaran_agent.tools.live_search import LiveSearch
 
 DEFAULTS = ("gemini-3.5-flash", "gemini-3.8-flash")  # config.py's fast and pro models
 LEVEL = types.ThinkingLevel

@@ -9,8 +9,7 @@ import pytest
 
 from tests.fakes.tavily import FakeTavily
 from tests.support.clock import FakeClock
-from vicaran_agent.config import Settings
-from vicaran_agent.tools.web_search import (
+from vicaran_agent.clients.web_search import (
     KEY_MISSING,
     MAX_QUERY_CHARS,
     NEWS_DAYS,
@@ -19,6 +18,7 @@ from vicaran_agent.tools.web_search import (
     cap_query,
     clean_queries,
 )
+from vicaran_agent.config import Settings
 
 CORPUS = [
     {

@@ -1,5 +1,5 @@
 """The parse pool's worker processes: a task that dies, overruns or runs out of memory costs that
-task; the pool replaces the worker and goes on (tools/workers.py)."""
+task; the pool replaces the worker and goes on (workers/pool.py)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 
 from tests.support import hostile, wait
 from vicaran_agent.documents.ocr import OcrBudget, OcrLedger, PageNotRead
-from vicaran_agent.tools.workers import DOCUMENT, PAGE, WorkerFailed, WorkerPool
+from vicaran_agent.workers.pool import DOCUMENT, PAGE, WorkerFailed, WorkerPool
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -216,7 +216,7 @@ def starters() -> set[int]:
             command = (entry / "cmdline").read_bytes()
         except (OSError, ValueError, IndexError):
             continue
-        if b"vicaran_agent.tools.worker_process" in command and not gone(int(entry.name)):
+        if b"vicaran_agent.workers.process" in command and not gone(int(entry.name)):
             found.add(int(entry.name))
     return found
 
@@ -248,7 +248,7 @@ _SERVER = """
 import sys
 from pathlib import Path
 from tests.support import hostile
-from vicaran_agent.tools.workers import WorkerPool
+from vicaran_agent.workers.pool import WorkerPool
 
 pool = WorkerPool(2, 512, preload=("tests.support.hostile",))
 pool.wait_ready(120)

@@ -42,7 +42,7 @@ from .prompts.orchestrator import (
 from .prompts.render import render_instruction
 from .sub_agents.pipeline import build_pipeline
 from .tools.analyze_source import analyze_source
-from .tools.parsing import parse_pool
+from .workers.parsing import parse_pool
 
 APP_NAME = "vicaran_agent"
 _DIGEST_SLOT = "{" + keys.USER_SOURCES_DIGEST + "}"

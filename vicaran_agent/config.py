@@ -129,7 +129,7 @@ class Settings(BaseSettings):
     vicaran_max_page_bytes: int = Field(default=3_000_000, gt=0)
     # Characters of one page's text its digest reads (the snapshot keeps the whole page).
     vicaran_digest_page_chars: int = Field(default=30_000, gt=0)
-    # Untrusted parsing (pages and documents) in worker processes (tools/workers.py): how many,
+    # Untrusted parsing (pages and documents) in worker processes (workers/pool.py): how many,
     # each one's address space (and what they may all grow by together), a document's time.
     vicaran_parse_workers: int = Field(default=3, ge=1)
     vicaran_parse_memory_mb: int = Field(default=1024, ge=256)

@@ -23,12 +23,12 @@ from typing import Any
 import httpx
 
 from . import services
+from .clients.http import async_client
+from .clients.retry import backoff_delay, parse_retry_after
 from .clock import SYSTEM_CLOCK, Clock, utc
 from .config import Settings, get_settings
 from .storage import Repository, get_repository
 from .storage.outbox import Delivery
-from .tools.http import async_client
-from .tools.retry import backoff_delay, parse_retry_after
 
 logger = logging.getLogger(__name__)
 

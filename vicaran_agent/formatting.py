@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .clients.credibility import stars
 from .i18n import is_portuguese
 from .sanitize import defuse_delimiters
 from .schemas import Claim, Source, published_text
-from .tools.credibility import stars
 
 # JSON that may sit inside <script> (every JSON-LD): nothing in it may close the element, open
 # a comment or end a line in JS.

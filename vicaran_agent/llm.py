@@ -25,6 +25,7 @@ from google.genai import types
 from pydantic import BaseModel, ValidationError
 
 from .adk_compat import model_call
+from .clients.retry import backoff_delay
 from .clock import SYSTEM_CLOCK, Clock
 from .config import Settings, get_settings
 from .i18n import Phrase
@@ -37,7 +38,6 @@ from .llm_models import (
     shared_llm,
 )
 from .prompts._common import dated
-from .tools.retry import backoff_delay
 from .usage import TokenLedger, price_of, usage_of
 
 logger = logging.getLogger(__name__)

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .clients.credibility import stars
 from .formatting import data_block, markdown_text, one_line
 from .i18n import message, text_language_name, written_in_another_language
 from .safe_markdown import code as code_span
 from .sanitize import clean
 from .schemas import Mode, Source
-from .tools.credibility import stars
 
 MAX_PLAN_QUESTIONS = 8
 _QUESTION_HEADINGS = (

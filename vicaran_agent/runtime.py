@@ -13,11 +13,11 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
 from . import services
+from .clients.page_reader import PageReader, PageResult
+from .clients.urls import normalize_url
+from .clients.web_search import WebSearch
 from .config import Settings
 from .textmatch import sha256_text
-from .tools.page_reader import PageReader, PageResult
-from .tools.urls import normalize_url
-from .tools.web_search import WebSearch
 
 logger = logging.getLogger(__name__)
 

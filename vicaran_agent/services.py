@@ -25,13 +25,13 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from google.adk.models import BaseLlm
 
+    from .clients.gazette_data import City
+    from .clients.ratelimit import RateLimiter
     from .clock import Clock
     from .documents.store import DocumentStore
     from .runtime import InvestigationRuntime
     from .storage.repository import Repository
-    from .tools.gazette_data import City
-    from .tools.ratelimit import RateLimiter
-    from .tools.workers import WorkerPool
+    from .workers.pool import WorkerPool
 
 
 @dataclass

@@ -492,10 +492,10 @@ def gazette_checker(
 ) -> Any:
     """A fact checker for one claim whose evidence is the official gazettes (no web results in
     the fakes), in Portuguese, as the fact_checker stage sets it up."""
+    from vicaran_agent.clients.fact_check_api import FactCheckApi
     from vicaran_agent.factcheck.checker import CheckSettings, ClaimChecker
     from vicaran_agent.factcheck.outlets import outlets_for
     from vicaran_agent.prompts.fact_checker import FACT_CHECKER_INSTRUCTION
-    from vicaran_agent.tools.fact_check_api import FactCheckApi
 
     shared = CheckSettings(
         settings=settings,

@@ -28,9 +28,9 @@ from ..gazettes.score import score_gazettes
 from ..i18n import PORTUGUESE, detect_language, localized, message
 
 if TYPE_CHECKING:
+    from ..clients.gazette_data import City, Gazette
+    from ..clients.querido_diario import QueridoDiario
     from ..config import Settings
-    from ..tools.gazette_data import City, Gazette
-    from ..tools.querido_diario import QueridoDiario
 
 OK, FAILED, USAGE = 0, 1, 2
 DEFAULT_LIMIT = 10
@@ -91,7 +91,7 @@ def iso_day(value: str) -> str:
 
 
 def state_code(value: str) -> str:
-    from ..tools.gazette_data import STATE_CODES
+    from ..clients.gazette_data import STATE_CODES
 
     code = value.strip().upper()
     if code not in STATE_CODES:
@@ -142,8 +142,8 @@ async def search(
     ranker: Ranker | None = None,
 ) -> int:
     """Resolve the city, search, print the candidates; returns the exit code."""
+    from ..clients.querido_diario import QueridoDiario
     from ..config import get_settings
-    from ..tools.querido_diario import QueridoDiario
 
     client = QueridoDiario(settings or get_settings())
     territory_ids: list[str] = []

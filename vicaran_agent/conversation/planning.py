@@ -10,6 +10,8 @@ from .. import state_keys as keys
 from ..briefing import (
     vagueness,
 )
+from ..clients.live_search import supports_live_search
+from ..clients.urls import extract_urls, unsupported_urls
 from ..config import get_settings
 from ..documents.intake import (
     DocumentsInPlay,
@@ -26,8 +28,6 @@ from ..plan import (
     render_plan,
 )
 from ..schemas import InvestigationConfig, Source
-from ..tools.live_search import supports_live_search
-from ..tools.urls import extract_urls, unsupported_urls
 from .messages import planning_messages
 from .protocol import PLAN_MARKER
 

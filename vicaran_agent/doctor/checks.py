@@ -10,9 +10,9 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from ..clients.http import AnswerTooLarge, capped_client
 from ..config import Settings, model_plugins_problem, retired_querido_diario_host
 from ..i18n import Phrase
-from ..tools.http import AnswerTooLarge, capped_client
 from .answers import (
     FACTCHECK_CONSOLE,
     Said,

@@ -1,4 +1,4 @@
-"""The journalist's documents read in the parse pool (tools/parsing.py), the caller's side.
+"""The journalist's documents read in the parse pool (workers/parsing.py), the caller's side.
 
 The caller reads a file's bytes, finds `tesseract` and keeps the file's OCR budget (granted page
 by page while a worker reads); a worker parses (`parse.read_in_worker`). A worker that runs out
@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..config import Settings, get_settings
 from ..i18n import Phrase
-from ..tools.parsing import DOCUMENT, WorkerFailed, parse_pool
+from ..workers.parsing import DOCUMENT, WorkerFailed, parse_pool
 from . import ocr, parse
 from .characters import path_text
 from .model import DocumentError, ParsedDocument

@@ -11,6 +11,7 @@ import asyncio
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
+from ..clients.content import clip_text, published_date
 from ..formatting import data_block
 from ..i18n import Phrase, message
 from ..llm import ModelClient
@@ -20,7 +21,6 @@ from ..runtime import TextStore
 from ..sanitize import clean
 from ..schemas import Source
 from ..tools.analyze_source import Analysis, now_iso
-from ..tools.content import clip_text, published_date
 from .collection import Reader
 from .intake import document_store
 from .model import DocumentInfo

@@ -11,8 +11,8 @@ import charset_normalizer
 import lxml.html
 from markdown_it import MarkdownIt
 
+from ..clients.content import read_html
 from ..i18n import Phrase
-from ..tools.content import read_html
 from .model import DocumentError
 
 if TYPE_CHECKING:

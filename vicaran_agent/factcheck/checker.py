@@ -8,6 +8,11 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from ..citations import resolve_citations
+from ..clients.fact_check_api import FactCheckApi
+from ..clients.live_search import LiveSearch
+from ..clients.querido_diario import QueridoDiario
+from ..clients.urls import domain_matches, normalize_url
+from ..clients.web_search import SearchHit
 from ..config import Settings
 from ..documents.follow_records import FollowResult
 from ..documents.model import is_document_url
@@ -23,11 +28,6 @@ from ..runtime import InvestigationRuntime
 from ..sanitize import clean
 from ..schemas import Claim, Evidence, Source, Verdict
 from ..tools.analyze_source import now_iso
-from ..tools.fact_check_api import FactCheckApi
-from ..tools.live_search import LiveSearch
-from ..tools.querido_diario import QueridoDiario
-from ..tools.urls import domain_matches, normalize_url
-from ..tools.web_search import SearchHit
 from .documents import DocumentEvidence, take_followed
 from .gazettes import gather_gazettes
 from .pool import Candidate, EvidencePool, OwnSources, related_sources

@@ -10,6 +10,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from ..clients.credibility import credibility_score, is_official, reliability
+from ..clients.fact_check_api import Review
+from ..clients.urls import domain_of, normalize_url
 from ..documents.model import PassageHit
 from ..formatting import data_block, one_line
 from ..gazettes.read import GazetteEvidence
@@ -26,9 +29,6 @@ from ..schemas import (
     published_text,
 )
 from ..textmatch import clip_quote, is_copy, quote_problem, shingles
-from ..tools.credibility import credibility_score, is_official, reliability
-from ..tools.fact_check_api import Review
-from ..tools.urls import domain_of, normalize_url
 from .parties import gazette_city, is_own_record
 
 

@@ -16,6 +16,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from ..clients.gazette_data import City, CityResolution, Gazette, GazetteSearch
 from ..config import Settings
 from ..formatting import data_block, one_line
 from ..i18n import is_portuguese, localized, message
@@ -28,7 +29,6 @@ from ..prompts.gazette_search import (
     rendered,
 )
 from ..sanitize import clean
-from ..tools.gazette_data import City, CityResolution, Gazette, GazetteSearch
 from .outcome import GazetteClient, GazetteOutcome, SearchDone
 from .read import (
     GazetteText,

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from ..clients.gazette_data import City, CityResolution, GazetteSearch
 from ..schemas import Source
-from ..tools.gazette_data import City, CityResolution, GazetteSearch
 from .read import GazetteEvidence, GazetteText, gazette_source
 from .score import GazetteScore, gazette_key
 from .strategies import StrategyName
@@ -16,7 +16,7 @@ from .terms import Period
 
 
 class GazetteClient(Protocol):
-    """What the loop needs of Querido Diário (tools/querido_diario.QueridoDiario)."""
+    """What the loop needs of Querido Diário (clients/querido_diario.QueridoDiario)."""
 
     async def search(
         self,

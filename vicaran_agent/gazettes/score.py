@@ -11,8 +11,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 
+from ..clients.gazette_data import Gazette
 from ..documents.synonyms import fold
-from ..tools.gazette_data import Gazette
 from .terms import ClaimLike, ClaimTerms, Period, claim_period, claim_terms, stem, words
 
 WEIGHTS = {"overlap": 0.55, "date": 0.2, "territory": 0.15, "strategies": 0.1}

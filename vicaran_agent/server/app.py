@@ -18,7 +18,7 @@ from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 
 from ..config import Settings, get_settings
-from ..tools.parsing import parse_pool
+from ..workers.parsing import parse_pool
 from .access import HEALTH_PATH, AccessMiddleware, redact_token_logs
 from .callback_api import callback_router
 from .dashboard import dashboard_router

@@ -17,6 +17,7 @@ from pydantic import (
     model_validator,
 )
 
+from ..clients.urls import normalize_url
 from ..documents.model import is_document_url
 from ..schemas import (
     REASONING_LINE_MAX,
@@ -33,7 +34,6 @@ from ..schemas import (
     ReportQuality,
     VerdictLabel,
 )
-from ..tools.urls import normalize_url
 
 COVERAGE_STANCES: tuple[CoverageStance, ...] = ("supportive", "neutral", "critical")
 

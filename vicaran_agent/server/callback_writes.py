@@ -9,6 +9,7 @@ import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar, get_args
 
+from ..clients.urls import domain_of, normalize_url
 from ..documents.model import is_document_url
 from ..read_model import InvestigationView, SourceView
 from ..schemas import (
@@ -27,7 +28,6 @@ from ..storage.repository import (
     Repository,
     UnknownInvestigationError,
 )
-from ..tools.urls import domain_of, normalize_url
 from .callback_data import (
     COVERAGE_STANCES,
     NOT_FOUND,

@@ -9,6 +9,9 @@ from google.adk.events import Event
 
 from .. import state_keys as keys
 from ..citations import resolve_citations
+from ..clients.fact_check_api import FactCheckApi
+from ..clients.live_search import LiveSearch, supports_live_search
+from ..clients.querido_diario import QueridoDiario
 from ..documents.collection import Reader
 from ..factcheck.checker import CheckSettings, ClaimChecker
 from ..factcheck.documents import DocumentEvidence
@@ -19,9 +22,6 @@ from ..plan import asks_for_gazettes
 from ..prompts.fact_checker import FACT_CHECKER_INSTRUCTION
 from ..runtime import runtime_for
 from ..schemas import Claim, Source, Verdict
-from ..tools.fact_check_api import FactCheckApi
-from ..tools.live_search import LiveSearch, supports_live_search
-from ..tools.querido_diario import QueridoDiario
 from ._stage import Stage, StageAgent, stream_concurrently
 
 logger = logging.getLogger(__name__)

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 from .. import services
 from ..config import Settings, get_settings
-from .workers import DOCUMENT, PAGE, WorkerFailed, WorkerPool
+from .pool import DOCUMENT, PAGE, WorkerFailed, WorkerPool
 
 __all__ = ["DOCUMENT", "PAGE", "WorkerFailed", "close_pools", "parse_pool", "run_parser"]
 

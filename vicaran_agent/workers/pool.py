@@ -1,7 +1,7 @@
 """Untrusted parsing in worker processes: a parser that runs away costs its task, never the server.
 
 A `WorkerPool` keeps `size` worker processes (forks of one starter, each capped:
-`tools/worker_process.py`), each running one task at a time. A task that overruns its time is
+`workers/process.py`), each running one task at a time. A task that overruns its time is
 stopped (SIGKILL to the group, never waited for), a worker that dies (SIGABRT from PDFium out of
 memory, a segfault, MemoryError) costs only its task, and either way the worker is replaced, in
 the background. On Linux the pool also watches its workers' anonymous resident memory: when
@@ -42,15 +42,7 @@ from multiprocessing.connection import Connection, wait
 from multiprocessing.reduction import ForkingPickler
 from typing import Any, Literal
 
-from .worker_process import (
-    MEMORY_EXIT,
-    RETAIN_MB,
-    Starter,
-    Why,
-    WorkerFailed,
-    anonymous_kb,
-    how_it_ended,
-)
+from .process import MEMORY_EXIT, RETAIN_MB, Starter, Why, WorkerFailed, anonymous_kb, how_it_ended
 
 logger = logging.getLogger(__name__)
 
@@ -61,9 +53,9 @@ Lane = Literal["page", "document"]
 
 # What a worker imports before it says it is ready (the parsers and what they need).
 PRELOAD = (
-    "vicaran_agent.tools.worker_process",
-    "vicaran_agent.tools.page_reader",
-    "vicaran_agent.tools.page_text",
+    "vicaran_agent.workers.process",
+    "vicaran_agent.clients.page_reader",
+    "vicaran_agent.clients.page_text",
     "vicaran_agent.documents.parse",
     "docx",
     "PIL.Image",

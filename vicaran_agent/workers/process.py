@@ -1,4 +1,4 @@
-"""The starter ("zygote") and the worker processes of `tools/workers.py`'s pool: what runs
+"""The starter ("zygote") and the worker processes of `workers/pool.py`'s pool: what runs
 outside the server.
 
 A worker's address space is capped (RLIMIT_AS, the pool's `memory_mb`), it writes no core file,
@@ -8,7 +8,7 @@ it ends with the pool (on Linux the kernel kills it when the pool's thread or th
 however).
 
 Workers are forks of a starter process, never of the server, which has threads and an event
-loop: the pool starts one fresh interpreter (`python -m vicaran_agent.tools.worker_process`, its
+loop: the pool starts one fresh interpreter (`python -m vicaran_agent.workers.process`, its
 "zygote"), which imports the parsers once, single-threaded, and forks a worker whenever the pool
 asks; each worker caps itself, leads its own process group and takes the server's environment,
 import path and working directory as they are when it is forked. A fork costs milliseconds
@@ -214,7 +214,7 @@ def _end_with_the_pool(parent: int) -> None:
 
 
 def main(argv: list[str]) -> None:
-    """The zygote: `python -m vicaran_agent.tools.worker_process FD PARENT [MODULE...]` (FD: its end of
+    """The zygote: `python -m vicaran_agent.workers.process FD PARENT [MODULE...]` (FD: its end of
     the pool's control socket; the modules to preload). It imports them once, then forks a worker
     for each request and reports each worker's pid and, once it has reaped it, its exit status.
     When the pool goes (the socket closes), it stops its workers and exits."""
@@ -368,5 +368,5 @@ def _dumps(reply: tuple[Any, ...]) -> bytes:
 
 
 if __name__ == "__main__":
-    # run as the module's proper name, so that what is pickled names vicaran_agent.tools.worker_process
-    importlib.import_module("vicaran_agent.tools.worker_process").main(sys.argv)
+    # run as the module's proper name, so that what is pickled names vicaran_agent.workers.process
+    importlib.import_module("vicaran_agent.workers.process").main(sys.argv)

@@ -40,6 +40,7 @@ import httpx
 from ..clock import SYSTEM_CLOCK, Clock
 from ..config import Settings
 from ..schemas import DateSource
+from ..workers.parsing import WorkerFailed, run_parser
 from .content import clip_text
 from .http import (
     ACCEPT_ENCODING,
@@ -53,7 +54,6 @@ from .http import (
     read_capped,
 )
 from .page_text import TEXT_LIMIT, Failed, Page, is_json, page_from_html, page_from_jina
-from .parsing import WorkerFailed, run_parser
 from .ratelimit import RateLimiter, limiter
 from .retry import backoff_delay, parse_retry_after
 from .safety import UnreachableURLError, UnsafeURLError

@@ -197,7 +197,7 @@ async def guarded_get(
     the guard's UnsafeURLError/UnreachableURLError, RedirectError, TimeoutError and httpx's
     errors.
     """
-    from .safety import resolve_url  # safety needs nothing from here; keeps the import light
+    from .safety import resolve_url
 
     current = url
     for _hop in range(MAX_REDIRECTS + 1):

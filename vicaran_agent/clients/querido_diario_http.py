@@ -1,6 +1,6 @@
 """Every request Vicaran sends to Querido Diário, API and gazette texts: the request budget,
 retries, timeouts, redirects hop by hop and what each failure says (contract and limits:
-`tools/querido_diario.py`). `QueridoDiario` adds what is asked of the API on top.
+`clients/querido_diario.py`). `QueridoDiario` adds what is asked of the API on top.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ SERVICE = "Querido Diário"
 
 SETTING = "QUERIDO_DIARIO_BASE_URL"
 
-BUDGET = "querido_diario"  # the request budget's name (tools.ratelimit)
+BUDGET = "querido_diario"  # the request budget's name (clients.ratelimit)
 
 GAZETTES_PATH = "/gazettes"  # never with a trailing slash: that answers 307
 

@@ -8,7 +8,7 @@ Contract: docs/services.md, "Querido Diário". Production API: https://api.queri
   0.5 s gets 429 with `Retry-After`. Every request this module sends (each redirect hop, retries
   and gazette texts included, though the files host is not behind that limit) takes a slot of
   the process-wide `querido_diario` budget: at most VICARAN_QUERIDO_DIARIO_RPM (25) in any 60 s
-  and VICARAN_QUERIDO_DIARIO_BURST at once (`tools.ratelimit`). Kept to 25 in any minute, the
+  and VICARAN_QUERIDO_DIARIO_BURST at once (`clients.ratelimit`). Kept to 25 in any minute, the
   client never empties Traefik's bucket (its deficit stays at most 25 of 50). A 429 is waited
   out for its `Retry-After` (past the backoff cap), and the budget holds every other request of
   the process as long; one longer than a request may take is reported instead.
@@ -71,9 +71,7 @@ from .gazette_data import (
     text_of,
     unreadable_phrase,
 )
-from .http import (
-    LoopBound,
-)
+from .http import LoopBound
 from .querido_diario_http import (
     BACKOFF_BASE_SECONDS,
     BACKOFF_MAX_SECONDS,

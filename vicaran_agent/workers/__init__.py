@@ -1,0 +1,1 @@
+"""Untrusted parsing in capped worker processes: the pool, the starter and its workers."""
