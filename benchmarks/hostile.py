@@ -113,10 +113,10 @@ async def _alone(files: list[tuple[str, str, bytes]]) -> list[dict[str, Any]]:
 def alone(workdir: Path, ocr_seconds: float) -> dict[str, Any]:
     """Each file taken in by itself, in this process (its parsing in the parse pool)."""
     os.environ.update(settings_environment(workdir, ocr_seconds))
-    from vicaran_agent.config import get_settings
+    from vicaran_agent.config import forget_settings
     from vicaran_agent.workers.parsing import close_pools, parse_pool
 
-    get_settings.cache_clear()
+    forget_settings()
     pool = parse_pool()
     pool.wait_ready(120)
     try:

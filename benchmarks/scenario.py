@@ -124,10 +124,10 @@ async def _investigate(args: argparse.Namespace, newsroom: FakeNewsroom) -> dict
     from tests.support.conversation import Conversation
     from vicaran_agent import delivery
     from vicaran_agent import state_keys as keys
-    from vicaran_agent.config import get_settings
+    from vicaran_agent.config import forget_settings, get_settings
     from vicaran_agent.storage import get_repository
 
-    get_settings.cache_clear()
+    forget_settings()
     scripted_model.reset_calls()
     conversation = Conversation()
     brief = ("Quick Search. " if args.mode == "quick" else "") + BRIEF

@@ -23,7 +23,7 @@ from tests.support.databases import BACKENDS, migrated_sqlite, records_database
 from vicaran_agent import services as shared
 from vicaran_agent.clients import safety
 from vicaran_agent.clients.ratelimit import RateLimiter
-from vicaran_agent.config import get_settings
+from vicaran_agent.config import forget_settings
 from vicaran_agent.workers.parsing import close_pools, parse_pool
 
 PORTUGUESE_HINTS = ("maceió", "maceio", "merenda", "prefeitura", "licitação")
@@ -59,7 +59,7 @@ class TestEnv:
         """Change settings (env var names) for the rest of the test."""
         for name, value in values.items():
             self.monkeypatch.setenv(name, value)
-        get_settings.cache_clear()
+        forget_settings()
 
     @property
     def variables(self) -> dict[str, str]:
@@ -139,10 +139,10 @@ def env(
     for name, value in values.items():
         monkeypatch.setenv(name, value)
     monkeypatch.setattr(safety, "_resolve", _offline_resolve)
-    get_settings.cache_clear()
+    forget_settings()
     scripted_model.reset_calls()
     yield TestEnv(services, database_url, monkeypatch)
-    get_settings.cache_clear()
+    forget_settings()
 
 
 @pytest.fixture(autouse=True)

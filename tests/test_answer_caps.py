@@ -35,6 +35,7 @@ from vicaran_agent.clients.http import (
     capped_client,
     read_answer,
 )
+from vicaran_agent.config import forget_settings
 
 HUGE = 1_000_000_000  # the body
 CHUNK = 256 * 1024
@@ -137,7 +138,7 @@ def _ask(service: str, base: str) -> tuple[list[str], int]:
     )
     from vicaran_agent.config import get_settings
 
-    get_settings.cache_clear()
+    forget_settings()
     settings = get_settings()
 
     async def ask() -> list[str]:

@@ -15,7 +15,7 @@ import pytest
 from fastapi import FastAPI
 
 from tests.support.records import as_json
-from vicaran_agent.config import get_settings
+from vicaran_agent.config import forget_settings
 from vicaran_agent.server.callback_api import CALLBACK_PATH, callback_router
 from vicaran_agent.storage.repository import Repository, get_repository
 
@@ -41,9 +41,9 @@ def database_url(records_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[
     url = records_url
     monkeypatch.setenv("VICARAN_DATABASE_URL", url)
     monkeypatch.setenv("AGENT_SECRET", SECRET)
-    get_settings.cache_clear()
+    forget_settings()
     yield url
-    get_settings.cache_clear()
+    forget_settings()
     get_repository(url).close()
 
 
@@ -581,7 +581,7 @@ async def test_no_configured_secret_refuses_every_callback(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     monkeypatch.delenv("AGENT_SECRET")
-    get_settings.cache_clear()
+    forget_settings()
     investigation_id = new_id()
     with caplog.at_level(logging.WARNING):
         for secret in (None, "", SECRET):
@@ -598,7 +598,7 @@ async def test_secret_change_is_read_per_request(
     client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("AGENT_SECRET", "rotated")
-    get_settings.cache_clear()
+    forget_settings()
     old = await send(client, "INVESTIGATION_STARTED", new_id(), {"mode": "quick"})
     new = await send(client, "INVESTIGATION_STARTED", new_id(), {"mode": "quick"}, secret="rotated")
     assert (old.status_code, new.status_code) == (401, 200)
@@ -1044,7 +1044,7 @@ async def test_debug_mode_logs_requests_but_never_the_secret(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     monkeypatch.setenv("DEBUG_MODE", "true")
-    get_settings.cache_clear()
+    forget_settings()
     investigation_id = new_id()
     with caplog.at_level(logging.DEBUG, logger="vicaran_agent.server.callback_api"):
         await send(client, "INVESTIGATION_STARTED", investigation_id, {"mode": "quick"})
@@ -1496,7 +1496,7 @@ async def test_body_limit_holds_without_content_length(
     client: httpx.AsyncClient, repo: Repository, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("VICARAN_CALLBACK_MAX_BODY_BYTES", "2000")
-    get_settings.cache_clear()
+    forget_settings()
     sent: list[int] = []
     investigation_id = new_id()
     body = json.dumps(
@@ -1528,7 +1528,7 @@ async def test_declared_length_over_the_limit_is_refused_unread(
     client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("VICARAN_CALLBACK_MAX_BODY_BYTES", "100")
-    get_settings.cache_clear()
+    forget_settings()
     headers = {"X-Agent-Secret": SECRET, "Content-Length": "101"}
     response = await client.post(CALLBACK_PATH, content=b"x" * 101, headers=headers)
     assert "at most 100 bytes" in failure(response, 413)

@@ -196,7 +196,7 @@ def test_settings_leave_the_environment_as_they_found_it(env, monkeypatch: pytes
         return Settings(_env_file=None, google_api_key="k1")  # type: ignore[call-arg]
 
     monkeypatch.setattr(config, "Settings", only_in_dotenv)
-    config.get_settings.cache_clear()
+    config.forget_settings()
     try:
         assert config.get_settings().google_api_key == "k1"
         assert "GOOGLE_API_KEY" not in os.environ
@@ -206,4 +206,4 @@ def test_settings_leave_the_environment_as_they_found_it(env, monkeypatch: pytes
         assert cli.main(["outbox", "status"]) == 0
         assert os.environ["GOOGLE_API_KEY"] == "from-the-environment"  # the environment wins
     finally:
-        config.get_settings.cache_clear()
+        config.forget_settings()

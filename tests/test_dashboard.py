@@ -18,7 +18,7 @@ import pytest
 from tests.support.linear import assert_linear
 from tests.support.records import as_json
 from tests.support.store import dashboard_client, fresh_repository
-from vicaran_agent.config import get_settings
+from vicaran_agent.config import forget_settings
 from vicaran_agent.markdown_html import render_markdown
 from vicaran_agent.schemas import (
     BiasAssessment,
@@ -287,7 +287,7 @@ async def served(repo: Repository) -> AsyncIterator[httpx.AsyncClient]:
 
 def set_token(monkeypatch: pytest.MonkeyPatch, token: str) -> None:
     monkeypatch.setenv("VICARAN_DASHBOARD_TOKEN", token)
-    get_settings.cache_clear()
+    forget_settings()
 
 
 # --- JSON ----------------------------------------------------------------------------------

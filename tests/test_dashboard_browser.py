@@ -22,7 +22,7 @@ from fastapi import FastAPI, Request, Response
 from tests.support import wait
 from tests.support.store import fresh_repository
 from tests.test_dashboard import SUMMARY, XSS, add_findings, source, start
-from vicaran_agent.config import get_settings
+from vicaran_agent.config import forget_settings
 from vicaran_agent.server.access import AccessMiddleware
 from vicaran_agent.server.dashboard import dashboard_router
 from vicaran_agent.storage import Repository
@@ -515,7 +515,7 @@ def test_token_page_is_styled(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("VICARAN_DASHBOARD_TOKEN", "s3cret-dashboard-token")
-    get_settings.cache_clear()
+    forget_settings()
     browser.get(f"{server.url}/investigations")
     assert _text(browser, "h1") == "Access token needed"
     background = browser.execute_script(

@@ -21,7 +21,7 @@ from tests.support.records import as_json
 from tests.support.store import dashboard_client, fresh_repository, panel, snapshot_href
 from vicaran_agent import export
 from vicaran_agent.callbacks.persistence import rested_on
-from vicaran_agent.config import get_settings
+from vicaran_agent.config import forget_settings, get_settings
 from vicaran_agent.schemas import (
     REASONING_LINE_MAX,
     REASONING_LINES_MAX,
@@ -267,7 +267,7 @@ async def test_a_newsroom_running_vicaran_receives_and_keeps_the_document_fields
     try:
         monkeypatch.setenv("CALLBACK_API_URL", server.url)
         monkeypatch.setenv("AGENT_SECRET", server.secret)
-        get_settings.cache_clear()
+        forget_settings()
         with queue_for_callback():
             iid = document_investigation(repo)
         await drain()

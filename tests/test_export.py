@@ -36,7 +36,7 @@ from tests.test_dashboard import (
     trust_investigation,
 )
 from vicaran_agent import cli, export
-from vicaran_agent.config import get_settings
+from vicaran_agent.config import forget_settings
 from vicaran_agent.storage import Repository
 
 MARKER = "[INVESTIGATION_COMPLETE]"
@@ -69,7 +69,7 @@ async def client(repo: Repository) -> AsyncIterator[httpx.AsyncClient]:
 def configure(monkeypatch: pytest.MonkeyPatch, **values: str) -> None:
     for name, value in values.items():
         monkeypatch.setenv(name, value)
-    get_settings.cache_clear()
+    forget_settings()
 
 
 def is_http_url(value: Any) -> bool:

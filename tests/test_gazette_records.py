@@ -18,7 +18,7 @@ from tests.support.outbox import drain
 from tests.support.records import as_json, view
 from tests.support.store import dashboard_client, fresh_repository, panel, snapshot_href
 from vicaran_agent import export
-from vicaran_agent.config import get_settings
+from vicaran_agent.config import forget_settings, get_settings
 from vicaran_agent.read_model import SourceView
 from vicaran_agent.schemas import (
     BiasAssessment,
@@ -275,7 +275,7 @@ async def test_a_newsroom_running_vicaran_receives_and_keeps_the_gazette_fields(
     try:
         monkeypatch.setenv("CALLBACK_API_URL", server.url)
         monkeypatch.setenv("AGENT_SECRET", server.secret)
-        get_settings.cache_clear()
+        forget_settings()
         with queue_for_callback():
             iid = gazette_investigation(repo)
         await drain()

@@ -22,7 +22,7 @@ from tests.support.literal_story import BRIEFS, investigate, serve
 from vicaran_agent import state_keys as keys
 from vicaran_agent.clients import safety
 from vicaran_agent.clients.web_search import WebSearch
-from vicaran_agent.config import get_settings
+from vicaran_agent.config import forget_settings, get_settings
 from vicaran_agent.llm import ModelClient
 from vicaran_agent.model_outputs import SearchPlan
 
@@ -53,9 +53,9 @@ def live(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
         if not os.environ.get(name):
             monkeypatch.setenv(name, value)
     monkeypatch.setenv("VICARAN_DATABASE_URL", f"sqlite:///{tmp_path / 'live.db'}")
-    get_settings.cache_clear()
+    forget_settings()
     yield get_settings()
-    get_settings.cache_clear()
+    forget_settings()
 
 
 async def test_gemini_answers_a_structured_call(live):
@@ -118,9 +118,9 @@ def story_on_gemini(
         raise safety.UnreachableURLError(f"{host} is not part of the story")
 
     monkeypatch.setattr(safety, "_resolve", offline)
-    get_settings.cache_clear()
+    forget_settings()
     yield services
-    get_settings.cache_clear()
+    forget_settings()
 
 
 @pytest.mark.parametrize("language", list(BRIEFS))

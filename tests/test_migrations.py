@@ -25,7 +25,7 @@ from tests.support.databases import records_database
 from tests.support.records import as_json
 from vicaran_agent import cli
 from vicaran_agent.cli import server as cli_server
-from vicaran_agent.config import get_settings
+from vicaran_agent.config import forget_settings
 from vicaran_agent.documents.store import DocumentStore
 from vicaran_agent.storage import Repository, migrate
 from vicaran_agent.storage.migrate import SchemaOutdated
@@ -206,14 +206,14 @@ def db_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
 
     def point(url: str) -> str:
         monkeypatch.setenv("VICARAN_DATABASE_URL", url)
-        get_settings.cache_clear()
+        forget_settings()
         return url
 
     monkeypatch.delenv("LANG", raising=False)
     monkeypatch.delenv("LC_ALL", raising=False)
     monkeypatch.delenv("LC_MESSAGES", raising=False)
     yield point
-    get_settings.cache_clear()
+    forget_settings()
 
 
 def _copy_rows(source_url: str, target_url: str) -> None:

@@ -14,7 +14,7 @@ from tests.support.conversation import Conversation
 from tests.support.records import as_json
 from vicaran_agent import delivery
 from vicaran_agent import state_keys as keys
-from vicaran_agent.config import get_settings
+from vicaran_agent.config import forget_settings, get_settings
 from vicaran_agent.delivery import Deliverer
 from vicaran_agent.storage import get_repository
 from vicaran_agent.storage.outbox import enqueue
@@ -159,7 +159,7 @@ async def test_a_restart_between_failure_and_recovery_loses_nothing(newsroom, en
     # the process "restarts": every in-memory object is gone, only the database file remains
     await delivery.stop_delivery()
     get_repository(get_settings().database_url).close()
-    get_settings.cache_clear()
+    forget_settings()
     newsroom.recover()
     restarted = Deliverer(backoff_base=0.01)
     assert restarted.repository is not None

@@ -31,7 +31,7 @@ from tests.support.wait import in_thread
 from tests.test_dashboard import QUOTE, XSS, start, trust_investigation
 from vicaran_agent import cli, export
 from vicaran_agent.cli import server as cli_server
-from vicaran_agent.config import Settings, get_settings
+from vicaran_agent.config import Settings, forget_settings, get_settings
 from vicaran_agent.schemas import Claim, Evidence, Verdict
 from vicaran_agent.server.app import build_server
 from vicaran_agent.storage import Repository
@@ -264,7 +264,7 @@ PUBLIC = "https://vicaran.example.org"
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Repository]:
     with fresh_repository(tmp_path, monkeypatch, "VICARAN_PUBLIC_URL") as repository:
         monkeypatch.setenv("VICARAN_PUBLIC_URL", PUBLIC + "/")
-        get_settings.cache_clear()
+        forget_settings()
         yield repository
 
 
@@ -366,7 +366,7 @@ async def test_the_claim_page_has_the_dashboards_access_rules(
 ):
     iid, _ = trust_investigation(repo)
     monkeypatch.setenv("VICARAN_DASHBOARD_TOKEN", "s3cret")
-    get_settings.cache_clear()
+    forget_settings()
     path = claim_path(iid, 1)
     transport = httpx.ASGITransport(app=build_server(with_adk=False))
     async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8000") as http:

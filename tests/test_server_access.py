@@ -25,7 +25,7 @@ from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from tests.support import wait
-from vicaran_agent.config import get_settings
+from vicaran_agent.config import forget_settings
 from vicaran_agent.server.access import COOKIE_NAME, RedactTokens, cookie_value, redact
 from vicaran_agent.server.app import build_server
 
@@ -45,15 +45,15 @@ def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("VICARAN_DATABASE_URL", f"sqlite:///{tmp_path / 'vicaran.db'}")
     monkeypatch.setenv("AGENT_SECRET", SECRET)
-    get_settings.cache_clear()
+    forget_settings()
     yield
-    get_settings.cache_clear()
+    forget_settings()
 
 
 def configure(monkeypatch: pytest.MonkeyPatch, **values: str) -> None:
     for name, value in values.items():
         monkeypatch.setenv(name, value)
-    get_settings.cache_clear()
+    forget_settings()
 
 
 @pytest.fixture(scope="module")

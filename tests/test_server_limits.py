@@ -20,7 +20,7 @@ from fastapi import FastAPI
 
 from tests.support.api_server import APP, free_port
 from tests.support.inprocess import vicaran_serving
-from vicaran_agent.config import Settings, get_settings
+from vicaran_agent.config import Settings, forget_settings
 from vicaran_agent.server.app import build_server
 
 LIMIT = 1_000_000
@@ -34,9 +34,9 @@ def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setenv("VICARAN_DATABASE_URL", f"sqlite:///{tmp_path / 'vicaran.db'}")
     monkeypatch.setenv("VICARAN_MAX_REQUEST_BYTES", str(LIMIT))
     monkeypatch.setenv("AGENT_SECRET", "callback-secret-0123")
-    get_settings.cache_clear()
+    forget_settings()
     yield
-    get_settings.cache_clear()
+    forget_settings()
 
 
 @pytest.fixture(scope="module")
@@ -175,7 +175,7 @@ async def test_the_callback_endpoint_keeps_its_own_limit(
     adk_app: FastAPI, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("VICARAN_MAX_REQUEST_BYTES", "1000")
-    get_settings.cache_clear()
+    forget_settings()
     body = json.dumps({"type": "INVESTIGATION_STARTED", "data": {"brief": "b" * 5000}}).encode()
     exchange = await post(adk_app, "/api/agent-callback", [body], length=len(body))
     assert exchange.status == 401  # its own rule (the secret) answered, not this limit

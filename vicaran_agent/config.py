@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import os
 from datetime import date
-from functools import cached_property, lru_cache
+from functools import cached_property
 from pathlib import Path
 from typing import Literal
 from urllib.parse import quote, urlsplit
@@ -13,6 +13,7 @@ from urllib.parse import quote, urlsplit
 from pydantic import Field, TypeAdapter, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from . import services
 from .i18n import Phrase
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -379,12 +380,20 @@ def retired_querido_diario_host(url: str) -> bool:
     return host == domain or host.endswith("." + domain)
 
 
-@lru_cache(maxsize=1)
 def get_settings() -> Settings:
-    """The process-wide settings (tests call `get_settings.cache_clear()` after changing env)."""
-    # Tests (and deployments that inject env vars) turn .env loading off the way ADK does.
-    skip_dotenv = os.environ.get("ADK_DISABLE_LOAD_DOTENV", "").lower() in _TRUE
-    return Settings(_env_file=None) if skip_dotenv else Settings()
+    """The settings of the current services container, read from the environment (and `.env`)
+    the first time they are asked for; `forget_settings` makes the next call read them again."""
+    shared = services.current()
+    if shared.settings is None:
+        # Tests (and deployments that inject env vars) turn .env loading off the way ADK does.
+        skip_dotenv = os.environ.get("ADK_DISABLE_LOAD_DOTENV", "").lower() in _TRUE
+        shared.settings = Settings(_env_file=None) if skip_dotenv else Settings()
+    return shared.settings
+
+
+def forget_settings() -> None:
+    """Read the settings again at the next `get_settings` (the environment changed)."""
+    services.current().settings = None
 
 
 def export_model_key(settings: Settings) -> None:

@@ -1,6 +1,6 @@
 """What one Vicaran process shares, in one container.
 
-The records stores (one per database URL), the document stores, the per-service request
+The settings, the records stores (one per database URL), the document stores, the per-service request
 budgets, the running investigations' runtimes, Querido Diário's city lists, the runs detached
 from their requests, the investigations this process runs, the outbox's deliverer of each event
 loop, the model clients of each loop, the parse pools, and whether the start-up warning was
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from .clients.gazette_data import City
     from .clients.ratelimit import RateLimiter
     from .clock import Clock
+    from .config import Settings
     from .documents.store import DocumentStore
     from .runtime import InvestigationRuntime
     from .storage.repository import Repository
@@ -54,6 +55,7 @@ class Services:
     )
     parse_pools: dict[tuple[int, int], WorkerPool] = field(default_factory=dict)
     start_warned: bool = False
+    settings: Settings | None = None  # read from the environment when first asked for
     lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
 
     def close(self) -> None:

@@ -34,7 +34,7 @@ from typing import IO, Any, TypeVar
 
 from tests.support.terminal import TerminalRun
 from vicaran_agent import cli
-from vicaran_agent.config import get_settings
+from vicaran_agent.config import forget_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -90,7 +90,7 @@ def restored_state() -> Iterator[None]:
         name: (list(logger.handlers), logger.level, logger.propagate, logger.disabled)
         for name, logger in loggers.items()
     }
-    get_settings.cache_clear()
+    forget_settings()
     try:
         yield
     finally:
@@ -103,7 +103,7 @@ def restored_state() -> Iterator[None]:
         os.environ.update(environ)
         sys.path[:] = path
         _telemetry_providers(telemetry)
-        get_settings.cache_clear()
+        forget_settings()
 
 
 def _telemetry_providers(saved: list[tuple[Any, ...]] | None = None) -> list[tuple[Any, ...]]:

@@ -10,7 +10,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from vicaran_agent.config import get_settings
+from vicaran_agent.config import forget_settings
 from vicaran_agent.server.dashboard import dashboard_router
 from vicaran_agent.storage import Repository, get_repository
 from vicaran_agent.textmatch import sha256_text
@@ -28,13 +28,13 @@ def fresh_repository(
     monkeypatch.setenv("VICARAN_DATABASE_URL", url)
     for name in ("VICARAN_DASHBOARD_TOKEN", *unset):
         monkeypatch.delenv(name, raising=False)
-    get_settings.cache_clear()
+    forget_settings()
     repository = get_repository(url)
     try:
         yield repository
     finally:
         repository.close()
-        get_settings.cache_clear()
+        forget_settings()
 
 
 @asynccontextmanager

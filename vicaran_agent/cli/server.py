@@ -72,7 +72,7 @@ def serve(host: str, port: int) -> int:
     import uvicorn
 
     from .. import liveness
-    from ..config import get_settings, server_url
+    from ..config import forget_settings, get_settings, server_url
     from ..server.app import SessionStoreError, build_server
 
     with sock:
@@ -83,7 +83,7 @@ def serve(host: str, port: int) -> int:
         # reached: the agent ADK loads here reads it from the settings, as everything else.
         public = settings.serving_at(host, port)
         os.environ["VICARAN_PUBLIC_URL"] = public
-        get_settings.cache_clear()
+        forget_settings()
         try:
             app = build_server(host=host, port=port)
         except SessionStoreError as error:
