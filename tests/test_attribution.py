@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from vicaran_agent.clients.urls import normalize_url
 from vicaran_agent.evidence import enforce_verdict, sufficient
 from vicaran_agent.factcheck.parties import is_own_record, party_names
 from vicaran_agent.factcheck.pool import Candidate, EvidencePool, OwnSources
@@ -20,6 +19,7 @@ from vicaran_agent.model_outputs import (
 )
 from vicaran_agent.schemas import Claim, ClaimKind, Evidence, Source
 from vicaran_agent.sub_agents.claim_extractor import consolidate
+from vicaran_agent.urls import normalize_url
 
 NOTICE_URL = "https://www.epa.gov/enforcement/halvorsen-notice"
 NOTICE = (

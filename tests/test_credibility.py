@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from vicaran_agent.clients.credibility import (
+from vicaran_agent.credibility import (
     DEFAULT_SCORE,
     SOURCES,
     credibility_label,

@@ -966,7 +966,7 @@ def hrefs(html: str) -> list[str]:
 
 
 def assert_only_saved_links(html: str) -> None:
-    from vicaran_agent.clients.urls import normalize_url
+    from vicaran_agent.urls import normalize_url
 
     saved = {normalize_url(u) for u in SAVED}
     for href in hrefs(html):

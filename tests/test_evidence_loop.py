@@ -11,18 +11,18 @@ import pytest
 from tests.fakes.factcheck import claim as review
 from tests.support import scripted_model, wait
 from vicaran_agent.clients.fact_check_api import FactCheckApi
-from vicaran_agent.clients.live_search import LiveSearch
 from vicaran_agent.clients.page_reader import PageResult
-from vicaran_agent.clients.urls import normalize_url
 from vicaran_agent.config import get_settings
 from vicaran_agent.evidence import sufficient
 from vicaran_agent.factcheck.checker import CheckSettings, ClaimChecker
+from vicaran_agent.factcheck.live_search import LiveSearch
 from vicaran_agent.factcheck.outlets import ENGLISH_OUTLETS
 from vicaran_agent.llm import ModelClient
 from vicaran_agent.prompts.fact_checker import FACT_CHECKER_INSTRUCTION
 from vicaran_agent.runtime import InvestigationRuntime, investigation_runtime
 from vicaran_agent.schemas import Claim, Source
 from vicaran_agent.textmatch import quote_problem, sha256_text
+from vicaran_agent.urls import normalize_url
 
 CLAIM = "Acme Chemicals exceeded federal lead limits by 312% at its Riverton plant in 2024"
 

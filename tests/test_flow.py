@@ -9,9 +9,9 @@ from tests.support.conversation import Conversation, text_of
 from tests.support.corpus import RIVERTON
 from tests.support.records import as_json
 from vicaran_agent import state_keys as keys
-from vicaran_agent.clients.urls import normalize_url
 from vicaran_agent.config import get_settings
 from vicaran_agent.storage import get_repository
+from vicaran_agent.urls import normalize_url
 
 BRIEF = (
     "Investigate whether Acme Chemicals polluted Riverton's drinking water and what the EPA "

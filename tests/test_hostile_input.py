@@ -36,8 +36,8 @@ from vicaran_agent.clients.content import (
     extract_readable,
 )
 from vicaran_agent.clients.page_reader import PageReader
-from vicaran_agent.clients.urls import extract_urls
 from vicaran_agent.config import Settings
+from vicaran_agent.urls import extract_urls
 from vicaran_agent.workers.parsing import parse_pool, run_parser
 
 SIZE = 200_000

@@ -28,8 +28,8 @@ from tests.support.literal_story import (
 )
 from tests.support.literal_story import investigate as run
 from vicaran_agent import state_keys as keys
-from vicaran_agent.clients.urls import normalize_url
 from vicaran_agent.textmatch import quote_problem
+from vicaran_agent.urls import normalize_url
 
 assert literal_model.LiteralModel  # registers `literal/...`
 

@@ -17,7 +17,8 @@ from google.genai import types
 
 from tests.fakes.web import FakeDNS, FakeWeb, SocketFence
 from vicaran_agent.clients import safety
-from vicaran_agent.clients.live_search import (
+from vicaran_agent.config import Settings
+from vicaran_agent.factcheck.live_search import (
     SNIPPET_LIMIT,
     GroundedSource,
     LiveSearch,
@@ -25,7 +26,6 @@ from vicaran_agent.clients.live_search import (
     is_grounding_redirect,
     supports_live_search,
 )
-from vicaran_agent.config import Settings
 
 CLAIM = "The Riverton council cut the bus budget by 40% in 2025."
 ANSWER = "Two local outlets confirm the cut. The council minutes record the vote."

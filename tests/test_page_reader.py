@@ -27,8 +27,8 @@ from vicaran_agent.clients import page_text
 from vicaran_agent.clients import safety as safety_module
 from vicaran_agent.clients.page_reader import PageReader, PageResult
 from vicaran_agent.clients.safety import ResolvedURL, resolve_url
-from vicaran_agent.clients.urls import normalize_url
 from vicaran_agent.config import Settings
+from vicaran_agent.urls import normalize_url
 
 PARAGRAPHS = [
     "The city council approved the new budget on Tuesday after a six-hour session that "

@@ -24,8 +24,8 @@ from tests.support.records import as_json
 from tests.test_flow import BRIEF, run_investigation
 from vicaran_agent import state_keys as keys
 from vicaran_agent.agent import orchestrator_config
-from vicaran_agent.clients.live_search import LiveSearch
 from vicaran_agent.config import Settings, get_settings
+from vicaran_agent.factcheck.live_search import LiveSearch
 from vicaran_agent.llm import TASKS, ModelClient
 from vicaran_agent.llm_budgets import (
     DEFAULT_OUTPUT_TOKENS,

@@ -5,16 +5,10 @@ import socket
 import pytest
 import tldextract.cache
 
-from vicaran_agent.clients import urls
-from vicaran_agent.clients.credibility import credibility_score
-from vicaran_agent.clients.urls import (
-    domain_matches,
-    domain_of,
-    extract_urls,
-    host_of,
-    normalize_url,
-)
+from vicaran_agent import urls
+from vicaran_agent.credibility import credibility_score
 from vicaran_agent.tools.analyze_source import source_base
+from vicaran_agent.urls import domain_matches, domain_of, extract_urls, host_of, normalize_url
 
 
 @pytest.mark.parametrize(

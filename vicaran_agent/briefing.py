@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .clients.urls import extract_urls
 from .schemas import Mode
+from .urls import extract_urls
 
 # A mode is chosen by name; "the quick approval of the permit" chooses nothing.
 _QUICK_NAMES = re.compile(  # a name, so capitalised: "a quick search of the files" is story

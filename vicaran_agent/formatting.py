@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .clients.credibility import stars
+from .credibility import stars
 from .i18n import is_portuguese
 from .sanitize import defuse_delimiters
 from .schemas import Claim, Source, published_text

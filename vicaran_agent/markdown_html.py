@@ -22,7 +22,7 @@ from collections.abc import Callable, Collection, Sequence
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from .clients.urls import normalize_url
+from .urls import normalize_url
 
 _MD = MarkdownIt(
     "commonmark",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .clients.credibility import stars
+from .credibility import stars
 from .formatting import data_block, markdown_text, one_line
 from .i18n import message, text_language_name, written_in_another_language
 from .safe_markdown import code as code_span

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 
 from . import services
 from .clients.page_reader import PageReader, PageResult
-from .clients.urls import normalize_url
 from .clients.web_search import WebSearch
 from .config import Settings
 from .textmatch import sha256_text
+from .urls import normalize_url
 
 logger = logging.getLogger(__name__)
 

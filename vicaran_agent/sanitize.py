@@ -11,8 +11,8 @@ import re
 import unicodedata
 from collections.abc import Collection
 
-from .clients.urls import normalize_url
 from .textmatch import visible
+from .urls import normalize_url
 
 MARKERS = (
     "PLAN_APPROVAL_REQUIRED",

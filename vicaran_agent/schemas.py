@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from .documents.model import document_url
+from .urls import document_url
 
 Mode = Literal["quick", "detailed"]
 Origin = Literal["web", "user_url", "document", "gazette", "factcheck_api"]

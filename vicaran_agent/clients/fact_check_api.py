@@ -22,12 +22,12 @@ from ..config import Settings
 from ..formatting import one_line
 from ..i18n import Phrase
 from ..sanitize import clean
+from ..urls import host_of, normalize_url
 from .content import published_date
 from .fact_check_ratings import map_rating
 from .http import AnswerTooLarge, LoopBound, capped_client
 from .ratelimit import limiter
 from .retry import PermanentError, TransientError, backoff_delay, parse_retry_after, retried
-from .urls import host_of, normalize_url
 
 logger = logging.getLogger(__name__)
 

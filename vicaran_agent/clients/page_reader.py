@@ -40,6 +40,7 @@ import httpx
 from ..clock import SYSTEM_CLOCK, Clock
 from ..config import Settings
 from ..schemas import DateSource
+from ..urls import fetchable_url
 from ..workers.parsing import WorkerFailed, run_parser
 from .content import clip_text
 from .http import (
@@ -57,7 +58,6 @@ from .page_text import TEXT_LIMIT, Failed, Page, is_json, page_from_html, page_f
 from .ratelimit import RateLimiter, limiter
 from .retry import backoff_delay, parse_retry_after
 from .safety import UnreachableURLError, UnsafeURLError
-from .urls import fetchable_url
 
 logger = logging.getLogger(__name__)
 

@@ -29,11 +29,11 @@ from ..clock import SYSTEM_CLOCK, Clock
 from ..config import Settings
 from ..i18n import Phrase
 from ..schemas import DateSource
+from ..urls import domain_matches, normalize_url
 from .content import published_date
 from .http import AnswerTooLarge, LoopBound, capped_client
 from .ratelimit import limiter
 from .retry import PermanentError, TransientError, backoff_delay, parse_retry_after
-from .urls import domain_matches, normalize_url
 
 logger = logging.getLogger(__name__)
 

@@ -13,9 +13,9 @@ from google.adk.tools.tool_context import ToolContext
 from google.genai import types
 
 from .. import state_keys as keys
-from ..clients.urls import extract_urls, normalize_url
 from ..config import get_settings
 from ..i18n import message
+from ..urls import extract_urls, normalize_url
 from .messages import planning_messages
 from .protocol import ANALYZE_SOURCE, FINISHED, PIPELINE_NAME, PLAN_MARKER
 

@@ -10,12 +10,11 @@ from .. import state_keys as keys
 from ..briefing import (
     vagueness,
 )
-from ..clients.live_search import supports_live_search
-from ..clients.urls import extract_urls, unsupported_urls
 from ..config import get_settings
 from ..documents.intake import (
     DocumentsInPlay,
 )
+from ..factcheck.live_search import supports_live_search
 from ..formatting import markdown_text, one_line
 from ..i18n import message
 from ..llm_models import credentials_problem
@@ -28,6 +27,7 @@ from ..plan import (
     render_plan,
 )
 from ..schemas import InvestigationConfig, Source
+from ..urls import extract_urls, unsupported_urls
 from .messages import planning_messages
 from .protocol import PLAN_MARKER
 

@@ -25,7 +25,6 @@ from ..briefing import (
     vagueness,
 )
 from ..callbacks.persistence import repository, start_investigation
-from ..clients.urls import extract_urls, normalize_url
 from ..config import get_settings
 from ..documents.intake import (
     Attachment,
@@ -44,6 +43,7 @@ from ..plan import (
 from ..sanitize import clean
 from ..schemas import InvestigationConfig, Source
 from ..storage import InvestigationTakenError
+from ..urls import extract_urls, normalize_url
 from .attachments import (
     cut_off_by_a_restart,
     cut_off_notice,

@@ -18,12 +18,12 @@ import logging
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from ..clients.urls import normalize_url
 from ..config import Settings, get_settings
 from ..formatting import one_line
 from ..i18n import message
 from ..llm import ModelClient
 from ..safe_markdown import code
+from ..urls import normalize_url
 from .follow_gate import ask_gate, how_label
 from .follow_records import (
     CHARS_PER_TOKEN,

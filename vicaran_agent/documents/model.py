@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ..urls import document_url
+
 DocumentKind = Literal["pdf", "docx", "html", "markdown", "text", "image"]
 DocumentReliability = Literal["high", "neutral", "low"]
-DOCUMENT_SCHEME = "doc"
 
 
 class DocumentError(Exception):
@@ -118,17 +119,3 @@ class PassageHit:
     @property
     def url(self) -> str:
         return document_url(self.document_id, self.page, self.passage_id)
-
-
-def document_url(document_id: str, page: int | None = None, passage_id: int | None = None) -> str:
-    """The identity of a document (or of one passage of it) among sources and evidence."""
-    url = f"{DOCUMENT_SCHEME}://{document_id}"
-    if page is not None:
-        url += f"/p{page}"
-        if passage_id is not None:
-            url += f"/{passage_id}"
-    return url
-
-
-def is_document_url(url: str) -> bool:
-    return url.startswith(f"{DOCUMENT_SCHEME}://")

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Literal
 
-from ..clients.urls import find_urls
+from ..urls import find_urls
 from .names import fold, roman_value
 
 ReferenceKind = Literal[

@@ -18,10 +18,10 @@ from sqlalchemy import delete, func, insert, or_, select
 from sqlalchemy.orm import Session
 
 from .. import services
-from ..clients.urls import extract_urls, normalize_url
 from ..i18n import Phrase
 from ..storage.repository import Repository, get_repository
 from ..storage.tables import CollectionRow, DocumentRow, PassageRow, new_id, utcnow
+from ..urls import extract_urls, normalize_url
 from . import fulltext
 from .collection import (
     CollectionInfo,

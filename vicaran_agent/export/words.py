@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..documents.model import is_document_url
 from ..i18n import verdict_label
 from ..read_model import (
     Cited,
@@ -18,6 +17,7 @@ from ..read_model import (
     SourceView,
 )
 from ..schemas import published_text
+from ..urls import is_document_url
 from .links import http_href
 
 REASONING_HEADING = "How this verdict was reached"

@@ -9,13 +9,10 @@ from typing import TypeVar
 
 from ..citations import resolve_citations
 from ..clients.fact_check_api import FactCheckApi
-from ..clients.live_search import LiveSearch
 from ..clients.querido_diario import QueridoDiario
-from ..clients.urls import domain_matches, normalize_url
 from ..clients.web_search import SearchHit
 from ..config import Settings
 from ..documents.follow_records import FollowResult
-from ..documents.model import is_document_url
 from ..evidence import enforce_verdict, is_sufficient
 from ..formatting import one_line
 from ..gazettes.outcome import GazetteOutcome
@@ -28,8 +25,10 @@ from ..runtime import InvestigationRuntime
 from ..sanitize import clean
 from ..schemas import Claim, Evidence, Source, Verdict
 from ..tools.analyze_source import now_iso
+from ..urls import domain_matches, is_document_url, normalize_url
 from .documents import DocumentEvidence, take_followed
 from .gazettes import gather_gazettes
+from .live_search import LiveSearch
 from .pool import Candidate, EvidencePool, OwnSources, related_sources
 
 T = TypeVar("T")

@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from ..clients.urls import normalize_url
 from ..gazettes.loop import GazetteSearchLoop
 from ..gazettes.score import gazette_key
 from ..i18n import message, word
 from ..tools.analyze_source import now_iso
+from ..urls import normalize_url
 from .pool import Candidate
 
 if TYPE_CHECKING:

@@ -23,7 +23,7 @@ import re
 import unicodedata
 from typing import TYPE_CHECKING
 
-from ..clients.urls import domain_of
+from ..urls import domain_of
 
 if TYPE_CHECKING:
     from .pool import Candidate

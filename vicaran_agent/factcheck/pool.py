@@ -10,9 +10,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from ..clients.credibility import credibility_score, is_official, reliability
 from ..clients.fact_check_api import Review
-from ..clients.urls import domain_of, normalize_url
+from ..credibility import credibility_score, is_official, reliability
 from ..documents.model import PassageHit
 from ..formatting import data_block, one_line
 from ..gazettes.read import GazetteEvidence
@@ -29,6 +28,7 @@ from ..schemas import (
     published_text,
 )
 from ..textmatch import clip_quote, is_copy, quote_problem, shingles
+from ..urls import domain_of, normalize_url
 from .parties import gazette_city, is_own_record
 
 

@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..clients.gazette_data import Gazette
-from ..clients.urls import host_of
 from ..documents.model import PageText, Passage
 from ..documents.passages import split_passages
 from ..documents.synonyms import fold
@@ -28,6 +27,7 @@ from ..schemas import Source
 from ..schemas import gazette_title as schemas_gazette_title
 from ..textmatch import normalize, quote_problem, sha256_text
 from ..tools.analyze_source import now_iso
+from ..urls import host_of
 from .score import gazette_key
 from .terms import ClaimTerms, Period, parse_day, stem, words
 

@@ -17,8 +17,6 @@ from pydantic import (
     model_validator,
 )
 
-from ..clients.urls import normalize_url
-from ..documents.model import is_document_url
 from ..schemas import (
     REASONING_LINE_MAX,
     REASONING_LINES_MAX,
@@ -34,6 +32,7 @@ from ..schemas import (
     ReportQuality,
     VerdictLabel,
 )
+from ..urls import is_document_url, normalize_url
 
 COVERAGE_STANCES: tuple[CoverageStance, ...] = ("supportive", "neutral", "critical")
 

@@ -9,8 +9,6 @@ import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar, get_args
 
-from ..clients.urls import domain_of, normalize_url
-from ..documents.model import is_document_url
 from ..read_model import InvestigationView, SourceView
 from ..schemas import (
     BiasAssessment,
@@ -28,6 +26,7 @@ from ..storage.repository import (
     Repository,
     UnknownInvestigationError,
 )
+from ..urls import domain_of, is_document_url, normalize_url
 from .callback_data import (
     COVERAGE_STANCES,
     NOT_FOUND,

@@ -19,9 +19,8 @@ from markupsafe import Markup
 
 from .. import export
 from ..catalogs import N_, translations
-from ..clients.credibility import credibility_label
-from ..clients.urls import host_of
 from ..config import Settings, get_settings
+from ..credibility import credibility_label
 from ..i18n import ENGLISH, message, report_language, word
 from ..markdown_html import render_markdown
 from ..read_model import (
@@ -34,6 +33,7 @@ from ..read_model import (
 from ..schemas import QUALITY_DIMENSIONS
 from ..sub_agents.bias_analyzer import score_label
 from ..templating import environment
+from ..urls import host_of
 from ..usage import tokens_line
 
 POLL_SECONDS = 3  # as dashboard.js polls

@@ -25,8 +25,8 @@ from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
 
 from ..config import get_settings
-from ..documents.model import is_document_url
 from ..i18n import message
+from ..urls import is_document_url
 from .tables import (
     BiasRow,
     ClaimRow,

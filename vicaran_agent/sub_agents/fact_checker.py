@@ -10,11 +10,11 @@ from google.adk.events import Event
 from .. import state_keys as keys
 from ..citations import resolve_citations
 from ..clients.fact_check_api import FactCheckApi
-from ..clients.live_search import LiveSearch, supports_live_search
 from ..clients.querido_diario import QueridoDiario
 from ..documents.collection import Reader
 from ..factcheck.checker import CheckSettings, ClaimChecker
 from ..factcheck.documents import DocumentEvidence
+from ..factcheck.live_search import LiveSearch, supports_live_search
 from ..factcheck.outlets import outlets_for
 from ..formatting import one_line
 from ..i18n import verdict_label

@@ -10,9 +10,8 @@ from google.adk.events import Event
 
 from .. import state_keys as keys
 from ..callbacks.persistence import repository
-from ..clients.credibility import credibility_label, stars
-from ..clients.urls import normalize_url
 from ..clients.web_search import KEY_MISSING, SearchHit
+from ..credibility import credibility_label, stars
 from ..documents.collection import Reader
 from ..documents.intake import DocumentsInPlay
 from ..documents.sources import DocumentReader, ListedDocument, list_documents
@@ -25,6 +24,7 @@ from ..runtime import runtime_for
 from ..sanitize import clean
 from ..schemas import Source
 from ..tools.analyze_source import SourceAnalyzer
+from ..urls import normalize_url
 from ._stage import Stage, StageAgent, stream_concurrently
 
 logger = logging.getLogger(__name__)

@@ -12,10 +12,9 @@ from google.adk.tools.tool_context import ToolContext
 
 from .. import state_keys as keys
 from ..clients.content import clip_text, published_date
-from ..clients.credibility import credibility_score
 from ..clients.page_reader import PageReader
-from ..clients.urls import domain_of, host_of, normalize_url
 from ..config import Settings, get_settings
+from ..credibility import credibility_score
 from ..formatting import data_block
 from ..i18n import ENGLISH, Phrase, message
 from ..llm import ModelClient, ModelSite
@@ -26,6 +25,7 @@ from ..prompts.source_finder import SOURCE_DIGEST_INSTRUCTION
 from ..runtime import PageCache, TextStore
 from ..sanitize import clean
 from ..schemas import Origin, Source
+from ..urls import domain_of, host_of, normalize_url
 
 logger = logging.getLogger(__name__)
 

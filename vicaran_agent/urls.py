@@ -288,3 +288,21 @@ def unsupported_urls(text: str) -> list[str]:
                 found.append(url)
         at = text.find("://", end)
     return found
+
+
+# A document (or a passage of it) has no web address: `doc://<id>/p<page>/<passage>` names it.
+DOCUMENT_SCHEME = "doc"
+
+
+def document_url(document_id: str, page: int | None = None, passage_id: int | None = None) -> str:
+    """The identity of a document (or of one passage of it) among sources and evidence."""
+    url = f"{DOCUMENT_SCHEME}://{document_id}"
+    if page is not None:
+        url += f"/p{page}"
+        if passage_id is not None:
+            url += f"/{passage_id}"
+    return url
+
+
+def is_document_url(url: str) -> bool:
+    return url.startswith(f"{DOCUMENT_SCHEME}://")

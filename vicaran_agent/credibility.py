@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Literal
 from urllib.parse import urlsplit
 
-from ..schemas import Reliability
+from .schemas import Reliability
 from .urls import host_of, normalize_url
 
 Kind = Literal[

@@ -30,6 +30,9 @@ from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 
 from ..adk_compat import is_gemini_model
+from ..clients.http import MAX_REDIRECTS, RedirectError, guarded_get
+from ..clients.page_reader import USER_AGENT
+from ..clients.safety import UnreachableURLError, UnsafeURLError
 from ..config import Settings, get_settings
 from ..formatting import data_block
 from ..i18n import PORTUGUESE, Phrase, is_portuguese, language_name
@@ -43,10 +46,7 @@ from ..llm_budgets import (
 )
 from ..llm_models import credentials_problem, describe_model_error, shared_llm
 from ..prompts._common import dated
-from .http import MAX_REDIRECTS, RedirectError, guarded_get
-from .page_reader import USER_AGENT
-from .safety import UnreachableURLError, UnsafeURLError
-from .urls import fetchable_url, normalize_url
+from ..urls import fetchable_url, normalize_url
 
 logger = logging.getLogger(__name__)
 
