@@ -3,7 +3,7 @@
 An item is a party's **own record** when it is a primary record and its issuer is that party:
 
 - a page on an official domain (government, courts, parliaments, intergovernmental bodies: the
-  "official" rows of clients/credibility.py) whose registrable domain's name is the party's: its
+  "official" rows of credibility.py) whose registrable domain's name is the party's: its
   acronym (`epa` of epa.gov for "Environmental Protection Agency (EPA)"), its one distinctive
   word (`saude` for "Ministério da Saúde") or its words run together;
 - an act of a municipal gazette, for a party that names the gazette's city ("Prefeitura de
