@@ -57,6 +57,19 @@ def test_the_configuration_page_is_written_from_its_one_source():
     assert rows["VICARAN_TODAY"][1] == "— (the machine's date)"
 
 
+def test_the_readmes_table_is_written_from_the_same_source_one_row_per_group():
+    """Every setting is in one row of the README's short table, which is what `make docs`
+    writes from settings.toml (its defaults from Settings unless a row says them)."""
+    rows = settings_help.readme_rows()
+    named = [name for row in rows for name in row.names]
+    assert sorted(named) == sorted(name.upper() for name in Settings.model_fields)
+    readme = (ROOT / "README.md").read_text()
+    assert readme == settings_help.readme(readme)
+    table = settings_help.readme_table()
+    assert "| `VICARAN_QUALITY_THRESHOLD` | report quality score" in table
+    assert table.count("\n") == len(rows) + 1
+
+
 def test_env_example_is_written_from_the_same_source_with_each_settings_words():
     """`.env.example` is what `make docs` writes: each setting under what it does (the words of
     docs/configuration.md), at its default or, where settings.toml says, a commented example."""

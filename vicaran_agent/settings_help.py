@@ -1,8 +1,9 @@
-"""The configuration page (`docs/configuration.md`) and `.env.example`, written from their one
-source: the words in `settings.toml` and the defaults of `config.Settings`.
+"""The configuration page (`docs/configuration.md`), `.env.example` and the README's short table,
+written from their one source: the words in `settings.toml` and the defaults of
+`config.Settings`.
 
-`python -m vicaran_agent.settings_help` rewrites both (`make docs`); `--check` exits 1 when
-either is not what it would write.
+`python -m vicaran_agent.settings_help` rewrites them (`make docs`); `--check` exits 1 when one
+is not what it would write.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ from .config import PROJECT_ROOT, Settings
 SOURCE = Path(__file__).with_name("settings.toml")
 PAGE = PROJECT_ROOT / "docs" / "configuration.md"
 ENV_EXAMPLE = PROJECT_ROOT / ".env.example"
+README = PROJECT_ROOT / "README.md"
+README_START = "<!-- settings table: `make docs` writes it from vicaran_agent/settings.toml -->"
+README_END = "<!-- end of the settings table -->"
 _ENV_HEADER = """\
 # Vicaran configuration. `make run` copies this file to .env; fill in the keys there.
 # Never commit .env. Each setting is explained in docs/configuration.md; a commented line is an
@@ -115,8 +119,45 @@ def env_example() -> str:
     return "\n".join(parts)
 
 
+@dataclass(frozen=True)
+class ReadmeRow:
+    names: tuple[str, ...]
+    meaning: str
+    label: str = ""  # how the names are written, when not just listed
+    default: str = ""  # the default cell, when not the defaults listed
+
+
+def readme_rows() -> tuple[ReadmeRow, ...]:
+    data = tomllib.loads(SOURCE.read_text(encoding="utf-8"))
+    return tuple(
+        ReadmeRow(**{**row, "names": tuple(row["names"])}) for row in data.get("readme", [])
+    )
+
+
+def readme_table() -> str:
+    """The README's short table: a row per group of settings, what they are for, the defaults."""
+    defaults = {name.upper(): field.default for name, field in Settings.model_fields.items()}
+    lines = ["| variable | meaning | default |", "|---|---|---|"]
+    for row in readme_rows():
+        label = row.label or ", ".join(f"`{name}`" for name in row.names)
+        default = row.default or ", ".join(shown_default(defaults[n]) for n in row.names)
+        lines.append(f"| {label} | {row.meaning} | {default} |")
+    return "\n".join(lines)
+
+
+def readme(current: str) -> str:
+    """`current` (the README) with its settings table as the source says it."""
+    start, end = current.index(README_START), current.index(README_END)
+    table = f"{README_START}\n{readme_table()}\n"
+    return current[:start] + table + current[end:]
+
+
 def main(argv: list[str]) -> int:
-    written = {PAGE: page(), ENV_EXAMPLE: env_example()}
+    written = {
+        PAGE: page(),
+        ENV_EXAMPLE: env_example(),
+        README: readme(README.read_text(encoding="utf-8")),
+    }
     if "--check" in argv:
         stale = [path for path, text in written.items() if path.read_text("utf-8") != text]
         for path in stale:
