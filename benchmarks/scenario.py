@@ -151,11 +151,11 @@ async def _investigate(args: argparse.Namespace, newsroom: FakeNewsroom) -> dict
 
     repository = get_repository(get_settings().database_url)
     drain_started = time.monotonic()
-    outbox = repository.outbox_summary()["counts"]
-    while outbox["pending"] and time.monotonic() - drain_started < DRAIN_SECONDS:
+    outbox = repository.outbox_summary().counts
+    while outbox.pending and time.monotonic() - drain_started < DRAIN_SECONDS:
         delivery.kick()
         await asyncio.sleep(0.1)
-        outbox = repository.outbox_summary()["counts"]
+        outbox = repository.outbox_summary().counts
     drained = time.monotonic() - drain_started
     await delivery.stop_delivery()
 
@@ -187,7 +187,7 @@ async def _investigate(args: argparse.Namespace, newsroom: FakeNewsroom) -> dict
         "sufficient": sum(bool(v.get("sufficient")) for v in verdicts),
         "timeline_events": len(state.get(keys.TIMELINE_RECORDS) or []),
         "stage_windows": {a: [round(x, 2) for x in w] for a, w in authors.items()},
-        "outbox": outbox,
+        "outbox": outbox.model_dump(),
         "outbox_drain_s": round(drained, 2),
         "newsroom_types": dict(Counter(newsroom.types())),
         "document_sources": sum(s.get("origin") == "document" for s in sources),

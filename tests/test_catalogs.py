@@ -16,6 +16,7 @@ from vicaran_agent.i18n import (
     message,
     report_language,
     system_language,
+    text_language_name,
     verdict_label,
     word,
 )
@@ -82,6 +83,7 @@ def test_a_third_language_is_one_catalog(locale, monkeypatch):
     language = detect_language(brief)
     assert language == report_language("es") == "es"
     assert language_name(language) == "Spanish"
+    assert text_language_name("pt", language) == "portugués"  # said in the report's language
     assert message("empty_brief", language) == "Dime qué quieres investigar."
     assert message("sources_read", language, count=2) == "2 fuentes leídas"
     assert message("gate_refused", language) == message("gate_refused", "en")  # not yet translated

@@ -119,9 +119,9 @@ def text_language_name(code: str, language: str = ENGLISH) -> str:
     from babel import Locale, UnknownLocaleError
 
     try:
-        names = Locale.parse("pt_BR" if is_portuguese(language) else "en").languages
+        names = Locale.parse((language or ENGLISH).replace("-", "_")).languages
     except (UnknownLocaleError, ValueError):
-        return code
+        names = Locale.parse(ENGLISH).languages
     return names.get(code.split("-")[0].lower(), code)
 
 
