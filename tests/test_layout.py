@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -19,6 +20,12 @@ _TAG = re.compile(
 
 def _modules() -> list[Path]:
     return sorted(p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+@functools.cache
+def _sources() -> dict[Path, tuple[str, ast.Module]]:
+    """Each module's text and syntax tree, read and parsed once for every check here."""
+    return {p: (text := p.read_text(encoding="utf-8"), ast.parse(text)) for p in _modules()}
 
 
 def _strings(tree: ast.AST) -> list[tuple[int, str]]:
@@ -50,8 +57,8 @@ def _strings(tree: ast.AST) -> list[tuple[int, str]]:
 def test_no_module_is_over_500_lines():
     long = {
         str(p.relative_to(PACKAGE)): n
-        for p in _modules()
-        if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+        for p, (text, _) in _sources().items()
+        if (n := len(text.splitlines())) > MAX_LINES
     }
     assert long == {}
 
@@ -61,8 +68,8 @@ def test_no_html_is_written_in_python_strings():
     makes tokens, never markup."""
     found = [
         f"{p.relative_to(PACKAGE)}:{line}: {text[:60]!r}"
-        for p in _modules()
-        for line, text in _strings(ast.parse(p.read_text(encoding="utf-8")))
+        for p, (_, tree) in _sources().items()
+        for line, text in _strings(tree)
         if _TAG.search(text)
     ]
     assert found == []
@@ -103,8 +110,8 @@ def test_no_module_keeps_a_registry_of_its_own():
     second app) gets its own by `services.use`, not by patching and clearing module globals."""
     found = [
         f"{p.relative_to(PACKAGE)}:{line}: {name}"
-        for p in _modules()
-        for line, name in _registries(ast.parse(p.read_text(encoding="utf-8")))
+        for p, (_, tree) in _sources().items()
+        for line, name in _registries(tree)
     ]
     assert found == []
 

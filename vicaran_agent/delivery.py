@@ -241,7 +241,9 @@ class Deliverer:
 
 
 @dataclass
-class _Background:
+class Background:
+    """One event loop's deliverer: its task, and the event that wakes it."""
+
     task: asyncio.Task[None]
     wakeup: asyncio.Event
 
@@ -274,7 +276,7 @@ def start_delivery() -> None:
         return
     wakeup = asyncio.Event()
     task = loop.create_task(_run_forever(wakeup), name="vicaran-callback-delivery")
-    deliverers[loop] = _Background(task, wakeup)
+    deliverers[loop] = Background(task, wakeup)
 
 
 def kick() -> None:

@@ -20,7 +20,7 @@ import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from google.adk.models import BaseLlm
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from .clients.ratelimit import RateLimiter
     from .clock import Clock
     from .config import Settings
+    from .delivery import Background
     from .documents.store import DocumentStore
     from .runtime import InvestigationRuntime
     from .storage.repository import Repository
@@ -49,7 +50,7 @@ class Services:
     detached_runs: set[asyncio.Task[None]] = field(default_factory=set)  # kept from collection
     running: set[str] = field(default_factory=set)  # investigations this process runs now
     last_sweep: dict[Clock, float] = field(default_factory=dict)  # by each clock
-    deliverers: dict[asyncio.AbstractEventLoop, Any] = field(default_factory=dict)
+    deliverers: dict[asyncio.AbstractEventLoop, Background] = field(default_factory=dict)
     llms: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, BaseLlm]] = field(
         default_factory=weakref.WeakKeyDictionary
     )
