@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Iterator
 from typing import Any
 
@@ -299,3 +300,32 @@ async def test_another_event_loop_leaves_this_loops_deliverer_stoppable(newsroom
     assert len(_deliverers_here()) == 1  # this loop's still runs ...
     await delivery.stop_delivery()  # (it waits for the cancelled task to end)
     assert _deliverers_here() == []  # ... and is the one stopped here
+
+
+async def test_stopping_the_deliverer_ends_it_even_when_a_cancellation_is_swallowed(
+    env, monkeypatch
+):
+    """Python 3.11's `asyncio.wait_for` can swallow a cancellation that lands as its inner wait
+    ends (CI once hung `vicaran investigate` at exit so). Stopping must not rest on one cancel."""
+    from vicaran_agent import delivery
+    from vicaran_agent.services import current
+
+    env.set(CALLBACK_API_URL="http://127.0.0.1:9/api/agent-callback", AGENT_SECRET="s3cret")
+    rounds = 0
+
+    async def round_that_swallows_a_cancel(self, now_only=True):  # type: ignore[no-untyped-def]
+        nonlocal rounds
+        rounds += 1
+        if rounds == 1:
+            with contextlib.suppress(asyncio.CancelledError):  # as 3.11's wait_for can
+                await asyncio.sleep(3600)
+        return 0
+
+    monkeypatch.setattr(delivery.Deliverer, "deliver_due", round_that_swallows_a_cancel)
+    monkeypatch.setattr(delivery, "ROUND_INTERVAL_SECONDS", 0.0)
+    delivery.start_delivery()
+    task = current().deliverers[asyncio.get_running_loop()].task
+    await wait.until(lambda: rounds == 1, "the first round to start")
+    stopping = asyncio.ensure_future(delivery.stop_delivery())
+    await wait.until(lambda: task.done(), "the deliverer to end after a swallowed cancel", 30)
+    await stopping

@@ -242,15 +242,17 @@ class Deliverer:
 
 @dataclass
 class Background:
-    """One event loop's deliverer: its task, and the event that wakes it."""
+    """One event loop's deliverer: its task, the event that wakes it and the one that stops it
+    (a cancellation alone may be swallowed: Python 3.11's `wait_for` can lose one)."""
 
     task: asyncio.Task[None]
     wakeup: asyncio.Event
+    stopped: asyncio.Event
 
 
-async def _run_forever(wakeup: asyncio.Event) -> None:
+async def _run_forever(wakeup: asyncio.Event, stopped: asyncio.Event) -> None:
     deliverer = Deliverer()
-    while True:
+    while not stopped.is_set():
         try:
             await deliverer.deliver_due()
         except Exception:  # delivery must outlive any one bad round
@@ -274,9 +276,9 @@ def start_delivery() -> None:
     running = deliverers.get(loop)
     if running is not None and not running.task.done():
         return
-    wakeup = asyncio.Event()
-    task = loop.create_task(_run_forever(wakeup), name="vicaran-callback-delivery")
-    deliverers[loop] = Background(task, wakeup)
+    wakeup, stopped = asyncio.Event(), asyncio.Event()
+    task = loop.create_task(_run_forever(wakeup, stopped), name="vicaran-callback-delivery")
+    deliverers[loop] = Background(task, wakeup, stopped)
 
 
 def kick() -> None:
@@ -291,6 +293,8 @@ async def stop_delivery() -> None:
     """Stop this event loop's background deliverer (what it held is released)."""
     running = services.current().deliverers.pop(asyncio.get_running_loop(), None)
     if running is not None:
+        running.stopped.set()
+        running.wakeup.set()
         running.task.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await running.task
