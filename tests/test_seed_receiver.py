@@ -26,8 +26,9 @@ from vicaran_agent.config import get_settings
 from vicaran_agent.read_model import OutboxSummary
 from vicaran_agent.schemas import InvestigationConfig
 from vicaran_agent.server.callback_data import CompleteData
-from vicaran_agent.storage import get_repository, outbox
-from vicaran_agent.storage.outbox import on_scale, queue_for_callback
+from vicaran_agent.storage import get_repository, payloads
+from vicaran_agent.storage.outbox import queue_for_callback
+from vicaran_agent.storage.payloads import on_scale
 from vicaran_agent.storage.tables import (
     BiasRow,
     ClaimRow,
@@ -145,9 +146,9 @@ def test_the_final_records_bias_score_is_on_the_configured_scale(env, scale, sen
     env.set(VICARAN_CALLBACK_BIAS_SCALE=scale)
     row = InvestigationRow(id=ID, summary="s", overall_bias_score=9.5, partial_reason="r")
     for kind in ("INVESTIGATION_COMPLETE", "INVESTIGATION_PARTIAL"):
-        _, data = outbox.payload(kind, row)
+        _, data = payloads.payload(kind, row)
         assert (data["overall_bias_score"], data["bias_scale"]) == (sent, int(scale))
-    _, bias = outbox.payload(
+    _, bias = payloads.payload(
         "BIAS_ANALYZED", BiasRow(overall_bias_score=9.5, coverage={}, per_source=[])
     )
     assert bias["overall_bias_score"] == 9.5 and "bias_scale" not in bias  # always 0-10
@@ -295,7 +296,7 @@ def filled(model: Any, *, full: bool, **fixed: Any) -> Any:
 
 def sent(full: bool) -> dict[str, dict[str, Any]]:
     """What Vicaran sends for each type, from rows with every value (or only required ones)."""
-    source = filled(SourceRow, full=full, id="s1")
+    source = filled(SourceRow, full=full, id="s1", url="https://example.org/a")
     claim = filled(ClaimRow, full=full, id="c1", sources=[source])
     evidence = filled(EvidenceRow, full=full, id="e1")
     check = filled(FactCheckRow, full=full, id="f1", evidence=[evidence], sources=[source])
@@ -308,7 +309,14 @@ def sent(full: bool) -> dict[str, dict[str, Any]]:
         tokens={"input": 1} if full else None,
     )
     per_source = [{"source_id": "s1", "bias_score": 2.0, "stance": "neutral", "indicators": []}]
-    bias = filled(BiasRow, full=full, id="b1", coverage={"neutral": 1}, per_source=per_source)
+    bias = filled(
+        BiasRow,
+        full=full,
+        id="b1",
+        coverage={"neutral": 1},
+        coverage_pct={"neutral": 100.0},
+        per_source=per_source,
+    )
     event = filled(TimelineEventRow, full=full, id="t1", source_ids=["s1"])
     records = {
         "INVESTIGATION_STARTED": investigation,
@@ -321,7 +329,7 @@ def sent(full: bool) -> dict[str, dict[str, Any]]:
         "INVESTIGATION_PARTIAL": investigation,
         "INVESTIGATION_FAILED": investigation,
     }
-    data = {kind: outbox.payload(kind, row)[1] for kind, row in records.items()}
+    data = {kind: payloads.payload(kind, row)[1] for kind, row in records.items()}
     data["an evidence item"] = data["FACT_CHECKED"]["evidence"][0]
     data["a per_source item"] = data["BIAS_ANALYZED"]["per_source"][0]
     return data

@@ -190,11 +190,3 @@ def effective_status(row: InvestigationRow, now: datetime) -> str:
 
 def all_rows(session: Session, model: Any, investigation_id: str) -> list[Any]:
     return list(session.scalars(select(model).where(model.investigation_id == investigation_id)))
-
-
-def iso(value: datetime | None) -> str | None:
-    if value is None:
-        return None
-    if value.tzinfo is None:  # SQLite keeps no offset; the store only writes UTC
-        value = value.replace(tzinfo=UTC)
-    return value.isoformat()

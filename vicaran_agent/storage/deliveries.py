@@ -11,9 +11,10 @@ from sqlalchemy.orm import Session
 
 from vicaran_agent.read_model import OutboxCounts, OutboxDelivery, OutboxSummary
 from vicaran_agent.storage import outbox
-from vicaran_agent.storage.base import RecordsDatabase, iso
+from vicaran_agent.storage.base import RecordsDatabase
 from vicaran_agent.storage.tables import (
     OutboxRow,
+    iso,
 )
 
 

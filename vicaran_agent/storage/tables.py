@@ -39,6 +39,14 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+def iso(value: datetime | None) -> str | None:
+    if value is None:
+        return None
+    if value.tzinfo is None:  # SQLite keeps no offset; the store only writes UTC
+        value = value.replace(tzinfo=UTC)
+    return value.isoformat()
+
+
 class Base(DeclarativeBase):
     """Declarative base of every Vicaran table."""
 

@@ -1,0 +1,190 @@
+"""Stored rows as readers see them: one function per record, each building its typed view
+(`read_model.py`) in one pass. The read API, the dashboard, the exports and the callback
+payloads (`storage/payloads.py`) all start from these."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from vicaran_agent.read_model import (
+    BiasView,
+    ClaimView,
+    EvidenceView,
+    FactCheckView,
+    InvestigationView,
+    SourceView,
+    TimelineEventView,
+)
+from vicaran_agent.storage.tables import (
+    BiasRow,
+    ClaimRow,
+    EvidenceRow,
+    FactCheckRow,
+    InvestigationRow,
+    SourceRow,
+    TimelineEventRow,
+    iso,
+)
+
+
+def source_view(row: SourceRow) -> SourceView:
+    return SourceView(
+        id=row.id,
+        source_id=row.id,
+        url=row.url,
+        title=row.title or "",
+        domain=row.domain or "",
+        credibility_score=row.credibility_score or 0,
+        content_summary=row.content_summary or "",
+        key_claims=list(row.key_claims or []),
+        published_at=row.published_at,
+        published_at_source=row.published_at_source,
+        is_user_provided=bool(row.is_user_provided),
+        is_reachable=row.is_reachable is not False,
+        unreachable_reason=row.unreachable_reason,
+        origin=row.origin or "web",
+        display_url=row.display_url or row.url,
+        publisher=row.publisher or row.domain or "",
+        retrieved_at=row.retrieved_at,
+        content_sha256=row.content_sha256,
+        relevant=row.relevant is not False,
+        relevance=row.relevance,
+        relevance_reason=row.relevance_reason,
+        document_id=row.document_id,
+        page=row.page,
+        territory_id=row.territory_id,
+        gazette_date=row.gazette_date,
+        txt_url=row.txt_url,
+        created_at=iso(row.created_at),
+    )
+
+
+def claim_view(row: ClaimRow) -> ClaimView:
+    return ClaimView(
+        id=row.id,
+        claim_id=row.id,
+        key=row.key or "",
+        claim_text=row.claim_text,
+        importance=row.importance or 0.0,
+        entities=list(row.entities or []),
+        origin=row.origin or "source",
+        kind=row.kind or "fact",
+        attributed_to=row.attributed_to or "",
+        city=row.city,
+        state=row.state,
+        period_start=row.period_start,
+        period_end=row.period_end,
+        source_ids=[source.id for source in row.sources],
+        source_urls=[source.url for source in row.sources],
+    )
+
+
+def evidence_view(row: EvidenceRow) -> EvidenceView:
+    return EvidenceView(
+        url=row.url,
+        display_url=row.display_url or row.url,
+        title=row.title or "",
+        publisher=row.publisher or "",
+        reliability=row.reliability or "neutral",
+        stance=row.stance or "context",
+        snippet=row.snippet or "",
+        quote=row.quote or "",
+        query=row.query or "",
+        origin=row.origin or "web",
+        rating=row.rating,
+        retrieved_at=row.retrieved_at,
+        published_at=row.published_at,
+        published_at_source=row.published_at_source,
+        content_sha256=row.content_sha256,
+        independent=row.independent is not False,
+        independence_note=row.independence_note or "",
+        primary_record=bool(row.primary_record),
+        stance_note=row.stance_note or "",
+        document_id=row.document_id,
+        page=row.page,
+        territory_id=row.territory_id,
+    )
+
+
+def fact_check_view(row: FactCheckRow) -> FactCheckView:
+    claim = row.claim
+    return FactCheckView(
+        id=row.id,
+        fact_check_id=row.id,
+        claim_id=row.claim_id,
+        claim_key=(claim.key if claim is not None else None) or "",
+        claim_text=(claim.claim_text if claim is not None else None) or "",
+        verdict=row.verdict,
+        confidence=row.confidence or 0.0,
+        explanation=row.explanation or "",
+        sufficient=bool(row.sufficient),
+        queries=list(row.queries or []),
+        iterations=row.iterations or 0,
+        stop_reason=row.stop_reason or "",
+        as_of=row.as_of,
+        evidence=[evidence_view(item) for item in row.evidence],
+        source_ids=[source.id for source in row.sources],
+        reasoning=list(row.reasoning or []),
+    )
+
+
+def bias_view(row: BiasRow) -> BiasView:
+    return BiasView(
+        overall_bias_score=row.overall_bias_score,
+        coverage=dict(row.coverage or {}),
+        coverage_pct=dict(row.coverage_pct or {}),
+        recommendation=row.recommendation or "",
+        per_source=list(row.per_source or []),
+        unrated=row.unrated or 0,
+    )
+
+
+def timeline_view(row: TimelineEventRow, url_of: Mapping[str, str]) -> TimelineEventView:
+    """An event; `url_of` gives the saved sources' addresses by id (the links it may show)."""
+    source_ids = list(row.source_ids or [])
+    return TimelineEventView(
+        id=row.id,
+        event_id=row.id,
+        event_date=row.event_date,
+        date_precision=row.date_precision or "day",
+        event_text=row.event_text,
+        source_ids=source_ids,
+        source_urls=[url_of[i] for i in source_ids if i in url_of],
+    )
+
+
+def investigation_view(
+    row: InvestigationRow,
+    *,
+    status: str,
+    error: str | None,
+    sources: Sequence[SourceRow] = (),
+    claims: Sequence[ClaimRow] = (),
+    fact_checks: Sequence[FactCheckRow] = (),
+    bias: BiasRow | None = None,
+    events: Sequence[TimelineEventRow] = (),
+) -> InvestigationView:
+    """The investigation with the records given (none: its header only)."""
+    url_of = {source.id: source.url for source in sources}
+    return InvestigationView(
+        id=row.id,
+        title=row.title or "",
+        brief=row.brief or "",
+        mode=row.mode or "quick",
+        language=row.language or "en",
+        status=status,
+        partial_reason=row.partial_reason,
+        error=error,
+        summary=row.summary,
+        overall_bias_score=row.overall_bias_score,
+        quality=dict(row.quality) if row.quality else None,
+        tokens=dict(row.tokens) if row.tokens else None,
+        created_at=iso(row.created_at),
+        updated_at=iso(row.updated_at),
+        completed_at=iso(row.completed_at),
+        sources=[source_view(source) for source in sources],
+        claims=[claim_view(claim) for claim in claims],
+        fact_checks=[fact_check_view(check) for check in fact_checks],
+        bias=None if bias is None else bias_view(bias),
+        timeline=[timeline_view(event, url_of) for event in events],
+    )
