@@ -6,10 +6,13 @@ from their requests, the investigations this process runs, the outbox's delivere
 loop, the model clients of each loop, the parse pools, and whether the start-up warning was
 given: each used to be a global of its own module. They are the fields of one `Services`.
 
-`current()` is the container the process runs with; `use(services)` puts another in place for a
-block (a test's own, so that nothing one test opens or counts is seen by the next) and puts the
-previous one back. A `Services` is plain state with a lock: it imports nothing of Vicaran's, so
-every module can ask it without an import cycle.
+A server is handed its container (`build_server(services=...)`) and runs every request, its
+lifespan and the tasks they start (detached runs, the outbox's deliverer) with it: `serving(services)`
+makes it current for that context only, so two servers in one process keep apart. Outside any
+server, `current()` is the process's container; `use(services)` puts another in its place for a
+block (a test's own, so that nothing one test opens or counts is seen by the next; threads see it
+too) and puts the previous one back. A `Services` is plain state with a lock: it imports nothing
+of Vicaran's, so every module can ask it without an import cycle.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import threading
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -70,11 +74,22 @@ class Services:
 
 
 _current = Services()
+_served: ContextVar[Services | None] = ContextVar("vicaran_services", default=None)
 
 
 def current() -> Services:
-    """The container the process runs with now."""
-    return _current
+    """The container of the work running now: its server's, else the process's."""
+    return _served.get() or _current
+
+
+@contextmanager
+def serving(services: Services) -> Iterator[Services]:
+    """`services` for this context (and the tasks and `to_thread` calls started from it)."""
+    token = _served.set(services)
+    try:
+        yield services
+    finally:
+        _served.reset(token)
 
 
 @contextmanager

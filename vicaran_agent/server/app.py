@@ -16,8 +16,10 @@ from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..config import Settings, get_settings
+from ..services import Services, current, serving
 from ..workers.parsing import parse_pool
 from .access import HEALTH_PATH, AccessMiddleware, redact_token_logs
 from .callback_api import callback_router
@@ -31,6 +33,18 @@ AGENT_DIR = Path(__file__).resolve().parent.parent  # the vicaran_agent package,
 async def healthz() -> JSONResponse:
     """Liveness for load balancers and scripts: no token needed, nothing revealed."""
     return JSONResponse({"status": "ok"}, headers={"Cache-Control": "no-store"})
+
+
+class ServicesMiddleware:
+    """Every request, the lifespan and the tasks they start run with the server's container."""
+
+    def __init__(self, app: ASGIApp, *, services: Services) -> None:
+        self.app = app
+        self.services = services
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        with serving(self.services):
+            await self.app(scope, receive, send)
 
 
 class SessionStoreError(RuntimeError):
@@ -91,13 +105,18 @@ def build_server(
     with_adk: bool = True,
     host: str = "127.0.0.1",
     port: int = 8000,
+    services: Services | None = None,
 ) -> FastAPI:
     """The whole Vicaran server; `with_adk=False` leaves out ADK's app (for focused tests).
 
     `host` is the address the server is bound to: it is one of the Host header values answered
-    unless `VICARAN_ALLOWED_HOSTS` says otherwise.
+    unless `VICARAN_ALLOWED_HOSTS` says otherwise. `services`: the container it runs with (its
+    settings, records stores, budgets...); without one, each request runs with the container
+    current at the time (the process's).
     """
-    settings = settings or get_settings()
+    if settings is None:
+        with serving(services or current()):
+            settings = get_settings()
     redact_token_logs()
 
     @asynccontextmanager
@@ -136,5 +155,8 @@ def build_server(
     app.include_router(callback_router())
     app.include_router(dashboard_router())
     app.add_middleware(BodyLimitMiddleware)  # no body past VICARAN_MAX_REQUEST_BYTES is read
-    app.add_middleware(AccessMiddleware, bound_host=host)  # the outermost: before every route
+    app.add_middleware(AccessMiddleware, bound_host=host)  # before every route
+    if services is not None:
+        app.add_middleware(ServicesMiddleware, services=services)  # the outermost
+    app.state.services = services
     return app
