@@ -10,7 +10,8 @@ from ..config import Settings, retired_querido_diario_host
 from ..i18n import Phrase, message
 from .answers import host_of
 
-QUERIDO_DIARIO_HOST = "https://api.queridodiario.org.br"
+_BASE_URL = Settings.model_fields["querido_diario_base_url"]
+QUERIDO_DIARIO_HOST: str = _BASE_URL.default  # where the API moved; Settings' default
 
 
 def retired_host_warning(settings: Settings, language: str) -> str | None:
