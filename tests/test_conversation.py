@@ -347,6 +347,22 @@ def test_detailed_is_the_default_and_can_be_chosen():
     assert mode == "detailed" and "Detailed" not in brief
 
 
+def test_titles_never_keep_a_mode_phrase():
+    """Four runs of one story in the dashboard's list: no title says how it was run."""
+    story = "Did XYZ Corp pollute the Clear River?"
+    for text in (
+        f"{story} Quick Search.",
+        f"{story} Detailed investigation.",
+        f"{story} Detailed Inquiry.",
+        f"Investigação detalhada: {story}",
+    ):
+        _, _, brief, title = parse_first_message(text)
+        assert title == story, text
+        assert brief == story, text
+    inside = "Run a detailed investigation of the port payments."
+    assert parse_first_message(inside)[2] == inside  # the story's words, not a mode
+
+
 def test_links_do_not_make_an_english_brief_portuguese():
     from vicaran_agent.i18n import detect_language
 

@@ -406,6 +406,26 @@ async def test_list_page(client: httpx.AsyncClient, repo: Repository) -> None:
     assert f'<a href="/api/investigations/{iid}">JSON</a>' in page
 
 
+async def test_list_rows_tell_alike_titles_apart(client: httpx.AsyncClient, repo: Repository):
+    """Same title twice: each row has its short id, its start day and its verdicts."""
+    first, _ = full_investigation(repo)
+    second = start(repo, title="Dam contract", mode="quick")
+    page = (await client.get("/investigations")).text
+    rows = {iid: page[page.index(f'<tr data-id="{iid}">') :] for iid in (first, second)}
+    for iid, row in rows.items():
+        row = row[: row.index("</tr>")]
+        assert '<code title="Its id: any command or address takes' in row
+        assert f">{iid[:8]}</code> · started <time" in row
+    first_row = rows[first][: rows[first].index("</tr>")]
+    assert '<span class="badge verdict-partially_true">Partially true</span> 1' in first_row
+    assert "verdict-" not in rows[second][: rows[second].index("</tr>")]
+    listed = (await client.get("/api/investigations")).json()
+    assert {item["id"]: item["verdicts"] for item in listed} == {
+        first: {"partially_true": 1},
+        second: {},
+    }
+
+
 def panel(page: str, key: str) -> str:
     """The HTML of one tab's panel."""
     start_at = page.index(f'<section class="panel" id="{key}"')

@@ -40,7 +40,29 @@ def choose_mode(text: str) -> tuple[Mode, str]:
             return mode, _without(text, found.start(), found.end())
     if found := _DETAILED_NAMES.search(text):
         return "detailed", _without(text, found.start(), found.end())
-    return "detailed", text
+    return "detailed", _without_sentence(text, _DETAILED_SENTENCES)
+
+
+# Said as a sentence of its own, first or last, these ask for the default mode: they leave the
+# brief (and so its title). Inside a sentence ("run a detailed investigation of ...") they stay.
+_DETAILED_SENTENCES = ("detailed investigation", "in-depth investigation", "deep dive")
+_SENTENCE_ENDS = ".!?:;-–—"
+
+
+def _without_sentence(text: str, phrases: tuple[str, ...]) -> str:
+    stripped = text.strip()
+    lowered = stripped.lower()
+    for phrase in phrases:
+        tail = lowered.rstrip(_WRAPPERS)
+        if tail.endswith(phrase):
+            before = stripped[: len(tail) - len(phrase)].rstrip()
+            if not before or before[-1] in _SENTENCE_ENDS:
+                return _tidy(before)
+        if lowered.startswith(phrase):
+            after = stripped[len(phrase) :]
+            if not after.strip() or after.lstrip(" \t")[:1] in _SENTENCE_ENDS:
+                return _tidy(after.lstrip(" \t").lstrip(_WRAPPERS))
+    return text
 
 
 # "Collection: NAME" (or Coleção/Colecao), a line of its own; names comma- or semicolon-separated.

@@ -170,8 +170,14 @@ class InvestigationListItem(View):
     source_count: int = 0
     claim_count: int = 0
     fact_check_count: int = 0
+    verdicts: dict[str, int] = Field(default_factory=dict)  # fact-checks by verdict
     created_at: str | None = None
     updated_at: str | None = None
+
+    @property
+    def short_id(self) -> str:
+        """The id's first eight hex digits: enough to name it anywhere an id is asked for."""
+        return self.id[:8]
 
 
 Cited = SourceView | EvidenceView  # what a reader may cite: a source, or a piece of evidence

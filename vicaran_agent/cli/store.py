@@ -89,12 +89,18 @@ def export(investigation_id: str, fmt: str, out: str | None) -> int:
     from .. import export as exports
     from ..config import get_settings
     from ..storage import get_repository
+    from ..storage.reads import AmbiguousIdError
 
     repository = get_repository(get_settings().database_url)
-    investigation = repository.get_investigation(investigation_id)
+    try:
+        investigation = repository.get_investigation(investigation_id)
+    except AmbiguousIdError as error:
+        print(str(error), file=sys.stderr)
+        return 1
     if investigation is None:
         print(f"No investigation with id {investigation_id} is saved here.", file=sys.stderr)
         return 1
+    investigation_id = investigation.id
     snapshots = repository.get_snapshots(investigation_id) if fmt in exports.WITH_SNAPSHOTS else {}
     text = exports.render(fmt, investigation, snapshots, settings=get_settings())
     if not out:

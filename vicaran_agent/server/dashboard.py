@@ -30,6 +30,7 @@ from ..config import get_settings
 from ..formatting import json_for_html
 from ..read_model import InvestigationListItem, InvestigationView
 from ..storage import get_repository
+from ..storage.reads import AmbiguousIdError
 from . import access, pages, views
 from .pages import STATIC_DIR, STATIC_PREFIX
 
@@ -96,8 +97,14 @@ async def _investigations() -> list[InvestigationListItem]:
 
 
 async def _investigation(investigation_id: str) -> InvestigationView | None:
+    """The investigation `investigation_id` (or a unique short id) names; None: none or several."""
     url = get_settings().database_url
-    return await asyncio.to_thread(lambda: get_repository(url).get_investigation(investigation_id))
+    try:
+        return await asyncio.to_thread(
+            lambda: get_repository(url).get_investigation(investigation_id)
+        )
+    except AmbiguousIdError:
+        return None
 
 
 def _json(data: Any, status: int = 200) -> JSONResponse:
@@ -123,9 +130,16 @@ async def _api_snapshot(request: Request) -> Response:
     text = None
     if export.is_sha256(sha256):
         url = get_settings().database_url
-        text = await asyncio.to_thread(
-            lambda: get_repository(url).get_snapshot(investigation_id, sha256)
-        )
+
+        def load() -> str | None:
+            repository = get_repository(url)
+            try:
+                full_id = repository.resolve_id(investigation_id)
+            except AmbiguousIdError:
+                return None
+            return None if full_id is None else repository.get_snapshot(full_id, sha256)
+
+        text = await asyncio.to_thread(load)
     if text is None:
         return _json({"success": False, "error": "snapshot not found"}, 404)
     return Response(text, media_type="text/plain; charset=utf-8", headers=_SNAPSHOT_HEADERS)
@@ -142,11 +156,14 @@ async def _api_export(request: Request) -> Response:
 
     def load() -> tuple[InvestigationView, dict[str, str]] | None:
         repository = get_repository(url)
-        investigation = repository.get_investigation(investigation_id)
+        try:
+            investigation = repository.get_investigation(investigation_id)
+        except AmbiguousIdError:
+            return None
         if investigation is None:
             return None
         texts = fmt in export.WITH_SNAPSHOTS
-        return investigation, repository.get_snapshots(investigation_id) if texts else {}
+        return investigation, repository.get_snapshots(investigation.id) if texts else {}
 
     loaded = await asyncio.to_thread(load)
     if loaded is None:

@@ -27,9 +27,34 @@ from vicaran_agent.storage.tables import (
 )
 from vicaran_agent.storage.viewing import investigation_view
 
+SHORT_ID = 8  # hex digits: the shortest prefix that names an investigation
+_ID_CHARACTERS = frozenset("0123456789abcdef-")
+
+
+class AmbiguousIdError(LookupError):
+    """A short id that more than one investigation's id starts with."""
+
+    def __init__(self, given: str, matches: list[str]) -> None:
+        super().__init__(given)
+        self.given, self.matches = given, matches
+
+    def __str__(self) -> str:
+        return (
+            f"{self.given} is the start of more than one investigation's id "
+            f"({', '.join(self.matches)}): give more of it."
+        )
+
 
 class Reads(RecordsDatabase):
-    """What readers (the API, the dashboard, exports) get."""
+    """What readers (the API, the dashboard, exports) get.
+
+    Wherever an investigation is named, its full id or any unique prefix of at least
+    `SHORT_ID` hex digits (the short id in file names) will do.
+    """
+
+    def resolve_id(self, given: str) -> str | None:
+        """The full id `given` names, or None when it names none (AmbiguousIdError: several)."""
+        return self._read(lambda session: _resolve(session, given))
 
     def get_status(self, investigation_id: str) -> str | None:
         """The investigation's status, or None when it is unknown."""
@@ -41,8 +66,13 @@ class Reads(RecordsDatabase):
         return self._read(op)
 
     def get_investigation(self, investigation_id: str) -> InvestigationView | None:
-        """Everything about one investigation, or None when it is unknown."""
-        return self._read(lambda session: _investigation_view(session, investigation_id))
+        """Everything about one investigation (its id or a short id), or None when unknown."""
+
+        def op(session: Session) -> InvestigationView | None:
+            full_id = _resolve(session, investigation_id)
+            return None if full_id is None else _investigation_view(session, full_id)
+
+        return self._read(op)
 
     def list_investigations(self) -> list[InvestigationListItem]:
         """Every investigation, newest first, with record counts."""
@@ -64,6 +94,13 @@ class Reads(RecordsDatabase):
 
         def op(session: Session) -> list[InvestigationListItem]:
             now = utcnow()
+            verdicts: dict[str, dict[str, int]] = {}
+            for investigation_id, verdict, n in session.execute(
+                select(FactCheckRow.investigation_id, FactCheckRow.verdict, func.count()).group_by(
+                    FactCheckRow.investigation_id, FactCheckRow.verdict
+                )
+            ):
+                verdicts.setdefault(investigation_id, {})[verdict] = n
             return [
                 InvestigationListItem(
                     id=row.id,
@@ -73,6 +110,7 @@ class Reads(RecordsDatabase):
                     source_count=sources,
                     claim_count=claims,
                     fact_check_count=fact_checks,
+                    verdicts=verdicts.get(row.id, {}),
                     created_at=iso(row.created_at),
                     updated_at=iso(row.updated_at),
                 )
@@ -80,6 +118,26 @@ class Reads(RecordsDatabase):
             ]
 
         return self._read(op)
+
+
+def _resolve(session: Session, given: str) -> str | None:
+    if session.get(InvestigationRow, given) is not None:
+        return given
+    prefix = given.strip().lower()
+    digits = sum(c != "-" for c in prefix)
+    if digits < SHORT_ID or not set(prefix) <= _ID_CHARACTERS:
+        return None
+    matches = list(
+        session.scalars(
+            select(InvestigationRow.id)
+            .where(InvestigationRow.id.startswith(prefix, autoescape=True))
+            .order_by(InvestigationRow.id)
+            .limit(5)
+        )
+    )
+    if len(matches) > 1:
+        raise AmbiguousIdError(given, matches)
+    return matches[0] if matches else None
 
 
 def _investigation_view(session: Session, investigation_id: str) -> InvestigationView | None:
