@@ -27,6 +27,7 @@ from vicaran_agent.i18n import ENGLISH, PORTUGUESE, Phrase, message
 from vicaran_agent.llm_models import ModelCallError, describe_model_error
 from vicaran_agent.markdown_html import render_markdown
 from vicaran_agent.sanitize import MARKERS, strip_markers
+from vicaran_agent.server.app import build_server
 from vicaran_agent.storage import get_repository
 
 BRIEF = (
@@ -354,8 +355,21 @@ def dashboard_line(texts: list[str]) -> str:
 async def test_the_last_message_links_the_investigations_dashboard_page(env, brief, label):
     texts, state, _ = await investigate(brief)
     url = get_settings().investigation_url(state[keys.INVESTIGATION_ID])
-    assert dashboard_line(texts) == f"{label}: <{url}>"
+    line = dashboard_line(texts)  # no Vicaran server here (as under `adk run`): how to open one
+    assert line.startswith(f"{label}: <{url}> (") and "`make run`" in line, line
     assert f'<a href="{url}">{url}</a>' in MarkdownIt("commonmark").render(texts[-1])
+
+
+async def test_beside_a_vicaran_server_or_a_public_address_the_link_is_plain(env):
+    env.set(VICARAN_PUBLIC_URL="https://desk.example.org")  # the newsroom serves it there
+    texts, state, _ = await investigate(BRIEF)
+    url = f"https://desk.example.org/investigations/{state[keys.INVESTIGATION_ID]}"
+    assert dashboard_line(texts) == f"Dashboard: <{url}>"
+    env.set(VICARAN_PUBLIC_URL="")
+    build_server(with_adk=False)  # as `vicaran serve` does: this process serves the dashboard
+    texts, state, _ = await investigate(BRIEF_PT)
+    url = get_settings().investigation_url(state[keys.INVESTIGATION_ID])
+    assert dashboard_line(texts) == f"Painel: <{url}>"
 
 
 async def test_a_failed_run_links_the_dashboard_page_too(env):
@@ -364,7 +378,7 @@ async def test_a_failed_run_links_the_dashboard_page_too(env):
     texts, state, record = await investigate(BRIEF)
     assert state[keys.INVESTIGATION_STATUS] == "failed"
     url = get_settings().investigation_url(state[keys.INVESTIGATION_ID])
-    assert dashboard_line(texts) == f"Dashboard: <{url}>"
+    assert dashboard_line(texts).startswith(f"Dashboard: <{url}> (")
     assert url not in export.render("md", view(record))  # the exported report is the report alone
 
 
@@ -379,7 +393,7 @@ async def test_a_stage_that_raised_still_ends_with_the_dashboard_link_and_the_ma
     texts, state, _ = await investigate(BRIEF_PT)
     assert "disk on fire" in texts[-1]
     url = get_settings().investigation_url(state[keys.INVESTIGATION_ID])
-    assert dashboard_line(texts) == f"Painel: <{url}>"
+    assert dashboard_line(texts).startswith(f"Painel: <{url}> (abra-o com `make run`")
 
 
 def test_a_tool_problem_reads_english_to_the_model_and_the_journalists_language_to_people():

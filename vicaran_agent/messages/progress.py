@@ -187,6 +187,10 @@ MESSAGES: dict[str, Text] = {
     ),
     "snapshot": "snapshot",
     "dashboard_link": "Dashboard: <{url}>",  # a link in any Markdown
+    "dashboard_link_unserved": (
+        "Dashboard: <{url}> (open it with `make run` or `vicaran serve`: "
+        "this process serves no dashboard)"
+    ),
     "sources_all": "Every source that was read:",
     "quality_footer": (
         "*Checked by Vicaran: quality {overall}/100 (factual accuracy {factual_accuracy}, "

@@ -114,6 +114,7 @@ def build_server(
     settings, records stores, budgets...); without one, each request runs with the container
     current at the time (the process's).
     """
+    (services or current()).dashboard_served = True  # the runs' links may say "here"
     if settings is None:
         with serving(services or current()):
             settings = get_settings()

@@ -26,6 +26,7 @@ from ..callbacks.persistence import (
 from ..config import Settings, get_settings
 from ..conversation.gate import guard_pipeline_start
 from ..conversation.protocol import PIPELINE_NAME
+from ..dashboard_links import dashboard_line
 from ..detached import DetachedRun
 from ..i18n import message
 from ..liveness import alive
@@ -93,11 +94,10 @@ class InvestigationPipeline(SequentialAgent):
                 "language", "en"
             )
             # The run's last message: the dashboard link, then the marker that ends every run.
-            url = get_settings().investigation_url(investigation_id)
             text = "\n\n".join(
                 [
                     message("failed", language, error=detail),
-                    message("dashboard_link", language, url=url),
+                    dashboard_line(get_settings(), investigation_id, language),
                     COMPLETE,
                 ]
             )

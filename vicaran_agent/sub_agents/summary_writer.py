@@ -17,6 +17,7 @@ from google.adk.events import Event
 
 from .. import state_keys as keys
 from ..citations import page_label, resolve_citations, with_pages
+from ..dashboard_links import dashboard_line
 from ..formatting import data_block, one_line
 from ..llm import ModelClient, current_tally
 from ..llm_models import ModelCallError
@@ -157,9 +158,7 @@ class SummaryWriterAgent(StageAgent):
         if tokens is not None:  # every model call of the run is made by now: the footer
             report += "\n\n" + stage.msg("report_tokens", line=tokens_line(tokens, stage.language))
         # The chat's last message links the dashboard page; the saved report is the report alone.
-        link = stage.msg(
-            "dashboard_link", url=stage.settings.investigation_url(config.investigation_id)
-        )
+        link = dashboard_line(stage.settings, config.investigation_id, stage.language)
         return stage.finish(
             f"{report}\n\n{COMPLETE}",
             {
