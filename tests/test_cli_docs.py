@@ -119,7 +119,6 @@ def test_nothing_readable_exits_1(env, tmp_path, capsys) -> None:
     [
         (["docs", "add", "x.txt"], "the following arguments are required: --collection"),
         (["docs", "add", "x.txt", "--collection", "c", "--reliability", "trusted"], "'trusted'"),
-        (["docs", "search", "query"], "the following arguments are required: --collection"),
         (["docs", "search", "query", "--collection", "c", "--limit", "0"], "from 1 to 200"),
         (["docs", "remove"], "the following arguments are required: --collection"),
         (["docs"], "add,list,remove,search"),
@@ -209,7 +208,7 @@ def test_search_prints_document_page_score_and_the_passage(env, capsys) -> None:
     code, lines, _ = run(capsys, "docs", "search", "decisive figure paid", "--collection", "c")
 
     assert code == 0
-    assert lines[0].startswith("1. Contrato 002/2024 (contract.pdf), p. 3 - score ")
+    assert lines[0].startswith('1. Contrato 002/2024 (contract.pdf) in "c", p. 3 - score ')
     assert lines[1] == "   The decisive figure: R$ 9.870.000,00 paid [31mtwice."  # no ESC
     assert "\x1b" not in "\n".join(lines)
 
@@ -241,7 +240,50 @@ def test_search_in_an_unknown_collection_exits_1(env, capsys) -> None:
     code, _, err = run(capsys, "docs", "search", "budget", "--collection", "nowhere")
 
     assert code == 1
-    assert 'No collection "nowhere"' in err
+    assert err.strip() == 'No collection "nowhere".'
+
+
+def test_search_without_a_collection_searches_them_all_and_names_each(env, tmp_path, capsys):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / "audit.txt").write_text("The port budget was overspent in 2023.")
+    (tmp_path / "b" / "memo.txt").write_text("A memo on the port budget for 2024.")
+    run(capsys, "docs", "add", str(tmp_path / "a"), "--collection", "Port audits")
+    run(capsys, "docs", "add", str(tmp_path / "b"), "--collection", "memos")
+
+    code, lines, _ = run(capsys, "docs", "search", "port budget")
+
+    assert code == 0
+    ranked = [line for line in lines if line[:1].isdigit()]
+    assert len(ranked) == 2
+    assert {line.rsplit(") in ", 1)[1].split(", p. ")[0] for line in ranked} == {
+        '"Port audits"',
+        '"memos"',
+    }
+
+
+def test_a_mistyped_collection_gets_the_closest_name(env, tmp_path, capsys) -> None:
+    (tmp_path / "audit.txt").write_text("The port budget was overspent in 2023.")
+    run(capsys, "docs", "add", str(tmp_path), "--collection", "Port contracts")
+
+    for argv in (
+        ("search", "budget", "--collection", "port contrcts"),
+        ("list", "--collection", "Port contrcts"),
+        ("remove", "--collection", "Port  contracs"),
+    ):
+        code, _, err = run(capsys, "docs", *argv)
+        assert code == 1, argv
+        assert err.strip().endswith('Did you mean "Port contracts"?'), (argv, err)
+    code, _, err = run(capsys, "docs", "list", "--collection", "zebra")
+    assert code == 1 and "Did you mean" not in err  # nothing close: no guess
+
+
+def test_a_file_of_a_kind_vicaran_does_not_read_says_which_kinds_it_reads(env, folder, capsys):
+    code, lines, _ = run(capsys, "docs", "add", str(folder), "--collection", "c")
+
+    assert code == 0  # the files it reads went in
+    (skipped,) = [line for line in lines if "photo.heic" in line]
+    assert "it reads PDF, Word .docx, HTML, Markdown, plain-text, PNG, JPEG and TIFF" in skipped
 
 
 def test_remove_documents_by_name_or_id_and_whole_collections(env, folder, capsys) -> None:
@@ -313,7 +355,7 @@ def test_a_photographed_page_is_searchable_after_docs_add(env, tmp_path, capsys)
 
     code, lines, _ = run(capsys, "docs", "search", "burst water mains", "--collection", "c")
     assert code == 0
-    assert lines[0].startswith("1. ") and "(page.png), p. 1 - score" in lines[0]
+    assert lines[0].startswith("1. ") and '(page.png) in "c", p. 1 - score' in lines[0]
     assert "4,812 burst water mains in Riverton" in lines[1]
     [document] = store().documents("c")
     assert (document.kind, document.ocr_pages) == ("image", (1,))

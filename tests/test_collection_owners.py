@@ -180,6 +180,20 @@ async def test_a_collection_made_with_docs_add_is_shared_by_every_user(store, tm
         assert "(contract.txt) - 1 page" in plan.split("**Your documents:**")[1], user
 
 
+async def test_a_mistyped_collection_is_answered_with_the_closest_one_she_may_use(store):
+    store.add(parsed("contract.txt", "Contrato 002/2024 between Riverton and Acme."), "acme-files")
+    _, hers = await alice_attaches_her_memo()
+    near_hers = hers[:-1] + ("0" if hers[-1] != "0" else "1")
+
+    mallory = Conversation(user_id="mallory")
+    sent = f"{BRIEF}\nCollection: Acme files, {near_hers}"
+    plan = mallory.texts(await mallory.send(sent))[-1]
+
+    assert 'Did you mean "acme-files"? Then write `Collection: acme-files`' in plan
+    assert "Did you mean" not in not_used_line(plan, near_hers)  # hers is never offered
+    assert hers not in plan
+
+
 def test_the_store_says_which_collections_a_reader_may_use(store) -> None:
     store.add(parsed("shared.txt", "shared"), "shared")
     alice = Reader("alice", "11111111-1111-4111-8111-111111111111")

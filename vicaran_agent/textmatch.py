@@ -6,9 +6,11 @@ character map, `str.find`, and word shingles.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import re
 import unicodedata
+from collections.abc import Iterable
 
 from .schemas import QUOTE_MAX_CHARS
 
@@ -116,3 +118,21 @@ def copy_share(a: set[str], b: set[str]) -> float:
 def is_copy(a: set[str], b: set[str]) -> bool:
     """Near-identical text: syndicated wire copy, a mirror, the same release reposted."""
     return copy_share(a, b) >= COPY_THRESHOLD
+
+
+def closest_name(name: str, names: Iterable[str], cutoff: float = 0.6) -> str | None:
+    """The one of `names` spelt most nearly like `name` (case and accents aside), or None.
+
+    For short names (a collection's, at most 100 characters): difflib's ratio, over a few.
+    """
+    folded = {_fold(candidate)[:200]: candidate for candidate in names}
+    key = _fold(name)[:200]
+    if key in folded:
+        return folded[key]
+    close = difflib.get_close_matches(key, list(folded), n=1, cutoff=cutoff)
+    return folded[close[0]] if close else None
+
+
+def _fold(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return " ".join("".join(c for c in decomposed if not unicodedata.combining(c)).split())

@@ -104,7 +104,10 @@ def add_docs_parser(commands: argparse._SubParsersAction) -> None:
     search = actions.add_parser("search", help="the passages that best match a query")
     search.add_argument("query")
     search.add_argument(
-        "--collection", required=True, action="append", metavar="NAME", help="repeat for more"
+        "--collection",
+        action="append",
+        metavar="NAME",
+        help="search only this collection (repeat for more; default: every collection)",
     )
     search.add_argument("--limit", type=_limit, default=8, metavar="N", help="1-200 (default 8)")
 

@@ -12,7 +12,7 @@ import errno
 import os
 import stat
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +25,7 @@ from ..documents.pool import parse_file
 from ..documents.query import excerpt
 from ..documents.store import AddOutcome, DocumentStore, get_document_store
 from ..i18n import Phrase, localized, system_language
+from ..textmatch import closest_name
 
 PROGRESS_FROM = 5  # files; fewer are just listed
 PASSAGE_CHARS_SHOWN = 300
@@ -285,7 +286,7 @@ def list_documents(collection: str | None) -> int:
     store = _store()
     collections = {c.name: c for c in store.collection_owners()}
     if collection is not None and collection not in collections:
-        print(f'No collection "{printable(collection)}".', file=sys.stderr)
+        _no_collection(collection, collections)
         return FAILED
     documents = store.documents(collection)
     shown = [collection] if collection is not None else list(collections)
@@ -295,6 +296,13 @@ def list_documents(collection: str | None) -> int:
         return OK
     print(_table(documents, collections, empty))
     return OK
+
+
+def _no_collection(name: str, known: Iterable[str]) -> None:
+    """There is no collection `name`: say so, with the one spelt most nearly like it."""
+    close = closest_name(name, known)
+    hint = f' Did you mean "{printable(close)}"?' if close else ""
+    print(f'No collection "{printable(name)}".{hint}', file=sys.stderr)
 
 
 def owner_of(collection: CollectionInfo) -> str:
@@ -346,8 +354,9 @@ def _table(
 def remove(collection: str, documents: list[str]) -> int:
     """Remove documents (by file name, path or id) or, without any, the whole collection."""
     store = _store()
-    if collection not in store.collections():
-        print(f'No collection "{printable(collection)}".', file=sys.stderr)
+    known = store.collections()
+    if collection not in known:
+        _no_collection(collection, known)
         return FAILED
     shown = printable(collection)
     if not documents:
@@ -364,22 +373,27 @@ def remove(collection: str, documents: list[str]) -> int:
     return FAILED if missing else OK
 
 
-def search(query: str, collections: list[str], limit: int) -> int:
-    """The passages best matching `query`, each with its document and page (`p. N`)."""
+def search(query: str, collections: list[str] | None, limit: int) -> int:
+    """The passages best matching `query` in `collections` (None: in every collection), each
+    with its collection, document and page (`p. N`)."""
     store = _store()
     known = store.collections()
-    unknown = [name for name in collections if name not in known]
+    unknown = [name for name in collections or [] if name not in known]
     if unknown:
-        names = ", ".join(f'"{printable(name)}"' for name in unknown)
-        print(f"No collection {names}.", file=sys.stderr)
+        for name in unknown:
+            _no_collection(name, known)
         return FAILED
-    hits = store.search(query, collections, limit=limit)
+    if not known:
+        print("No documents yet: add some with `vicaran docs add PATH --collection NAME`.")
+        return OK
+    hits = store.search(query, collections or list(known), limit=limit)
     if not hits:
         print("No passage matches.")
         return OK
     for rank, hit in enumerate(hits, start=1):
         source = f"{printable(hit.title, 80)} ({printable(hit.file_name, 60)})"
         score = f"{hit.score:.2f}" if hit.score >= 0.005 else "<0.01"
-        print(f"{rank}. {source}, p. {hit.page} - score {score}")
+        where = f'in "{printable(hit.collection, 60)}"'
+        print(f"{rank}. {source} {where}, p. {hit.page} - score {score}")
         print(f"   {printable(excerpt(hit.text, query, PASSAGE_CHARS_SHOWN))}")
     return OK

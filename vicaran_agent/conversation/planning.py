@@ -150,8 +150,13 @@ def not_used(
                 reason=one_line(attached.reason, 300),
             )
         )
-    for name in documents.missing:
-        lines.append(message("plan_collection_missing", language, name=one_line(name, 100)))
+    for missing in documents.missing_facts:
+        name = one_line(missing.name, 100)
+        if missing.close:
+            close = one_line(missing.close, 100)
+            lines.append(message("plan_collection_close", language, name=name, close=close))
+        else:
+            lines.append(message("plan_collection_missing", language, name=name))
     if documents.problem:
         lines.append(message("plan_documents_problem", language, error=documents.problem))
     if not settings.tavily_api_key.strip():

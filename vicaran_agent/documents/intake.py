@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field
 from ..config import get_settings
 from ..formatting import data_block, one_line
 from ..sanitize import clean
+from ..textmatch import closest_name
 from . import pool
 from .artifacts import (
     MAX_NAME,
@@ -289,6 +290,7 @@ class DocumentFacts(BaseModel):
 class CollectionFacts(BaseModel):
     name: str
     found: bool = True
+    close: str = ""  # not found: the usable collection spelt most nearly like it, if any
     own: bool = False  # the investigation's own collection (its attachments)
     reliability: str = "neutral"
     count: int = 0
@@ -318,6 +320,11 @@ class DocumentsInPlay(BaseModel):
     @property
     def missing(self) -> list[str]:
         return [c.name for c in self.collections if not c.found and not c.own]
+
+    @property
+    def missing_facts(self) -> list[CollectionFacts]:
+        """The named collections not found, each with the closest usable name (if any)."""
+        return [c for c in self.collections if not c.found and not c.own]
 
     @property
     def unreadable(self) -> list[AttachedFile]:
@@ -365,6 +372,8 @@ async def look_up(
         known = await asyncio.to_thread(store.collections, reader)
         for name in collections:
             entry = CollectionFacts(name=name, own=name in own, found=name in known)
+            if not entry.found and not entry.own:
+                entry.close = closest_name(name, [k for k in known if k not in own]) or ""
             if entry.found:
                 entry.reliability = known[name]
                 infos = await asyncio.to_thread(store.documents, name)

@@ -141,6 +141,10 @@ MESSAGES: dict[str, Text] = {
         "ones, and the files you attached). Create it with `vicaran docs add PATH --collection "
         "{name}`, then name it again in your brief."
     ),
+    "plan_collection_close": (
+        'Collection "{name}": not found among the collections this conversation can use. Did '
+        'you mean "{close}"? Then write `Collection: {close}` in your brief.'
+    ),
     "plan_attachment_unreadable": (
         "📎 {file}: could not be read ({reason}); it is not part of this investigation."
     ),

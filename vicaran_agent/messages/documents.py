@@ -28,7 +28,10 @@ MESSAGES: dict[str, Text] = {
         "(its id was given in another one); start a new investigation to attach it."
     ),
     # why `vicaran docs add` leaves a path out (cli/documents.py)
-    "docs_skip_kind": "not a kind of file Vicaran reads",
+    "docs_skip_kind": (
+        "not a kind of file Vicaran reads (it reads PDF, Word .docx, HTML, Markdown, plain-text, "
+        "PNG, JPEG and TIFF files)"
+    ),
     "docs_skip_fifo": "a named pipe (FIFO), not a regular file",
     "docs_skip_socket": "a socket, not a regular file",
     "docs_skip_device": "a device, not a regular file",
