@@ -37,7 +37,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from benchmarks import documents, gazettes, hostile, model_routing
+from benchmarks import cli_start, documents, gazettes, hostile, model_routing
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVICES = ("tavily", "jina", "factcheck", "newsroom")
@@ -51,6 +51,7 @@ DOCUMENTS_TIMEOUT_SECONDS = 400
 HOSTILE_TIMEOUT_SECONDS = 400
 GAZETTES_TIMEOUT_SECONDS = 300
 ROUTING_TIMEOUT_SECONDS = 120
+CLI_START_TIMEOUT_SECONDS = 180
 
 
 @dataclass(frozen=True)
@@ -482,6 +483,8 @@ def main(argv: list[str] | None = None) -> int:
 
     print("running model routing ...", file=sys.stderr, flush=True)
     routing = process([sys.executable, "-m", "benchmarks.model_routing"], ROUTING_TIMEOUT_SECONDS)
+    print("running CLI start ...", file=sys.stderr, flush=True)
+    cli_figures = process([sys.executable, "-m", "benchmarks.cli_start"], CLI_START_TIMEOUT_SECONDS)
 
     checks = targets(results, args.latency, total) + prompt_targets(results)
     if document_figures is not None:
@@ -491,6 +494,10 @@ def main(argv: list[str] | None = None) -> int:
     if gazette_figures is not None:
         checks += [
             check(label, met, detail) for label, met, detail in gazettes.targets(gazette_figures)
+        ]
+    if "error" not in cli_figures:
+        checks += [
+            check(label, met, detail) for label, met, detail in cli_start.targets(cli_figures)
         ]
     print(table(results))
     print()
@@ -519,6 +526,10 @@ def main(argv: list[str] | None = None) -> int:
     if "error" not in routing:
         print(model_routing.lines(routing)[0])
         print()
+    if "error" not in cli_figures:
+        print("CLI start (median wall time of each command, a fresh interpreter):")
+        print("\n".join(f"  {line}" for line in cli_start.lines(cli_figures)))
+        print()
     print(f"Targets (L = {args.latency} s):")
     for c in checks:
         print(f"  {'PASS' if c['pass'] else 'FAIL'}  {c['target']}: {c['detail']}")
@@ -539,6 +550,7 @@ def main(argv: list[str] | None = None) -> int:
             "hostile_documents": hostile_figures,
             "gazettes": gazette_figures,
             "model_routing": routing,
+            "cli_start": cli_figures,
             "targets": checks,
         }
         args.json.parent.mkdir(parents=True, exist_ok=True)
@@ -547,7 +559,7 @@ def main(argv: list[str] | None = None) -> int:
     broken = any("error" in r for r in results.values())
     broken = broken or any(
         f is not None and "error" in f
-        for f in (document_figures, hostile_figures, gazette_figures, routing)
+        for f in (document_figures, hostile_figures, gazette_figures, routing, cli_figures)
     )
     return 1 if broken else 0
 

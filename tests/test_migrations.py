@@ -327,3 +327,14 @@ def test_concurrent_upgrades_migrate_once(backend: str, tmp_path: Path) -> None:
 
         assert results == [migrate.head()] * 4
         assert _differences(url) == []
+
+
+def test_the_revision_files_names_are_alembics_history() -> None:
+    """A store at head is recognised without Alembic, from the files' names: they must be
+    Alembic's own history, one line of it (a branch or a misnamed file fails here)."""
+    from alembic.script import ScriptDirectory
+
+    scripts = ScriptDirectory(str(migrate.SCRIPT_LOCATION))
+    assert migrate.head() == scripts.get_current_head()
+    history = [script.revision for script in scripts.walk_revisions()]
+    assert list(migrate._revisions()) == history[::-1]

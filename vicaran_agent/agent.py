@@ -42,6 +42,7 @@ from .prompts.orchestrator import (
 from .prompts.render import render_instruction
 from .sub_agents.pipeline import build_pipeline
 from .tools.analyze_source import analyze_source
+from .urls import warm as warm_domains
 from .workers.parsing import parse_pool
 
 APP_NAME = "vicaran_agent"
@@ -131,6 +132,7 @@ def importable_app() -> App:
         )
     warn_retired_host()
     parse_pool()  # ADK loads the agent as it starts serving: the parsers start now, not at a page
+    warm_domains()  # and the public suffix list is read now, not at the first source
     return app
 
 

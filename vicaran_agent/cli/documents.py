@@ -19,9 +19,8 @@ from pathlib import Path
 from ..config import Settings, get_settings
 from ..documents.characters import path_text
 from ..documents.collection import MAX_COLLECTION_CHARS, CollectionInfo
-from ..documents.model import DocumentError, DocumentInfo, DocumentReliability
-from ..documents.parse import kind_of
-from ..documents.pool import parse_file
+from ..documents.kinds import kind_of
+from ..documents.model import DocumentError, DocumentInfo, DocumentReliability, ParsedDocument
 from ..documents.query import excerpt
 from ..documents.store import AddOutcome, DocumentStore, get_document_store
 from ..i18n import Phrase, localized, system_language
@@ -38,6 +37,16 @@ def printable(text: str, limit: int | None = None) -> str:
     if limit is not None and len(line) > limit:
         return line[: limit - 1].rstrip() + "…"
     return line
+
+
+def parse_file(
+    path: Path, settings: Settings | None = None, *, expected: tuple[int, int] | None = None
+) -> ParsedDocument:
+    """`documents.pool.parse_file`, imported when a file is read: the parsers load for
+    `docs add`, not for a command that lists, removes or searches."""
+    from ..documents.pool import parse_file as parse_in_worker
+
+    return parse_in_worker(path, settings, expected=expected)
 
 
 def _store(settings: Settings | None = None) -> DocumentStore:

@@ -16,7 +16,6 @@ on one line, without control characters.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,7 +23,6 @@ from datetime import date
 from functools import partial
 from typing import TYPE_CHECKING
 
-from ..gazettes.score import score_gazettes
 from ..i18n import PORTUGUESE, detect_language, localized, message
 
 if TYPE_CHECKING:
@@ -107,6 +105,16 @@ def limit(value: str) -> int:
     return int(value)
 
 
+def score_gazettes(
+    asked: _Query, gazettes: list[Gazette], *, territory_id: str | None = None
+) -> list[tuple[Gazette, float]]:
+    """The adaptive search's scorer, imported when a search has candidates (with the model
+    client it sits beside: not for every command's start)."""
+    from ..gazettes.score import score_gazettes as score
+
+    return score(asked, gazettes, territory_id=territory_id)
+
+
 def run(args: argparse.Namespace) -> int:
     """The `gazettes` command (its only action is `search`)."""
     language = args.language or detect_language(args.query)
@@ -116,6 +124,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.query.strip():
         _say_error(message("gazettes_cli_no_query", language))
         return USAGE
+    import asyncio  # (here, not at the top: every command's parser imports this module)
+
     return asyncio.run(
         search(
             args.query,

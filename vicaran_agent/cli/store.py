@@ -55,7 +55,6 @@ def db(action: str) -> int:
 def outbox(action: str) -> int:
     """`status`: what waits or failed; `flush`: deliver everything pending now."""
     from ..config import get_settings
-    from ..delivery import Deliverer
     from ..storage import get_repository
 
     settings = get_settings()
@@ -64,6 +63,8 @@ def outbox(action: str) -> int:
         if not settings.callback_enabled:
             print("Set CALLBACK_API_URL and AGENT_SECRET to deliver the outbox.", file=sys.stderr)
             return 1
+        from ..delivery import Deliverer  # (its HTTP client: only to deliver)
+
         delivered = asyncio.run(Deliverer(settings, repository).deliver_due(now_only=False))
         print(f"Delivered {delivered} record(s).")
     summary = repository.outbox_summary()

@@ -9,10 +9,20 @@ store. Every check runs at once, within one short timeout, and is never retried;
 masked. A check that fails is something the next run would hit: the command then exits 1.
 """
 
-from .checks import Doctor
-from .command import report, run
-from .lines import Line
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .startup import retired_host_warning, warn_at_start
+
+if TYPE_CHECKING:
+    from .checks import Doctor
+    from .command import report, run
+    from .lines import Line
+
+# The checks (and their HTTP clients) load when the doctor runs, not with every command's start.
+_LAZY = {"Doctor": "checks", "report": "command", "run": "command", "Line": "lines"}
 
 __all__ = [
     "Doctor",
@@ -22,3 +32,9 @@ __all__ = [
     "run",
     "warn_at_start",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -186,10 +186,3 @@ def scrub(text: str, secrets: list[str]) -> str:
     for secret in sorted(secrets, key=len, reverse=True):
         text = text.replace(secret, mask(secret))
     return text
-
-
-def host_of(url: str) -> str:
-    try:
-        return urlsplit(url.strip()).hostname or url.strip()[:80]
-    except ValueError:
-        return url.strip()[:80]

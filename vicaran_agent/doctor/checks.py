@@ -20,7 +20,6 @@ from .answers import (
     error_name,
     gemini_error,
     google_error,
-    host_of,
     jina_index,
     json_of,
     key_hint,
@@ -32,7 +31,7 @@ from .answers import (
     tavily_usage,
 )
 from .lines import Figure, Line
-from .startup import QUERIDO_DIARIO_HOST
+from .startup import QUERIDO_DIARIO_HOST, host_of
 
 # A city every deployment of Querido Diário lists (Porto Alegre): `/cities/{id}` reads the city
 # table only, so it answers at once (a search can take 20-36 s the first time).

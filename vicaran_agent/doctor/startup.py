@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from urllib.parse import urlsplit
 
 from .. import services
 from ..config import Settings, retired_querido_diario_host
 from ..i18n import Phrase, message
-from .answers import host_of
 
 _BASE_URL = Settings.model_fields["querido_diario_base_url"]
 QUERIDO_DIARIO_HOST: str = _BASE_URL.default  # where the API moved; Settings' default
@@ -39,3 +39,11 @@ def warn_at_start(settings: Settings, emit: Callable[[str], object], language: s
     if line:
         shared.start_warned = True
         emit(line)
+
+
+def host_of(url: str) -> str:
+    """The host a setting's URL names, for a line (the URL's start when it has none)."""
+    try:
+        return urlsplit(url.strip()).hostname or url.strip()[:80]
+    except ValueError:
+        return url.strip()[:80]

@@ -21,17 +21,14 @@ import stat
 from collections.abc import Callable
 from itertools import islice
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..config import Settings, get_settings
 from ..i18n import Phrase, language_tag, text_language
 from . import ocr
 from .characters import path_text
-from .model import DocumentError, DocumentKind, ParsedDocument
-
-if TYPE_CHECKING:
-    pass
 from .content import IMAGE_SIGNATURES, Content, Limits, ReadContext, size_text, storable
+from .kinds import kind_of
+from .model import DocumentError, DocumentKind, ParsedDocument
 from .pdf_files import read_image_file, read_pdf_file
 from .text_files import read_html_file, read_markdown_file, read_text_file
 from .word_files import read_docx_file
@@ -39,48 +36,7 @@ from .word_files import read_docx_file
 logger = logging.getLogger(__name__)
 
 
-SUFFIXES: dict[str, DocumentKind] = {
-    ".pdf": "pdf",
-    ".docx": "docx",
-    ".html": "html",
-    ".htm": "html",
-    ".xhtml": "html",
-    ".md": "markdown",
-    ".markdown": "markdown",
-    ".txt": "text",
-    ".text": "text",
-    ".png": "image",
-    ".jpg": "image",
-    ".jpeg": "image",
-    ".tif": "image",
-    ".tiff": "image",
-}
-
-
-MIME_TYPES: dict[str, DocumentKind] = {
-    "application/pdf": "pdf",
-    "application/x-pdf": "pdf",
-    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
-    "text/html": "html",
-    "application/xhtml+xml": "html",
-    "text/markdown": "markdown",
-    "text/x-markdown": "markdown",
-    "text/plain": "text",
-    "image/png": "image",
-    "image/jpeg": "image",
-    "image/tiff": "image",
-}
-
-
 _LANGUAGE_SAMPLE_CHARS = 20_000
-
-
-def kind_of(file_name: str, mime: str | None = None) -> DocumentKind | None:
-    """The kind of a file by its name, else its MIME type; None when Vicaran cannot read it."""
-    kind = SUFFIXES.get(Path(file_name).suffix.lower())
-    if kind is None and mime:
-        kind = MIME_TYPES.get(mime.split(";", 1)[0].strip().lower())
-    return kind
 
 
 def sniff(data: bytes) -> DocumentKind | None:

@@ -3,6 +3,10 @@
 SQLite databases are upgraded when a Repository opens them; PostgreSQL only by
 `vicaran db upgrade`. A database made before migrations existed (tables, no `alembic_version`)
 has the baseline schema: it is stamped with the baseline, then upgraded.
+
+Alembic is imported only to migrate: a database already at head is told so by its
+`alembic_version` row and the revision files' names (`NNNN_*.py`, one line of history), so
+opening a store (and every `vicaran` command) starts without it.
 """
 
 from __future__ import annotations
@@ -11,18 +15,17 @@ import functools
 import logging
 import threading
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from sqlalchemy import Connection, Engine, create_engine, inspect
+from sqlalchemy import Connection, Engine, create_engine, inspect, text
 from sqlalchemy.engine import make_url
 
 from vicaran_agent.i18n import message
 from vicaran_agent.storage.engines import sqlite_engine
 from vicaran_agent.storage.tables import Base
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 logger = logging.getLogger(__name__)
 
@@ -57,15 +60,24 @@ def outdated_message(state: State, revision: str | None, needed: str, language: 
 
 
 @functools.cache
-def _scripts() -> ScriptDirectory:
-    return ScriptDirectory(str(SCRIPT_LOCATION))
+def _revisions() -> tuple[str, ...]:
+    """Every revision, oldest first, from the files' names (`0006_collection_owners.py`)."""
+    names = (p.name.split("_", 1)[0] for p in (SCRIPT_LOCATION / "versions").glob("*.py"))
+    return tuple(sorted(name for name in names if name.isdigit()))
 
 
 def head() -> str:
     """The revision this code's tables need."""
-    revision = _scripts().get_current_head()
-    assert revision is not None
-    return revision
+    return _revisions()[-1]
+
+
+def _config(connection: Connection) -> Config:
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(SCRIPT_LOCATION))
+    config.attributes["connection"] = connection
+    return config
 
 
 def _engine(target: str | Engine) -> tuple[Engine, bool]:
@@ -80,7 +92,12 @@ def _engine(target: str | Engine) -> tuple[Engine, bool]:
 
 
 def _revision(connection: Connection) -> str | None:
-    return MigrationContext.configure(connection).get_current_revision()
+    if not inspect(connection).has_table("alembic_version"):
+        return None
+    rows = connection.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
+    if len(rows) > 1:
+        raise RuntimeError(f"alembic_version holds several revisions: {', '.join(rows)}")
+    return rows[0] if rows else None
 
 
 def _state(connection: Connection) -> tuple[State, str | None]:
@@ -90,11 +107,7 @@ def _state(connection: Connection) -> tuple[State, str | None]:
         return ("unversioned" if legacy else "empty"), None
     if revision == head():
         return "current", revision
-    try:
-        known = _scripts().get_revision(revision) is not None
-    except Exception:  # noqa: BLE001 - alembic raises several kinds for an unknown id
-        known = False
-    return ("behind" if known else "unknown"), revision
+    return ("behind" if revision in _revisions() else "unknown"), revision
 
 
 def status(target: str | Engine) -> tuple[State, str | None]:
@@ -137,12 +150,12 @@ def upgrade(target: str | Engine, revision: str = "head") -> tuple[str | None, s
             return before, before
         if state == "unknown":
             raise SchemaOutdated(state, before, head())
+        from alembic import command
+
         with _ALEMBIC, engine.begin() as connection:
             if connection.dialect.name == "postgresql":  # one migrating process at a time
                 connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_PG_LOCK})")
-            config = Config()
-            config.set_main_option("script_location", str(SCRIPT_LOCATION))
-            config.attributes["connection"] = connection
+            config = _config(connection)
             # Re-read under the lock: another process may have migrated meanwhile.
             state, before = _state(connection)
             if state == "unversioned":
@@ -158,12 +171,11 @@ def upgrade(target: str | Engine, revision: str = "head") -> tuple[str | None, s
 @functools.cache
 def _baseline_columns() -> dict[str, dict[str, bool]]:
     """{table: {column: nullable}} of the baseline, as revision 0001 creates it."""
+    from alembic import command
+
     engine = create_engine("sqlite://")
     with _ALEMBIC, engine.begin() as connection:
-        config = Config()
-        config.set_main_option("script_location", str(SCRIPT_LOCATION))
-        config.attributes["connection"] = connection
-        command.upgrade(config, BASELINE)
+        command.upgrade(_config(connection), BASELINE)
         found = inspect(connection)
         tables = {
             table: {column["name"]: column["nullable"] for column in found.get_columns(table)}
