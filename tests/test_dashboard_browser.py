@@ -607,11 +607,11 @@ def test_gazettes_render_in_the_browser(
     served = {key: _panel_view(browser, key) for key in keys}
     label = f"📰 {title} — {DATE}"
     text, links = served["sources"]
-    assert label in text and f"Gazette of {DATE}" in text and f"IBGE territory {TERRITORY}" in text
+    assert label in text and f"Diário de {DATE}" in text and f"território IBGE {TERRITORY}" in text
     assert GAZETTE_URL in links and TXT_URL in links
     assert sum(1 for link in links if link and "/snapshots/" in link) == 1
     text, links = served["fact-checks"]
-    assert label in text and f"Gazette of {DATE} · IBGE territory {TERRITORY}" in text
+    assert label in text and f"Diário de {DATE} · território IBGE {TERRITORY}" in text
     assert GAZETTE_URL in links
     heading = browser.find_element(By.CSS_SELECTOR, "#source-1 .card-title a")
     assert (heading.text, heading.get_attribute("href")) == (label, GAZETTE_URL)

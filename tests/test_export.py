@@ -204,7 +204,7 @@ def test_markdown_export_has_the_report_and_the_evidence(repo: Repository) -> No
     assert "**Claim (from the brief):** Claim 5 about the dam contract." in appendix
     assert appendix.count("**Checked on:** 2024-04-03") == 4
     assert appendix.count(f'Quote: "{QUOTE}"') == 5
-    assert appendix.count("Stance: supports · Reliability: high · Independent") == 5
+    assert appendix.count("Supports · High reliability · Independent") == 5
     assert appendix.count(f"Not independent: {NOT_INDEPENDENT}") == 5
     assert "Note: Counted as context, not 'supports'" in appendix
     assert appendix.count(f"Found by: {QUERY}") == 5

@@ -363,16 +363,16 @@ async def test_the_dashboard_shows_a_gazette_by_city_and_date_linking_it_and_its
     assert web_link(GAZETTE_URL, LABEL) in gazette  # public: linked where it was published
     assert snapshot_href(iid, GAZETTE_TEXT) in gazette  # and the text Vicaran read
     assert f'href="{TXT_URL}"' in gazette and ">texto completo</a>" in gazette  # in Portuguese
-    assert f"<span>Gazette of {DATE}</span>" in gazette
-    assert f"<span>IBGE territory {TERRITORY}</span>" in gazette
-    assert "Published" not in gazette  # the gazette's date says it once
+    assert f"<span>Diário de {DATE}</span>" in gazette
+    assert f"<span>território IBGE {TERRITORY}</span>" in gazette
+    assert "Publicado" not in gazette  # the gazette's date says it once
     assert "📰" not in web and "IBGE" not in web and "full text" not in web
 
     evidence = panel(page, "fact-checks").split('<ol class="evidence">')[1].split("</ol>")[0]
     passage, other = evidence.split("</li><li>")
     assert web_link(GAZETTE_URL, LABEL) in passage
     assert snapshot_href(iid, PASSAGE) in passage
-    assert f"Gazette of {DATE} · IBGE territory {TERRITORY}" in passage
+    assert f"Diário de {DATE} · território IBGE {TERRITORY}" in passage
     assert "📰" not in other and "IBGE" not in other
 
     (row,) = panel(page, "bias").split("<tbody>")[1].split("</tr>")[:-1]
@@ -414,16 +414,16 @@ def exported(repo: Repository, fmt: str, public_url: str = "", **changes: Any) -
 
 def test_the_markdown_export_names_gazettes_by_city_and_date(repo: Repository) -> None:
     text = exported(repo, "md")
-    evidence, sources = text.split("## All sources read")
+    evidence, sources = text.split("## Todas as fontes lidas")
     passage = evidence.split("1. ", 1)[1].split("\n2. ")[0]
     assert passage.startswith(f"**{LABEL}** — Prefeitura de Porto Alegre\n")
-    assert f"   - Gazette of {DATE} · IBGE territory {TERRITORY}\n" in passage
-    assert "Published" not in passage
+    assert f"   - Diário de {DATE} · território IBGE {TERRITORY}\n" in passage
+    assert "Publicado" not in passage
     assert f"   - Link: <{GAZETTE_URL}>\n" in passage  # public: linked
-    assert f"   - Snapshot: `{sha256_text(PASSAGE)}`" in passage
+    assert f"   - Cópia: `{sha256_text(PASSAGE)}`" in passage
     assert f"1. **{LABEL}** — Prefeitura de Porto Alegre — <{GAZETTE_URL}>\n" in sources
-    assert f"   - Gazette of {DATE} · IBGE territory {TERRITORY}\n" in sources
-    assert f"   - Full text: <{TXT_URL}>\n" in sources
+    assert f"   - Diário de {DATE} · território IBGE {TERRITORY}\n" in sources
+    assert f"   - Texto completo: <{TXT_URL}>\n" in sources
     assert "2. **Contracts after the floods**" in sources and sources.count("IBGE") == 1
 
 
@@ -441,11 +441,12 @@ def test_the_html_export_links_a_gazette_where_it_was_published(repo: Repository
     label = f"📰 Diário Oficial {ESCAPED_XSS} — {DATE}"
     heading = f'<strong><a href="{GAZETTE_URL}" rel="noopener noreferrer">{label}</a></strong>'
     assert heading in text  # the passage's heading
-    assert f"<li>Gazette of {DATE} · IBGE territory {TERRITORY}</li>" in text
+    assert f"<li>Diário de {DATE} · território IBGE {TERRITORY}</li>" in text
     sources = text.split('<section id="all-sources">')[1]
     assert f"<strong>{label}</strong>" in sources
-    assert f'<li>Full text: <a href="{TXT_URL}" rel="noopener noreferrer">{TXT_URL}</a></li>' in (
-        sources
+    assert (
+        f'<li>Texto completo: <a href="{TXT_URL}" rel="noopener noreferrer">{TXT_URL}</a></li>'
+        in (sources)
     )
     assert 'href="#snapshot-' in sources  # the snapshot of what Vicaran read, in the file
     assert f"{base}/api/investigations/" not in text

@@ -33,7 +33,10 @@ LANGUAGES = tuple(sorted(p.name for p in LOCALE.iterdir() if (p / "LC_MESSAGES")
 # Where the catalogs' messages are: the modules and templates written with them.
 SOURCES = (
     ("server/views.py", "python"),
+    ("export/*.py", "python"),
+    ("schemas.py", "python"),
     ("templates/dashboard/**.html", "jinja2.ext:babel_extract"),
+    ("templates/export/**.html", "jinja2.ext:babel_extract"),
 )
 
 

@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
+from .catalogs import N_
 from .urls import document_url
 
 Mode = Literal["quick", "detailed"]
@@ -18,12 +19,12 @@ DatePrecision = Literal["day", "month", "year"]
 # Where a publication date comes from: the page's own metadata, the search service, a published
 # fact-check, the journalist's document, an official gazette. Nothing else is a date.
 DateSource = Literal["metadata", "search", "review", "document", "gazette"]
-DATE_SOURCE_LABELS: dict[str, str] = {
-    "metadata": "page metadata",
-    "search": "search service",
-    "review": "fact-check",
-    "document": "document",
-    "gazette": "gazette",
+DATE_SOURCE_LABELS: dict[str, str] = {  # who states a date (the exports translate these)
+    "metadata": N_("page metadata"),
+    "search": N_("search service"),
+    "review": N_("fact-check"),
+    "document": N_("document"),
+    "gazette": N_("gazette"),
 }
 
 

@@ -27,10 +27,12 @@ from .words import (
     link_of,
     one_line,
     relevance_text,
+    said,
     sentence,
     share_percent,
     source_facts,
     sources_intro,
+    stance_text,
     web_link,
 )
 
@@ -58,8 +60,8 @@ def to_html(
     Returns:
         The HTML document (inline styles, no scripts, every value escaped).
     """
-    title = one_line(investigation.title) or "Untitled investigation"
     language = investigation.language or "en"
+    title = one_line(investigation.title) or said(language).gettext("Untitled investigation")
     base = public_url.rstrip("/")
     iid = investigation.id
     texts = snapshots or {}
@@ -86,25 +88,25 @@ def to_html(
     )
     sources = investigation.sources
     return (
-        _environment()
+        _environment(language)
         .get_template("export/report.html")
         .render(
             lang=language if LANGUAGE_TAG.fullmatch(language) else "en",
             title=title,
             report_html=Markup(report_html),
             checks=_checks(investigation),
-            sources=[_source(source) for source in sources],
-            sources_intro=sources_intro(sources) if sources else "",
-            snapshots=_snapshots(cited, texts),
+            sources=[_source(source, language) for source in sources],
+            sources_intro=sources_intro(sources, language) if sources else "",
+            snapshots=_snapshots(cited, texts, language),
             snapshot_href=snapshot_href,
-            reasoning_heading=REASONING_HEADING,
+            reasoning_heading=said(language).gettext(REASONING_HEADING),
         )
     )
 
 
 @functools.cache
-def _environment() -> jinja2.Environment:
-    return environment(filters={"web": is_web})
+def _environment(language: str) -> jinja2.Environment:
+    return environment(translations=said(language), filters={"web": is_web})
 
 
 def _cited_snapshots(investigation: InvestigationView) -> list[tuple[str, str]]:
@@ -116,71 +118,75 @@ def _cited_snapshots(investigation: InvestigationView) -> list[tuple[str, str]]:
         items.extend(check.evidence)
     for item in items:
         if is_sha256(sha := item.content_sha256):
-            named.setdefault(sha, item_title(item))
+            named.setdefault(sha, item_title(item, investigation.language))
     return list(named.items())
 
 
 def _checks(investigation: InvestigationView) -> list[dict[str, Any]]:
     """Each checked claim as the evidence appendix shows it."""
     language = investigation.language or "en"
+    _ = said(language).gettext
     claims = claims_by_id(investigation)
     shown = []
     for number, check in enumerate(investigation.fact_checks, 1):
         claim = claims.get(check.claim_id)
-        facts = [f"Checked on {check.as_of}"] if check.as_of else []
+        facts = [_("Checked on {day}").format(day=check.as_of)] if check.as_of else []
         if (confidence := share_percent(check.confidence)) is not None:
-            facts.append(f"Confidence {confidence}")
+            facts.append(_("Confidence {share}").format(share=confidence))
+        from_brief = claim is not None and claim.origin == "brief"
         shown.append(
             {
                 "key": check.claim_key,
                 "heading": check_heading(number, check, language),
-                "origin": " (from the brief)" if claim and claim.origin == "brief" else "",
+                "label": _("Claim (from the brief)") if from_brief else _("Claim"),
                 "claim_text": one_line(check.claim_text),
-                "who": attribution(claim) if claim else "",
+                "who": attribution(claim, language) if claim else "",
                 "facts": facts,
                 "explanation": one_line(check.explanation),
-                "evidence": [_evidence_item(item) for item in check.evidence],
+                "evidence": [_evidence_item(item, language) for item in check.evidence],
                 "reasoning": [one_line(line) for line in check.reasoning],
             }
         )
     return shown
 
 
-def _evidence_item(item: EvidenceView) -> dict[str, Any]:
+def _evidence_item(item: EvidenceView, language: str) -> dict[str, Any]:
     return {
         "document": is_document(item),
-        "title": item_title(item),
+        "title": item_title(item, language),
         "heading_link": link_of(item),
         "sha": item.content_sha256,
         "publisher": one_line(item.publisher),
         "quote": one_line(item.quote),
-        "stance": item.stance,
-        "reliability": item.reliability,
+        "stance": stance_text(item, language),
         "independence_class": "muted" if item.independent else "dependent",
-        "independence": independence(item),
+        "independence": independence(item, language),
         "note": sentence(one_line(item.stance_note)),
-        "facts": evidence_facts(item),
+        "facts": evidence_facts(item, language),
         "query": one_line(item.query),
         "link": web_link(item),
     }
 
 
-def _source(source: SourceView) -> dict[str, Any]:
+def _source(source: SourceView, language: str) -> dict[str, Any]:
     return {
-        "title": item_title(source),
+        "title": item_title(source, language),
         "publisher": one_line(source.publisher or source.domain),
-        "relevance": relevance_text(source),
+        "relevance": relevance_text(source, language),
         "set_aside": not source.relevant,
-        "facts": source_facts(source),
+        "facts": source_facts(source, language),
         "link": web_link(source),
         "full_text": full_text_link(source),
         "sha": source.content_sha256,
     }
 
 
-def _snapshots(cited: list[tuple[str, str]], texts: dict[str, str]) -> list[dict[str, Any]]:
+def _snapshots(
+    cited: list[tuple[str, str]], texts: dict[str, str], language: str
+) -> list[dict[str, Any]]:
     """A section per text read, each cut to `SNAPSHOT_CHARS`, all together to
     `EXPORT_SNAPSHOT_CHARS`."""
+    _ = said(language).gettext
     shown_all = []
     budget, each = EXPORT_SNAPSHOT_CHARS, SNAPSHOT_CHARS
     left = budget
@@ -190,15 +196,14 @@ def _snapshots(cited: list[tuple[str, str]], texts: dict[str, str]) -> list[dict
         left -= len(shown)
         note = ""
         if text and not shown:
-            note = (
-                f"This text is not copied here: the export already carries "
-                f"{budget:,} characters of texts. The JSON export has it."
-            )
+            note = _(
+                "This text is not copied here: the export already carries {budget} characters "
+                "of texts. The JSON export has it."
+            ).format(budget=f"{budget:,}")
         elif len(shown) < len(text):
-            note = (
-                f"The first {len(shown):,} of {len(text):,} characters; the JSON export has "
-                "the whole text."
-            )
+            note = _(
+                "The first {shown} of {length} characters; the JSON export has the whole text."
+            ).format(shown=f"{len(shown):,}", length=f"{len(text):,}")
         shown_all.append(
             {"sha": sha, "name": name, "length": len(text), "note": note, "shown": shown}
         )

@@ -19,10 +19,12 @@ from .words import (
     item_title,
     one_line,
     relevance_text,
+    said,
     sentence,
     share_percent,
     source_facts,
     sources_intro,
+    stance_text,
     web_link,
 )
 
@@ -35,12 +37,13 @@ def to_markdown(investigation: InvestigationView, *, public_url: str = "") -> st
     the investigation's saved sources and records are linked.
     """
     iid = investigation.id
+    _ = said(investigation.language).gettext
     links = markdown_links(investigation, public_url)
     report = rebased(report_markdown(investigation.summary), iid, public_url)
     report = md.report(report, links) if report else ""
     if not report:
-        title = md.inline(investigation.title) or "Untitled investigation"
-        report = f"# {title}\n\n_No report has been written yet._"
+        title = md.inline(investigation.title) or _("Untitled investigation")
+        report = f"# {title}\n\n_" + _("No report has been written yet.") + "_"
     parts = [report, "---", _evidence_md(investigation, links), _sources_md(investigation, links)]
     return "\n\n".join(parts).rstrip() + "\n"
 
@@ -58,76 +61,95 @@ def markdown_links(investigation: InvestigationView, public_url: str = "") -> se
 
 def _evidence_md(investigation: InvestigationView, links: set[str]) -> str:
     language = investigation.language or "en"
+    _ = said(language).gettext
     claims = claims_by_id(investigation)
-    lines = ["## Evidence"]
+    heading = "## " + _("Evidence")
     checks = investigation.fact_checks
     if not checks:
-        return "## Evidence\n\nNo claim has been checked."
-    lines.append("In each explanation, [N] cites evidence item N of that claim.")
+        return heading + "\n\n" + _("No claim has been checked.")
+    lines = [heading, _("In each explanation, [N] cites evidence item N of that claim.")]
     for number, check in enumerate(checks, 1):
         claim = claims.get(check.claim_id)
-        origin = " (from the brief)" if claim is not None and claim.origin == "brief" else ""
+        from_brief = claim is not None and claim.origin == "brief"
         lines.append(f"### {md.inline(check_heading(number, check, language))}")
-        said = f" — {md.inline(who)}" if claim is not None and (who := attribution(claim)) else ""
-        lines.append(f"**Claim{origin}:** {md.inline(check.claim_text)}{said}")
-        facts = [f"**Checked on:** {md.inline(check.as_of)}"] if check.as_of else []
+        who = attribution(claim, language) if claim is not None else ""
+        quoted = f" — {md.inline(who)}" if who else ""
+        label = _("Claim (from the brief)") if from_brief else _("Claim")
+        lines.append(f"**{label}:** {md.inline(check.claim_text)}{quoted}")
+        facts = [_label(_("Checked on"), md.inline(check.as_of))] if check.as_of else []
         if (confidence := share_percent(check.confidence)) is not None:
-            facts.append(f"**Confidence:** {confidence}")
+            facts.append(_label(_("Confidence"), confidence))
         if facts:
             lines.append(" · ".join(facts))
         if check.explanation:
             lines.append(md.inline(check.explanation))
         items = check.evidence
         lines.append(
-            "\n".join(_evidence_item_md(n, item, links) for n, item in enumerate(items, 1))
+            "\n".join(
+                _evidence_item_md(n, item, links, language) for n, item in enumerate(items, 1)
+            )
             if items
-            else "_No evidence was found._"
+            else "_" + _("No evidence was found.") + "_"
         )
         if reasoning := check.reasoning:
             steps = "\n".join(f"- {md.inline(line)}" for line in reasoning)
-            lines.append(f"{REASONING_HEADING}:\n\n{steps}")
+            lines.append(_(REASONING_HEADING) + ":\n\n" + steps)
     return "\n\n".join(lines)
 
 
-def _evidence_item_md(number: int, item: EvidenceView, links: set[str]) -> str:
-    title = md.inline(item_title(item))
+def _evidence_item_md(number: int, item: EvidenceView, links: set[str], language: str) -> str:
+    _ = said(language).gettext
+    title = md.inline(item_title(item, language))
     publisher = md.inline(item.publisher)
     lines = [f"{number}. **{title}**" + (f" — {publisher}" if publisher else "")]
-    tags = [f"Stance: {item.stance}", f"Reliability: {item.reliability}", independence(item)]
+    tags = [stance_text(item, language), independence(item, language)]
     lines.append("   - " + md.inline(" · ".join(tags)))
     if item.quote:
-        lines.append(f'   - Quote: "{md.inline(item.quote)}"')
+        lines.append(_item(_("Quote"), f'"{md.inline(item.quote)}"'))
     if item.stance_note:
-        lines.append(f"   - Note: {md.inline(sentence(one_line(item.stance_note)))}")
-    if facts := evidence_facts(item):
+        lines.append(_item(_("Note"), md.inline(sentence(one_line(item.stance_note)))))
+    if facts := evidence_facts(item, language):
         lines.append("   - " + md.inline(" · ".join(facts)))
     if item.query:
-        lines.append(f"   - Found by: {md.inline(item.query)}")
+        lines.append(_item(_("Found by"), md.inline(item.query)))
     if link := web_link(item):
-        lines.append(f"   - Link: {md.link(link, links)}")
+        lines.append(_item(_("Link"), md.link(link, links)))
     if item.content_sha256:
-        lines.append(f"   - Snapshot: {md.code(one_line(item.content_sha256))}")
+        lines.append(_item(_("Snapshot"), md.code(one_line(item.content_sha256))))
     return "\n".join(lines)
 
 
 def _sources_md(investigation: InvestigationView, links: set[str]) -> str:
+    language = investigation.language or "en"
+    _ = said(language).gettext
+    heading = "## " + _("All sources read")
     sources = investigation.sources
     if not sources:
-        return "## All sources read\n\nNo source was read."
-    intro = sources_intro(sources)
+        return heading + "\n\n" + _("No source was read.")
+    intro = sources_intro(sources, language)
     entries = []
     for n, source in enumerate(sources, 1):
-        title = md.inline(item_title(source))
+        title = md.inline(item_title(source, language))
         publisher = md.inline(source.publisher or source.domain)
         head = f"{n}. **{title}**" + (f" — {publisher}" if publisher else "")
         lines = [head + (f" — {md.link(link, links)}" if (link := web_link(source)) else "")]
-        if relevance := relevance_text(source):
+        if relevance := relevance_text(source, language):
             lines.append(f"   - {md.inline(relevance)}")
-        if facts := source_facts(source):
+        if facts := source_facts(source, language):
             lines.append("   - " + md.inline(" · ".join(facts)))
         if full_text := full_text_link(source):
-            lines.append(f"   - Full text: {md.link(full_text, links | {full_text})}")
+            lines.append(_item(_("Full text"), md.link(full_text, links | {full_text})))
         if source.content_sha256:
-            lines.append(f"   - Snapshot: {md.code(one_line(source.content_sha256))}")
+            lines.append(_item(_("Snapshot"), md.code(one_line(source.content_sha256))))
         entries.append("\n".join(lines))
-    return "## All sources read\n\n" + intro + "\n\n" + "\n".join(entries)
+    return f"{heading}\n\n{intro}\n\n" + "\n".join(entries)
+
+
+def _label(label: str, value: str) -> str:
+    """`**Label:** value` (the label translated by the caller)."""
+    return f"**{label}:** {value}"
+
+
+def _item(label: str, value: str) -> str:
+    """`   - Label: value`, a line of an item's list."""
+    return f"   - {label}: {value}"

@@ -1,12 +1,14 @@
 """The wording every export shares (and the dashboard): how an item is named, dated and
-described, in English.
+described, in the investigation's language (the catalogs': English as written here).
 """
 
 from __future__ import annotations
 
+import gettext
 import re
 from typing import Any
 
+from ..catalogs import N_, translations
 from ..i18n import verdict_label
 from ..read_model import (
     Cited,
@@ -16,11 +18,29 @@ from ..read_model import (
     InvestigationView,
     SourceView,
 )
-from ..schemas import published_text
+from ..schemas import DATE_SOURCE_LABELS
 from ..urls import is_document_url
 from .links import http_href
 
-REASONING_HEADING = "How this verdict was reached"
+REASONING_HEADING = N_("How this verdict was reached")
+STANCE_LABELS = {
+    "supportive": N_("Supportive"),
+    "neutral": N_("Neutral"),
+    "critical": N_("Critical"),
+    "supports": N_("Supports"),
+    "refutes": N_("Refutes"),
+    "context": N_("Context"),
+}
+RELIABILITY_LABELS = {
+    "high": N_("High reliability"),
+    "neutral": N_("Neutral reliability"),
+    "low": N_("Low reliability"),
+}
+
+
+def said(language: str) -> gettext.NullTranslations:
+    """The catalog the wording of `language` comes from (English: the text as written)."""
+    return translations(language or "en")
 
 
 _DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
@@ -60,25 +80,40 @@ def _verdict(verdict: str, language: str) -> str:
     return f"{emoji} {label}"
 
 
-def independence(item: EvidenceView) -> str:
+def independence(item: EvidenceView, language: str = "en") -> str:
     """`Independent` (an own record says whose), or `Not independent: <why>`."""
+    _ = said(language).gettext
     if item.independent:
-        return OWN_RECORD if item.primary_record else "Independent"
+        return _(OWN_RECORD) if item.primary_record else _("Independent")
     note = one_line(item.independence_note)
-    return f"Not independent: {note}" if note else "Not independent"
+    return _("Not independent: {note}").format(note=note) if note else _("Not independent")
 
 
-OWN_RECORD = "Independent: own record of the party quoted"
+OWN_RECORD = N_("Independent: own record of the party quoted")
 
 
-def attribution(claim: ClaimView) -> str:
+def stance_text(item: EvidenceView, language: str = "en") -> str:
+    """`Supports · High reliability`: where an evidence item stands, and how far it is trusted."""
+    _ = said(language).gettext
+    stance = STANCE_LABELS.get(item.stance)
+    reliability = RELIABILITY_LABELS.get(item.reliability)
+    return " · ".join(
+        [
+            _(stance) if stance else one_line(item.stance),
+            _(reliability) if reliability else one_line(item.reliability),
+        ]
+    )
+
+
+def attribution(claim: ClaimView, language: str = "en") -> str:
     """`what <party> said or did`, `on the word of <party>`, or "" when nobody is quoted."""
+    _ = said(language).gettext
     party = one_line(claim.attributed_to)
     if not party:
         return ""
     if claim.kind == "attribution":
-        return f"what {party} said or did"
-    return f"on the word of {party}"
+        return _("what {party} said or did").format(party=party)
+    return _("on the word of {party}").format(party=party)
 
 
 def is_document(item: Cited) -> bool:
@@ -91,9 +126,9 @@ def page_text(item: Cited) -> str:
     return f"p. {item.page}" if item.page is not None and item.page > 0 else ""
 
 
-def document_label(item: Cited) -> str:
+def document_label(item: Cited, language: str = "en") -> str:
     """`📄 <title>, p. N`: how a document, or a passage of it, is named."""
-    title = one_line(item.title) or one_line(item.publisher) or "Document"
+    title = one_line(item.title) or one_line(item.publisher) or said(language).gettext("Document")
     page = page_text(item)
     return f"📄 {title}, {page}" if page else f"📄 {title}"
 
@@ -126,69 +161,84 @@ def gazette_label(item: Cited) -> str:
     return f"📰 {title}"
 
 
-def gazette_facts(item: Cited) -> list[str]:
+def gazette_facts(item: Cited, language: str = "en") -> list[str]:
     """When and where a gazette was published: `Gazette of <date>`, `IBGE territory <id>`."""
+    _ = said(language).gettext
     facts = []
     if day := gazette_day(item):
-        facts.append(f"Gazette of {day}")
+        facts.append(_("Gazette of {day}").format(day=day))
     if territory := one_line(item.territory_id):
-        facts.append(f"IBGE territory {territory}")
+        facts.append(_("IBGE territory {territory}").format(territory=territory))
     return facts
 
 
-def steps_text(count: int) -> str:
+def steps_text(count: int, language: str = "en") -> str:
     """`1 step`, `3 steps`: the length of a reasoning log."""
-    return "1 step" if count == 1 else f"{count} steps"
+    return said(language).ngettext("{count} step", "{count} steps", count).format(count=count)
 
 
-def relevance_text(source: SourceView) -> str:
+def relevance_text(source: SourceView, language: str = "en") -> str:
     """A source's relevance to the brief, or why it was set aside."""
+    _ = said(language).gettext
     score = share_percent(source.relevance)
     reason = one_line(source.relevance_reason)
     if not source.relevant:
-        text = "Set aside: off-topic" + (f" (relevance {score})" if score else "")
+        with_score = _("Set aside: off-topic (relevance {score})").format(score=score)
+        text = with_score if score else _("Set aside: off-topic")
         return text + (f": {reason}" if reason else "")
-    return f"Relevance {score}" if score else ""
+    return _("Relevance {score}").format(score=score) if score else ""
 
 
-def published_fact(item: Cited) -> str:
+def published_fact(item: Cited, language: str = "en") -> str:
     """`Published 2024-03-02 (search service)`: the date and who states it, or that it is
     unknown (the day Vicaran read an item is never its publication date)."""
+    _ = said(language).gettext
     if not item.published_at:
-        return "Publication date unknown"
-    return "Published " + published_text(one_line(item.published_at), item.published_at_source)
+        return _("Publication date unknown")
+    day = one_line(item.published_at)
+    who = DATE_SOURCE_LABELS.get(item.published_at_source or "")
+    if who is None:
+        return _("Published {day}").format(day=day)
+    return _("Published {day} ({who})").format(day=day, who=_(who))
 
 
-def _dates(item: Cited) -> list[str]:
+def _dates(item: Cited, language: str) -> list[str]:
     """When (and, for a gazette, where) a source or evidence item was published, and when
     Vicaran read it."""
-    facts = gazette_facts(item) if is_gazette(item) else [published_fact(item)]
+    facts = gazette_facts(item, language) if is_gazette(item) else [published_fact(item, language)]
     if item.retrieved_at:
-        facts.append(f"Retrieved {item.retrieved_at}")
+        facts.append(said(language).gettext("Retrieved {at}").format(at=item.retrieved_at))
     return facts
 
 
-def source_facts(source: SourceView) -> list[str]:
-    facts = _dates(source)
+def source_facts(source: SourceView, language: str = "en") -> list[str]:
+    _ = said(language).gettext
+    facts = _dates(source, language)
     if source.is_user_provided:
-        facts.append("Provided by you")
+        facts.append(_("Provided by you"))
     if not source.is_reachable:
-        facts.append(f"Not reachable: {source.unreachable_reason or 'no reason given'}")
+        why = source.unreachable_reason or _("no reason given")
+        facts.append(_("Not reachable: {reason}").format(reason=why))
     return facts
 
 
-def evidence_facts(item: EvidenceView) -> list[str]:
-    facts = _dates(item)
+def evidence_facts(item: EvidenceView, language: str = "en") -> list[str]:
+    facts = _dates(item, language)
     if item.rating:
-        facts.append(f"Rated: {item.rating}")
+        facts.append(said(language).gettext("Rated: {rating}").format(rating=item.rating))
     return facts
 
 
-def sources_intro(sources: list[SourceView]) -> str:
+def sources_intro(sources: list[SourceView], language: str = "en") -> str:
     """How many sources were read, and how many of them were set aside."""
+    words = said(language)
     set_aside = sum(1 for s in sources if not s.relevant)
-    counted = f"{len(sources)} source{'s' if len(sources) != 1 else ''}"
-    return counted + (f", {set_aside} set aside as off-topic." if set_aside else ".")
+    count = len(sources)
+    counted = words.ngettext("{count} source", "{count} sources", count).format(count=count)
+    if not set_aside:
+        return counted + "."
+    aside = words.gettext("{count} set aside as off-topic").format(count=set_aside)
+    return f"{counted}, {aside}."
 
 
 def claims_by_id(investigation: InvestigationView) -> dict[str, ClaimView]:
@@ -197,13 +247,14 @@ def claims_by_id(investigation: InvestigationView) -> dict[str, ClaimView]:
 
 def check_heading(number: int, check: FactCheckView, language: str) -> str:
     """`Claim 2 · ✅ VERIFIED`: the claim's place in the list (its key is internal)."""
-    return f"Claim {number} · {_verdict(check.verdict, language)}"
+    claim = said(language).gettext("Claim {number}").format(number=number)
+    return f"{claim} · {_verdict(check.verdict, language)}"
 
 
-def item_title(item: Cited) -> str:
+def item_title(item: Cited, language: str = "en") -> str:
     """A source's or evidence item's name: its title, else its address; a document's label."""
     if is_document(item):
-        return document_label(item)
+        return document_label(item, language)
     if is_gazette(item):
         return gazette_label(item)
     return one_line(item.title) or link_of(item)

@@ -54,19 +54,8 @@ VERDICT_LABELS = {
     "unverified": N_("Unverified"),
 }
 STANCES = ("supportive", "neutral", "critical")
-STANCE_LABELS = {
-    "supportive": N_("Supportive"),
-    "neutral": N_("Neutral"),
-    "critical": N_("Critical"),
-    "supports": N_("Supports"),
-    "refutes": N_("Refutes"),
-    "context": N_("Context"),
-}
-RELIABILITY_LABELS = {
-    "high": N_("High reliability"),
-    "neutral": N_("Neutral reliability"),
-    "low": N_("Low reliability"),
-}
+STANCE_LABELS = export.STANCE_LABELS
+RELIABILITY_LABELS = export.RELIABILITY_LABELS
 MODE_NAMES = {"quick": N_("Quick"), "detailed": N_("Detailed")}
 MODE_LABELS = {"quick": N_("Quick mode"), "detailed": N_("Detailed mode")}
 LIST_COLUMNS = (
@@ -162,7 +151,7 @@ def investigation_page(
         report_html=Markup(report_html(inv, settings or get_settings())),
         numbers=source_numbers(inv),
         titles={s.id: s.title or s.domain for s in sources},
-        source_names={s.id: source_name(s) for s in sources},
+        source_names={s.id: source_name(s, page_language(inv)) for s in sources},
         verdicts={check.claim_id: check.verdict for check in checks},
         check_numbers={check.claim_id: n for n, check in enumerate(checks, 1)},
         timeline_skipped=timeline_skipped(inv),
@@ -234,15 +223,15 @@ def _environment(language: str) -> jinja2.Environment:
             "urlpart": lambda value: quote(str(value), safe=""),
         },
         names={
-            "attribution": export.attribution,
+            "attribution": functools.partial(export.attribution, language=language),
             "claim_of": functools.partial(claim_of, gettext=gettext),
-            "dated": dated,
-            "document_label": export.document_label,
+            "dated": functools.partial(dated, language=language),
+            "document_label": functools.partial(export.document_label, language=language),
             "downloads": DOWNLOADS,
             "event_date": functools.partial(event_date, gettext=gettext),
             "gazette_label": export.gazette_label,
             "host_of": host_of,
-            "independence": export.independence,
+            "independence": functools.partial(export.independence, language=language),
             "is_document": export.is_document,
             "is_gazette": export.is_gazette,
             "poll_seconds": POLL_SECONDS,
@@ -251,8 +240,8 @@ def _environment(language: str) -> jinja2.Environment:
             "publisher_name": publisher_name,
             "quality_dimensions": QUALITY_DIMENSIONS,
             "quality_labels": QUALITY_LABELS,
-            "reasoning_heading": export.REASONING_HEADING,
-            "relevance_text": export.relevance_text,
+            "reasoning_heading": gettext(export.REASONING_HEADING),
+            "relevance_text": functools.partial(export.relevance_text, language=language),
             "running_states": RUNNING,
             "score_label": lambda score: word(score_label(score), language),
             "sentence": export.sentence,
@@ -263,7 +252,7 @@ def _environment(language: str) -> jinja2.Environment:
             "mode_names": MODE_NAMES,
             "mode_labels": MODE_LABELS,
             "status_labels": STATUS_LABELS,
-            "steps_text": export.steps_text,
+            "steps_text": functools.partial(export.steps_text, language=language),
             "tokens_line": tokens_line,
             "verdict_labels": VERDICT_LABELS,
             "columns": LIST_COLUMNS,
@@ -334,19 +323,19 @@ def claim_of(
     return gettext("Claim %(number)s/%(count)s") % {"number": number, "count": len(inv.claims)}
 
 
-def dated(item: export.Cited) -> list[str]:
+def dated(item: export.Cited, language: str = ENGLISH) -> list[str]:
     """When an item was published: a gazette's date and territory, else its published date
     and who states it, or that it is unknown."""
     if export.is_gazette(item):
-        return export.gazette_facts(item)
-    return [export.published_fact(item)]
+        return export.gazette_facts(item, language)
+    return [export.published_fact(item, language)]
 
 
-def source_name(source: SourceView) -> str:
+def source_name(source: SourceView, language: str = ENGLISH) -> str:
     """How a source is named where it is not a card: its address, or a document's or a
     gazette's label."""
     if export.is_document(source):
-        return export.document_label(source)
+        return export.document_label(source, language)
     if export.is_gazette(source):
         return export.gazette_label(source)
     return source.display_url or source.url
