@@ -34,7 +34,7 @@ from vicaran_agent.gazettes import (
     score_gazettes,
 )
 from vicaran_agent.gazettes import loop as loop_module
-from vicaran_agent.gazettes.read import GazetteText, read_passages, select_passages
+from vicaran_agent.gazettes.read import GazetteText, gazette_label, read_passages, select_passages
 from vicaran_agent.gazettes.strategies import MAX_QUERY_CHARS, clean_querystring, refined
 from vicaran_agent.llm import ModelClient
 from vicaran_agent.model_outputs import BriefClaim, DraftClaim, GazetteAct, GazetteReading
@@ -328,10 +328,14 @@ def run(env):
         language: str = "en",
         model: str = "scripted/default",
         client: StandInQueridoDiario | None = None,
+        require_place: bool = False,
     ):
         settings = get_settings()
         client = client or StandInQueridoDiario(docs, CITIES)
-        loop = GazetteSearchLoop(client, ModelClient(model, settings), settings, language)
+        model_client = ModelClient(model, settings)
+        loop = GazetteSearchLoop(
+            client, model_client, settings, language, require_place=require_place
+        )
         return await loop.run(claim), client
 
     return go
@@ -628,6 +632,34 @@ async def test_a_failing_search_or_text_is_said_and_the_loop_ends_plainly(run):
     no_text = replace(PA_CONTRACT, has_text=False)
     outcome, _ = await run(FLOODS, [no_text])
     assert any("Querido Diário gives no text for it" in line for line in outcome.log)
+
+
+async def test_gazettes_found_but_unreadable_are_not_said_to_be_none(run):
+    """Three gazettes found, none with a text to read: the journalist is told they exist, which
+    they are and what to do - not that there are none."""
+    docs = [replace(d, has_text=False) for d in (PA_CONTRACT, PA_CONTRACTS, PA_DECREE)]
+    outcome, _ = await run(FLOODS, docs)
+    assert not outcome.found and outcome.read == [] and len(outcome.unreadable) == 3
+    last = outcome.log[-1]
+    assert last.startswith("3 gazettes were found but could not be read"), last
+    assert "Read them on Querido Diário's site" in last and "No gazette found" not in last
+    assert all(gazette_label(g) in last for g in outcome.unreadable)
+    outcome, _ = await run(FLOODS, docs, language="pt-BR")
+    assert outcome.log[-1].startswith("3 diários oficiais foram encontrados, mas não puderam")
+    assert "Nenhum diário oficial encontrado" not in "\n".join(outcome.log)
+
+
+async def test_a_place_querido_diario_does_not_cover_is_silent_unless_gazettes_were_asked(run):
+    """An English story about Valmora: no gazette line at all; a brief that asked for gazettes
+    is told the city is not one Querido Diário knows."""
+    abroad = FLOODS.model_copy(update={"city": "Valmora", "state": ""})
+    outcome, client = await run(abroad, [PA_CONTRACT], require_place=True)
+    assert outcome.log == [] and client.searches == []
+    outcome, client = await run(abroad, [PA_CONTRACT], require_place=False)
+    assert client.searches == []
+    assert outcome.log == [
+        "🏛 Valmora is not a Brazilian municipality Querido Diário knows: no gazette searched"
+    ]
 
 
 # --- the reasoning log and the saved sources --------------------------------------------------

@@ -97,7 +97,8 @@ async def test_a_place_that_is_no_brazilian_municipality_is_not_searched(env):
     checker = await check(env, scenario)
     assert checker.gazette_outcome is None
     assert not [r for r in env.services.querido_diario.requests if r.path == "/gazettes"]
-    assert any("Riverton" in line and "Querido Diário" in line for line in checker.reasoning)
+    # a story outside Brazil whose brief did not ask for gazettes says nothing about them
+    assert not [line for line in checker.reasoning if "Querido Diário" in line]
     assert "Nenhum diário oficial encontrado" not in checker.verdict.explanation  # type: ignore[attr-defined]
 
 

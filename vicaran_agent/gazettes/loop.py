@@ -196,8 +196,9 @@ class GazetteSearchLoop:
             self.require_place or (not resolution.close and resolution.failure is None)
         ):
             self._place_known = False
-            self._say(out, "gazette_place_unknown", city=claim.city)
-            return None
+            if not self.require_place:  # the brief asked for gazettes: say why there are none
+                self._say(out, "gazette_place_unknown", city=claim.city)
+            return None  # (a story elsewhere: nothing about gazettes to say)
         if city is None:
             note = resolution.note or claim.city
             self._say(out, "gazette_place_unresolved", note=note, period=period)
@@ -341,6 +342,7 @@ class GazetteSearchLoop:
         if not gazette.txt_url:
             reason = message("gazette_no_text", self.language)
             self._say(out, "gazette_read_failed", title=title, reason=reason)
+            out.unreadable.append(gazette)
             return None
         try:
             text = await self.client.read_text(gazette.txt_url, max_chars=cap)
@@ -350,6 +352,7 @@ class GazetteSearchLoop:
         if not text or not text.strip():
             reason = message("gazette_text_unavailable", self.language)
             self._say(out, "gazette_read_failed", title=title, reason=reason)
+            out.unreadable.append(gazette)
             return None
         return text
 
@@ -368,7 +371,11 @@ class GazetteSearchLoop:
             city=_city_name(out.city) if out.city else message("gazette_every_city", self.language),
             period=out.period.label if out.period else message("gazette_any_date", self.language),
         )
-        if not out.read:  # nothing came close enough to be read: no gazette was found
+        if not out.read and out.unreadable:  # found, but not one could be read: not "none"
+            labels = "; ".join(dict.fromkeys(gazette_label(g) for g in out.unreadable))
+            count = len(out.unreadable)
+            self._say(out, "gazette_found_unreadable", count=count, gazettes=labels, **values)
+        elif not out.read:  # nothing came close enough to be read: no gazette was found
             self._say(out, "gazette_none", **values)
         else:
             read = message("gazette_count", self.language, count=len(out.read))

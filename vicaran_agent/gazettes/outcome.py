@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from ..clients.gazette_data import City, CityResolution, GazetteSearch
+from ..clients.gazette_data import City, CityResolution, Gazette, GazetteSearch
 from ..schemas import Source
 from .read import GazetteEvidence, GazetteText, gazette_source
 from .score import GazetteScore, gazette_key
@@ -52,6 +52,7 @@ class GazetteOutcome:
     found: bool = False  # an act in a gazette bears on the claim
     evidence: list[GazetteEvidence] = field(default_factory=list)
     read: list[GazetteText] = field(default_factory=list)  # gazettes read in full
+    unreadable: list[Gazette] = field(default_factory=list)  # found, but no text could be had
     candidates: list[GazetteScore] = field(default_factory=list)  # every gazette found, best first
     log: list[str] = field(default_factory=list)  # the reasoning log, one line per step
     rounds: int = 0

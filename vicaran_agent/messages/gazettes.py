@@ -61,6 +61,14 @@ MESSAGES: dict[str, Text] = {
         "📌 {count} gazette act bears on the claim ({gazettes})",
         "📌 {count} gazette acts bear on the claim ({gazettes})",
     ),
+    "gazette_found_unreadable": (
+        "{count} gazette was found but could not be read (Querido Diário gave no text for it): "
+        "{gazettes}. Read it on Querido Diário's site (search by city and date), or run the "
+        "check again later. {rounds}, {searches} for {city}, {period}.",
+        "{count} gazettes were found but could not be read (Querido Diário gave no text for "
+        "them): {gazettes}. Read them on Querido Diário's site (search by city and date), or "
+        "run the check again later. {rounds}, {searches} for {city}, {period}.",
+    ),
     "gazette_none": (
         "No gazette found: {rounds}, {searches} in Querido Diário for {city}, {period}."
     ),
