@@ -188,11 +188,8 @@ def render_plan(reply: str, facts: PlanFacts) -> str:
             "\n".join([message("plan_not_used", lang)] + [f"- {n}" for n in facts.not_used])
         )
     mode = message(f"mode_{facts.mode}", lang)
-    parts.append(
-        message("plan_mode", lang, mode=mode)
-        + "\n"
-        + message("plan_time", lang, time=message(f"time_{facts.mode}", lang))
-    )
+    parts.append(message("plan_mode", lang, mode=mode))  # each fact a paragraph: one per line
+    parts.append(message("plan_time", lang, time=message(f"time_{facts.mode}", lang)))
     return "\n\n".join(parts)
 
 
@@ -234,11 +231,10 @@ def _documents_section(reply: str, facts: PlanFacts) -> list[str]:
             )
     focus = [one_line(clean(f), 300) for f in plan_document_focus(reply)]
     focus = [f for f in focus if f] or [message("plan_documents_questions", lang)]
-    return [
+    return [  # parts of their own: a paragraph right after a list would join its last item
         "\n".join(lines),
-        "\n".join([message("plan_documents_look_for", lang)] + [f"- {f}" for f in focus])
-        + "\n"
-        + message("plan_documents_how", lang),
+        "\n".join([message("plan_documents_look_for", lang)] + [f"- {f}" for f in focus]),
+        message("plan_documents_how", lang),
     ]
 
 

@@ -162,8 +162,8 @@ MESSAGES: dict[str, Text] = {
         "who, what, where and when."
     ),
     "attachments_none_read": (
-        "None of the files could be read:\n{lines}\nSend your brief, with files Vicaran reads "
-        "(PDF, DOCX, HTML, Markdown or text, or pages as PNG, JPEG or TIFF images)."
+        "None of the files could be read:\n\n{lines}\n\nSend your brief, with files Vicaran "
+        "reads (PDF, DOCX, HTML, Markdown or text, or pages as PNG, JPEG or TIFF images)."
     ),
     "attachments_cut_off": (
         "{files} was not indexed: Vicaran was restarted while it was reading it, so this "

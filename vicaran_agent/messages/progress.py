@@ -13,11 +13,11 @@ MESSAGES: dict[str, Text] = {
         "📚 [PROGRESS] Reading your {count} documents (always read, whatever the source limit)...",
     ),
     "analyzing_document": (
-        "📄 **Reading document {i}/{n}:** {title} ({pages})\n   {stars} {label} | {collection}\n"
-        '   💡 Key finding: "{finding}"'
+        "📄 **Reading document {i}/{n}:** {title} ({pages})\n- {stars} {label} | "
+        '{collection}\n- 💡 Key finding: "{finding}"'
     ),
     "document_no_text": "no readable text",
-    "document_unreadable": "⚠️ **Document {i}/{n} could not be read:** {title}\n   {reason}",
+    "document_unreadable": ("⚠️ **Document {i}/{n} could not be read:** {title}\n- {reason}"),
     "document_not_summarised": (
         "{title}: the document could not be summarised ({error}); its passages are used as they are"
     ),
@@ -29,20 +29,20 @@ MESSAGES: dict[str, Text] = {
         "✅ [PROGRESS] Found {count} relevant sources. Analyzing credibility...",
     ),
     "analyzing_source": (
-        "📄 **Analyzing source {i}/{n}:** {title}\n   {stars} {label} | {domain}\n"
-        '   💡 Key finding: "{finding}"'
+        "📄 **Analyzing source {i}/{n}:** {title}\n- {stars} {label} | {domain}\n- 💡 Key "
+        'finding: "{finding}"'
     ),
-    "source_unreadable": "⚠️ **Source {i}/{n} could not be read:** {url}\n   {reason}",
+    "source_unreadable": ("⚠️ **Source {i}/{n} could not be read:** {url}\n- {reason}"),
     "sources_done": (
-        "📊 [PROGRESS] Source analysis complete: {total}\n• {high} (⭐⭐⭐⭐⭐)\n"
-        "• {medium} (⭐⭐⭐)\n• {low} (⭐⭐)\n\nAll sources saved to your dashboard."
+        "📊 [PROGRESS] Source analysis complete: {total}\n- {high} (⭐⭐⭐⭐⭐)\n- {medium} (⭐⭐⭐)\n"
+        "- {low} (⭐⭐)\n\nAll sources saved to your dashboard."
     ),
     "n_sources": ("{count} source", "{count} sources"),
     "n_high": ("{count} high-credibility source", "{count} high-credibility sources"),
     "n_medium": ("{count} medium-credibility source", "{count} medium-credibility sources"),
     "n_low": ("{count} low-credibility source", "{count} low-credibility sources"),
     "source_off_topic": (
-        "↪️ **Source {i}/{n} set aside (off-topic):** {title} | {domain}\n   {reason}"
+        "↪️ **Source {i}/{n} set aside (off-topic):** {title} | {domain}\n- {reason}"
     ),
     "sources_set_aside": (
         "↪️ {count} source set aside as off-topic (saved, not used for claims, bias or the "
@@ -84,7 +84,9 @@ MESSAGES: dict[str, Text] = {
     ),
     "verifying": '🔍 [PROGRESS] Verifying claim {i}/{n}: "{claim}"',
     # names its claim: claims are checked concurrently, and their lines come as each finishes
-    "verdict_line": '{emoji} **{label}** — claim {i}/{n} ("{claim}"): {reason}\n   Confidence: {confidence}%',
+    "verdict_line": (
+        '{emoji} **{label}** — claim {i}/{n} ("{claim}"): {reason}\n- Confidence: {confidence}%'
+    ),
     "claim_failed": "⚠️ Claim {i}/{n} could not be checked: {reason}",
     "downgraded": "(Vicaran: downgraded from {verdict} - {reason}.)",
     # why the evidence rule allows a verdict or not (evidence.py)
