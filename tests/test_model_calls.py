@@ -14,6 +14,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from tests.fakes.jina import Page
 from tests.support import scripted_model
 from tests.support.conversation import Conversation
 from tests.support.records import as_json
@@ -180,6 +181,27 @@ async def test_tokens_are_saved_per_stage_and_shown(env):
     assert len(pipeline_calls) > 10
     report = state[keys.INVESTIGATION_SUMMARY]
     assert f"{tokens['input']:,} tokens in" in report
+
+
+async def test_the_model_use_is_every_call_from_the_first_message_the_plan_included(env):
+    """The plan, the digest of the journalist's page and every stage: the tokens shown are the
+    sum of what each response reported; the planning turn is its own stage."""
+    env.services.jina.pages[PAGE_URL] = Page("Dam contract", "The council signed it. " * 40)
+    conversation = Conversation()
+    await conversation.send(f"Quick Search. {BRIEF} See {PAGE_URL}")
+    planning = [c for c in scripted_model.CALLS if "billed" in c]
+    assert {c["task"] for c in planning} >= {"orchestrator", "SourceDigest"}
+    events = await conversation.send("APPROVED")
+    assert conversation.texts(events)[-1].rstrip().endswith("[INVESTIGATION_COMPLETE]")
+    tokens = (await conversation.state())[keys.TOKEN_USAGE]
+    billed = [c["billed"] for c in scripted_model.CALLS if "billed" in c]
+    assert tokens["input"] == sum(b["input"] for b in billed)
+    assert tokens["output"] == sum(b["output"] for b in billed)
+    plan = tokens["per_stage"]["investigation_orchestrator"]
+    assert plan["input"] == sum(c["billed"]["input"] for c in planning)
+
+
+PAGE_URL = "https://news.example.com/dam-contract"
 
 
 def gathering_calls() -> int:

@@ -48,6 +48,7 @@ TIMELINE_RECORDS = "timeline_records"
 REPORT_QUALITY = "report_quality"
 # Model tokens and estimated cost of the run ({input, output, cached, cost_usd, per_stage}).
 TOKEN_USAGE = "token_usage"
+PLANNING_USAGE = "planning_usage"  # the planning turns' model use (usage.record_planning)
 
 # Ids returned by the store.
 SOURCE_ID_MAP = "source_id_map"

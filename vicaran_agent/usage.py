@@ -12,6 +12,7 @@ from typing import Any
 
 from google.genai import types
 
+from . import state_keys as keys
 from .config import Settings
 from .i18n import is_portuguese, message
 
@@ -89,6 +90,29 @@ def usage_of(
     return Usage(input=prompt, output=output, cached=cached, cost_usd=cost, calls=1)
 
 
+_USAGE_FIELDS = ("input", "output", "cached", "cost_usd", "calls")
+PLANNING_STAGE = "investigation_orchestrator"  # the turns before the run: plan, digests
+
+
+def record_planning(state: Any, model: str, usage: Usage | TokenLedger, settings: Settings) -> None:
+    """Add a planning turn's model use to the session's (the run counts it in: `planning_use`)."""
+    ledger = TokenLedger.from_state(state.get(keys.PLANNING_USAGE))
+    if isinstance(usage, TokenLedger):
+        total = usage.total
+        ledger.unpriced |= usage.unpriced
+    else:
+        total = usage
+        if price_of(model, settings) is None:
+            ledger.unpriced.add(model)
+    ledger.per_stage.setdefault(PLANNING_STAGE, Usage()).add(total)
+    state[keys.PLANNING_USAGE] = ledger.to_state()
+
+
+def planning_use(state: Any) -> TokenLedger:
+    """What the planning turns of this session spent."""
+    return TokenLedger.from_state(state.get(keys.PLANNING_USAGE))
+
+
 @dataclass
 class TokenLedger:
     """The tokens one investigation spent, per stage; models without a price are listed."""
@@ -107,6 +131,31 @@ class TokenLedger:
         for usage in self.per_stage.values():
             total.add(usage)
         return total
+
+    def merge(self, other: TokenLedger) -> None:
+        for stage, usage in other.per_stage.items():
+            self.per_stage.setdefault(stage, Usage()).add(usage)
+        self.unpriced |= other.unpriced
+
+    def to_state(self) -> dict[str, Any]:
+        """As session state keeps it (calls included), for `from_state`."""
+        return {
+            "per_stage": {
+                stage: {**usage.as_dict(), "calls": usage.calls}
+                for stage, usage in self.per_stage.items()
+            },
+            "unpriced": sorted(self.unpriced),
+        }
+
+    @classmethod
+    def from_state(cls, value: Any) -> TokenLedger:
+        ledger = cls()
+        if not isinstance(value, dict):
+            return ledger
+        for stage, usage in (value.get("per_stage") or {}).items():
+            ledger.per_stage[stage] = Usage(**{k: usage.get(k, 0) for k in _USAGE_FIELDS})
+        ledger.unpriced = set(value.get("unpriced") or [])
+        return ledger
 
     def as_dict(self) -> dict[str, Any]:
         """The contract's `tokens` object: totals and `per_stage`."""

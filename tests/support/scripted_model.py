@@ -389,6 +389,10 @@ class ScriptedModel(BaseLlm):
         finish = types.FinishReason.MAX_TOKENS if cut else finish
         record["thoughts"], record["finish"] = thoughts, finish.name if finish else None
         usage = _usage(record["chars"], content, thoughts)
+        record["billed"] = {  # what the response reports, as a ledger adds it up
+            "input": usage.prompt_token_count or 0,
+            "output": (usage.candidates_token_count or 0) + (usage.thoughts_token_count or 0),
+        }
         if finish is not None:  # as Gemini's response becomes ADK's (no answer left: an error)
             candidate = types.Candidate(
                 content=content if content.parts else None,

@@ -44,6 +44,7 @@ from ..sanitize import clean
 from ..schemas import InvestigationConfig, Source
 from ..storage import InvestigationTakenError
 from ..urls import extract_urls, normalize_url
+from ..usage import price_of, record_planning, usage_of
 from .attachments import (
     cut_off_by_a_restart,
     cut_off_notice,
@@ -308,6 +309,14 @@ def after_orchestrator_model(
     state = callback_context.state
     if llm_response.partial:
         return None
+    if llm_response.usage_metadata is not None and state.get(keys.INVESTIGATION_STATUS) in (
+        None,
+        "planning",
+    ):  # the planning turn's model use is the investigation's too
+        settings = get_settings()
+        model = settings.vicaran_fast_model
+        usage = usage_of(llm_response.usage_metadata, price_of(model, settings))
+        record_planning(state, model, usage, settings)
     parts = (
         llm_response.content.parts if llm_response.content and llm_response.content.parts else []
     )

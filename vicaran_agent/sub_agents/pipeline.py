@@ -33,6 +33,7 @@ from ..liveness import alive
 from ..llm import CallTally, tally_calls
 from ..runtime import investigation_runtime
 from ..storage.outbox import queue_for_callback
+from ..usage import planning_use
 from .bias_analyzer import BiasAnalyzerAgent
 from .claim_extractor import ClaimExtractorAgent
 from .fact_checker import FactCheckerAgent
@@ -69,6 +70,7 @@ class InvestigationPipeline(SequentialAgent):
         tally: CallTally | None = None
         try:
             with tally_calls(get_settings().vicaran_token_budget) as tally:
+                tally.tokens.merge(planning_use(ctx.session.state))  # the plan's use counts too
                 async with (
                     alive(investigation_id),
                     investigation_runtime(investigation_id, get_settings()),

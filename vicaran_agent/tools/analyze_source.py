@@ -17,7 +17,7 @@ from ..config import Settings, get_settings
 from ..credibility import credibility_score
 from ..formatting import data_block
 from ..i18n import ENGLISH, Phrase, message
-from ..llm import ModelClient, ModelSite
+from ..llm import ModelClient, ModelSite, tally_calls
 from ..llm_models import ModelCallError
 from ..model_outputs import SourceDigest
 from ..prompts.render import render_instruction
@@ -26,6 +26,7 @@ from ..runtime import PageCache, TextStore
 from ..sanitize import clean
 from ..schemas import Origin, Source
 from ..urls import domain_of, host_of, normalize_url
+from ..usage import record_planning
 
 logger = logging.getLogger(__name__)
 
@@ -193,19 +194,21 @@ async def analyze_source(url: str, tool_context: ToolContext) -> dict[str, Any]:
     )
     seconds = settings.vicaran_user_source_timeout_seconds
     language = (tool_context.state.get(keys.INVESTIGATION_CONFIG) or {}).get("language", ENGLISH)
-    try:
-        analysis = await asyncio.wait_for(
-            analyzer.analyze(url, origin="user_url", is_user_provided=True), timeout=seconds
-        )
-        source = analysis.source
-    except TimeoutError:
-        source = Source(
-            **source_base(url, origin="user_url", is_user_provided=True),
-            is_reachable=False,
-            unreachable_reason=message("page_too_slow", language, seconds=f"{seconds:g}"),
-        )
-    finally:
-        await analyzer.aclose()
+    with tally_calls() as tally:  # the digest's model use is the planning turn's
+        try:
+            analysis = await asyncio.wait_for(
+                analyzer.analyze(url, origin="user_url", is_user_provided=True), timeout=seconds
+            )
+            source = analysis.source
+        except TimeoutError:
+            source = Source(
+                **source_base(url, origin="user_url", is_user_provided=True),
+                is_reachable=False,
+                unreachable_reason=message("page_too_slow", language, seconds=f"{seconds:g}"),
+            )
+        finally:
+            await analyzer.aclose()
+            record_planning(tool_context.state, settings.vicaran_fast_model, tally.tokens, settings)
     if texts := kept.pick([source.content_sha256]):  # the snapshot, before any record exists
         await _store_snapshots(texts, settings)
     # The record goes to state; the model gets the page's words only inside a data block.
