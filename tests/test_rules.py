@@ -91,6 +91,16 @@ def test_no_valid_citation_leaves_clean_text():
     assert resolve_citations("Nothing [4] here [5].", set())[0] == "Nothing here."
 
 
+def test_a_citation_removed_after_an_abbreviation_leaves_one_period():
+    """The progress line ("…Ltda.. (Vicaran: rebaixado…") drops the citations of an explanation."""
+    said = "Contratada: Acme Ltda. [1]. (Vicaran: rebaixado de VERIFICADO.)"
+    assert (
+        resolve_citations(said, ())[0]
+        == "Contratada: Acme Ltda. (Vicaran: rebaixado de VERIFICADO.)"
+    )
+    assert resolve_citations("Wait... [2] more.", ())[0] == "Wait... more."
+
+
 # --- claims ------------------------------------------------------------------------------------
 
 

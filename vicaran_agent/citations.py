@@ -11,6 +11,8 @@ from collections.abc import Collection, Mapping, Sequence
 # Bounded repetitions and distinct separators: no catastrophic backtracking on model prose.
 _GROUP = re.compile(r"\s?\[(\d{1,6}(?:[ ]{0,3}[,;][ ]{0,3}\d{1,6}){0,30})(, pp?\. [\d, ]{1,60})?\]")
 _SINGLE = re.compile(r"\[(\d{1,6})\]")
+_ENDS = frozenset(".!?")
+_DROP_NEXT = "\x00"  # a removed citation between two sentence ends: the second one goes too
 
 
 def resolve_citations(text: str, valid: Collection[int]) -> tuple[str, list[int], list[int]]:
@@ -24,12 +26,20 @@ def resolve_citations(text: str, valid: Collection[int]) -> tuple[str, list[int]
         removed.extend(n for n in numbers if n not in valid)
         kept.extend(n for n in good if n not in kept)
         if not good:
-            return ""
+            rest = text[match.end() : match.end() + 1]
+            before = text[: match.start()].rstrip()[-1:]
+            # "Acme Ltda. [7]." without its citation is one sentence end, not "Ltda.."
+            return _DROP_NEXT if rest in _ENDS and before in _ENDS else ""
         lead = " " if match.group(0).startswith(" ") else ""
         pages = match.group(2) if len(good) == 1 and match.group(2) else ""
         return lead + "".join(f"[{n}{pages}]" for n in good)
 
-    return _GROUP.sub(replace, text), kept, removed
+    resolved = _GROUP.sub(replace, text)
+    if _DROP_NEXT in resolved:
+        resolved = "".join(
+            part[1:] if n else part for n, part in enumerate(resolved.split(_DROP_NEXT))
+        )
+    return resolved, kept, removed
 
 
 def page_label(pages: Sequence[int]) -> str:
