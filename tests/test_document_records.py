@@ -458,3 +458,27 @@ def test_a_verdict_resting_on_a_passage_rests_on_its_document_source() -> None:
     )
     ids = {f"doc://{DOC_ID}": "S-doc", "doc://other": "S-other", web_evidence().url: "S-web"}
     assert rested_on(verdict, ids) == ["S-doc", "S-web"]  # context is not what it rests on
+
+
+def test_a_cited_page_in_the_reports_sources_list_is_a_link_everywhere(repo: Repository) -> None:
+    """The report's Sources list links a document's cited page to the passage read (as a web
+    source links its snapshot): the dashboard and the exports keep it a link, never a raw
+    address in parentheses."""
+    base = "https://vicaran.newsroom.example"
+    iid = document_investigation(repo)
+    passage = f"{base}/api/investigations/{iid}/snapshots/{sha256_text(PASSAGE)}"
+    report = f"# Bridge\n\nIt cost R$ 4.2M [1].\n\n## Sources\n\n- [1] **Contrato** — [p. 4]({passage})\n"
+    repo.finish_investigation(iid, "completed", summary=report)
+    investigation = repo.get_investigation(iid)
+    assert investigation is not None
+    settings = get_settings().model_copy(update={"vicaran_public_url": base})
+    markdown = export.render("md", investigation, {}, settings=settings)
+    assert f"[p. 4]({passage})" in markdown and f"({passage})" not in markdown.replace(
+        f"[p. 4]({passage})", ""
+    )
+    html = export.render("html", investigation, {}, settings=settings)
+    assert f'<a href="{passage}"' in html
+    from vicaran_agent.server import views
+
+    dashboard = views.report_html(investigation, settings)  # linked on this server
+    assert f'/snapshots/{sha256_text(PASSAGE)}" rel="noopener noreferrer">p. 4</a>' in dashboard

@@ -105,14 +105,18 @@ def snapshot_links(
 
 def saved_links(investigation: InvestigationView, public_url: str | None = None) -> set[str]:
     """The only addresses a report may link: the investigation's saved sources (normalized and
-    as found) and their snapshots (under `public_url`, default the configured one)."""
+    as found) and the snapshots its records rest on - its sources' and its evidence's, such as
+    the passage of a document's cited page (under `public_url`, default the configured one)."""
     base = get_settings().public_url if public_url is None else public_url
     iid = investigation.id
     links: set[str] = set()
     for source in investigation.sources:
         links.update(u for u in (source.url, source.display_url) if u)
-        if base and iid and is_sha256(sha := source.content_sha256):
-            links.add(snapshot_url(iid, sha, base))
+    kept = [s.content_sha256 for s in investigation.sources] + [
+        item.content_sha256 for check in investigation.fact_checks for item in check.evidence
+    ]
+    if base and iid:
+        links.update(snapshot_url(iid, sha, base) for sha in kept if is_sha256(sha))
     return links
 
 
