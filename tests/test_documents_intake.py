@@ -513,3 +513,25 @@ async def test_documents_make_a_brief_that_names_no_one_specific_enough(store):
     plan = plan_of(conversation, events)
     assert plan.rstrip().endswith(MARKER)
     assert "(contract-002.txt) - 1 page" in plan
+
+
+async def test_a_file_sent_with_approved_gets_the_updated_plan_and_no_idle_tool_call(store, env):
+    """APPROVED with a new file: code says the file arrived and that the plan (now with it)
+    needs approval again; no transfer the gate refuses shows in the chat, and nothing starts."""
+    conversation = Conversation()
+    await conversation.send(f"Quick Search. {BRIEF}")
+    turn = await conversation.send("APPROVED", [text_file("memo.txt", "Acme paid 2 million.")])
+    calls = [
+        p.function_call.name
+        for e in turn
+        for p in (e.content.parts if e.content and e.content.parts else [])
+        if p.function_call
+    ]
+    assert calls == []
+    (reply,) = conversation.texts(turn)
+    assert reply.startswith("📎 You attached 1 file with your approval")
+    assert "(memo.txt)" in reply and reply.rstrip().endswith("[PLAN_APPROVAL_REQUIRED]")
+    state = await conversation.state()
+    assert state[keys.INVESTIGATION_STATUS] == "planning" and state[keys.AWAITING_APPROVAL]
+    run = await conversation.send("APPROVED")
+    assert conversation.texts(run)[-1].rstrip().endswith("[INVESTIGATION_COMPLETE]")

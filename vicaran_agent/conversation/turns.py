@@ -221,6 +221,8 @@ async def before_orchestrator_model(
         return _after_the_run(state, text)
     if status != "planning":
         return None
+    if is_approval(text) and state.get(keys.INVESTIGATION_PLAN) and (files := attachments_in(last)):
+        return text_response(_plan_again_for_files(callback_context, len(files)))
     if state.get(keys.AWAITING_APPROVAL) and is_approval(text):
         config = InvestigationConfig.model_validate(state[keys.INVESTIGATION_CONFIG])
         try:
@@ -261,6 +263,17 @@ async def before_orchestrator_model(
         ]
         return LlmResponse(content=types.Content(role="model", parts=calls))
     return None
+
+
+def _plan_again_for_files(callback_context: CallbackContext, count: int) -> str:
+    """Files sent with an approval change what the run reads: the plan, brought up to date with
+    them, and approval asked again (code's answer: nothing starts, no tool call is shown)."""
+    state = callback_context.state
+    config = InvestigationConfig.model_validate(state[keys.INVESTIGATION_CONFIG])
+    earlier = state[keys.INVESTIGATION_PLAN]
+    sources = user_sources_from_events(callback_context.session.events, state)
+    plan = planning_reply(callback_context, earlier, earlier, sources)
+    return message("plan_again_for_files", config.language, count=count) + "\n\n" + plan
 
 
 def _another_topic(state: Any, text: str) -> LlmResponse | None:

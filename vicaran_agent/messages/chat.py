@@ -141,6 +141,12 @@ MESSAGES: dict[str, Text] = {
         "ones, and the files you attached). Create it with `vicaran docs add PATH --collection "
         "{name}`, then name it again in your brief."
     ),
+    "plan_again_for_files": (
+        "📎 You attached {count} file with your approval: here is the plan with it. Reply "
+        "APPROVED to start.",
+        "📎 You attached {count} files with your approval: here is the plan with them. Reply "
+        "APPROVED to start.",
+    ),
     "plan_collection_close": (
         'Collection "{name}": not found among the collections this conversation can use. Did '
         'you mean "{close}"? Then write `Collection: {close}` in your brief.'
