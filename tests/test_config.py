@@ -92,9 +92,24 @@ async def test_missing_gemini_key_gets_one_clear_sentence(env):
     conversation = Conversation()
     events = await conversation.send("Investigate whether Acme polluted Riverton's water.")
     (reply,) = conversation.texts(events)
-    assert "GOOGLE_API_KEY" in reply and ".env" in reply
-    assert reply.count(". ") == 0 and "Traceback" not in reply
+    sentence = reply.split("\n\n")[0]
+    assert "GOOGLE_API_KEY" in sentence and ".env" in sentence
+    assert sentence.count(". ") == 0 and "Traceback" not in reply
     assert env.services.jina.count() == 0 and env.services.tavily.count() == 0
+
+
+async def test_the_first_answer_without_keys_names_every_missing_key(env):
+    env.set(
+        VICARAN_FAST_MODEL="gemini-3.5-flash",
+        GOOGLE_API_KEY="",
+        TAVILY_API_KEY="",
+        FACTCHECK_API_KEY="",
+    )
+    conversation = Conversation()
+    (reply,) = conversation.texts(await conversation.send("Investigate Acme in Riverton."))
+    keys = reply.split("\n\n")[-1]
+    assert keys.startswith("Not set: GOOGLE_API_KEY")
+    assert "TAVILY_API_KEY (no web search" in keys and "FACTCHECK_API_KEY" in keys
 
 
 async def test_vertex_without_project_says_what_to_set(env):

@@ -392,3 +392,15 @@ async def test_the_dashboard_links_each_checked_claim_to_its_page(repo: Reposito
         assert claims.count(f'href="{claim_path(iid, n)}"') == 1
         assert checks.count(f'href="{claim_path(iid, n)}"') == 1
     assert claim_path(iid, 6) not in page
+
+
+def test_a_server_without_keys_names_each_one_and_what_it_turns_off(env):
+    env.set(GOOGLE_API_KEY="", GEMINI_API_KEY="", TAVILY_API_KEY="", FACTCHECK_API_KEY="")
+    env.set(VICARAN_FAST_MODEL="gemini-3.5-flash")
+    settings = Settings(_env_file=None)  # type: ignore[call-arg]
+    (notice,) = cli_server.serve_notices(settings, "127.0.0.1", 8000)
+    assert notice.startswith("Not set: GOOGLE_API_KEY (no model: nothing can be planned")
+    assert "TAVILY_API_KEY (no web search" in notice and "FACTCHECK_API_KEY (no published" in notice
+    assert "\n" not in notice and ".env.example" in notice
+    env.set(GOOGLE_API_KEY="g", TAVILY_API_KEY="t", FACTCHECK_API_KEY="f")
+    assert cli_server.serve_notices(Settings(_env_file=None), "127.0.0.1", 8000) == []  # type: ignore[call-arg]

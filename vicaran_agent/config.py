@@ -14,7 +14,7 @@ from pydantic import Field, TypeAdapter, ValidationError, field_validator, model
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from . import services
-from .i18n import Phrase
+from .i18n import Phrase, localized, message
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
@@ -347,6 +347,21 @@ class Settings(BaseSettings):
         flag = self.google_genai_use_enterprise or self.google_genai_use_vertexai
         return flag.strip().lower() in _TRUE
 
+    def missing_keys(self, model: str = "") -> list[Phrase]:
+        """Each key not set that turns something off, and what (`key_missing_*` messages):
+        the Gemini key (when `model`, default the fast model, is Gemini's), Tavily, Fact Check."""
+        missing = []
+        model = model or self.vicaran_fast_model
+        if "gemini" in model.rsplit("/", 1)[-1].lower() and (
+            self.gemini_credentials_problem() is not None
+        ):
+            missing.append(Phrase("key_missing_google"))
+        if not self.tavily_api_key.strip():
+            missing.append(Phrase("key_missing_tavily"))
+        if not self.factcheck_api_key.strip():
+            missing.append(Phrase("key_missing_factcheck"))
+        return missing
+
     def gemini_credentials_problem(self) -> Phrase | None:
         """One sentence telling the journalist what to set, or None when Gemini can be reached."""
         if self.uses_vertex:
@@ -453,3 +468,12 @@ def model_plugins_problem(settings: Settings | None = None) -> str | None:
     except ModelPluginError as error:
         return str(error)
     return None
+
+
+def missing_keys_line(settings: Settings, language: str) -> str | None:
+    """One line naming each key not set and what its absence turns off, or None."""
+    missing = settings.missing_keys()
+    if not missing:
+        return None
+    keys = "; ".join(localized(phrase, language) for phrase in missing)
+    return message("keys_missing", language, keys=keys)

@@ -48,10 +48,11 @@ def listen(host: str, port: int) -> socket.socket:
 def serve_notices(settings: Settings, host: str, port: int) -> list[str]:
     """What the operator should know about the links a server bound to host:port gives."""
     from ..config import RETIRED_PUBLIC_URL as RETIRED
+    from ..config import missing_keys_line
 
     language = system_language()
     public = settings.serving_at(host, port)
-    notices = []
+    notices = [line] if (line := missing_keys_line(settings, language)) else []
     if settings.vicaran_public_url and not settings.public_url_set and public != RETIRED:
         notices.append(message("serve_retired_public_url", language, retired=RETIRED, url=public))
     if not settings.public_url_set and host.strip().strip("[]") in ("0.0.0.0", "::"):

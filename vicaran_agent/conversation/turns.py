@@ -25,7 +25,7 @@ from ..briefing import (
     vagueness,
 )
 from ..callbacks.persistence import repository, start_investigation
-from ..config import get_settings
+from ..config import get_settings, missing_keys_line
 from ..documents.intake import (
     Attachment,
     DocumentsInPlay,
@@ -202,7 +202,9 @@ async def before_orchestrator_model(
     llm_request.contents = without_attachments(llm_request.contents)
     settings = get_settings()
     if problem := credentials_problem(settings.vicaran_fast_model, settings):
-        return text_response(problem.said_in(_language(callback_context)))
+        language = _language(callback_context)
+        missing = missing_keys_line(settings, language)  # every key missing, not the model's only
+        return text_response(problem.said_in(language) + (f"\n\n{missing}" if missing else ""))
     state = callback_context.state
     if not state.get(keys.INVESTIGATION_CONFIG):
         return None

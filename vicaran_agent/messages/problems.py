@@ -59,6 +59,16 @@ MESSAGES: dict[str, Text] = {
         "https://aistudio.google.com/apikey) and restart, or use Vertex AI with "
         "GOOGLE_GENAI_USE_ENTERPRISE=1, GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION."
     ),
+    "keys_missing": (
+        "Not set: {keys}. Put them in .env (see .env.example) and restart; `vicaran doctor` "
+        "checks each one."
+    ),
+    "key_missing_google": "GOOGLE_API_KEY (no model: nothing can be planned or investigated)",
+    "key_missing_tavily": (
+        "TAVILY_API_KEY (no web search: only the journalist's links and documents, and the "
+        "model's own Google Search where it has one)"
+    ),
+    "key_missing_factcheck": "FACTCHECK_API_KEY (no published fact-checks looked up)",
     "gemini_vertex_incomplete": (
         "Vicaran is set to use Vertex AI but GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION "
         "are not both set: add them to your .env file and restart."
