@@ -292,8 +292,9 @@ async def test_everything_that_will_not_be_used_is_in_the_plan_before_approval(e
     events = await conversation.send(brief)
     plan = conversation.texts(events)[-1]
     assert plan.rstrip().endswith(MARKER)
-    assert f"{USER.url}: could not be read" in plan  # with the reason
-    assert "404" in plan
+    # with the reason in plain words; the services' answers stay in the record's details
+    assert f"{USER.url}: could not be read (the site could not be found" in plan
+    assert "Jina Reader" not in plan and "Errno" not in plan and "resolve" not in plan
     assert "ftp://files.example.org/report.pdf" in plan
     assert "file:///home/me/leak.pdf" in plan
     assert OTHERS[1].url in plan and "limit" in plan  # over VICARAN_MAX_USER_URLS
@@ -305,7 +306,8 @@ async def test_everything_that_will_not_be_used_is_in_the_plan_before_approval(e
         if r.name == "analyze_source"
     }
     unreadable = next(v for k, v in responses.items() if "acme-health" in k)
-    assert unreadable["status"] == "error" and "404" in unreadable["error_message"]
+    assert unreadable["status"] == "error"
+    assert "could not be read (the site could not be found" in unreadable["error_message"]
 
 
 async def test_an_unreadable_source_is_still_kept_as_the_journalists_source(env):
@@ -314,7 +316,11 @@ async def test_an_unreadable_source_is_still_kept_as_the_journalists_source(env)
     await conversation.send(BRIEF)
     state = await conversation.state()
     (source,) = state[keys.USER_SOURCES]
-    assert source["is_reachable"] is False and "404" in source["unreachable_reason"]
+    assert source["is_reachable"] is False
+    assert (
+        source["unreachable_reason"] == "the site could not be found (its address does not exist)"
+    )
+    assert "Jina Reader" in source["unreachable_detail"] and "404" in source["unreachable_detail"]
 
 
 # --- mode by choice ---------------------------------------------------------------------

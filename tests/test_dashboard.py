@@ -1196,3 +1196,25 @@ async def test_a_portuguese_investigation_is_shown_in_portuguese(
     assert 'data-lost="Conexão perdida, tentando de novo…"' in live.text
     english = (await client.get(f"/investigations/{start(repo)}")).text
     assert '<html lang="en">' in english and ">In progress</span>" in english
+
+
+async def test_an_unreadable_source_shows_its_reason_and_its_details_apart(
+    client: httpx.AsyncClient, repo: Repository
+) -> None:
+    iid = start(repo)
+    unread = source(
+        1,
+        is_reachable=False,
+        unreachable_reason="the site could not be found (its address does not exist)",
+        unreachable_detail="Jina Reader: no content available (422); direct fetch: could not "
+        "resolve host nonexistent.example.org",
+    )
+    repo.save_sources(iid, [unread])
+    page = (await client.get(f"/investigations/{iid}")).text
+    assert "Not reachable: the site could not be found (its address does not exist)" in page
+    assert (
+        '<details class="detail"><summary>Details</summary><code>Jina Reader: no content '
+        "available (422); direct fetch: could not resolve host nonexistent.example.org</code>"
+    ) in page
+    saved = (await client.get(f"/api/investigations/{iid}")).json()["sources"][0]
+    assert saved["unreachable_detail"].startswith("Jina Reader")

@@ -123,6 +123,16 @@ async def test_unreadable_pages_are_reported_and_left_out(env):
     assert len(unreadable) == 3
     assert all(s["unreachable_reason"] for s in unreadable)
     assert sum(t.startswith("⚠️ **Source") and "could not be read" in t for t in texts) == 3
+    # the counts agree: as many found as analysed, and what was usable among them
+    (found,) = [t for t in texts if "[PROGRESS] Found " in t]
+    (done,) = [t for t in texts if "Source analysis complete" in t]
+    count = found.split("Found ", 1)[1].split(" ", 1)[0]
+    usable = len(state[keys.SOURCE_RECORDS]) - 3
+    assert f"complete: {usable} sources of the {count} found" in done, (found, done)
+    assert int(count) == len(state[keys.SOURCE_RECORDS])
+    # a reason in plain words, never a service's technical answer (kept in the details)
+    assert all("Jina Reader" not in s["unreachable_reason"] for s in unreadable)
+    assert all(s["unreachable_detail"] for s in unreadable)
     # unreadable pages are per-item problems: listed in the report, the run is complete
     assert state[keys.INVESTIGATION_STATUS] == "completed", state[keys.PARTIAL_REASON]
     notes = texts[-1].split("## Notes")[1]

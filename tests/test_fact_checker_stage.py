@@ -147,7 +147,7 @@ async def test_a_page_that_timed_out_is_retried_and_reaches_the_fact_checker(env
     env.services.jina.fail(slow, "hang", times=1)
     _, state, _ = await investigate()
     (record,) = [s for s in state[keys.SOURCE_RECORDS] if "reuters.com" in s["url"]]
-    assert not record["is_reachable"] and "timed out" in record["unreachable_reason"]
+    assert not record["is_reachable"] and "timed out" in record["unreachable_detail"]
     late = [
         e
         for v in state[keys.VERDICT_RECORDS]

@@ -221,8 +221,10 @@ async def test_unreadable_user_url_is_shown_in_the_plan(env):
     env.services.jina.fail(url, 451)
     conversation = Conversation()
     plan = conversation.texts(await conversation.send(f"{BRIEF} {url}"))[-1]
-    assert f"⚠️ {url}: could not be read" in plan
-    assert "451" in plan
+    assert f"⚠️ {url}: could not be read (the site could not be found" in plan
+    assert "451" not in plan  # Reader's answer is a detail of the record, not the plan's words
+    (source,) = [s for s in (await conversation.state())[keys.USER_SOURCES] if s["url"] == url]
+    assert "451" in source["unreachable_detail"]
 
 
 async def test_prompts_stay_bounded_with_sixty_sources(env):

@@ -231,6 +231,7 @@ async def test_target_error_warning_falls_back(web: FakeWeb) -> None:
     assert result.error == (
         "Jina Reader: the site answered 404 Not Found; direct fetch: the site answered HTTP 404"
     )
+    assert result.kind == "missing"  # "the page no longer exists at this address"
 
 
 async def test_429_retry_after_seconds_is_honoured(jina: FakeJinaReader) -> None:
@@ -398,6 +399,7 @@ async def test_non_html_content_is_refused(jina: FakeJinaReader, web: FakeWeb) -
     assert not result.ok
     assert result.error is not None
     assert result.error.endswith("direct fetch: not a web page (application/pdf)")
+    assert result.kind == "not_a_page"
     text_url = web.add_raw("/notes.txt", " ".join(PARAGRAPHS).encode(), "text/plain")
     result = await read(make_reader(jina), text_url)
     assert result.ok and PARAGRAPHS[2] in result.text
@@ -410,6 +412,7 @@ async def test_short_or_blocked_direct_page_is_a_failure(
     result = await read(make_reader(jina), url)
     assert not result.ok
     assert result.error is not None and "direct fetch: content too short" in result.error
+    assert result.kind == "empty"
 
 
 async def test_read_never_raises_and_skips_non_web_urls(jina: FakeJinaReader) -> None:
@@ -634,3 +637,15 @@ async def test_jina_reads_the_page_that_is_rated_not_where_dot_segments_lead(
     assert (
         normalize_url(written) == normalize_url(fetched) == "https://reuters.com/evil.example/fake"
     )
+
+
+async def test_a_site_that_does_not_exist_is_said_to_be_one(jina: FakeJinaReader) -> None:
+    """Reader has nothing (422) and the host does not resolve: for a journalist, "the site
+    could not be found" (the kind); the two technical answers stay in `error`, for the record."""
+
+    jina.fail("https://nonexistent.example.org/story", 422)
+    reader = make_reader(jina, vicaran_fetch_allow_private=False)
+    result = await read(reader, "https://nonexistent.example.org/story")  # (offline: no DNS)
+    assert not result.ok and result.kind == "no_site"
+    assert "no content available (422)" in (result.error or "")
+    assert "could not resolve host" in (result.error or "")

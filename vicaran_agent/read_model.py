@@ -33,6 +33,7 @@ class SourceView(View):
     is_user_provided: bool = False
     is_reachable: bool = True
     unreachable_reason: str | None = None
+    unreachable_detail: str | None = None
     origin: str = "web"
     display_url: str = ""  # the address as found; `url` when none was kept
     publisher: str = ""  # the domain when none was said

@@ -135,7 +135,8 @@ class Source(BaseModel):
     relevance_reason: str | None = None
     is_user_provided: bool = False
     is_reachable: bool = True
-    unreachable_reason: str | None = None
+    unreachable_reason: str | None = None  # in the journalist's words
+    unreachable_detail: str | None = None  # the technical reason (each reading step's answer)
     origin: Origin = "web"
     source_id: str | None = None
     document_id: str | None = None  # origin "document": the document in its collection

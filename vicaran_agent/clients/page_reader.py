@@ -54,7 +54,15 @@ from .http import (
     read_answer,
     read_capped,
 )
-from .page_text import TEXT_LIMIT, Failed, Page, is_json, page_from_html, page_from_jina
+from .page_text import (
+    TEXT_LIMIT,
+    Failed,
+    Page,
+    is_json,
+    page_from_html,
+    page_from_jina,
+    status_kind,
+)
 from .ratelimit import RateLimiter, limiter
 from .retry import backoff_delay, parse_retry_after
 from .safety import UnreachableURLError, UnsafeURLError
@@ -100,8 +108,9 @@ class PageResult:
     published_at: str | None = None  # the page's own metadata's publication date, if any
     published_at_source: DateSource | None = None
     via: str = ""  # "jina" | "direct" | ""
-    error: str | None = None
+    error: str | None = None  # every step's technical reason, for the record's details
     timed_out: bool = False  # a step timed out: worth one more try later
+    kind: str = ""  # why, for a journalist (page_text.UNREAD_KINDS); "" when read
 
 
 class PageReader:
@@ -157,20 +166,22 @@ class PageReader:
         url = (url or "").strip()
         result = PageResult(url=url, ok=False)
         if not url:
-            result.error = "no URL given"
+            result.error, result.kind = "no URL given", "other"
             return result
         target = fetchable_url(url) if _is_web_url(url) else ""
         if not _is_web_url(target):
             result.error = f"not a web address (an http or https URL is needed): {_short(url)}"
+            result.kind = "other"
             return result
         steps: dict[str, str] = {}
+        kinds: dict[str, str] = {}  # each step's `Failed.kind`
         # Waiting for Jina's request budget is not reading: it happens before the clock starts.
         await self._jina_budget().acquire()
         try:
             async with asyncio.timeout(self.overall_timeout) as clock:
                 token = _CLOCKS.set((clock,))
                 try:
-                    page, via = await self._read(target, steps)
+                    page, via = await self._read(target, steps, kinds)
                 finally:
                     _CLOCKS.reset(token)
         except TimeoutError:
@@ -178,15 +189,17 @@ class PageReader:
             steps[phase] = f"timed out (the whole read is capped at {self.overall_timeout:g} s)"
             result.error = _one_line(steps)
             result.timed_out = True
+            result.kind = "slow"
             return result
         except Exception as exc:  # never raise into the pipeline
             logger.warning("reading %s failed unexpectedly", url, exc_info=True)
             steps["unexpected error"] = f"{type(exc).__name__}: {exc}"
-            result.error = _one_line(steps)
+            result.error, result.kind = _one_line(steps), "other"
             return result
         if page is None:
             result.error = _one_line(steps)
             result.timed_out = any("timed out" in step for step in steps.values())
+            result.kind = _telling(kinds)
             return result
         result.ok = True
         result.title = page.title
@@ -196,7 +209,9 @@ class PageReader:
         result.via = via
         return result
 
-    async def _read(self, url: str, steps: dict[str, str]) -> tuple[Page | None, str]:
+    async def _read(
+        self, url: str, steps: dict[str, str], kinds: dict[str, str]
+    ) -> tuple[Page | None, str]:
         try:
             async with asyncio.timeout(2 * self.timeout) as clock:
                 token = _CLOCKS.set((*_CLOCKS.get(), clock))
@@ -205,14 +220,15 @@ class PageReader:
                 finally:
                     _CLOCKS.reset(token)
         except Failed as failure:
-            steps["Jina Reader"] = failure.reason
+            steps["Jina Reader"], kinds["Jina Reader"] = failure.reason, failure.kind
         except TimeoutError:
             steps["Jina Reader"] = f"timed out after {2 * self.timeout:g} s"
+            kinds["Jina Reader"] = "slow"
         logger.info("Jina Reader could not read %s (%s); fetching directly", url, steps)
         try:
             return await self._direct(url), "direct"
         except Failed as failure:
-            steps["direct fetch"] = failure.reason
+            steps["direct fetch"], kinds["direct fetch"] = failure.reason, failure.kind
         return None, ""
 
     # --- Jina Reader -----------------------------------------------------------------------
@@ -228,7 +244,7 @@ class PageReader:
                     raise
                 if attempt >= retries:
                     tried = f" (still failing after {retries} retries)" if retries else ""
-                    raise Failed(failure.reason + tried) from failure
+                    raise Failed(failure.reason + tried, kind=failure.kind) from failure
                 attempt += 1
                 await self.clock.sleep(self._backoff(attempt - 1, failure.retry_after))
                 await self._jina_budget().acquire()  # (the first try's slot is taken in read())
@@ -256,7 +272,7 @@ class PageReader:
                 else:
                     body = await self._body(response)
         except (TimeoutError, httpx.TimeoutException) as exc:
-            raise Failed(f"timed out after {self.timeout:g} s", retry=True) from exc
+            raise Failed(f"timed out after {self.timeout:g} s", retry=True, kind="slow") from exc
         except httpx.TransportError as exc:
             raise Failed(f"could not reach {base} ({type(exc).__name__})", retry=True) from exc
         status = response.status_code
@@ -280,24 +296,30 @@ class PageReader:
                 dialer=self._dialer,
                 next_url=lambda joined: fetchable_url(joined) or joined,
             ) as (current, response):
-                if response.status_code != 200:
-                    raise Failed(f"the site answered HTTP {response.status_code}")
+                if (status := response.status_code) != 200:
+                    raise Failed(f"the site answered HTTP {status}", kind=status_kind(status))
                 content_type = response.headers.get("content-type", "").lower()
                 media = content_type.split(";", 1)[0].strip()
                 if media and media not in HTML_TYPES:
-                    raise Failed(f"not a web page ({media})")
+                    raise Failed(f"not a web page ({media})", kind="not_a_page")
                 body = await self._body(response)
                 charset = response.charset_encoding
-        except (UnsafeURLError, UnreachableURLError) as exc:
-            raise Failed(str(exc)) from exc
+        except UnsafeURLError as exc:
+            raise Failed(str(exc), kind="private") from exc
+        except UnreachableURLError as exc:
+            raise Failed(str(exc), kind="no_site") from exc
         except RedirectError as exc:
             if exc.status is not None:
-                raise Failed(f"redirect ({exc.status}) without a Location") from exc
-            raise Failed(f"too many redirects (more than {MAX_REDIRECTS})") from exc
+                raise Failed(
+                    f"redirect ({exc.status}) without a Location", kind="redirects"
+                ) from exc
+            raise Failed(
+                f"too many redirects (more than {MAX_REDIRECTS})", kind="redirects"
+            ) from exc
         except (TimeoutError, httpx.TimeoutException) as exc:
-            raise Failed(f"timed out after {self.timeout:g} s") from exc
+            raise Failed(f"timed out after {self.timeout:g} s", kind="slow") from exc
         except httpx.TransportError as exc:
-            raise Failed(f"connection failed ({type(exc).__name__})") from exc
+            raise Failed(f"connection failed ({type(exc).__name__})", kind="no_connection") from exc
         return await self._parse(page_from_html, body, charset, media, current)
 
     # --- helpers ---------------------------------------------------------------------------
@@ -333,7 +355,8 @@ class PageReader:
             return await read_answer(response, limit)
         except AnswerTooLarge as exc:
             raise Failed(
-                f"answer larger than {limit:,} bytes (VICARAN_MAX_PAGE_BYTES), set aside unread"
+                f"answer larger than {limit:,} bytes (VICARAN_MAX_PAGE_BYTES), set aside unread",
+                kind="not_a_page",
             ) from exc
         except BodyDecodeError as exc:
             raise Failed(str(exc)) from exc
@@ -352,7 +375,7 @@ class PageReader:
                 parser, *args, settings=self.settings, seconds=self.timeout
             )
         except WorkerFailed as failed:
-            raise Failed(_parser_failure(failed)) from None
+            raise Failed(_parser_failure(failed), kind="damaged") from None
         finally:
             now = loop.time()
             for clock, when in paused:
@@ -397,7 +420,7 @@ def _jina_error(status: int, body: bytes, wait: float | None, cap: float) -> Fai
             retry_after=None if wait is None else min(wait, cap),
         )
     if status >= 500:
-        return Failed(f"server error (HTTP {status})", retry=True)
+        return Failed(f"server error (HTTP {status})", retry=True, kind="server_error")
     reasons = {
         400: f"rejected the URL (400: {message or 'bad request'})",
         401: "rejected the API key (401): set a valid JINA_API_KEY in .env, or remove it",
@@ -406,8 +429,10 @@ def _jina_error(status: int, body: bytes, wait: float | None, cap: float) -> Fai
         422: "no content available (422)",
         451: "refused the URL (451: blocked site or private address)",
     }
+    kinds = {403: "refused", 422: "empty", 451: "refused"}
     return Failed(
-        reasons.get(status, f"answered HTTP {status}" + (f": {message}" if message else ""))
+        reasons.get(status, f"answered HTTP {status}" + (f": {message}" if message else "")),
+        kind=kinds.get(status, "other"),
     )
 
 
@@ -417,6 +442,13 @@ def _is_web_url(url: str) -> bool:
         return parts.scheme.lower() in ("http", "https") and bool(parts.hostname)
     except ValueError:
         return False
+
+
+def _telling(kinds: dict[str, str]) -> str:
+    """The kind that tells a journalist most: the site's own answer (the direct fetch's) over
+    the reading service's, unless the direct fetch says nothing more."""
+    direct, reader = kinds.get("direct fetch", "other"), kinds.get("Jina Reader", "other")
+    return direct if direct != "other" or reader == "other" else reader
 
 
 def _one_line(steps: dict[str, str]) -> str:

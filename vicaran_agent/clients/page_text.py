@@ -40,13 +40,49 @@ _REFUSED_CODECS = frozenset({"punycode", "idna"})
 
 
 class Failed(Exception):
-    """A step failed; `reason` is the human-readable part after "Jina Reader:"/"direct fetch:"."""
+    """A step failed; `reason` is the technical part after "Jina Reader:"/"direct fetch:",
+    `kind` what it means for a journalist (`UNREAD_KINDS`: the site could not be found, it
+    refused automated reading, ...)."""
 
-    def __init__(self, reason: str, *, retry: bool = False, retry_after: float | None = None):
+    def __init__(
+        self,
+        reason: str,
+        *,
+        retry: bool = False,
+        retry_after: float | None = None,
+        kind: str = "other",
+    ):
         super().__init__(reason)
         self.reason = reason
         self.retry = retry
         self.retry_after = retry_after
+        self.kind = kind
+
+
+# Why a page could not be read, in a journalist's words (messages `unread_<kind>`).
+UNREAD_KINDS = (
+    "no_site",
+    "no_connection",
+    "refused",
+    "missing",
+    "server_error",
+    "slow",
+    "not_a_page",
+    "empty",
+    "private",
+    "redirects",
+    "damaged",
+    "other",
+)
+
+
+def status_kind(status: int) -> str:
+    """What an HTTP status a site answered means for whoever wanted the page."""
+    if status in (404, 410):
+        return "missing"
+    if status >= 500:
+        return "server_error"
+    return "refused"
 
 
 @dataclass
@@ -84,9 +120,10 @@ def page_from_jina(body: bytes, charset: str | None, content_type: str | None) -
         page, warnings = _parse_jina_text(text)
     for warning in warnings:
         if (answered := _target_error(warning)) is not None:
-            raise Failed(f"the site answered {answered}")
+            status = int(answered[:3]) if answered[:3].isdigit() else 0
+            raise Failed(f"the site answered {answered}", kind=status_kind(status))
         if "captcha" in warning.lower():
-            raise Failed("blocked page: captcha")
+            raise Failed("blocked page: captcha", kind="refused")
     return _readable(page)
 
 
@@ -255,10 +292,10 @@ def _readable(page: Page) -> Page:
 
 def _check_readable(page: Page) -> None:
     if _looks_binary(page.text):
-        raise Failed("binary content, not a readable page")
+        raise Failed("binary content, not a readable page", kind="not_a_page")
     reason = blocked_reason(page.text)
     if reason:
-        raise Failed(reason)
+        raise Failed(reason, kind="refused" if reason.startswith("blocked") else "empty")
 
 
 def _looks_binary(text: str) -> bool:

@@ -59,6 +59,19 @@ MESSAGES: dict[str, Text] = {
         "https://aistudio.google.com/apikey) and restart, or use Vertex AI with "
         "GOOGLE_GENAI_USE_ENTERPRISE=1, GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION."
     ),
+    # why a page could not be read, for a journalist (the technical detail is kept apart)
+    "unread_no_site": "the site could not be found (its address does not exist)",
+    "unread_no_connection": "the site could not be reached",
+    "unread_refused": "the site refused automated reading",
+    "unread_missing": "the page no longer exists at this address",
+    "unread_server_error": "the site had a server error",
+    "unread_slow": "the site took too long to answer",
+    "unread_not_a_page": "it is not a web page Vicaran reads (a file, or too large)",
+    "unread_empty": "the page has no readable text",
+    "unread_private": "it is a private or local address, which Vicaran never opens",
+    "unread_redirects": "the page redirects without end",
+    "unread_damaged": "the page is damaged (or built to stall a reader)",
+    "unread_other": "it could not be read",
     "keys_missing": (
         "Not set: {keys}. Put them in .env (see .env.example) and restart; `vicaran doctor` "
         "checks each one."

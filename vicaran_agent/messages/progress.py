@@ -34,8 +34,8 @@ MESSAGES: dict[str, Text] = {
     ),
     "source_unreadable": ("⚠️ **Source {i}/{n} could not be read:** {url}\n- {reason}"),
     "sources_done": (
-        "📊 [PROGRESS] Source analysis complete: {total}\n- {high} (⭐⭐⭐⭐⭐)\n- {medium} (⭐⭐⭐)\n"
-        "- {low} (⭐⭐)\n\nAll sources saved to your dashboard."
+        "📊 [PROGRESS] Source analysis complete: {usable} of the {total} found\n- {high} "
+        "(⭐⭐⭐⭐⭐)\n- {medium} (⭐⭐⭐)\n- {low} (⭐⭐)\n\nAll sources saved to your dashboard."
     ),
     "n_sources": ("{count} source", "{count} sources"),
     "n_high": ("{count} high-credibility source", "{count} high-credibility sources"),

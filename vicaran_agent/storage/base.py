@@ -43,6 +43,7 @@ SOURCE_FIELDS = (
     "is_user_provided",
     "is_reachable",
     "unreachable_reason",
+    "unreachable_detail",
     "origin",
     "display_url",
     "publisher",

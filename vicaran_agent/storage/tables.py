@@ -115,6 +115,7 @@ class SourceRow(Base):
     is_user_provided: Mapped[bool] = mapped_column(Boolean, default=False)
     is_reachable: Mapped[bool] = mapped_column(Boolean, default=True)
     unreachable_reason: Mapped[str | None] = mapped_column(Text)
+    unreachable_detail: Mapped[str | None] = mapped_column(Text, nullable=True)
     origin: Mapped[str] = mapped_column(String(32), default="web")
     # Added with the trust work: nullable, so older databases gain them in place.
     display_url: Mapped[str | None] = mapped_column(URL, nullable=True)

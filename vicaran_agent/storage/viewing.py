@@ -42,6 +42,7 @@ def source_view(row: SourceRow) -> SourceView:
         is_user_provided=bool(row.is_user_provided),
         is_reachable=row.is_reachable is not False,
         unreachable_reason=row.unreachable_reason,
+        unreachable_detail=row.unreachable_detail,
         origin=row.origin or "web",
         display_url=row.display_url or row.url,
         publisher=row.publisher or row.domain or "",

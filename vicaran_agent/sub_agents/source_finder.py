@@ -88,6 +88,7 @@ class SourceFinderAgent(StageAgent):
             stage.settings,
             pages=runtime.pages,
             texts=runtime.texts,
+            language=stage.language,
         )
         reader = DocumentReader(
             stage.model, analyzer.instruction, runtime.texts, config.brief, stage.language
@@ -148,7 +149,8 @@ class SourceFinderAgent(StageAgent):
         low = sum(s.credibility_score <= 2 for s in readable)
         summary = stage.msg(
             "sources_done",
-            total=stage.msg("n_sources", count=len(readable)),
+            usable=stage.msg("n_sources", count=len(readable)),
+            total=len(sources),  # as many as "found" said: the journalist's, documents, search
             high=stage.msg("n_high", count=high),
             medium=stage.msg("n_medium", count=len(readable) - high - low),
             low=stage.msg("n_low", count=low),
@@ -217,6 +219,8 @@ class SourceFinderAgent(StageAgent):
         if isinstance(item, ListedDocument):
             return _document_line(stage, i, n, source, item)
         if not source.is_reachable:
+            # the reason in plain words; its technical detail for `--verbose` and the dashboard
+            logger.warning("could not read %s: %s", source.link, source.unreachable_detail)
             return stage.msg(
                 "source_unreadable", i=i, n=n, url=source.link, reason=source.unreachable_reason
             )

@@ -53,8 +53,10 @@ class SourceAnalyzer:
         settings: Settings | None = None,
         pages: PageCache | None = None,
         texts: TextStore | None = None,
+        language: str = ENGLISH,
     ) -> None:
         self.settings = settings or get_settings()
+        self.language = language  # the journalist's: why a page could not be read
         self.model = model
         self.instruction = instruction
         self.texts = texts if texts is not None else TextStore(self.settings)
@@ -84,17 +86,19 @@ class SourceAnalyzer:
         hinted = published_date(published_hint)
         page = await self._read(url)
         if not page.ok:
-            reason = page.error or "unreadable"
+            detail = clean(page.error or "unreadable", [url, base["url"]])
+            why = Phrase(f"unread_{page.kind or 'other'}")
             source = Source(
                 **base,
                 title=clean(title_hint),
                 content_summary="",
                 is_reachable=False,
-                unreachable_reason=clean(reason, [url, base["url"]]),
+                unreachable_reason=why.said_in(self.language),
+                unreachable_detail=detail,
                 published_at=hinted,
                 published_at_source="search" if hinted else None,
             )
-            problem = Phrase("page_unreadable", url=url, reason=reason)
+            problem = Phrase("page_unreadable", url=url, reason=why)
             return Analysis(source, problem, page.timed_out)
         limit = self.settings.vicaran_digest_page_chars
         prompt = data_block(
@@ -183,6 +187,7 @@ async def analyze_source(url: str, tool_context: ToolContext) -> dict[str, Any]:
     settings = get_settings()
     instruction = await render_instruction(SOURCE_DIGEST_INSTRUCTION, tool_context)
     kept = TextStore(settings)  # read before any investigation runs: stored right after
+    language = (tool_context.state.get(keys.INVESTIGATION_CONFIG) or {}).get("language", ENGLISH)
     analyzer = SourceAnalyzer(
         ModelClient(
             settings.vicaran_fast_model,
@@ -191,9 +196,9 @@ async def analyze_source(url: str, tool_context: ToolContext) -> dict[str, Any]:
         ),
         instruction,
         texts=kept,
+        language=language,
     )
     seconds = settings.vicaran_user_source_timeout_seconds
-    language = (tool_context.state.get(keys.INVESTIGATION_CONFIG) or {}).get("language", ENGLISH)
     with tally_calls() as tally:  # the digest's model use is the planning turn's
         try:
             analysis = await asyncio.wait_for(
