@@ -5,7 +5,7 @@ API_PORT ?= 8001
 UV := $(shell command -v uv 2>/dev/null || echo "python3 -m uv")
 STAMP := .venv/.vicaran-installed
 
-.PHONY: install run web api test test-stress test-live bench lint format docs messages clean
+.PHONY: install run web api test test-stress test-live bench lint format docs messages clean demo
 
 install: $(STAMP) .env
 
@@ -23,6 +23,9 @@ $(STAMP): pyproject.toml uv.lock
 
 run: install
 	$(UV) run vicaran serve --host $(HOST) --port $(PORT)
+
+demo: install
+	$(UV) run vicaran demo --host $(HOST) --port $(PORT)
 
 web: install
 	@echo 'Note: `adk web` serves the dev UI only; its reports link the dashboard `make run` serves, at http://127.0.0.1:8000/investigations (or VICARAN_PUBLIC_URL)'

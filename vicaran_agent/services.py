@@ -61,6 +61,7 @@ class Services:
     parse_pools: dict[tuple[int, int], WorkerPool] = field(default_factory=dict)
     start_warned: bool = False
     dashboard_served: bool = False  # a Vicaran server (`vicaran serve`) was built with it
+    sample_data: bool = False  # `vicaran demo`: every page says it shows sample data
     settings: Settings | None = None  # read from the environment when first asked for
     lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
 

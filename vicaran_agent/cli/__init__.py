@@ -41,6 +41,11 @@ def parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="dev UI, agent API, callback API and dashboard")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
+    demo = commands.add_parser(
+        "demo", help="the dashboard and exports of a sample investigation (no keys needed)"
+    )
+    demo.add_argument("--host", default="127.0.0.1")
+    demo.add_argument("--port", type=int, default=8000)
     database = commands.add_parser("db", help="the records database's schema (migrations)")
     database.add_argument(
         "action",
@@ -176,6 +181,10 @@ def dispatch(args: argparse.Namespace) -> int:
         from .server import serve
 
         return serve(args.host, args.port)
+    if args.command == "demo":
+        from .server import demo
+
+        return demo(args.host, args.port)
     if args.command == "outbox":
         from .store import outbox
 

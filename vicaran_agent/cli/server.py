@@ -105,3 +105,43 @@ def serve(host: str, port: int) -> int:
 
         Server(uvicorn.Config(app, host=host, port=port)).run(sockets=[sock])
     return 0
+
+
+def demo(host: str, port: int) -> int:
+    """`vicaran demo`: the dashboard and the exports of the bundled sample investigation."""
+    try:
+        sock = listen(host, port)
+    except PortError as error:
+        print(error, file=sys.stderr)
+        return 1
+    import tempfile
+
+    import uvicorn
+
+    from ..config import Settings, server_url
+    from ..demo import ReadOnly, load, sample
+    from ..server.app import build_server
+    from ..services import Services, serving
+    from ..storage import get_repository
+
+    bound = server_url(host, port)
+    with sock, tempfile.TemporaryDirectory(prefix="vicaran-demo-") as folder:
+        settings = Settings(  # none of the newsroom's settings: no keys, no token, no callback
+            _env_file=None,  # type: ignore[call-arg]
+            vicaran_database_url=f"sqlite:///{folder}/demo.db",
+            vicaran_public_url=bound,
+            vicaran_dashboard_token="",
+            callback_api_url="",
+            agent_secret="",
+            vicaran_allowed_hosts="",
+        )
+        shown = Services(settings=settings, sample_data=True)
+        with serving(shown):
+            investigation_id = load(get_repository(settings.database_url), sample())
+        page = f"/investigations/{investigation_id}"
+        app = build_server(settings, with_adk=False, host=host, port=port, services=shown)
+        app.add_middleware(ReadOnly, home=page)
+        print(f"Vicaran sample data (read-only, no keys needed): {bound}{page}", flush=True)
+        uvicorn.Server(uvicorn.Config(app, host=host, port=port)).run(sockets=[sock])
+        shown.close()
+    return 0

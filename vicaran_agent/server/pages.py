@@ -14,6 +14,7 @@ from typing import Any
 from fastapi.responses import HTMLResponse
 from markupsafe import Markup
 
+from ..services import current
 from ..templating import templates
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
@@ -52,7 +53,7 @@ def page(
     """A dashboard page around `main` and `head` (HTML the dashboard's renderers escaped), in
     the language `lang` (a BCP 47 tag)."""
     values = {"title": title, "main": Markup(main), "head": Markup(head), "lang": lang}
-    return _render("base.html", status, headers, **values)
+    return _render("base.html", status, headers, sample=current().sample_data, **values)
 
 
 def fragment(main: str, *, status: int = 200) -> HTMLResponse:
