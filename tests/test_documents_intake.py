@@ -535,3 +535,31 @@ async def test_a_file_sent_with_approved_gets_the_updated_plan_and_no_idle_tool_
     assert state[keys.INVESTIGATION_STATUS] == "planning" and state[keys.AWAITING_APPROVAL]
     run = await conversation.send("APPROVED")
     assert conversation.texts(run)[-1].rstrip().endswith("[INVESTIGATION_COMPLETE]")
+
+
+async def test_a_reliability_line_rates_the_files_attached_with_it(store, env):
+    """`Reliability: high` in the message a file comes with rates that file (not the brief's
+    words); a file sent later without one reads as its collection's (neutral)."""
+    conversation = Conversation()
+    await conversation.send(
+        f"Quick Search. {BRIEF}\nReliability: high", [text_file("audit.txt", MEMO)]
+    )
+    state = await conversation.state()
+    config = state[keys.INVESTIGATION_CONFIG]
+    assert "Reliability" not in config["brief"] and "Reliability" not in config["title"]
+    own = f"investigation-{state[keys.INVESTIGATION_ID]}"
+    await conversation.send("And this one.", [text_file("notes.txt", "Acme paid 2 million.")])
+    rated = {d.file_name: d.reliability for d in store.documents(own)}
+    assert rated == {"audit.txt": "high", "notes.txt": "neutral"}
+    await conversation.send("APPROVED")
+    state = await conversation.state()
+    stars = {s["publisher"]: s["credibility_score"] for s in document_sources(state)}
+    assert stars["audit.txt"] > stars["notes.txt"]
+
+
+def test_the_reliability_line_is_read_in_english_and_portuguese() -> None:
+    from vicaran_agent.briefing import choose_reliability
+
+    assert choose_reliability("Brief.\nReliability: High") == ("high", "Brief.")
+    assert choose_reliability("Confiabilidade: baixa\nBriefing.") == ("low", "Briefing.")
+    assert choose_reliability("The reliability: of the data is the story.")[0] is None

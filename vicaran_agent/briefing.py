@@ -91,6 +91,34 @@ def choose_collections(text: str) -> tuple[list[str], str]:
     return names, _tidy("".join(kept) + text[last:])
 
 
+# "Reliability: high" (or Confiabilidade: alta), a line of its own: how far to trust the files
+# attached with the message.
+_RELIABILITY_LINE = re.compile(
+    r"^[ \t]*(?:reliability|confiabilidade)[ \t]*:([^\n]*)$", re.IGNORECASE | re.MULTILINE
+)
+_RELIABILITY_WORDS = {
+    "high": "high",
+    "alta": "high",
+    "neutral": "neutral",
+    "neutra": "neutral",
+    "medium": "neutral",
+    "média": "neutral",
+    "media": "neutral",
+    "low": "low",
+    "baixa": "low",
+}
+
+
+def choose_reliability(text: str) -> tuple[str | None, str]:
+    """(high, neutral or low, or None when the message names none; the text without the line)."""
+    line = _RELIABILITY_LINE.search(text)
+    if line is None:
+        return None, text
+    word = line.group(1).strip(_NAME_WRAPPERS + " ").lower()
+    chosen = _RELIABILITY_WORDS.get(word.split()[0] if word else "")
+    return chosen, _tidy(text[: line.start()] + text[line.end() :])
+
+
 def _without(text: str, start: int, end: int) -> str:
     """`text` minus the phrase at [start, end), its brackets and the punctuation after it."""
     if start and text[start - 1] == "(" and text[end : end + 1] == ")":

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from typing import cast
 
 from google.adk.agents.callback_context import CallbackContext
 from google.genai import types
@@ -13,6 +14,7 @@ from google.genai import types
 from .. import state_keys as keys
 from ..briefing import (
     choose_collections,
+    choose_reliability,
     is_skip,
 )
 from ..documents.artifact_plugin import artifact_reader
@@ -27,6 +29,7 @@ from ..documents.intake import (
     look_up,
     take_in,
 )
+from ..documents.model import DocumentReliability
 from ..formatting import one_line
 from ..i18n import message
 from ..schemas import InvestigationConfig
@@ -136,6 +139,7 @@ async def documents_this_turn(
             read_artifact=artifact_reader(callback_context),
             owner=reader,
             earlier=known.attachments,
+            reliability=said_reliability(callback_context),
         )
         attached = _sent_again(attached, taken) + taken
     for record in attached:
@@ -156,6 +160,12 @@ def _sent_again(attached: list[AttachedFile], taken: list[AttachedFile]) -> list
     return [a for a in attached if a.status != CUT_OFF or a.file_name not in again]
 
 
+def said_reliability(callback_context: CallbackContext) -> DocumentReliability | None:
+    """The rating a `Reliability: high|neutral|low` line gives the files of this message."""
+    chosen, _ = choose_reliability(user_text(callback_context.user_content))
+    return cast("DocumentReliability | None", chosen)
+
+
 async def documents_before_the_brief(
     callback_context: CallbackContext,
     files: list[Attachment],
@@ -174,6 +184,7 @@ async def documents_before_the_brief(
         read_artifact=artifact_reader(callback_context),
         owner=Reader(callback_context.user_id, investigation_id),
         earlier=known.attachments,
+        reliability=said_reliability(callback_context),
     )
     cut = with_cut_off([], list(cut_off), language)
     known.attachments = _sent_again(known.attachments, taken) + taken + cut

@@ -14,6 +14,7 @@ from google.genai import types
 from ..briefing import (
     choose_collections,
     choose_mode,
+    choose_reliability,
 )
 from ..schemas import Mode
 
@@ -184,6 +185,7 @@ def read_first_message(text: str) -> FirstMessage:
     match = _ID_LINE.search(text)
     investigation_id = str(uuid.UUID(match.group(1))) if match else None
     collections, rest = choose_collections(_ID_LINE.sub("", text))
+    _, rest = choose_reliability(rest)  # the attached files' rating: not the brief's words
     mode, brief = choose_mode(rest)
     return FirstMessage(investigation_id, mode, brief, title_of(brief), collections)
 

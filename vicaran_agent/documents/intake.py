@@ -9,6 +9,7 @@ orchestrator need (titles, pages, languages, what could not be read) is kept in 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Awaitable, Callable, Collection, Iterable
 from dataclasses import dataclass
@@ -163,6 +164,7 @@ async def take_in(
     read_artifact: ReadArtifact | None = None,
     owner: Reader | None = None,
     earlier: Iterable[AttachedFile] = (),
+    reliability: DocumentReliability | None = None,
 ) -> list[AttachedFile]:
     """Parse and index each attachment into `owner`'s collection (a stored one read back with
     `read_artifact`, one still inline saved with `save_artifact`); one that fails is recorded
@@ -170,6 +172,7 @@ async def take_in(
 
     The files are read at the same time in the parse pool (and indexed one at a time), their
     OCR within one budget for the investigation, less what its `earlier` files took.
+    `reliability`: theirs, said in the message they came with (else their collection's).
     """
     settings = get_settings()
     before = list(earlier)
@@ -214,7 +217,10 @@ async def take_in(
         reading.append((record, attachment, data))
     indexing = asyncio.Lock()  # one write at a time: files of one collection
     await asyncio.gather(
-        *(_read_and_index(r, a, d, collection, owner, ledger, indexing) for r, a, d in reading)
+        *(
+            _read_and_index(r, a, d, collection, owner, ledger, indexing, reliability)
+            for r, a, d in reading
+        )
     )
     return taken
 
@@ -227,6 +233,7 @@ async def _read_and_index(
     owner: Reader | None,
     ledger: OcrLedger,
     indexing: asyncio.Lock,
+    reliability: DocumentReliability | None = None,
 ) -> None:
     """One attachment parsed in the pool and indexed; what failed is said in `record`."""
     reading = pool.submit(data, attachment.file_name, mime=attachment.mime or None, ledger=ledger)
@@ -238,7 +245,14 @@ async def _read_and_index(
             record.ocr_seconds = round(reading.budget.seconds_used, 3)
         async with indexing:
             outcome = await asyncio.to_thread(
-                document_store().add, parsed, collection, ATTACHMENT_RELIABILITY, owner=owner
+                functools.partial(
+                    document_store().add,
+                    parsed,
+                    collection,
+                    ATTACHMENT_RELIABILITY,
+                    owner=owner,
+                    own_reliability=reliability,
+                )
             )
     except DocumentError as error:
         record.status, record.reason = "unreadable", _reason(str(error), record.file_name)

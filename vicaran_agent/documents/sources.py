@@ -50,7 +50,8 @@ async def list_documents(
             continue
         domain = OWN_DOMAIN if name in own else name
         for info in await asyncio.to_thread(store.documents, name):
-            listed.setdefault(info.document_id, ListedDocument(info, domain, known[name]))
+            # its own rating (a `Reliability:` line it came with) is info.reliability already
+            listed.setdefault(info.document_id, ListedDocument(info, domain, info.reliability))
     return list(listed.values())
 
 

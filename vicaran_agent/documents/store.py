@@ -84,6 +84,7 @@ class DocumentStore:
         reliability: DocumentReliability | None = None,
         *,
         owner: Reader | None = None,
+        own_reliability: DocumentReliability | None = None,
     ) -> AddOutcome:
         """Index one parsed file in `collection` (created on first use).
 
@@ -91,11 +92,13 @@ class DocumentStore:
         file (path, else file name) with new bytes: "replaced", its old passages gone. Else "added".
         Without `owner` it is the operator adding (a new collection is shared); with one, a chat's
         attachment: a new collection is that user's, and a collection that is not an attachment
-        collection of that user is refused (CollectionRefused).
+        collection of that user is refused (CollectionRefused). `own_reliability`: this file's
+        own rating (a chat's `Reliability:` line), over its collection's.
         """
         collection = collection_name(collection)
-        if reliability is not None and reliability not in RELIABILITIES:
-            raise ValueError(f"reliability must be one of {', '.join(RELIABILITIES)}")
+        for rating in (reliability, own_reliability):
+            if rating is not None and rating not in RELIABILITIES:
+                raise ValueError(f"reliability must be one of {', '.join(RELIABILITIES)}")
         passages = split_passages(parsed.pages)
         key = _file_key(parsed)
         names = list(
@@ -121,6 +124,8 @@ class DocumentStore:
                 )
             ).first()
             if same is not None:
+                if own_reliability is not None:  # the same file, sent again with a rating
+                    same.reliability = own_reliability
                 return AddOutcome("unchanged", _info(session, same))
             document = session.scalars(
                 select(DocumentRow).where(
@@ -135,6 +140,7 @@ class DocumentStore:
             else:
                 session.execute(delete(PassageRow).where(PassageRow.document_id == document.id))
             _fill(document, parsed, names)
+            document.reliability = own_reliability
             session.flush()
             if passages:
                 session.execute(
@@ -394,7 +400,8 @@ def _info(session: Session, row: DocumentRow) -> DocumentInfo:
 
 
 def _infos(session: Session, rows: list[DocumentRow]) -> list[DocumentInfo]:
-    """DocumentInfo of each row, with its passage count and its collection's reliability."""
+    """DocumentInfo of each row, with its passage count and its reliability (its own, else its
+    collection's)."""
     if not rows:
         return []
     ids = [row.id for row in rows]
@@ -423,7 +430,7 @@ def _infos(session: Session, rows: list[DocumentRow]) -> list[DocumentInfo]:
             page_count=row.page_count,
             language=row.language,
             sha256=row.sha256,
-            reliability=_reliability(reliability.get(row.collection)),
+            reliability=_reliability(row.reliability or reliability.get(row.collection)),
             unreadable=tuple(
                 UnreadablePage(int(u.get("page", 0)), str(u.get("reason", "")))
                 for u in row.unreadable or []

@@ -72,7 +72,11 @@ class DocumentEvidence:
         return cls(store, names, documents, {c: known[c] for c in names}, per_round, follower)
 
     def reliability_of(self, hit: PassageHit) -> Reliability:
-        return self.reliability.get(hit.collection, "neutral")
+        """The passage's document's rating (its own, else its collection's)."""
+        own = next(
+            (d.reliability for d in self.documents if d.document_id == hit.document_id), None
+        )
+        return own or self.reliability.get(hit.collection, "neutral")
 
     async def search(self, queries: Sequence[str]) -> list[tuple[str, PassageHit]]:
         """(query, passage) for the best passages over every query, each passage once."""

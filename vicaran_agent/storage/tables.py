@@ -356,6 +356,9 @@ class DocumentRow(Base):
     page_count: Mapped[int] = mapped_column(Integer, default=0)
     unreadable: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
     ocr_pages: Mapped[list[int]] = mapped_column(JSON, default=list)
+    # a chat attachment's own reliability (a `Reliability:` line sent with it); None: its
+    # collection's
+    reliability: Mapped[str | None] = mapped_column(String(16), nullable=True)
     size: Mapped[int] = mapped_column(Integer, default=0)
     added_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
