@@ -109,9 +109,12 @@ async def test_a_claim_only_the_brief_makes_is_checked_first(env):
     # checked: a verdict exists for it and its evidence loop ran first
     verdict = next(v for v in state[keys.VERDICT_RECORDS] if v["claim_key"] == "C1")
     assert verdict["verdict"] == "unverified"  # nothing independent says so
+    # checked first: its check starts first (the judge calls of concurrent checks come in
+    # whatever order their evidence does - not something a loaded machine keeps)
     checks = [c["prompt"] for c in scripted_model.calls_for("ClaimAssessment")]
-    assert "mayor's brother owns 3 bottling firms" in checks[0]
-    assert any("Verifying claim 1/" in t and "bottling firms" in t for t in texts)
+    assert any("mayor's brother owns 3 bottling firms" in prompt for prompt in checks)
+    verifying = [t for t in texts if "[PROGRESS] Verifying claim " in t]
+    assert "Verifying claim 1/" in verifying[0] and "bottling firms" in verifying[0]
     (stored,) = [c for c in saved(state)["claims"] if c["origin"] == "brief"]
     assert stored["claim_text"] == first["claim_text"]
     assert any(f["claim_id"] == stored["id"] for f in saved(state)["fact_checks"])
