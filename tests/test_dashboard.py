@@ -417,7 +417,7 @@ async def test_list_rows_tell_alike_titles_apart(client: httpx.AsyncClient, repo
         assert '<code title="Its id: any command or address takes' in row
         assert f">{iid[:8]}</code> · started <time" in row
     first_row = rows[first][: rows[first].index("</tr>")]
-    assert '<span class="badge verdict-partially_true">Partially true</span> 1' in first_row
+    assert '<span class="badge verdict-partially_true">1 Partially true</span>' in first_row
     assert "verdict-" not in rows[second][: rows[second].index("</tr>")]
     listed = (await client.get("/api/investigations")).json()
     assert {item["id"]: item["verdicts"] for item in listed} == {

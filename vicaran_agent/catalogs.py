@@ -168,6 +168,8 @@ def update(catalog: str) -> None:
             if previous is not None
             else ("" if isinstance(msgid, str) else ("", ""))
         )
+        if isinstance(msgid, tuple) and isinstance(string, str):  # a message that now counts:
+            string = (string, string)  # its translation for both forms, to be told apart
         locations = [(w.rsplit(":", 1)[0], int(w.rsplit(":", 1)[1])) for w in where]
         new.add(msgid, string, locations=locations, context=context)
     with _po_path(catalog).open("wb") as po:

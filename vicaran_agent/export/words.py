@@ -237,7 +237,9 @@ def sources_intro(sources: list[SourceView], language: str = "en") -> str:
     counted = words.ngettext("{count} source", "{count} sources", count).format(count=count)
     if not set_aside:
         return counted + "."
-    aside = words.gettext("{count} set aside as off-topic").format(count=set_aside)
+    aside = words.ngettext(
+        "{count} set aside as off-topic", "{count} set aside as off-topic", set_aside
+    ).format(count=set_aside)
     return f"{counted}, {aside}."
 
 
