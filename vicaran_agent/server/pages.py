@@ -74,6 +74,13 @@ def token_page(headers: dict[str, str]) -> HTMLResponse:
 
 
 def _render(name: str, status: int, headers: dict[str, str] | None, **values: Any) -> HTMLResponse:
-    values = {"static": STATIC_PREFIX, "head": "", "inline_css": "", "lang": "en", **values}
+    values = {
+        "static": STATIC_PREFIX,
+        "head": "",
+        "inline_css": "",
+        "lang": "en",
+        "sample": False,
+        **values,
+    }
     html = templates().get_template(name).render(**values)
     return HTMLResponse(html, status, headers={**PAGE_HEADERS, **(headers or {})})
