@@ -9,6 +9,7 @@ import pytest
 
 from tests.fakes.newsroom import FakeNewsroom
 from tests.fakes.server import RecordedRequest, Response
+from tests.support import scripted_model
 from tests.support.clock import FakeClock
 from tests.support.corpus import RIVERTON
 from tests.support.records import as_json
@@ -44,6 +45,32 @@ async def test_investigate_with_yes_writes_the_report_and_exits_by_status(env, t
     assert "[INVESTIGATION_COMPLETE]" not in report  # markers are for programs, not files
     assert report.strip() == display_text(record["summary"])
     assert printed.rstrip().endswith(get_settings().investigation_url(ID))
+
+
+async def test_the_model_use_shown_is_every_call_the_plan_included(env, capsys):
+    """`vicaran investigate`: the tokens saved (and shown) are the sum of every response's
+    usage, the plan and the digest of the journalist's page included."""
+    code = await run_cli(
+        "investigate", "Did Acme Chemicals pollute Riverton's drinking water?",
+        "--url", RIVERTON[2].url, "--mode", "quick", "--id", ID, "--yes",
+    )  # fmt: skip
+    assert code == 0
+    tokens = as_json(get_repository(get_settings().database_url).get_investigation(ID))["tokens"]
+    billed = [c["billed"] for c in scripted_model.CALLS if "billed" in c]
+    assert tokens["input"] == sum(b["input"] for b in billed)
+    assert tokens["output"] == sum(b["output"] for b in billed)
+    assert tokens["per_stage"]["investigation_orchestrator"]["input"] > 0
+    assert f"{tokens['input']:,} tokens in" in capsys.readouterr().out
+
+
+async def test_verbose_shows_the_detail_of_why_a_page_could_not_be_read(env, capsys):
+    env.services.jina.fail(RIVERTON[0].url, 422)
+    code = await run_cli("investigate", "Did Acme pollute Riverton's water?", "--yes", "--verbose")
+    printed = capsys.readouterr()
+    assert code == 0
+    assert "could not be read:** " in printed.out  # the journalist's words in the progress
+    (detail,) = [line for line in printed.err.splitlines() if RIVERTON[0].url in line]
+    assert "no content available (422)" in detail and "could not resolve host" in detail
 
 
 async def test_partial_investigation_exits_2(env, capsys):
