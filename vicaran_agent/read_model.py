@@ -95,6 +95,30 @@ class EvidenceView(View):
     territory_id: str | None = None
 
 
+class ReviewView(View):
+    """The editor's decision on a checked claim, as it stands (the latest approve or change)."""
+
+    status: str = "unreviewed"  # unreviewed | approved | changed
+    reviewer: str = ""
+    at: str | None = None
+    verdict_before: str | None = None  # the verdict the editor decided on
+    verdict_after: str | None = None  # what the editor's verdict is now
+    note: str = ""
+
+
+class AuditEntry(View):
+    """One entry of an investigation's audit log (never edited, never deleted)."""
+
+    at: str | None
+    reviewer: str
+    action: str  # approve | change | note
+    claim: int  # the claim's 1-based place in the report
+    claim_text: str
+    verdict_before: str
+    verdict_after: str
+    note: str = ""
+
+
 class FactCheckView(View):
     id: str
     fact_check_id: str
@@ -112,6 +136,13 @@ class FactCheckView(View):
     evidence: list[EvidenceView] = Field(default_factory=list)
     source_ids: list[str] = Field(default_factory=list)
     reasoning: list[str] = Field(default_factory=list)
+    review: ReviewView = Field(default_factory=ReviewView)  # the editor's, never the machine's
+
+    @property
+    def shown_verdict(self) -> str:
+        """The verdict to publish: the editor's when changed, else the machine's."""
+        changed = self.review.status == "changed" and self.review.verdict_after
+        return self.review.verdict_after if changed else self.verdict  # type: ignore[return-value]
 
 
 class BiasView(View):

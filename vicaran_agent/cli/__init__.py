@@ -55,6 +55,10 @@ def parser() -> argparse.ArgumentParser:
     )
     outbox = commands.add_parser("outbox", help="records waiting for the newsroom callback API")
     outbox.add_argument("action", choices=["status", "flush"])
+    review = commands.add_parser("review", help="the claims of an investigation and their review")
+    review.add_argument(
+        "investigation_id", metavar="ID", help="the investigation's id (or short id)"
+    )
     export = commands.add_parser("export", help="export a saved investigation")
     export.add_argument("investigation_id", metavar="ID", help="the investigation's id")
     export.add_argument(
@@ -193,6 +197,10 @@ def dispatch(args: argparse.Namespace) -> int:
         from .store import db
 
         return db(args.action)
+    if args.command == "review":
+        from .store import review
+
+        return review(args.investigation_id)
     if args.command == "export":
         from .store import export
 

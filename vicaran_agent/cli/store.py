@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from ..i18n import message, system_language
 
 if TYPE_CHECKING:
-    pass
+    from ..read_model import ReviewView
 
 
 def schema_problem() -> str | None:
@@ -115,3 +115,39 @@ def export(investigation_id: str, fmt: str, out: str | None) -> int:
         return 1
     print(f"{exports.FORMATS[fmt].label} export of {investigation_id} written to {out}")
     return 0
+
+
+def review(investigation_id: str) -> int:
+    """Each checked claim, its verdict and where its editorial review stands."""
+    from ..config import get_settings
+    from ..storage import get_repository
+    from ..storage.reads import AmbiguousIdError
+
+    repository = get_repository(get_settings().database_url)
+    try:
+        investigation = repository.get_investigation(investigation_id)
+    except AmbiguousIdError as error:
+        print(str(error), file=sys.stderr)
+        return 1
+    if investigation is None:
+        print(f"No investigation with id {investigation_id} is saved here.", file=sys.stderr)
+        return 1
+    print(
+        f"{investigation.title} ({investigation.id[:8]}): {len(investigation.fact_checks)} claims"
+    )
+    for number, check in enumerate(investigation.fact_checks, 1):
+        said = " ".join(check.claim_text.split())
+        print(f"{number}. {check.verdict.upper()} - {said[:160]}")
+        print(f"   {_review_line(check.review)}")
+    return 0
+
+
+def _review_line(review: ReviewView) -> str:
+    if review.status == "unreviewed":
+        return "unreviewed"
+    when = (review.at or "")[:16].replace("T", " ")
+    if review.status == "changed":
+        before, after = (review.verdict_before or "").upper(), (review.verdict_after or "").upper()
+        return f"changed by {review.reviewer} on {when} from {before} to {after}: {review.note}"
+    note = f": {review.note}" if review.note else ""
+    return f"approved by {review.reviewer} on {when}{note}"

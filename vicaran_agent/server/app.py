@@ -25,6 +25,7 @@ from .access import HEALTH_PATH, AccessMiddleware, redact_token_logs
 from .callback_api import callback_router
 from .dashboard import dashboard_router
 from .limits import BodyLimitMiddleware
+from .reviews import reviews_router
 
 logger = logging.getLogger(__name__)
 AGENT_DIR = Path(__file__).resolve().parent.parent  # the vicaran_agent package, as ADK loads it
@@ -155,6 +156,7 @@ def build_server(
     )
     app.include_router(callback_router())
     app.include_router(dashboard_router())
+    app.include_router(reviews_router())
     app.add_middleware(BodyLimitMiddleware)  # no body past VICARAN_MAX_REQUEST_BYTES is read
     app.add_middleware(AccessMiddleware, bound_host=host)  # before every route
     if services is not None:

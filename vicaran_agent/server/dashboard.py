@@ -59,7 +59,7 @@ def dashboard_router() -> APIRouter:
     ]
     for path, handler, page in routes:
         router.add_api_route(
-            path, _guarded(handler, page=page), methods=["GET"], include_in_schema=not page
+            path, guarded(handler, page=page), methods=["GET"], include_in_schema=not page
         )
     router.add_api_route(
         STATIC_PREFIX + "/{name}", _static, methods=["GET"], include_in_schema=False
@@ -70,7 +70,7 @@ def dashboard_router() -> APIRouter:
 # --- access --------------------------------------------------------------------------------
 
 
-def _guarded(handler: Handler, *, page: bool) -> Handler:
+def guarded(handler: Handler, *, page: bool) -> Handler:
     """`handler` behind the dashboard token (when one is set): Bearer header or cookie.
 
     The middleware has already checked the request (and redirected a `?token=` away); this

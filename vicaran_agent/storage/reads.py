@@ -15,6 +15,7 @@ from vicaran_agent.storage.base import (
     all_rows,
     effective_status,
 )
+from vicaran_agent.storage.reviews import reviews_of
 from vicaran_agent.storage.tables import (
     BiasRow,
     ClaimRow,
@@ -177,4 +178,5 @@ def _investigation_view(session: Session, investigation_id: str) -> Investigatio
             all_rows(session, TimelineEventRow, investigation_id),
             key=lambda r: (r.event_date, r.position),
         ),
+        reviews=reviews_of(session, investigation_id),
     )

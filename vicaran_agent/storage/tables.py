@@ -196,6 +196,24 @@ class EvidenceRow(Base):
     published_at_source: Mapped[str | None] = mapped_column(String(16), nullable=True)
 
 
+class ReviewRow(Base):
+    """One editor's decision on a checked claim: an entry of an append-only audit log. No code
+    edits or deletes one; a review never changes the evidence records it is about."""
+
+    __tablename__ = "reviews"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    investigation_id: Mapped[str] = mapped_column(ID, _fk("investigations.id"), index=True)
+    fact_check_id: Mapped[str] = mapped_column(ID)
+    claim_id: Mapped[str] = mapped_column(ID)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    reviewer: Mapped[str] = mapped_column(Text)
+    action: Mapped[str] = mapped_column(String(16))  # approve | change | note
+    verdict_before: Mapped[str] = mapped_column(String(32))
+    verdict_after: Mapped[str] = mapped_column(String(32))
+    note: Mapped[str] = mapped_column(Text, default="")
+
+
 class FactCheckRow(Base):
     """The verdict on one claim; unique per (investigation, claim)."""
 

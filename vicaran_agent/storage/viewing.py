@@ -12,6 +12,7 @@ from vicaran_agent.read_model import (
     EvidenceView,
     FactCheckView,
     InvestigationView,
+    ReviewView,
     SourceView,
     TimelineEventView,
 )
@@ -107,7 +108,8 @@ def evidence_view(row: EvidenceRow) -> EvidenceView:
     )
 
 
-def fact_check_view(row: FactCheckRow) -> FactCheckView:
+def fact_check_view(row: FactCheckRow, review: ReviewView | None = None) -> FactCheckView:
+    """A check; `review`: the editor's decision on it as it stands (none: unreviewed)."""
     claim = row.claim
     return FactCheckView(
         id=row.id,
@@ -126,6 +128,7 @@ def fact_check_view(row: FactCheckRow) -> FactCheckView:
         evidence=[evidence_view(item) for item in row.evidence],
         source_ids=[source.id for source in row.sources],
         reasoning=list(row.reasoning or []),
+        review=review or ReviewView(),
     )
 
 
@@ -164,8 +167,10 @@ def investigation_view(
     fact_checks: Sequence[FactCheckRow] = (),
     bias: BiasRow | None = None,
     events: Sequence[TimelineEventRow] = (),
+    reviews: Mapping[str, ReviewView] | None = None,
 ) -> InvestigationView:
-    """The investigation with the records given (none: its header only)."""
+    """The investigation with the records given (none: its header only); `reviews`: the
+    editors' decisions by fact-check id."""
     url_of = {source.id: source.url for source in sources}
     return InvestigationView(
         id=row.id,
@@ -185,7 +190,9 @@ def investigation_view(
         completed_at=iso(row.completed_at),
         sources=[source_view(source) for source in sources],
         claims=[claim_view(claim) for claim in claims],
-        fact_checks=[fact_check_view(check) for check in fact_checks],
+        fact_checks=[
+            fact_check_view(check, (reviews or {}).get(check.id)) for check in fact_checks
+        ],
         bias=None if bias is None else bias_view(bias),
         timeline=[timeline_view(event, url_of) for event in events],
     )
