@@ -3,6 +3,7 @@ decision an entry of an append-only audit log, the evidence never touched (issue
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -149,3 +150,33 @@ async def test_vicaran_review_lists_each_claim_and_its_review(
         f"from {VERDICTS[2].upper()} to FALSE: Forged."
     )
     assert cli.main(["review", "no-such-id"]) == 1
+
+
+async def test_every_export_and_page_shows_the_editors_decision_beside_the_verdict(
+    http: httpx.AsyncClient, repo: Repository, capsys: pytest.CaptureFixture[str]
+) -> None:
+    iid, _ = trust_investigation(repo)
+    change = {"action": "change", "verdict": "false", "note": "Forged.", "reviewer": "Ana"}
+    assert (await http.post(review_path(iid, 1), json=change)).status_code == 201
+    approve = {"action": "approve", "reviewer": "Bruno"}
+    assert (await http.post(review_path(iid, 2), json=approve)).status_code == 201
+    day = (await http.get(f"/api/investigations/{iid}/audit")).json()[0]["at"][:10]
+    changed = f"Changed by Ana on {day} from ✅ VERIFIED to ❌ FALSE: Forged."
+    markdown = (await http.get(f"/api/investigations/{iid}/export", params={"format": "md"})).text
+    assert f"**Editor:** {changed}" in markdown
+    assert f"**Editor:** Approved by Bruno on {day}" in markdown
+    html = (await http.get(f"/api/investigations/{iid}/export", params={"format": "html"})).text
+    assert f"<strong>Editor:</strong> {changed}" in html
+    page = (await http.get(f"/investigations/{iid}")).text
+    assert f"<strong>Editor:</strong> {changed}" in page
+    claim_page = (await http.get(f"/investigations/{iid}/claims/1")).text
+    assert f"<strong>Editor:</strong> {changed}" in claim_page
+    # ClaimReview: rated as the editor said; --reviewed-only leaves out the unreviewed
+    assert cli.main(["export", iid, "--format", "claimreview", "--reviewed-only"]) == 0
+    reviews = json.loads(capsys.readouterr().out)
+    assert [r["url"].rsplit("/", 1)[1] for r in reviews] == ["1", "2"]
+    assert reviews[0]["reviewRating"]["alternateName"] == "False"
+    assert reviews[0]["reviewRating"]["ratingValue"] == 1
+    assert cli.main(["export", iid, "--format", "claimreview"]) == 0
+    assert len(json.loads(capsys.readouterr().out)) == len(VERDICTS)
+    assert cli.main(["export", iid, "--format", "md", "--reviewed-only"]) == 2

@@ -69,6 +69,11 @@ def parser() -> argparse.ArgumentParser:
         help="Markdown report, standalone HTML, every record as JSON, or ClaimReview JSON-LD",
     )
     export.add_argument("--out", help="write to this file instead of standard output")
+    export.add_argument(
+        "--reviewed-only",
+        action="store_true",
+        help="ClaimReview: only the claims an editor approved or changed (rated as the editor said)",
+    )
     doctor = commands.add_parser(
         "doctor", help="check each service the next run uses: reachable, keys accepted, limits"
     )
@@ -204,7 +209,7 @@ def dispatch(args: argparse.Namespace) -> int:
     if args.command == "export":
         from .store import export
 
-        return export(args.investigation_id, args.fmt, args.out)
+        return export(args.investigation_id, args.fmt, args.out, args.reviewed_only)
     if args.command == "docs":
         return docs(args)
     if args.command == "doctor":

@@ -85,8 +85,11 @@ def outbox(action: str) -> int:
     return 0 if not counts.pending and not counts.failed else 1
 
 
-def export(investigation_id: str, fmt: str, out: str | None) -> int:
+def export(investigation_id: str, fmt: str, out: str | None, reviewed_only: bool = False) -> int:
     """Write one saved investigation as `fmt` to standard output, or to `out`."""
+    if reviewed_only and fmt != "claimreview":
+        print("--reviewed-only applies to --format claimreview.", file=sys.stderr)
+        return 2
     from .. import export as exports
     from ..config import get_settings
     from ..storage import get_repository
@@ -103,7 +106,9 @@ def export(investigation_id: str, fmt: str, out: str | None) -> int:
         return 1
     investigation_id = investigation.id
     snapshots = repository.get_snapshots(investigation_id) if fmt in exports.WITH_SNAPSHOTS else {}
-    text = exports.render(fmt, investigation, snapshots, settings=get_settings())
+    text = exports.render(
+        fmt, investigation, snapshots, settings=get_settings(), reviewed_only=reviewed_only
+    )
     if not out:
         sys.stdout.write(text)
         sys.stdout.flush()

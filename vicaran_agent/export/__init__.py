@@ -56,6 +56,7 @@ from .words import (
     page_text,
     published_fact,
     relevance_text,
+    review_text,
     sentence,
     steps_text,
 )
@@ -96,6 +97,7 @@ __all__ = [
     "render",
     "report_markdown",
     "review_rating",
+    "review_text",
     "saved_links",
     "sentence",
     "snapshot_links",

@@ -13,14 +13,22 @@ from .words import claims_by_id, is_document, link_of
 RATING_VALUES = {"verified": 5, "partially_true": 3, "misleading": 2, "false": 1}
 
 
-def to_claimreview(investigation: InvestigationView, settings: Settings | None = None) -> str:
+def to_claimreview(
+    investigation: InvestigationView,
+    settings: Settings | None = None,
+    *,
+    reviewed_only: bool = False,
+) -> str:
     """`claim_reviews` as a pretty-printed JSON array."""
-    reviews = claim_reviews(investigation, settings)
+    reviews = claim_reviews(investigation, settings, reviewed_only=reviewed_only)
     return json_for_html(reviews, indent=2) + "\n"
 
 
 def claim_reviews(
-    investigation: InvestigationView, settings: Settings | None = None
+    investigation: InvestigationView,
+    settings: Settings | None = None,
+    *,
+    reviewed_only: bool = False,
 ) -> list[dict[str, Any]]:
     """One schema.org ClaimReview per fact-check, each naming the page that carries it.
 
@@ -31,6 +39,9 @@ def claim_reviews(
     Args:
         investigation: what `Repository.get_investigation` returns.
         settings: the publisher's name and URL and the dashboard's public URL.
+        reviewed_only: only the claims an editor approved or changed.
+
+    Each is rated by the verdict that stands: the editor's when one changed it.
 
     Returns:
         ClaimReview JSON-LD objects, in the order of the fact-checks.
@@ -49,6 +60,8 @@ def claim_reviews(
         author["url"] = settings.vicaran_publisher_url
     reviews = []
     for number, check in enumerate(investigation.fact_checks, 1):
+        if reviewed_only and check.review.status == "unreviewed":
+            continue
         claim = claims.get(check.claim_id)
         appearance = [
             {"@type": "CreativeWork", "url": links[source_id]}
@@ -64,7 +77,7 @@ def claim_reviews(
             "url": settings.claim_url(iid, number),
             "claimReviewed": check.claim_text or (claim.claim_text if claim else ""),
             "author": dict(author),
-            "reviewRating": review_rating(check.verdict, language),
+            "reviewRating": review_rating(check.shown_verdict, language),
             "itemReviewed": item,
             "inLanguage": language,
         }

@@ -38,6 +38,7 @@ def render(
     *,
     settings: Settings | None = None,
     now: datetime | None = None,
+    reviewed_only: bool = False,
 ) -> str:
     """The investigation exported as `fmt` (a key of `FORMATS`).
 
@@ -48,6 +49,7 @@ def render(
             see `WITH_SNAPSHOTS`).
         settings: publisher and public URL; the process settings when omitted.
         now: the export time written into the JSON export (default: now, UTC).
+        reviewed_only: ClaimReview: only the claims an editor approved or changed.
 
     Returns:
         The export's text.
@@ -64,7 +66,7 @@ def render(
     if fmt == "json":
         return to_json(investigation, snapshots or {}, now=now, public_url=public_url)
     if fmt == "claimreview":
-        return to_claimreview(investigation, settings)
+        return to_claimreview(investigation, settings, reviewed_only=reviewed_only)
     raise ValueError(f"unknown export format {fmt!r}: use {', '.join(FORMATS)}")
 
 

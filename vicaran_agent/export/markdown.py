@@ -19,6 +19,7 @@ from .words import (
     item_title,
     one_line,
     relevance_text,
+    review_text,
     said,
     sentence,
     share_percent,
@@ -76,6 +77,8 @@ def _evidence_md(investigation: InvestigationView, links: set[str]) -> str:
         quoted = f" — {md.inline(who)}" if who else ""
         label = _("Claim (from the brief)") if from_brief else _("Claim")
         lines.append(f"**{label}:** {md.inline(check.claim_text)}{quoted}")
+        if decided := review_text(check, language):
+            lines.append(_label(_("Editor"), md.inline(decided)))
         facts = [_label(_("Checked on"), md.inline(check.as_of))] if check.as_of else []
         if (confidence := share_percent(check.confidence)) is not None:
             facts.append(_label(_("Confidence"), confidence))

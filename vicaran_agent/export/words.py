@@ -247,6 +247,25 @@ def claims_by_id(investigation: InvestigationView) -> dict[str, ClaimView]:
     return {claim.id: claim for claim in investigation.claims}
 
 
+def review_text(check: FactCheckView, language: str = "en") -> str:
+    """The editor's decision beside the machine's verdict ("Changed by Ana from VERIFIED to
+    MISLEADING: the signature is from 2023."), or "" while the claim is unreviewed."""
+    review = check.review
+    if review.status == "unreviewed":
+        return ""
+    _ = said(language).gettext
+    day = (review.at or "")[:10]
+    if review.status == "changed":
+        before = _verdict(review.verdict_before or check.verdict, language)
+        after = _verdict(review.verdict_after or check.verdict, language)
+        text = _("Changed by {reviewer} on {day} from {before} to {after}").format(
+            reviewer=review.reviewer, day=day, before=before, after=after
+        )
+    else:
+        text = _("Approved by {reviewer} on {day}").format(reviewer=review.reviewer, day=day)
+    return f"{text}: {one_line(review.note)}" if review.note else text
+
+
 def check_heading(number: int, check: FactCheckView, language: str) -> str:
     """`Claim 2 · ✅ VERIFIED`: the claim's place in the list (its key is internal)."""
     claim = said(language).gettext("Claim {number}").format(number=number)

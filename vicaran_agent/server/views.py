@@ -242,6 +242,7 @@ def _environment(language: str) -> jinja2.Environment:
             "quality_labels": QUALITY_LABELS,
             "reasoning_heading": gettext(export.REASONING_HEADING),
             "relevance_text": functools.partial(export.relevance_text, language=language),
+            "review_text": functools.partial(export.review_text, language=language),
             "running_states": RUNNING,
             "score_label": lambda score: word(score_label(score), language),
             "sentence": export.sentence,
