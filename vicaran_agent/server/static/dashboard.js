@@ -153,6 +153,34 @@
   window.addEventListener("hashchange", fromHash);
   fromHash();
 
+  // --- the editor's review of a verdict -------------------------------------------------
+
+  // Sent as JSON to the form's review address; the page is read again to show the decision.
+  root.addEventListener("submit", async (event) => {
+    const form = event.target.closest("form.review-form");
+    if (!form) return;
+    event.preventDefault();
+    const said = form.querySelector(".review-status");
+    const data = Object.fromEntries(new FormData(form));
+    if (data.action !== "change") delete data.verdict;
+    try {
+      const response = await fetch(form.dataset.review, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        credentials: "same-origin",
+        body: JSON.stringify(data),
+      });
+      if (response.ok) {
+        location.reload();
+        return;
+      }
+      const answer = await response.json().catch(() => ({}));
+      said.textContent = answer.error || `HTTP ${response.status}`;
+    } catch {
+      said.textContent = root.dataset.lost || "";
+    }
+  });
+
   // --- the live refresh -----------------------------------------------------------------
 
   // The header's parts (the live line is the poll's own), the tab counts, the changed panels.
