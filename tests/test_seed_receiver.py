@@ -297,7 +297,7 @@ def filled(model: Any, *, full: bool, **fixed: Any) -> Any:
 def sent(full: bool) -> dict[str, dict[str, Any]]:
     """What Vicaran sends for each type, from rows with every value (or only required ones)."""
     source = filled(SourceRow, full=full, id="s1", url="https://example.org/a")
-    claim = filled(ClaimRow, full=full, id="c1", sources=[source])
+    claim = filled(ClaimRow, full=full, id="c1", sources=[source], earlier_checks=[])
     evidence = filled(EvidenceRow, full=full, id="e1")
     check = filled(FactCheckRow, full=full, id="f1", evidence=[evidence], sources=[source])
     investigation = filled(

@@ -12,6 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .memory import EarlierCheck
+
 
 class View(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -66,6 +68,7 @@ class ClaimView(View):
     period_end: str | None = None
     source_ids: list[str] = Field(default_factory=list)
     source_urls: list[str] = Field(default_factory=list)
+    earlier_checks: list[EarlierCheck] = Field(default_factory=list)  # the same claim, before
 
 
 class EvidenceView(View):

@@ -88,6 +88,12 @@ MESSAGES: dict[str, Text] = {
         '{emoji} **{label}** — claim {i}/{n} ("{claim}"): {reason}\n- Confidence: {confidence}%'
     ),
     "claim_failed": "⚠️ Claim {i}/{n} could not be checked: {reason}",
+    # claim memory: the same claim checked by an earlier investigation of this store
+    "memory_earlier": "🧠 Claim {i} was checked before: {earlier}",
+    "memory_note": "Claim {i} was checked before: {earlier}.",
+    "memory_check": "on {day} in «{title}»: {verdict}{review}",
+    "memory_approved": ", approved by {reviewer}",
+    "memory_changed": ", as changed by {reviewer}",
     "downgraded": "(Vicaran: downgraded from {verdict} - {reason}.)",
     # why the evidence rule allows a verdict or not (evidence.py)
     "rule_high": "high-reliability evidence ({publisher})",

@@ -1,8 +1,9 @@
 """The records store: one small synchronous repository over SQLAlchemy 2, made of its parts
 (one module each): `records` (the investigation and its records), `heartbeats` (liveness),
 `idempotency` (callback replies), `snapshots` (the texts read), `deliveries` (the outbox),
-`reads` (what readers get) and `reviews` (the editors' decisions, an audit log), over
-`base.RecordsDatabase` (the engine and its transactions).
+`reads` (what readers get), `reviews` (the editors' decisions, an audit log) and `memory`
+(earlier checks of the same claims), over `base.RecordsDatabase` (the engine and its
+transactions).
 
 Every save method is one transaction (a batch) and is safe to call from several threads
 (callers run it through `asyncio.to_thread`). SQLite is the default; PostgreSQL works too.
@@ -22,6 +23,7 @@ from vicaran_agent.storage.base import (
 from vicaran_agent.storage.deliveries import Deliveries
 from vicaran_agent.storage.heartbeats import Heartbeats
 from vicaran_agent.storage.idempotency import IDEMPOTENCY_PENDING, Idempotency
+from vicaran_agent.storage.memory import Memory
 from vicaran_agent.storage.reads import Reads
 from vicaran_agent.storage.records import Records
 from vicaran_agent.storage.reviews import Reviews
@@ -40,7 +42,7 @@ __all__ = [
 ]
 
 
-class Repository(Records, Heartbeats, Idempotency, Snapshots, Deliveries, Reads, Reviews):
+class Repository(Records, Heartbeats, Idempotency, Snapshots, Deliveries, Reads, Reviews, Memory):
     """Saves and reads investigation records; one instance per database URL."""
 
     def close(self) -> None:

@@ -157,6 +157,8 @@ class ClaimRow(Base):
     state: Mapped[str | None] = mapped_column(String(2), nullable=True)
     period_start: Mapped[str | None] = mapped_column(String(10), nullable=True)
     period_end: Mapped[str | None] = mapped_column(String(10), nullable=True)
+    # the same claim checked by earlier investigations of this store (memory.EarlierCheck)
+    earlier_checks: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON, nullable=True)
 
     sources: Mapped[list[SourceRow]] = relationship(
         secondary=claim_sources, order_by=SourceRow.position

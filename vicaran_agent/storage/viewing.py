@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from vicaran_agent.memory import EarlierCheck
 from vicaran_agent.read_model import (
     BiasView,
     ClaimView,
@@ -78,6 +79,7 @@ def claim_view(row: ClaimRow) -> ClaimView:
         period_end=row.period_end,
         source_ids=[source.id for source in row.sources],
         source_urls=[source.url for source in row.sources],
+        earlier_checks=[EarlierCheck.model_validate(c) for c in row.earlier_checks or []],
     )
 
 

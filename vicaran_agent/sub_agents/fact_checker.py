@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncGenerator, Callable
+from datetime import timedelta
 
 from google.adk.events import Event
 
@@ -18,10 +20,12 @@ from ..factcheck.live_search import LiveSearch, supports_live_search
 from ..factcheck.outlets import outlets_for
 from ..formatting import one_line
 from ..i18n import verdict_label
+from ..memory import EarlierCheck
 from ..plan import asks_for_gazettes
 from ..prompts.fact_checker import FACT_CHECKER_INSTRUCTION
 from ..runtime import runtime_for
 from ..schemas import Claim, Source, Verdict
+from ..storage import get_repository
 from ._stage import Stage, StageAgent, stream_concurrently
 
 logger = logging.getLogger(__name__)
@@ -39,6 +43,8 @@ class FactCheckerAgent(StageAgent):
             yield stage.finish(stage.msg("no_claims_to_verify"), {keys.VERDICT_RECORDS: []})
             return
         settings, config = stage.settings, stage.config
+        for line in await _remembered(stage, claims):  # the same claims, checked before
+            yield stage.event(line)
         factcheck = FactCheckApi(settings)
         if not settings.factcheck_api_key.strip():
             yield stage.event(stage.msg("factcheck_skipped", note=stage.msg("factcheck_off")))
@@ -150,3 +156,47 @@ class FactCheckerAgent(StageAgent):
             lines.append(f"   - {confidence}: {round(v.confidence * 100)}%")
         lines += ["", stage.msg("facts_done")]
         return "\n".join(lines)
+
+
+async def _remembered(stage: Stage, claims: list[Claim]) -> list[str]:
+    """Earlier investigations' checks of the same claims, recorded on the claims and said: a
+    progress line each, and a line in the report's Notes. (VICARAN_MEMORY_MAX_AGE_DAYS=0: off.)"""
+    settings, config = stage.settings, stage.config
+    if not settings.vicaran_memory_max_age_days:
+        return []
+    since = (settings.today - timedelta(days=settings.vicaran_memory_max_age_days)).isoformat()
+    repository = get_repository(settings.database_url)
+    wanted = [(c.key, c.claim_text, list(c.entities)) for c in claims]
+    try:
+        earlier = await asyncio.to_thread(
+            repository.earlier_checks, config.investigation_id, wanted, since
+        )
+        if earlier:
+            await asyncio.to_thread(repository.remember, config.investigation_id, earlier)
+    except Exception:  # memory is a help: a store that cannot say leaves the claims as they are
+        logger.warning("could not look up earlier checks", exc_info=True)
+        return []
+    lines = []
+    for number, claim in enumerate(claims, 1):
+        for check in earlier.get(claim.key, []):
+            said = _earlier_line(stage, check)
+            lines.append(stage.msg("memory_earlier", i=number, earlier=said))
+            stage.note(stage.msg("memory_note", i=number, earlier=said))
+    return lines
+
+
+def _earlier_line(stage: Stage, check: EarlierCheck) -> str:
+    """'on 2026-10-02 in «Dam contract»: ❌ FALSE, approved by Ana'."""
+    emoji, label = verdict_label(check.verdict, stage.language)
+    review = ""
+    if check.review_status == "approved":
+        review = stage.msg("memory_approved", reviewer=check.reviewer)
+    elif check.review_status == "changed":
+        review = stage.msg("memory_changed", reviewer=check.reviewer)
+    return stage.msg(
+        "memory_check",
+        day=check.checked_at,
+        title=one_line(check.title, 80),
+        verdict=f"{emoji} {label}",
+        review=review,
+    )

@@ -1,0 +1,129 @@
+"""Claim memory: a claim this store checked before is recalled beside the new check, rated by
+the verdict that stands (an editor's change first), within VICARAN_MEMORY_MAX_AGE_DAYS."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.conversation import Conversation
+from tests.support.records import as_json
+from tests.support.store import fresh_repository
+from vicaran_agent import state_keys as keys
+from vicaran_agent.config import get_settings
+from vicaran_agent.memory import is_same_claim
+from vicaran_agent.schemas import Claim, InvestigationConfig, Verdict
+from vicaran_agent.storage import Repository, get_repository
+
+CLAIM = (
+    "Acme Chemicals exceeded federal lead discharge limits by 312% at its Riverton plant in 2024."
+)
+SAME = "In 2024 Acme Chemicals exceeded the federal lead discharge limits by 312% at the Riverton plant."
+
+
+def test_the_same_claim_states_the_same_numbers_and_parties_in_mostly_the_same_words():
+    parties = ["Acme Chemicals"]
+    assert is_same_claim(CLAIM, parties, SAME)
+    assert not is_same_claim(CLAIM, parties, SAME.replace("312%", "213%"))  # another figure
+    assert not is_same_claim(CLAIM, parties, SAME.replace("2024", "2023"))  # another year
+    assert not is_same_claim(CLAIM, ["Acme Chemicals", "Beta Corp"], SAME)  # a party missing
+    assert not is_same_claim(CLAIM, parties, "Acme Chemicals paid 312% more for 2024 ads.")
+    pt = "A Prefeitura de São Paulo gastou R$ 4,2 milhões com merenda em 2024."
+    assert is_same_claim(pt, ["Prefeitura de Sao Paulo"], pt.replace("gastou", "pagou"))
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Repository]:
+    with fresh_repository(tmp_path, monkeypatch) as repository:
+        yield repository
+
+
+def checked(repo: Repository, text: str, verdict: str, as_of: str) -> str:
+    config = InvestigationConfig.for_mode(
+        "quick", investigation_id=str(uuid.uuid4()), title="Acme lead", brief=text, language="en"
+    )
+    repo.start_investigation(config)
+    iid = config.investigation_id
+    ids = repo.save_claims(
+        iid, [Claim(key="C1", claim_text=text, importance=0.9, entities=["Acme Chemicals"])]
+    )
+    repo.save_verdicts(
+        iid,
+        [
+            Verdict(
+                claim_key="C1",
+                claim_text=text,
+                claim_id=ids["C1"],
+                verdict=verdict,
+                confidence=0.8,
+                explanation="x",
+                as_of=as_of,
+            )
+        ],
+    )
+    return iid
+
+
+def test_the_store_recalls_the_same_claim_with_the_verdict_that_stands(repo: Repository):
+    first = checked(repo, CLAIM, "verified", "2026-10-02")
+    repo.add_review(
+        first, 1, action="change", reviewer="Ana", verdict="misleading", note="Q3, not Q4."
+    )
+    checked(repo, CLAIM.replace("312%", "99%"), "false", "2026-10-03")  # another claim
+    old = checked(repo, CLAIM, "false", "2025-01-01")  # the same, but too old
+    new = checked(repo, SAME, "unverified", "2026-11-27")
+    found = repo.earlier_checks(new, [("C1", SAME, ["Acme Chemicals"])], "2026-06-01")
+    (earlier,) = found["C1"]
+    assert (earlier.investigation_id, earlier.verdict, earlier.review_status) == (
+        first,
+        "misleading",
+        "changed",
+    )
+    assert (earlier.reviewer, earlier.checked_at) == ("Ana", "2026-10-02")
+    assert old not in {c.investigation_id for c in found["C1"]}
+    repo.remember(new, found)
+    (claim,) = as_json(repo.get_investigation(new))["claims"]
+    assert claim["earlier_checks"][0]["investigation_id"] == first
+
+
+async def test_a_second_investigation_of_the_same_story_says_what_was_checked_before(env):
+    brief = "Quick Search. Did Acme Chemicals pollute Riverton's water in 2024?"
+    first = Conversation()
+    await first.send(brief)
+    await first.send("APPROVED")
+    second = Conversation()
+    await second.send(brief)
+    run = await second.send("APPROVED")
+    texts = second.texts(run)
+    recalled = [t for t in texts if t.startswith("🧠 Claim ")]
+    assert recalled and "was checked before: on " in recalled[0]
+    state = await second.state()
+    report = state[keys.INVESTIGATION_SUMMARY]
+    assert "was checked before: on" in report.split("## Notes")[1]
+    record = as_json(
+        get_repository(get_settings().database_url).get_investigation(state[keys.INVESTIGATION_ID])
+    )
+    first_id = (await first.state())[keys.INVESTIGATION_ID]
+    assert any(
+        c["earlier_checks"] and c["earlier_checks"][0]["investigation_id"] == first_id
+        for c in record["claims"]
+    )
+    from vicaran_agent.server import views
+
+    page = views.detail_body(
+        get_repository(get_settings().database_url).get_investigation(state[keys.INVESTIGATION_ID])
+    )
+    assert "Checked before:" in page and f'href="/investigations/{first_id}"' in page
+
+
+async def test_memory_set_to_zero_days_recalls_nothing(env):
+    env.set(VICARAN_MEMORY_MAX_AGE_DAYS="0")
+    brief = "Quick Search. Did Acme Chemicals pollute Riverton's water in 2024?"
+    for _ in range(2):
+        conversation = Conversation()
+        await conversation.send(brief)
+        run = await conversation.send("APPROVED")
+    assert not [t for t in conversation.texts(run) if t.startswith("🧠 ")]
