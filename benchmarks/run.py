@@ -37,7 +37,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from benchmarks import cli_start, documents, gazettes, hostile, model_routing
+from benchmarks import cli_start, documents, gazettes, hostile, memory, model_routing
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVICES = ("tavily", "jina", "factcheck", "newsroom")
@@ -52,6 +52,7 @@ HOSTILE_TIMEOUT_SECONDS = 400
 GAZETTES_TIMEOUT_SECONDS = 300
 ROUTING_TIMEOUT_SECONDS = 120
 CLI_START_TIMEOUT_SECONDS = 180
+MEMORY_TIMEOUT_SECONDS = 240
 
 
 @dataclass(frozen=True)
@@ -485,6 +486,8 @@ def main(argv: list[str] | None = None) -> int:
     routing = process([sys.executable, "-m", "benchmarks.model_routing"], ROUTING_TIMEOUT_SECONDS)
     print("running CLI start ...", file=sys.stderr, flush=True)
     cli_figures = process([sys.executable, "-m", "benchmarks.cli_start"], CLI_START_TIMEOUT_SECONDS)
+    print("running claim memory ...", file=sys.stderr, flush=True)
+    memory_figures = process([sys.executable, "-m", "benchmarks.memory"], MEMORY_TIMEOUT_SECONDS)
 
     checks = targets(results, args.latency, total) + prompt_targets(results)
     if document_figures is not None:
@@ -498,6 +501,10 @@ def main(argv: list[str] | None = None) -> int:
     if "error" not in cli_figures:
         checks += [
             check(label, met, detail) for label, met, detail in cli_start.targets(cli_figures)
+        ]
+    if "error" not in memory_figures:
+        checks += [
+            check(label, met, detail) for label, met, detail in memory.targets(memory_figures)
         ]
     print(table(results))
     print()
@@ -551,6 +558,7 @@ def main(argv: list[str] | None = None) -> int:
             "gazettes": gazette_figures,
             "model_routing": routing,
             "cli_start": cli_figures,
+            "claim_memory": memory_figures,
             "targets": checks,
         }
         args.json.parent.mkdir(parents=True, exist_ok=True)
@@ -559,7 +567,14 @@ def main(argv: list[str] | None = None) -> int:
     broken = any("error" in r for r in results.values())
     broken = broken or any(
         f is not None and "error" in f
-        for f in (document_figures, hostile_figures, gazette_figures, routing, cli_figures)
+        for f in (
+            document_figures,
+            hostile_figures,
+            gazette_figures,
+            routing,
+            cli_figures,
+            memory_figures,
+        )
     )
     return 1 if broken else 0
 

@@ -18,6 +18,7 @@ from vicaran_agent.storage.tables import ClaimRow, FactCheckRow, InvestigationRo
 
 MAX_CANDIDATES = 200  # rows the store offers per claim before the closer check
 MAX_REMEMBERED = 3  # earlier checks kept per claim, newest first
+MAX_TERMS = 4  # numbers, and parties, the store narrows candidates by
 
 ClaimToFind = tuple[str, str, Sequence[str]]  # (key, text, the parties it names)
 
@@ -67,8 +68,9 @@ class Memory(RecordsDatabase):
 def _candidates(
     session: Session, investigation_id: str, text: str, entities: Sequence[str], since: str
 ) -> list[Row[Any]]:
-    """Checked claims of other investigations that could be the same: narrowed in the store by
-    the claim's longest number as written, else its first party's longest word."""
+    """Checked claims of other investigations that could be the same: narrowed in the store to
+    those that contain every number of the claim as written and the longest word of each party
+    it names (the closer check, in `memory.py`, decides)."""
     statement = (
         select(
             ClaimRow.claim_text,
@@ -83,12 +85,12 @@ def _candidates(
         .join(InvestigationRow, InvestigationRow.id == ClaimRow.investigation_id)
         .where(ClaimRow.investigation_id != investigation_id)
     )
-    digits = sorted(_digit_runs(text), key=len, reverse=True)
-    if digits:
-        statement = statement.where(ClaimRow.claim_text.contains(digits[0], autoescape=True))
-    else:
-        word = max(names(entities)[0].split(), key=len)
-        statement = statement.where(ClaimRow.claim_text.icontains(word, autoescape=True))
+    for digits in sorted(set(_digit_runs(text)), key=len, reverse=True)[:MAX_TERMS]:
+        statement = statement.where(ClaimRow.claim_text.contains(digits, autoescape=True))
+    for name in names(entities)[:MAX_TERMS]:
+        word = max(name.split(), key=len)
+        if word.isascii():  # (a folded word with accents would not match the text as written)
+            statement = statement.where(ClaimRow.claim_text.icontains(word, autoescape=True))
     rows = session.execute(statement.limit(MAX_CANDIDATES)).all()
     return [row for row in rows if _checked_on(row) >= since]
 
