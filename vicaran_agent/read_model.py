@@ -165,6 +165,7 @@ class TimelineEventView(View):
     event_text: str
     source_ids: list[str] = Field(default_factory=list)
     source_urls: list[str] = Field(default_factory=list)
+    disputed_dates: list[str] = Field(default_factory=list)  # the same happening, dated otherwise
 
 
 class InvestigationView(View):

@@ -294,6 +294,7 @@ class TimelineEvent(BaseModel):
     source_urls: list[str] = Field(default_factory=list)
     source_ids: list[str] = Field(default_factory=list)
     event_id: str | None = None
+    disputed_dates: list[str] = Field(default_factory=list)  # the same happening, dated otherwise
 
 
 QUALITY_DIMENSIONS = (

@@ -88,6 +88,10 @@ MESSAGES: dict[str, Text] = {
         '{emoji} **{label}** — claim {i}/{n} ("{claim}"): {reason}\n- Confidence: {confidence}%'
     ),
     "claim_failed": "⚠️ Claim {i}/{n} could not be checked: {reason}",
+    "timeline_disputed": (
+        "The sources date one happening differently: {first} and {second} (“{text}”); check "
+        "which is right before publishing either."
+    ),
     # claim memory: the same claim checked by an earlier investigation of this store
     "memory_earlier": "🧠 Claim {i} was checked before: {earlier}",
     "memory_note": "Claim {i} was checked before: {earlier}.",

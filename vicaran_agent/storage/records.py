@@ -304,6 +304,7 @@ class Records(RecordsDatabase):
                     session.add(row)
                 row.position = position
                 row.date_precision = event_.date_precision
+                row.disputed_dates = list(event_.disputed_dates) or None
                 linked = sources.resolve(event_.source_ids, event_.source_urls, event_.event_date)
                 row.source_ids = [source.id for source in linked]
                 ids.append(row.id)

@@ -273,6 +273,8 @@ class TimelineEventRow(Base):
     date_precision: Mapped[str] = mapped_column(String(8), default="day")
     event_text: Mapped[str] = mapped_column(Text)
     source_ids: Mapped[list[str]] = mapped_column(JSON, default=list)
+    # other dates the sources give the same happening (timeline_builder.flag_disputed)
+    disputed_dates: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
 
 
 class SnapshotRow(Base):

@@ -156,6 +156,7 @@ def timeline_view(row: TimelineEventRow, url_of: Mapping[str, str]) -> TimelineE
         event_text=row.event_text,
         source_ids=source_ids,
         source_urls=[url_of[i] for i in source_ids if i in url_of],
+        disputed_dates=list(row.disputed_dates or []),
     )
 
 

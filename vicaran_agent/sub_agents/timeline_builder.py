@@ -5,11 +5,13 @@ from __future__ import annotations
 import re
 from collections.abc import AsyncGenerator
 from datetime import date
+from itertools import combinations
 
 from google.adk.events import Event
 
 from .. import state_keys as keys
 from ..formatting import claims_block, one_line, sources_block
+from ..memory import content_words
 from ..model_outputs import TimelineDraft
 from ..prompts.timeline_builder import TIMELINE_BUILDER_INSTRUCTION
 from ..sanitize import clean
@@ -59,6 +61,30 @@ def build_events(draft: TimelineDraft, numbered: list[tuple[int, Source]]) -> li
     return sorted(events, key=lambda e: e.event_date)
 
 
+SAME_HAPPENING = 0.6  # share of content words two events' texts must have in common (Jaccard)
+
+
+def flag_disputed(events: list[TimelineEvent]) -> list[tuple[TimelineEvent, TimelineEvent]]:
+    """Pairs of events telling the same happening (most of their words, numbers and dates
+    aside) under dates that contradict each other; each gets the other's date in
+    `disputed_dates`. A date at a coarser precision ("2024", "2024-03") does not contradict a
+    finer one within it."""
+    words = [content_words(event.event_text) for event in events]
+    pairs = []
+    for i, j in combinations(range(len(events)), 2):
+        first, second = events[i], events[j]
+        if first.event_date.startswith(second.event_date) or second.event_date.startswith(
+            first.event_date
+        ):
+            continue
+        shared, either = words[i] & words[j], words[i] | words[j]
+        if either and len(shared) / len(either) >= SAME_HAPPENING:
+            first.disputed_dates.append(second.event_date)
+            second.disputed_dates.append(first.event_date)
+            pairs.append((first, second))
+    return pairs
+
+
 class TimelineBuilderAgent(StageAgent):
     """Builds the story's chronology (detailed mode only)."""
 
@@ -88,6 +114,13 @@ class TimelineBuilderAgent(StageAgent):
             return
         draft = TimelineDraft(events=[e for d in drafts for e in d.events])
         events = build_events(draft, numbered)
+        for first, second in flag_disputed(events):  # in the report's Notes, and flagged
+            text = one_line(first.event_text, 160)
+            stage.note(
+                stage.msg(
+                    "timeline_disputed", first=first.event_date, second=second.event_date, text=text
+                )
+            )
         records = {keys.TIMELINE_RECORDS: [e.model_dump(mode="json") for e in events]}
         if not events:
             yield stage.finish(stage.msg("timeline_empty"), records)
