@@ -111,6 +111,12 @@ async def test_a_second_investigation_of_the_same_story_says_what_was_checked_be
         c["earlier_checks"] and c["earlier_checks"][0]["investigation_id"] == first_id
         for c in record["claims"]
     )
+    offered = [
+        v
+        for v in state[keys.VERDICT_RECORDS]
+        if any("offered again" in line for line in v.get("reasoning") or [])
+    ]
+    assert offered  # the earlier check's evidence went to the judge again
     from vicaran_agent.server import views
 
     page = views.detail_body(
@@ -127,3 +133,41 @@ async def test_memory_set_to_zero_days_recalls_nothing(env):
         await conversation.send(brief)
         run = await conversation.send("APPROVED")
     assert not [t for t in conversation.texts(run) if t.startswith("🧠 ")]
+
+
+def test_a_journalists_document_is_never_offered_to_anothers_check(repo: Repository):
+    from vicaran_agent.schemas import Evidence
+
+    first = checked(repo, CLAIM, "verified", "2026-10-02")
+    claim_id = repo.get_investigation(first).claims[0].id
+    web = Evidence(
+        url="https://epa.example/acme", title="EPA notice", reliability="high",
+        stance="supports", snippet="Acme exceeded the limit by 312%.", quote="by 312%",
+    )  # fmt: skip
+    private = Evidence(
+        url="doc://d1/p1/1", title="Memo", reliability="high", stance="supports",
+        snippet="Acme exceeded.", origin="document", document_id="d1", page=1,
+    )  # fmt: skip
+    dependent = web.model_copy(update={"url": "https://copy.example/a", "independent": False})
+    verdict = Verdict(
+        claim_key="C1", claim_text=CLAIM, claim_id=claim_id, verdict="verified",
+        confidence=0.9, explanation="x", as_of="2026-10-02", evidence=[web, private, dependent],
+    )  # fmt: skip
+    repo.save_verdicts(first, [verdict])
+    new = checked(repo, SAME, "unverified", "2026-11-27")
+    (earlier,) = repo.earlier_checks(new, [("C1", SAME, ["Acme Chemicals"])], "2026-06-01")["C1"]
+    offered = repo.prior_evidence(earlier)
+    assert [view.url for view, _ in offered] == ["https://epa.example/acme"]
+    from vicaran_agent.factcheck.pool import Candidate
+
+    view, _ = offered[0]
+    again = Candidate.from_earlier(
+        view, "Acme exceeded the limit by 312%.", "f" * 64, "the earlier check of 2026-10-02"
+    )
+    # rated as any item is today (the outlet table), found by the earlier check, its text kept
+    assert (again.query, again.reliability, again.sha) == (
+        "the earlier check of 2026-10-02",
+        "neutral",
+        "f" * 64,
+    )
+    assert again.text == "Acme exceeded the limit by 312%."  # its quote is checked against it

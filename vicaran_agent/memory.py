@@ -26,6 +26,7 @@ class EarlierCheck(BaseModel):
     """An earlier investigation's check of the same claim, as it stands (editor's first)."""
 
     investigation_id: str
+    fact_check_id: str = ""
     title: str = ""
     claim: str
     verdict: str  # the verdict that stands: the editor's when one changed it

@@ -77,6 +77,7 @@ class ClaimChecker:
     found_sources: list[Source] = field(default_factory=list)  # gazettes read: saved as sources
     gazette_outcome: GazetteOutcome | None = None
     emit: Callable[[str], None] | None = None  # a progress line for the journalist
+    prior: list[Candidate] = field(default_factory=list)  # an earlier check's evidence (memory)
     _late_seen: set[str] = field(default_factory=set)
     _unread: list[SearchHit] = field(default_factory=list)  # found, not yet read
     _own: OwnSources = field(default_factory=OwnSources.none)
@@ -103,6 +104,10 @@ class ClaimChecker:
         # The claim's own pages are shown as context (never counted); related ones may count.
         for source, text in zip(own + related, texts, strict=True):
             self.pool.add(Candidate.from_source(source, text, self.claim.claim_text))
+        for candidate in self.prior:  # what the same claim's earlier check rested on
+            self.pool.add(candidate)
+        if self.prior:
+            self.reasoning.append(message("memory_prior", shared.language, count=len(self.prior)))
         queries = [one_line(q, 400) for q in self.claim.queries if q.strip()][:MAX_QUERIES]
         queries = queries or [one_line(self.claim.claim_text, 400)]
         if self._private:

@@ -16,6 +16,7 @@ from ..documents.model import PassageHit
 from ..formatting import data_block, one_line
 from ..gazettes.read import GazetteEvidence
 from ..model_outputs import ClaimAssessment
+from ..read_model import EvidenceView
 from ..sanitize import clean
 from ..schemas import (
     Claim,
@@ -125,6 +126,28 @@ class Candidate:
             text=" ".join(snippet.split()),
             record="official" if is_official(url) else "",
         )
+
+    @classmethod
+    def from_earlier(
+        cls, item: EvidenceView, text: str | None, sha: str | None, found_by: str
+    ) -> Candidate:
+        """An earlier check's evidence of the same claim, offered again with its dates; the
+        stance is judged anew and the rule counts it as any other item."""
+        candidate = cls.from_url(
+            item.display_url or item.url,
+            item.title,
+            item.quote or item.snippet,
+            item.origin,
+            query=found_by,
+            published_at=item.published_at,
+            published_at_source=item.published_at_source,
+        )
+        candidate.publisher = item.publisher or candidate.publisher
+        candidate.retrieved_at = item.retrieved_at
+        candidate.territory_id = item.territory_id
+        if text:
+            candidate.text, candidate.sha = text, sha
+        return candidate
 
     @classmethod
     def from_page(cls, page: ReadPage, origin: EvidenceOrigin) -> Candidate:

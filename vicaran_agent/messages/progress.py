@@ -94,7 +94,14 @@ MESSAGES: dict[str, Text] = {
     ),
     # claim memory: the same claim checked by an earlier investigation of this store
     "memory_earlier": "🧠 Claim {i} was checked before: {earlier}",
+    "memory_prior": (
+        "{count} piece of evidence from the same claim's earlier check offered again, with its "
+        "dates (its stance judged anew)",
+        "{count} pieces of evidence from the same claim's earlier check offered again, with their "
+        "dates (their stance judged anew)",
+    ),
     "memory_note": "Claim {i} was checked before: {earlier}.",
+    "memory_found_by": "the earlier check of {day}",
     "memory_check": "on {day} in «{title}»: {verdict}{review}",
     "memory_approved": ", approved by {reviewer}",
     "memory_changed": ", as changed by {reviewer}",

@@ -11,10 +11,18 @@ from sqlalchemy.engine import Row
 from sqlalchemy.orm import Session
 
 from vicaran_agent.memory import EarlierCheck, is_same_claim, names, searchable
-from vicaran_agent.read_model import ReviewView
+from vicaran_agent.read_model import EvidenceView, ReviewView
 from vicaran_agent.storage.base import RecordsDatabase
 from vicaran_agent.storage.reviews import reviews_of
-from vicaran_agent.storage.tables import ClaimRow, FactCheckRow, InvestigationRow, iso
+from vicaran_agent.storage.snapshots import unpack
+from vicaran_agent.storage.tables import (
+    ClaimRow,
+    FactCheckRow,
+    InvestigationRow,
+    SnapshotRow,
+    iso,
+)
+from vicaran_agent.storage.viewing import evidence_view
 
 MAX_CANDIDATES = 200  # rows the store offers per claim before the closer check
 MAX_REMEMBERED = 3  # earlier checks kept per claim, newest first
@@ -48,6 +56,27 @@ class Memory(RecordsDatabase):
                 if matches:
                     found[key] = matches[:MAX_REMEMBERED]
             return found
+
+        return self._read(op)
+
+    def prior_evidence(self, check: EarlierCheck) -> list[tuple[EvidenceView, str | None]]:
+        """The earlier check's independent evidence from the web (never a document of the
+        journalist who made it), each with the text then read (None when it was not kept)."""
+
+        def op(session: Session) -> list[tuple[EvidenceView, str | None]]:
+            row = session.get(FactCheckRow, check.fact_check_id)
+            if row is None:
+                return []
+            kept = []
+            for item in row.evidence:
+                view = evidence_view(item)
+                if not view.independent or view.origin == "document" or view.document_id:
+                    continue
+                snapshot = (
+                    session.get(SnapshotRow, view.content_sha256) if view.content_sha256 else None
+                )
+                kept.append((view, unpack(snapshot) if snapshot is not None else None))
+            return kept
 
         return self._read(op)
 
@@ -120,6 +149,7 @@ def _earlier(
     changed = review is not None and review.status == "changed" and review.verdict_after
     return EarlierCheck(
         investigation_id=row.investigation_id,
+        fact_check_id=row.fact_check_id,
         title=row.title or "",
         claim=row.claim_text,
         verdict=review.verdict_after if changed and review else row.verdict,

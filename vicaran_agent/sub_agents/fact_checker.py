@@ -18,6 +18,7 @@ from ..factcheck.checker import CheckSettings, ClaimChecker
 from ..factcheck.documents import DocumentEvidence
 from ..factcheck.live_search import LiveSearch, supports_live_search
 from ..factcheck.outlets import outlets_for
+from ..factcheck.pool import Candidate
 from ..formatting import one_line
 from ..i18n import verdict_label
 from ..memory import EarlierCheck
@@ -43,7 +44,8 @@ class FactCheckerAgent(StageAgent):
             yield stage.finish(stage.msg("no_claims_to_verify"), {keys.VERDICT_RECORDS: []})
             return
         settings, config = stage.settings, stage.config
-        for line in await _remembered(stage, claims):  # the same claims, checked before
+        remembered, prior = await _remembered(stage, claims)  # the same claims, checked before
+        for line in remembered:
             yield stage.event(line)
         factcheck = FactCheckApi(settings)
         if not settings.factcheck_api_key.strip():
@@ -91,7 +93,7 @@ class FactCheckerAgent(StageAgent):
         async def check(claim: Claim, emit: Callable[[str], None]) -> Verdict:
             i = number[claim.key]
             emit(stage.msg("verifying", i=i, n=len(claims), claim=one_line(claim.claim_text, 120)))
-            checker = ClaimChecker(shared, claim, emit=emit)
+            checker = ClaimChecker(shared, claim, emit=emit, prior=prior.get(claim.key, []))
             verdict = await checker.run()
             found_sources.extend(checker.found_sources)
             for issue in checker.issues:
@@ -158,12 +160,15 @@ class FactCheckerAgent(StageAgent):
         return "\n".join(lines)
 
 
-async def _remembered(stage: Stage, claims: list[Claim]) -> list[str]:
-    """Earlier investigations' checks of the same claims, recorded on the claims and said: a
-    progress line each, and a line in the report's Notes. (VICARAN_MEMORY_MAX_AGE_DAYS=0: off.)"""
+async def _remembered(
+    stage: Stage, claims: list[Claim]
+) -> tuple[list[str], dict[str, list[Candidate]]]:
+    """Earlier investigations' checks of the same claims, recorded on the claims and said (a
+    progress line each, a line in the report's Notes), and the newest one's independent web
+    evidence, offered again to each claim's check. (VICARAN_MEMORY_MAX_AGE_DAYS=0: off.)"""
     settings, config = stage.settings, stage.config
     if not settings.vicaran_memory_max_age_days:
-        return []
+        return [], {}
     since = (settings.today - timedelta(days=settings.vicaran_memory_max_age_days)).isoformat()
     repository = get_repository(settings.database_url)
     wanted = [(c.key, c.claim_text, list(c.entities)) for c in claims]
@@ -173,16 +178,33 @@ async def _remembered(stage: Stage, claims: list[Claim]) -> list[str]:
         )
         if earlier:
             await asyncio.to_thread(repository.remember, config.investigation_id, earlier)
+        prior = {
+            key: await asyncio.to_thread(repository.prior_evidence, checks[0])
+            for key, checks in earlier.items()
+        }
     except Exception:  # memory is a help: a store that cannot say leaves the claims as they are
         logger.warning("could not look up earlier checks", exc_info=True)
-        return []
+        return [], {}
     lines = []
     for number, claim in enumerate(claims, 1):
         for check in earlier.get(claim.key, []):
             said = _earlier_line(stage, check)
             lines.append(stage.msg("memory_earlier", i=number, earlier=said))
             stage.note(stage.msg("memory_note", i=number, earlier=said))
-    return lines
+    texts = runtime_for(config.investigation_id, settings).texts
+    offered = {
+        key: [
+            Candidate.from_earlier(
+                item,
+                text,
+                texts.put(text) if text else None,
+                stage.msg("memory_found_by", day=earlier[key][0].checked_at),
+            )
+            for item, text in items
+        ]
+        for key, items in prior.items()
+    }
+    return lines, offered
 
 
 def _earlier_line(stage: Stage, check: EarlierCheck) -> str:
