@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 from ..i18n import message, system_language
 
 if TYPE_CHECKING:
-    from ..read_model import ReviewView
+    from ..read_model import InvestigationView, ReviewView
+    from ..storage import Repository
 
 
 def schema_problem() -> str | None:
@@ -92,17 +93,9 @@ def export(investigation_id: str, fmt: str, out: str | None, reviewed_only: bool
         return 2
     from .. import export as exports
     from ..config import get_settings
-    from ..storage import get_repository
-    from ..storage.reads import AmbiguousIdError
 
-    repository = get_repository(get_settings().database_url)
-    try:
-        investigation = repository.get_investigation(investigation_id)
-    except AmbiguousIdError as error:
-        print(str(error), file=sys.stderr)
-        return 1
+    repository, investigation = _saved(investigation_id)
     if investigation is None:
-        print(f"No investigation with id {investigation_id} is saved here.", file=sys.stderr)
         return 1
     investigation_id = investigation.id
     snapshots = repository.get_snapshots(investigation_id) if fmt in exports.WITH_SNAPSHOTS else {}
@@ -124,18 +117,8 @@ def export(investigation_id: str, fmt: str, out: str | None, reviewed_only: bool
 
 def review(investigation_id: str) -> int:
     """Each checked claim, its verdict and where its editorial review stands."""
-    from ..config import get_settings
-    from ..storage import get_repository
-    from ..storage.reads import AmbiguousIdError
-
-    repository = get_repository(get_settings().database_url)
-    try:
-        investigation = repository.get_investigation(investigation_id)
-    except AmbiguousIdError as error:
-        print(str(error), file=sys.stderr)
-        return 1
+    _, investigation = _saved(investigation_id)
     if investigation is None:
-        print(f"No investigation with id {investigation_id} is saved here.", file=sys.stderr)
         return 1
     print(
         f"{investigation.title} ({investigation.id[:8]}): {len(investigation.fact_checks)} claims"
@@ -156,3 +139,21 @@ def _review_line(review: ReviewView) -> str:
         return f"changed by {review.reviewer} on {when} from {before} to {after}: {review.note}"
     note = f": {review.note}" if review.note else ""
     return f"approved by {review.reviewer} on {when}{note}"
+
+
+def _saved(investigation_id: str) -> tuple[Repository, InvestigationView | None]:
+    """The store, and the investigation `investigation_id` (or a unique short id) names; None,
+    said on standard error, when it names none or several."""
+    from ..config import get_settings
+    from ..storage import get_repository
+    from ..storage.reads import AmbiguousIdError
+
+    repository = get_repository(get_settings().database_url)
+    try:
+        investigation = repository.get_investigation(investigation_id)
+    except AmbiguousIdError as error:
+        print(str(error), file=sys.stderr)
+        return repository, None
+    if investigation is None:
+        print(f"No investigation with id {investigation_id} is saved here.", file=sys.stderr)
+    return repository, investigation
