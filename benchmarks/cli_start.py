@@ -81,7 +81,7 @@ def _median(argv: list[str], runs: int, env: dict[str, str]) -> float:
     return round(statistics.median(times), 3)
 
 
-def measure(runs: int) -> dict[str, Any]:
+def measure(runs: int, only: list[str] | None = None) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as folder:
         database_url = f"sqlite:///{Path(folder) / 'vicaran.db'}"
         env = {
@@ -93,7 +93,8 @@ def measure(runs: int) -> dict[str, Any]:
         os.environ.update({k: env[k] for k in ("VICARAN_DATABASE_URL", "ADK_DISABLE_LOAD_DOTENV")})
         _seed(database_url)
         vicaran = [sys.executable, "-m", "vicaran_agent.cli"]
-        commands = {name: _median([*vicaran, *argv], runs, env) for name, argv in COMMANDS.items()}
+        chosen = {name: argv for name, argv in COMMANDS.items() if not only or name in only}
+        commands = {name: _median([*vicaran, *argv], runs, env) for name, argv in chosen.items()}
         adk = _median([sys.executable, "-c", ADK_IMPORT], runs, env)
     return {"runs": runs, "adk_import_s": adk, "commands_s": commands}
 
@@ -125,9 +126,12 @@ def lines(figures: dict[str, Any]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5, help="runs of each command (median)")
+    parser.add_argument(
+        "--only", action="append", choices=list(COMMANDS), help="time only this command (repeat)"
+    )
     args = parser.parse_args(argv)
     try:
-        figures = measure(max(1, args.runs))
+        figures = measure(max(1, args.runs), args.only)
     except RuntimeError as error:
         print(json.dumps({"error": str(error)[-2000:]}))
         return 1
