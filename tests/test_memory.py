@@ -123,16 +123,10 @@ async def test_a_second_investigation_of_the_same_story_says_what_was_checked_be
         get_repository(get_settings().database_url).get_investigation(state[keys.INVESTIGATION_ID])
     )
     assert "Checked before:" in page and f'href="/investigations/{first_id}"' in page
-
-
-async def test_memory_set_to_zero_days_recalls_nothing(env):
-    env.set(VICARAN_MEMORY_MAX_AGE_DAYS="0")
-    brief = "Quick Search. Did Acme Chemicals pollute Riverton's water in 2024?"
-    for _ in range(2):
-        conversation = Conversation()
-        await conversation.send(brief)
-        run = await conversation.send("APPROVED")
-    assert not [t for t in conversation.texts(run) if t.startswith("🧠 ")]
+    env.set(VICARAN_MEMORY_MAX_AGE_DAYS="0")  # memory off: a third run recalls nothing
+    third = Conversation()
+    await third.send(brief)
+    assert not [t for t in third.texts(await third.send("APPROVED")) if t.startswith("🧠 ")]
 
 
 def test_a_journalists_document_is_never_offered_to_anothers_check(repo: Repository):
