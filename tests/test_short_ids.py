@@ -85,5 +85,10 @@ async def test_the_read_api_and_the_pages_take_the_short_id(repo, client):
     assert download.status_code == 200 and "Port tender" in download.text
     start(repo, TWIN, "Dam contract")
     start(repo, FIRST, "Dam contract")
-    assert (await client.get(f"/api/investigations/{FIRST[:8]}")).status_code == 404
+    ambiguous = await client.get(f"/api/investigations/{FIRST[:8]}")
+    assert ambiguous.status_code == 404
+    assert FIRST in ambiguous.json()["error"] and "give more of it" in ambiguous.json()["error"]
+    assert (await client.get("/api/investigations/c0ffee99")).json()["error"] == (
+        "investigation not found"
+    )
     assert (await client.get(f"/api/investigations/{FIRST[:10]}")).json()["id"] == FIRST

@@ -96,15 +96,16 @@ async def _investigations() -> list[InvestigationListItem]:
     return await asyncio.to_thread(lambda: get_repository(url).list_investigations())
 
 
-async def _investigation(investigation_id: str) -> InvestigationView | None:
-    """The investigation `investigation_id` (or a unique short id) names; None: none or several."""
+async def _investigation(investigation_id: str) -> InvestigationView | str:
+    """The investigation `investigation_id` (or a unique short id) names, else why not."""
     url = get_settings().database_url
     try:
-        return await asyncio.to_thread(
+        found = await asyncio.to_thread(
             lambda: get_repository(url).get_investigation(investigation_id)
         )
-    except AmbiguousIdError:
-        return None
+    except AmbiguousIdError as error:  # a short id several ids start with: say which
+        return str(error)
+    return found if found is not None else "investigation not found"
 
 
 def _json(data: Any, status: int = 200) -> JSONResponse:
@@ -117,8 +118,8 @@ async def _api_list(request: Request) -> Response:
 
 async def _api_one(request: Request) -> Response:
     investigation = await _investigation(request.path_params["investigation_id"])
-    if investigation is None:
-        return _json({"success": False, "error": "investigation not found"}, 404)
+    if isinstance(investigation, str):
+        return _json({"success": False, "error": investigation}, 404)
     rendered = await asyncio.to_thread(views.report_html, investigation, get_settings())
     return _json({**investigation.model_dump(mode="json"), "summary_html": rendered})
 
@@ -193,7 +194,7 @@ async def _page_list(request: Request) -> Response:
 
 async def _page_one(request: Request) -> Response:
     investigation = await _investigation(request.path_params["investigation_id"])
-    if investigation is None:
+    if isinstance(investigation, str):
         body = views.not_found_body(
             "Investigation not found", "/investigations", "See all investigations"
         )
@@ -207,7 +208,8 @@ async def _page_one(request: Request) -> Response:
 
 async def _page_claim(request: Request) -> Response:
     """The report's n-th checked claim: its verdict and evidence, and its ClaimReview alone."""
-    investigation = await _investigation(request.path_params["investigation_id"])
+    found = await _investigation(request.path_params["investigation_id"])
+    investigation = None if isinstance(found, str) else found
     checks = investigation.fact_checks if investigation else []
     number = claim_number(request.path_params["number"], len(checks))
     if investigation is None or number is None:
