@@ -98,6 +98,6 @@ async def test_a_document_is_dated_by_what_it_states(monkeypatch: pytest.MonkeyP
         "brief",
         "en",  # type: ignore[arg-type]
     )
-    listed = document_sources.ListedDocument(info, "c", "neutral")
+    listed = document_sources.ListedDocument(info, "c")
     source = (await reader.read(listed)).source
     assert (source.published_at, source.published_at_source) == ("1999-12-31", "document")

@@ -9,10 +9,11 @@ All of it is linear in the texts: token sets, no backtracking patterns.
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Iterable
 
 from pydantic import BaseModel
+
+from .textmatch import fold
 
 SAME_WORDS = 0.5  # share of content words two claims must have in common (Jaccard)
 _SMALL = (  # folded, as tokens are
@@ -33,11 +34,6 @@ class EarlierCheck(BaseModel):
     review_status: str = "unreviewed"
     reviewer: str = ""
     checked_at: str  # YYYY-MM-DD
-
-
-def fold(text: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
 def _tokens(text: str) -> list[str]:

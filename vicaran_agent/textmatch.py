@@ -133,6 +133,11 @@ def closest_name(name: str, names: Iterable[str], cutoff: float = 0.6) -> str | 
     return folded[close[0]] if close else None
 
 
+def fold(text: str) -> str:
+    """Lower case without accents ("Licitação" -> "licitacao"); º and ª become o and a."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+
+
 def _fold(text: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
-    return " ".join("".join(c for c in decomposed if not unicodedata.combining(c)).split())
+    return " ".join(fold(text).split())

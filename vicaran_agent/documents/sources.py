@@ -32,9 +32,8 @@ OWN_DOMAIN = "documents"  # the investigation's own attachments
 
 @dataclass(frozen=True)
 class ListedDocument:
-    info: DocumentInfo
+    info: DocumentInfo  # its reliability: its own rating, else its collection's
     domain: str  # "documents" for an attachment, else the collection's name
-    reliability: str
 
 
 async def list_documents(
@@ -50,8 +49,7 @@ async def list_documents(
             continue
         domain = OWN_DOMAIN if name in own else name
         for info in await asyncio.to_thread(store.documents, name):
-            # its own rating (a `Reliability:` line it came with) is info.reliability already
-            listed.setdefault(info.document_id, ListedDocument(info, domain, info.reliability))
+            listed.setdefault(info.document_id, ListedDocument(info, domain))
     return list(listed.values())
 
 
@@ -75,7 +73,7 @@ class DocumentReader:
             title=clean(info.title) or info.file_name,
             domain=listed.domain,
             publisher=info.publisher,
-            credibility_score=CREDIBILITY.get(listed.reliability, 3),
+            credibility_score=CREDIBILITY.get(info.reliability, 3),
             origin="document",
             is_user_provided=True,  # the journalist's own: never set aside as off-topic
             retrieved_at=now_iso(),

@@ -8,9 +8,10 @@ when it is resolved. Linear-time, character by character: names come from untrus
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Iterable
 from pathlib import PurePath
+
+from ..textmatch import fold
 
 MAX_SYNONYMS = 24
 _NUMBER_WORDS = frozenset({"n", "no", "nos", "nr", "nro", "num", "numero", "number"})
@@ -35,12 +36,6 @@ _ROMAN = (
     (50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i"),
 )  # fmt: skip
 _MAX_PART = 50
-
-
-def fold(text: str) -> str:
-    """Lower case without accents ("Licitação" -> "licitacao"); º and ª become o and a."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
 
 
 def normalize_name(text: str) -> str:

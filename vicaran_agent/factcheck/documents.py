@@ -33,7 +33,7 @@ class DocumentEvidence:
     store: DocumentStore
     collections: list[str]
     documents: list[DocumentInfo]
-    reliability: dict[str, Reliability]  # by collection
+    reliability: dict[str, Reliability]  # by document: its own rating, else its collection's
     per_round: int
     follower: ReferenceFollower  # one per run: the registry of documents is built once
 
@@ -69,14 +69,12 @@ class DocumentEvidence:
             settings=settings,
             registry=DocumentRegistry(documents),
         )
-        return cls(store, names, documents, {c: known[c] for c in names}, per_round, follower)
+        rated = {d.document_id: d.reliability for d in documents}
+        return cls(store, names, documents, rated, per_round, follower)
 
     def reliability_of(self, hit: PassageHit) -> Reliability:
         """The passage's document's rating (its own, else its collection's)."""
-        own = next(
-            (d.reliability for d in self.documents if d.document_id == hit.document_id), None
-        )
-        return own or self.reliability.get(hit.collection, "neutral")
+        return self.reliability.get(hit.document_id, "neutral")
 
     async def search(self, queries: Sequence[str]) -> list[tuple[str, PassageHit]]:
         """(query, passage) for the best passages over every query, each passage once."""
