@@ -93,3 +93,26 @@ def test_a_third_language_is_one_catalog(locale, monkeypatch):
     assert report_language("de") == "en"
     monkeypatch.setenv("LC_ALL", "es_ES.UTF-8")
     assert system_language() == "es"
+
+
+def test_updating_adds_new_messages_untranslated_drops_unused_ones_and_keeps_the_rest(locale):
+    """`make messages`: what a developer runs after writing a new message."""
+    po = locale / "pt_BR" / "LC_MESSAGES" / "vicaran.po"
+    with po.open("rb") as file:
+        before = read_po(file, locale="pt_BR")
+    before.delete(ENGLISH["empty_brief"], context="empty_brief")  # as if newly written in code
+    before.add("A message no code says any more.", "Uma mensagem que ninguém diz.", context="gone")
+    with po.open("wb") as file:
+        write_po(file, before)
+
+    catalogs.main(["--update"])
+
+    with po.open("rb") as file:
+        after = read_po(file, locale="pt_BR")
+    assert after.get(ENGLISH["empty_brief"], context="empty_brief").string == ""
+    assert after.get("A message no code says any more.", context="gone") is None
+    assert after.get("No sources yet.").string == "Ainda sem fontes."  # translations kept
+    assert after.plural_forms == before.plural_forms  # the catalog's own rule for 0
+    assert catalogs.problems("pt_BR") == [
+        f"pt_BR: no translation of ('empty_brief', {ENGLISH['empty_brief']!r}) (messages/chat.py:0)"
+    ]

@@ -309,3 +309,29 @@ async def test_every_external_service_failing_is_failed_with_the_final_marker(en
     assert state[keys.INVESTIGATION_STATUS] == "failed"
     assert texts[-1].rstrip().endswith("[INVESTIGATION_COMPLETE]")
     assert saved(state)["status"] == "failed"
+
+
+async def test_an_error_outside_the_stages_ends_the_run_as_failed_with_the_final_marker(
+    env, monkeypatch
+):
+    # Not a stage failing soft: the run's own set-up breaks (here, opening its runtime).
+    from contextlib import asynccontextmanager
+
+    from vicaran_agent.sub_agents import pipeline
+
+    @asynccontextmanager
+    async def broken_runtime(investigation_id, settings):
+        raise OSError("no space left on device")
+        yield
+
+    monkeypatch.setattr(pipeline, "investigation_runtime", broken_runtime)
+    _, texts, state = await investigate(f"{BRIEF} {USER_URL}")
+    assert state[keys.INVESTIGATION_STATUS] == "failed"
+    report = texts[-1]
+    assert "OSError: no space left on device" in report
+    assert f"/investigations/{state[keys.INVESTIGATION_ID]}" in report  # the dashboard link
+    assert report.rstrip().endswith("[INVESTIGATION_COMPLETE]")  # the frontend re-enables chat
+    record = saved(state)
+    assert record["status"] == "failed"
+    assert record["error"] == "OSError: no space left on device"
+    assert not any(c["task"] == "SearchPlan" for c in scripted_model.CALLS)  # no stage ran

@@ -91,3 +91,32 @@ def test_the_final_line_says_the_runs_model_use():
     assert progress.model_use("pt-BR") == (
         "Uso do modelo: 12.345 tokens de entrada · 2.345 de saída (1.000 em cache) · ≈ US$ 0,0123"
     )
+
+
+def test_the_rich_screen_draws_markdown_a_passing_status_line_and_a_clickable_link():
+    import io
+
+    from rich.console import Console
+
+    from vicaran_agent.terminal import RichScreen
+
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, width=100, color_system="truecolor")
+    screen = RichScreen("en", console=console)
+    with screen.working():
+        screen.event(event("investigation_orchestrator", "[INVESTIGATION_STARTED]"))
+        screen.event(event("source_finder", "📄 **Analyzing source 1/3:** budget memo"))
+        screen.event(event("source_finder", "done", **{keys.SOURCE_RECORDS: [{}, {}, {}]}))
+        drawn_while_working = render(out.getvalue())
+    screen.say("The report.\n\n[INVESTIGATION_COMPLETE]")
+    screen.link("**Dashboard:**", "http://127.0.0.1:8000/investigations/7a7d75a8")
+    screen.finish("completed")
+    raw = out.getvalue()
+    shown = render(raw)
+    assert "Analyzing source 1/3: budget memo" in shown  # Markdown drawn, not its asterisks
+    assert "**" not in shown and "[INVESTIGATION" not in shown
+    assert "sources read 3/3" in drawn_while_working  # the live status line while working
+    status_lines = [line for line in shown.splitlines() if "sources read" in line]
+    assert len(status_lines) == 1 and status_lines[0].startswith("Completed · sources read 3/3")
+    assert shown.splitlines().index(status_lines[0]) > shown.splitlines().index("The report.")
+    assert "\x1b]8;" in raw and "http://127.0.0.1:8000/investigations/7a7d75a8" in shown
