@@ -66,6 +66,7 @@ class Run:
     rewrite: bool = False
     document_pages: int = 0
     postgres: bool = False  # records on PostgreSQL (VICARAN_BENCH_POSTGRES_URL)
+    archive: bool = True  # each page read kept as WARC records (VICARAN_ARCHIVE_PAGES)
 
     def argv(self, latency: float) -> list[str]:
         argv = [sys.executable, "-m", "benchmarks.scenario", "--mode", self.mode]
@@ -74,6 +75,7 @@ class Run:
         argv += ["--serial"] * self.serial + ["--rate-limited"] * self.rate_limited
         argv += ["--document-pages", str(self.document_pages)] * bool(self.document_pages)
         argv += ["--postgres", POSTGRES_URL] * self.postgres
+        argv += ["--no-archive"] * (not self.archive)
         return argv + ["--rewrite"] * self.rewrite
 
 
@@ -90,6 +92,8 @@ POSTGRES_RUNS = [
     Run("detailed (PostgreSQL)", "detailed", 30, 15, postgres=True),
 ]
 DOCUMENT_RUN = Run("detailed + 200 pp", "detailed", 30, 15, document_pages=200)
+# What keeping the web archive costs: the detailed run (archiving on, the default) without it.
+UNARCHIVED = Run("detailed, no archive", "detailed", 30, 15, archive=False)
 SOURCE_SWEEP = [5, 15, 30, 60]  # with 15 claims
 CLAIM_SWEEP = [5, 15, 30]  # with 30 sources
 
@@ -116,6 +120,7 @@ def plan(quick_only: bool) -> list[list[Run]]:
         [DETAILED],
         *postgres,
         [DOCUMENT_RUN],
+        [UNARCHIVED],
         [REWRITE],
         *([run] for run in sweep),
         background,
@@ -318,6 +323,18 @@ def targets(
                     f"{'yes' if spread <= 2 else 'no'}",
                 )
             )
+    if "detailed" in ok and UNARCHIVED.name in ok:
+        cost = (ok["detailed"]["wall_s"] - ok[UNARCHIVED.name]["wall_s"]) / latency
+        pages = ok["detailed"].get("pages_archived", 0)
+        found.append(
+            check(
+                "detailed with the web archive on still <= 16*L; what archiving costs",
+                ok["detailed"]["wall_per_L"] <= 16,
+                f"{ok['detailed']['wall_per_L']:.1f}*L with, "
+                f"{ok[UNARCHIVED.name]['wall_per_L']:.1f}*L without ({cost:+.1f}*L, "
+                f"{pages} pages archived, {ok['detailed'].get('archive_bytes', 0):,} bytes)",
+            )
+        )
     for name in ("quick", "detailed"):
         up = speedup(ok, name)
         if up is not None:

@@ -110,6 +110,8 @@ def _configure(
         values["VICARAN_RATE_WINDOW_SECONDS"] = "1"
         # the window applies to every service: keep the others' budgets out of the way
         values["VICARAN_JINA_RPM"] = values["VICARAN_FACTCHECK_RPM"] = "60000"
+    if args.no_archive:
+        values["VICARAN_ARCHIVE_PAGES"] = "false"
     if args.serial:
         from vicaran_agent.config import Settings
 
@@ -194,7 +196,15 @@ async def _investigate(args: argparse.Namespace, newsroom: FakeNewsroom) -> dict
         "document_evidence": sum(
             e.get("origin") == "document" for v in verdicts for e in v["evidence"]
         ),
+        **_archived(repository, state.get(keys.INVESTIGATION_ID) or ""),
     }
+
+
+def _archived(repository: Any, investigation_id: str) -> dict[str, int]:
+    """How many pages the run archived, and the bytes kept for them."""
+    ids = repository.capture_ids(investigation_id)
+    kept = repository.get_captures(investigation_id, ids.values())
+    return {"pages_archived": len(kept), "archive_bytes": sum(map(len, kept.values()))}
 
 
 STORE_CALLS: list[tuple[str, float, float]] = []  # (Repository method, start, end)
@@ -473,6 +483,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         metavar="URL",
         default="",
         help="keep the records on this PostgreSQL server (a fresh schema, dropped after)",
+    )
+    parser.add_argument(
+        "--no-archive", action="store_true", help="keep no web archive (VICARAN_ARCHIVE_PAGES)"
     )
     args = parser.parse_args(argv)
     if args.sources is None:

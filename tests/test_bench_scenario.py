@@ -29,3 +29,6 @@ def test_a_quick_scenario_runs_and_reports_its_figures():
         "failed": 0,
     }
     assert figures["newsroom_types"]["INVESTIGATION_COMPLETE"] == 1
+    # every source read is kept in the web archive (archiving is on by default)
+    assert figures["pages_archived"] >= figures["sources_readable"] > 0
+    assert figures["archive_bytes"] > 0

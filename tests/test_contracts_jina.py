@@ -30,7 +30,8 @@ async def _read(name: str, url: str = STORY, **settings: Any) -> Any:
         reader: PageReader = make_reader(None, jina_reader_base_url=server.url, **settings)
         reader.backoff_max = 60.0
         try:
-            return await reader._jina_once(url)
+            page, _exchange = await reader._jina_once(url)
+            return page
         except page_text.Failed as failure:
             return failure
         finally:

@@ -469,7 +469,7 @@ async def test_export_route_refuses_unknown_formats_and_investigations(
         response = await client.get(f"/api/investigations/{iid}/export{query}")
         assert response.status_code == 400, query
         assert response.json()["success"] is False
-        assert "md, html, json or claimreview" in response.json()["error"]
+        assert "md, html, json, claimreview or warc" in response.json()["error"]
     missing = await client.get("/api/investigations/no-such-id/export?format=md")
     assert missing.status_code == 404
     assert missing.json() == {"success": False, "error": "investigation not found"}

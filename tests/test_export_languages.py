@@ -62,7 +62,11 @@ def english_phrases() -> set[str]:
 def rendered(repo: Repository, iid: str) -> dict[str, str]:
     investigation = stored(repo, iid)
     snapshots = repo.get_snapshots(iid)
-    texts = {fmt: export.render(fmt, investigation, snapshots) for fmt in export.FORMATS}
+    texts = {
+        fmt: export.render(fmt, investigation, snapshots)
+        for fmt in export.FORMATS
+        if fmt not in export.BINARY  # the web archive says only what was read, as it was read
+    }
     texts["html"] = unescape(re.sub(r"<[^>]+>", " ", texts["html"]))
     texts["html"] = " ".join(texts["html"].split())
     return texts

@@ -95,6 +95,7 @@ class Settings(BaseSettings):
     vicaran_gazette_rounds: int = Field(default=3, ge=1, le=5)  # search rounds per claim
     vicaran_gazettes_read: int = Field(default=3, ge=0)  # read in full per claim (0: off)
     vicaran_memory_max_age_days: int = Field(default=180, ge=0)  # earlier checks remembered
+    vicaran_archive_pages: bool = True  # each page read kept as WARC records (archive.py)
     vicaran_gazette_read_chars: int = Field(default=80_000, gt=0)  # of each gazette read
 
     # Storage and the newsroom callback API.

@@ -50,6 +50,7 @@ class SourceView(View):
     gazette_date: str | None = None
     txt_url: str | None = None
     created_at: str | None = None
+    archive_id: int | None = None  # its page's latest archived copy (WARC records)
 
 
 class ClaimView(View):
@@ -96,6 +97,7 @@ class EvidenceView(View):
     document_id: str | None = None
     page: int | None = None
     territory_id: str | None = None
+    archive_id: int | None = None  # its page's latest archived copy (WARC records)
 
 
 class ReviewView(View):

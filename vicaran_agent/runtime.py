@@ -13,6 +13,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
 from . import services
+from .archive import PageArchive, page_archive
 from .clients.page_reader import PageReader, PageResult
 from .clients.web_search import WebSearch
 from .config import Settings
@@ -67,8 +68,8 @@ class TextStore:
 class PageCache:
     """Reads each URL once; concurrent readers of the same URL share one request."""
 
-    def __init__(self, settings: Settings) -> None:
-        self.reader = PageReader(settings)
+    def __init__(self, settings: Settings, archive: PageArchive | None = None) -> None:
+        self.reader = PageReader(settings, archive=archive)
         self._reads: dict[str, asyncio.Task[PageResult]] = {}
 
     async def read(self, url: str) -> PageResult:
@@ -135,9 +136,8 @@ def runtime_for(investigation_id: str, settings: Settings) -> InvestigationRunti
     runtimes = services.current().runtimes
     runtime = runtimes.get(investigation_id)
     if runtime is None:
-        runtime = InvestigationRuntime(
-            settings, PageCache(settings), WebSearch(settings), TextStore(settings)
-        )
+        pages = PageCache(settings, page_archive(investigation_id, settings))
+        runtime = InvestigationRuntime(settings, pages, WebSearch(settings), TextStore(settings))
         runtimes[investigation_id] = runtime
     return runtime
 

@@ -40,6 +40,7 @@ class RecordedRequest:
     ended: float | None = None  # when the answer was ready to go out (before its first byte)
     status: int | None = None
     bytes_sent: int = 0
+    body_sent: bytes = b""  # the answer's body, when it was one piece (not streamed)
 
     def header(self, name: str, default: str | None = None) -> str | None:
         return self.headers.get(name.lower(), default)
@@ -309,6 +310,8 @@ def _make_handler(fake: FakeServer) -> type[BaseHTTPRequestHandler]:
 
         def _send(self, request: RecordedRequest, response: Response) -> None:
             chunks = [response.body] if isinstance(response.body, bytes) else response.body
+            if isinstance(response.body, bytes):
+                request.body_sent = response.body
             try:
                 self.send_response(response.status)
                 for name, value in response.headers.items():

@@ -65,10 +65,13 @@ def parser() -> argparse.ArgumentParser:
         "--format",
         dest="fmt",
         required=True,
-        choices=["md", "html", "json", "claimreview"],
-        help="Markdown report, standalone HTML, every record as JSON, or ClaimReview JSON-LD",
+        choices=["md", "html", "json", "claimreview", "warc"],
+        help="Markdown report, standalone HTML, every record as JSON, ClaimReview JSON-LD, or "
+        "the web archive (WARC) of every page cited, as read",
     )
-    export.add_argument("--out", help="write to this file instead of standard output")
+    export.add_argument(
+        "--out", help="write to this file instead of standard output (e.g. report.warc.gz)"
+    )
     export.add_argument(
         "--reviewed-only",
         action="store_true",

@@ -98,16 +98,25 @@ def export(investigation_id: str, fmt: str, out: str | None, reviewed_only: bool
     if investigation is None:
         return 1
     investigation_id = investigation.id
-    snapshots = repository.get_snapshots(investigation_id) if fmt in exports.WITH_SNAPSHOTS else {}
-    text = exports.render(
-        fmt, investigation, snapshots, settings=get_settings(), reviewed_only=reviewed_only
-    )
+    if fmt in exports.BINARY and not out and sys.stdout.isatty():
+        print("A web archive is a binary file: give --out FILE.warc.gz.", file=sys.stderr)
+        return 2
+    if fmt in exports.BINARY:
+        data = exports.web_archive(repository, investigation)
+    else:
+        with_texts = fmt in exports.WITH_SNAPSHOTS
+        snapshots = repository.get_snapshots(investigation_id) if with_texts else {}
+        text = exports.render(
+            fmt, investigation, snapshots, settings=get_settings(), reviewed_only=reviewed_only
+        )
+        data = text.encode("utf-8")
     if not out:
-        sys.stdout.write(text)
         sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
         return 0
     try:
-        Path(out).write_text(text, encoding="utf-8")
+        Path(out).write_bytes(data)
     except OSError as error:
         print(f"Could not write {out}: {error.strerror or error}.", file=sys.stderr)
         return 1

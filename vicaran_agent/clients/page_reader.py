@@ -37,6 +37,7 @@ from urllib.parse import quote, urlsplit
 import httpcore
 import httpx
 
+from ..archive import Exchange, PageArchive
 from ..clock import SYSTEM_CLOCK, Clock
 from ..config import Settings
 from ..schemas import DateSource
@@ -125,11 +126,14 @@ class PageReader:
         transport: httpx.AsyncBaseTransport | None = None,
         dialer: httpcore.AsyncNetworkBackend | None = None,
         clock: Clock = SYSTEM_CLOCK,
+        archive: PageArchive | None = None,
     ) -> None:
         """`transport` carries the Jina Reader requests (tests); `dialer` opens the sockets of
         direct fetches, always to the checked addresses (tests fence or route them); `clock`
-        times the backoff and the request budget (tests move it)."""
+        times the backoff and the request budget (tests move it); `archive` keeps each page
+        read as WARC records (its investigation's web archive)."""
         self.settings = settings
+        self.archive = archive
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
         self.clock = clock
@@ -181,7 +185,7 @@ class PageReader:
             async with asyncio.timeout(self.overall_timeout) as clock:
                 token = _CLOCKS.set((clock,))
                 try:
-                    page, via = await self._read(target, steps, kinds)
+                    page, via, exchange = await self._read(target, steps, kinds)
                 finally:
                     _CLOCKS.reset(token)
         except TimeoutError:
@@ -207,16 +211,19 @@ class PageReader:
         result.published_at = page.published_at
         result.published_at_source = "metadata" if page.published_at else None
         result.via = via
+        if self.archive is not None and exchange is not None:
+            await self.archive.keep(url, exchange, via)
         return result
 
     async def _read(
         self, url: str, steps: dict[str, str], kinds: dict[str, str]
-    ) -> tuple[Page | None, str]:
+    ) -> tuple[Page | None, str, Exchange | None]:
         try:
             async with asyncio.timeout(2 * self.timeout) as clock:
                 token = _CLOCKS.set((*_CLOCKS.get(), clock))
                 try:
-                    return await self._jina(url), "jina"
+                    page, exchange = await self._jina(url)
+                    return page, "jina", exchange
                 finally:
                     _CLOCKS.reset(token)
         except Failed as failure:
@@ -226,14 +233,15 @@ class PageReader:
             kinds["Jina Reader"] = "slow"
         logger.info("Jina Reader could not read %s (%s); fetching directly", url, steps)
         try:
-            return await self._direct(url), "direct"
+            page, exchange = await self._direct(url)
+            return page, "direct", exchange
         except Failed as failure:
             steps["direct fetch"], kinds["direct fetch"] = failure.reason, failure.kind
-        return None, ""
+        return None, "", None
 
     # --- Jina Reader -----------------------------------------------------------------------
 
-    async def _jina(self, url: str) -> Page:
+    async def _jina(self, url: str) -> tuple[Page, Exchange]:
         retries = self.settings.vicaran_max_retries
         attempt = 0
         while True:
@@ -257,7 +265,7 @@ class PageReader:
             clock=self.clock,
         )
 
-    async def _jina_once(self, url: str) -> Page:
+    async def _jina_once(self, url: str) -> tuple[Page, Exchange]:
         base = self.settings.jina_reader_base_url.rstrip("/")
         headers = {"Accept": JINA_ACCEPT}
         if self.settings.jina_api_key.strip():
@@ -267,10 +275,11 @@ class PageReader:
                 asyncio.timeout(self.timeout),
                 self._client().stream("GET", jina_address(base, url), headers=headers) as response,
             ):
+                cut = False
                 if response.status_code == 200 and is_json(response):
                     body = await self._answer(response)  # a cut envelope is no answer
                 else:
-                    body = await self._body(response)
+                    body, cut = await self._body(response)
         except (TimeoutError, httpx.TimeoutException) as exc:
             raise Failed(f"timed out after {self.timeout:g} s", retry=True, kind="slow") from exc
         except httpx.TransportError as exc:
@@ -279,13 +288,14 @@ class PageReader:
         if status != 200:
             wait = parse_retry_after(response.headers.get("retry-after"), self.clock)
             raise _jina_error(status, body, wait, self.backoff_max)
-        return await self._parse(
+        page = await self._parse(
             page_from_jina, body, response.charset_encoding, response.headers.get("content-type")
         )
+        return page, Exchange.of(response, body, cut)
 
     # --- direct fetch ----------------------------------------------------------------------
 
-    async def _direct(self, url: str) -> Page:
+    async def _direct(self, url: str) -> tuple[Page, Exchange]:
         try:
             async with guarded_get(
                 url,
@@ -302,8 +312,9 @@ class PageReader:
                 media = content_type.split(";", 1)[0].strip()
                 if media and media not in HTML_TYPES:
                     raise Failed(f"not a web page ({media})", kind="not_a_page")
-                body = await self._body(response)
+                body, cut = await self._body(response)
                 charset = response.charset_encoding
+                exchange = Exchange.of(response, body, cut)
         except UnsafeURLError as exc:
             raise Failed(str(exc), kind="private") from exc
         except UnreachableURLError as exc:
@@ -320,7 +331,7 @@ class PageReader:
             raise Failed(f"timed out after {self.timeout:g} s", kind="slow") from exc
         except httpx.TransportError as exc:
             raise Failed(f"connection failed ({type(exc).__name__})", kind="no_connection") from exc
-        return await self._parse(page_from_html, body, charset, media, current)
+        return await self._parse(page_from_html, body, charset, media, current), exchange
 
     # --- helpers ---------------------------------------------------------------------------
 
@@ -337,8 +348,8 @@ class PageReader:
             self._loop = loop
         return self._http
 
-    async def _body(self, response: httpx.Response) -> bytes:
-        """At most `vicaran_max_page_bytes` of the decoded body."""
+    async def _body(self, response: httpx.Response) -> tuple[bytes, bool]:
+        """At most `vicaran_max_page_bytes` of the decoded body, and whether it was cut."""
         limit = self.settings.vicaran_max_page_bytes
         try:
             body, cut = await read_capped(response, limit)
@@ -346,7 +357,7 @@ class PageReader:
             raise Failed(str(exc)) from exc
         if cut:
             logger.info("%s is larger than %d bytes; reading only the start", response.url, limit)
-        return body
+        return body, cut
 
     async def _answer(self, response: httpx.Response) -> bytes:
         """Reader's JSON envelope, whole: at most `vicaran_max_page_bytes`, else refused."""

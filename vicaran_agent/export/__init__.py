@@ -22,10 +22,11 @@ An official gazette (origin `gazette`) is public: it is named `📰 Diário Ofic
 from __future__ import annotations
 
 from .claimreview import RATING_VALUES, claim_reviews, review_rating, to_claimreview
-from .formats import FORMATS, WITH_SNAPSHOTS, ExportFormat, filename, render
+from .formats import BINARY, FORMATS, WITH_SNAPSHOTS, ExportFormat, filename, render
 from .html import EXPORT_SNAPSHOT_CHARS, SNAPSHOT_CHARS, to_html
 from .links import (
     COMPLETE_MARKER,
+    archive_path,
     is_sha256,
     is_web,
     rebased,
@@ -38,6 +39,7 @@ from .links import (
 )
 from .markdown import markdown_links, to_markdown
 from .records import JSON_FORMAT, JSON_VERSION, to_json
+from .warc import archived_ids, to_warc, web_archive
 from .words import (
     GAZETTE_NAME,
     OWN_RECORD,
@@ -62,6 +64,7 @@ from .words import (
 )
 
 __all__ = [
+    "BINARY",
     "COMPLETE_MARKER",
     "EXPORT_SNAPSHOT_CHARS",
     "FORMATS",
@@ -77,6 +80,8 @@ __all__ = [
     "WITH_SNAPSHOTS",
     "Cited",
     "ExportFormat",
+    "archive_path",
+    "archived_ids",
     "attribution",
     "claim_reviews",
     "document_label",
@@ -109,4 +114,6 @@ __all__ = [
     "to_html",
     "to_json",
     "to_markdown",
+    "to_warc",
+    "web_archive",
 ]

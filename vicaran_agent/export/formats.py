@@ -28,7 +28,9 @@ FORMATS: dict[str, ExportFormat] = {
     "html": ExportFormat("html", "text/html; charset=utf-8", "HTML"),
     "json": ExportFormat("json", "application/json", "JSON"),
     "claimreview": ExportFormat("jsonld", "application/ld+json", "ClaimReview"),
+    "warc": ExportFormat("warc.gz", "application/warc", "Web archive (WARC)"),
 }
+BINARY = frozenset({"warc"})  # made by `web_archive`, from the records store, not `render`
 
 
 def render(
@@ -67,6 +69,8 @@ def render(
         return to_json(investigation, snapshots or {}, now=now, public_url=public_url)
     if fmt == "claimreview":
         return to_claimreview(investigation, settings, reviewed_only=reviewed_only)
+    if fmt in BINARY:
+        raise ValueError(f"the {fmt} export is a file of bytes: use export.web_archive")
     raise ValueError(f"unknown export format {fmt!r}: use {', '.join(FORMATS)}")
 
 

@@ -35,6 +35,11 @@ def snapshot_path(investigation_id: str, sha256: str) -> str:
     return f"/api/investigations/{quote(investigation_id, safe='')}/snapshots/{sha256}"
 
 
+def archive_path(investigation_id: str, archive_id: int) -> str:
+    """The server path of one page's archived copy (WARC records; the read API's)."""
+    return f"/api/investigations/{quote(investigation_id, safe='')}/archives/{archive_id}"
+
+
 def snapshot_url(investigation_id: str, sha256: str, public_url: str) -> str:
     """The absolute address of a snapshot, where `vicaran serve` is reachable."""
     return public_url.rstrip("/") + snapshot_path(investigation_id, sha256)

@@ -1,7 +1,8 @@
 """The read API and the investigation dashboard.
 
 `GET /api/investigations[/{id}]` return JSON, `/api/investigations/{id}/snapshots/{sha256}` a
-text Vicaran read and `/api/investigations/{id}/export?format=...` a download;
+text Vicaran read, `/api/investigations/{id}/archives/{n}` one page as it was read (WARC) and
+`/api/investigations/{id}/export?format=...` a download;
 `GET /investigations/{id}/claims/{n}` is the page of the report's n-th checked claim, carrying its
 ClaimReview (JSON-LD) and nothing of the others;
 `GET /investigations[/{id}]` return HTML rendered by `views` from Jinja2 templates (every value
@@ -52,6 +53,7 @@ def dashboard_router() -> APIRouter:
         ("/api/investigations", _api_list, False),
         ("/api/investigations/{investigation_id}", _api_one, False),
         ("/api/investigations/{investigation_id}/snapshots/{sha256}", _api_snapshot, False),
+        ("/api/investigations/{investigation_id}/archives/{archive_id}", _api_archive, False),
         ("/api/investigations/{investigation_id}/export", _api_export, False),
         ("/investigations", _page_list, True),
         ("/investigations/{investigation_id}", _page_one, True),
@@ -146,16 +148,49 @@ async def _api_snapshot(request: Request) -> Response:
     return Response(text, media_type="text/plain; charset=utf-8", headers=_SNAPSHOT_HEADERS)
 
 
+async def _api_archive(request: Request) -> Response:
+    """One page as Vicaran read it: its WARC records (request, response, what it stands for)."""
+    investigation_id = request.path_params["investigation_id"]
+    number = request.path_params["archive_id"]
+    url = get_settings().database_url
+
+    def load() -> tuple[str, bytes] | None:
+        repository = get_repository(url)
+        try:
+            full_id = repository.resolve_id(investigation_id)
+        except AmbiguousIdError:
+            return None
+        if full_id is None or not number.isdigit() or len(number) > 12:
+            return None
+        records = repository.get_captures(full_id, [int(number)]).get(int(number))
+        return None if records is None else (full_id, records)
+
+    loaded = await asyncio.to_thread(load)
+    if loaded is None:
+        return _json({"success": False, "error": "archived copy not found"}, 404)
+    full_id, records = loaded
+    name = f"vicaran-{full_id[:8]}-page-{number}.warc.gz"
+    return Response(records, media_type=export.FORMATS["warc"].media_type, headers=_download(name))
+
+
+def _download(name: str) -> dict[str, str]:
+    return {
+        "Content-Disposition": f'attachment; filename="{name}"',
+        "Cache-Control": "no-store",
+        "X-Content-Type-Options": "nosniff",
+    }
+
+
 async def _api_export(request: Request) -> Response:
-    """The investigation as a download: `?format=md|html|json|claimreview`."""
+    """The investigation as a download: `?format=md|html|json|claimreview|warc`."""
     fmt = request.query_params.get("format", "")
     if fmt not in export.FORMATS:
-        error = f"unknown export format {fmt!r}: use md, html, json or claimreview"
+        error = f"unknown export format {fmt!r}: use md, html, json, claimreview or warc"
         return _json({"success": False, "error": error}, 400)
     investigation_id = request.path_params["investigation_id"]
     url = get_settings().database_url
 
-    def load() -> tuple[InvestigationView, dict[str, str]] | None:
+    def load() -> tuple[str, bytes] | None:
         repository = get_repository(url)
         try:
             investigation = repository.get_investigation(investigation_id)
@@ -163,22 +198,21 @@ async def _api_export(request: Request) -> Response:
             return None
         if investigation is None:
             return None
+        if fmt in export.BINARY:
+            return investigation.id, export.web_archive(repository, investigation)
         texts = fmt in export.WITH_SNAPSHOTS
-        return investigation, repository.get_snapshots(investigation.id) if texts else {}
+        snapshots = repository.get_snapshots(investigation.id) if texts else {}
+        text = export.render(fmt, investigation, snapshots, settings=get_settings())
+        return investigation.id, text.encode("utf-8")
 
     loaded = await asyncio.to_thread(load)
     if loaded is None:
         return _json({"success": False, "error": "investigation not found"}, 404)
-    text = await asyncio.to_thread(export.render, fmt, *loaded, settings=get_settings())
-    name = export.filename(loaded[0].id, fmt)
-    headers = {
-        "Content-Disposition": f'attachment; filename="{name}"',
-        "Cache-Control": "no-store",
-        "X-Content-Type-Options": "nosniff",
-    }
+    full_id, data = loaded
+    headers = _download(export.filename(full_id, fmt))
     if fmt == "html":
         headers["Content-Security-Policy"] = "default-src 'none'; style-src 'unsafe-inline'"
-    return Response(text, media_type=export.FORMATS[fmt].media_type, headers=headers)
+    return Response(data, media_type=export.FORMATS[fmt].media_type, headers=headers)
 
 
 async def _page_list(request: Request) -> Response:

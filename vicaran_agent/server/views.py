@@ -75,7 +75,13 @@ QUALITY_LABELS = {
     "structure": N_("Structure"),
     "relevance": N_("Relevance"),
 }
-DOWNLOADS = (("md", "Markdown"), ("html", "HTML"), ("json", "JSON"), ("claimreview", "ClaimReview"))
+DOWNLOADS = (
+    ("md", "Markdown"),
+    ("html", "HTML"),
+    ("json", "JSON"),
+    ("claimreview", "ClaimReview"),
+    ("warc", "WARC"),
+)
 PRECISION_LABELS = {"day": N_("exact day"), "month": N_("month only"), "year": N_("year only")}
 _MONTHS = (
     N_("January"),
@@ -247,6 +253,7 @@ def _environment(language: str) -> jinja2.Environment:
             "score_label": lambda score: word(score_label(score), language),
             "sentence": export.sentence,
             "snapshot_path": export.snapshot_path,
+            "archive_path": export.archive_path,
             "stances": STANCES,
             "stance_labels": STANCE_LABELS,
             "reliability_labels": RELIABILITY_LABELS,

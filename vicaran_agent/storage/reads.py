@@ -9,6 +9,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, contains_eager, selectinload
 
 from vicaran_agent.read_model import InvestigationListItem, InvestigationView
+from vicaran_agent.storage.archives import captured
 from vicaran_agent.storage.base import (
     STOPPED,
     RecordsDatabase,
@@ -179,4 +180,5 @@ def _investigation_view(session: Session, investigation_id: str) -> Investigatio
             key=lambda r: (r.event_date, r.position),
         ),
         reviews=reviews_of(session, investigation_id),
+        archives=captured(session, investigation_id),
     )

@@ -1,9 +1,9 @@
 """The records store: one small synchronous repository over SQLAlchemy 2, made of its parts
 (one module each): `records` (the investigation and its records), `heartbeats` (liveness),
 `idempotency` (callback replies), `snapshots` (the texts read), `deliveries` (the outbox),
-`reads` (what readers get), `reviews` (the editors' decisions, an audit log) and `memory`
-(earlier checks of the same claims), over `base.RecordsDatabase` (the engine and its
-transactions).
+`reads` (what readers get), `reviews` (the editors' decisions, an audit log), `memory`
+(earlier checks of the same claims) and `archives` (the web archive of the pages read), over
+`base.RecordsDatabase` (the engine and its transactions).
 
 Every save method is one transaction (a batch) and is safe to call from several threads
 (callers run it through `asyncio.to_thread`). SQLite is the default; PostgreSQL works too.
@@ -12,6 +12,7 @@ Every save method is one transaction (a batch) and is safe to call from several 
 from __future__ import annotations
 
 from vicaran_agent import services
+from vicaran_agent.storage.archives import Archives
 from vicaran_agent.storage.base import (
     FINISHED,
     STOPPED,
@@ -42,7 +43,9 @@ __all__ = [
 ]
 
 
-class Repository(Records, Heartbeats, Idempotency, Snapshots, Deliveries, Reads, Reviews, Memory):
+class Repository(
+    Records, Heartbeats, Idempotency, Snapshots, Deliveries, Reads, Reviews, Memory, Archives
+):
     """Saves and reads investigation records; one instance per database URL."""
 
     def close(self) -> None:

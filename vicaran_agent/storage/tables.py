@@ -288,6 +288,21 @@ class SnapshotRow(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
+class PageCaptureRow(Base):
+    """The WARC records of one page read (request, response as received, and what page it stands
+    for), gzipped as written; `url_key` is the page's normalized address. No foreign key: the
+    journalist's pages are read while the plan is written, before the investigation is saved."""
+
+    __tablename__ = "page_captures"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    investigation_id: Mapped[str] = mapped_column(ID, index=True)
+    url_key: Mapped[str] = mapped_column(Text)
+    via: Mapped[str] = mapped_column(String(16))  # jina | direct
+    captured_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    records: Mapped[bytes] = mapped_column(LargeBinary)
+
+
 class InvestigationSnapshotRow(Base):
     """Which snapshots an investigation's records rest on (its readers may see exactly those)."""
 

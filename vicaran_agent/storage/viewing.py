@@ -27,9 +27,15 @@ from vicaran_agent.storage.tables import (
     TimelineEventRow,
     iso,
 )
+from vicaran_agent.urls import normalize_url
 
 
-def source_view(row: SourceRow) -> SourceView:
+def archived(url: str, archives: Mapping[str, int]) -> int | None:
+    """The id of the latest archived copy of the page at `url`, if any."""
+    return archives.get(normalize_url(url)) if archives else None
+
+
+def source_view(row: SourceRow, archives: Mapping[str, int] | None = None) -> SourceView:
     return SourceView(
         id=row.id,
         source_id=row.id,
@@ -59,6 +65,7 @@ def source_view(row: SourceRow) -> SourceView:
         gazette_date=row.gazette_date,
         txt_url=row.txt_url,
         created_at=iso(row.created_at),
+        archive_id=archived(row.url, archives or {}),
     )
 
 
@@ -83,7 +90,7 @@ def claim_view(row: ClaimRow) -> ClaimView:
     )
 
 
-def evidence_view(row: EvidenceRow) -> EvidenceView:
+def evidence_view(row: EvidenceRow, archives: Mapping[str, int] | None = None) -> EvidenceView:
     return EvidenceView(
         url=row.url,
         display_url=row.display_url or row.url,
@@ -107,10 +114,15 @@ def evidence_view(row: EvidenceRow) -> EvidenceView:
         document_id=row.document_id,
         page=row.page,
         territory_id=row.territory_id,
+        archive_id=archived(row.url, archives or {}),
     )
 
 
-def fact_check_view(row: FactCheckRow, review: ReviewView | None = None) -> FactCheckView:
+def fact_check_view(
+    row: FactCheckRow,
+    review: ReviewView | None = None,
+    archives: Mapping[str, int] | None = None,
+) -> FactCheckView:
     """A check; `review`: the editor's decision on it as it stands (none: unreviewed)."""
     claim = row.claim
     return FactCheckView(
@@ -127,7 +139,7 @@ def fact_check_view(row: FactCheckRow, review: ReviewView | None = None) -> Fact
         iterations=row.iterations or 0,
         stop_reason=row.stop_reason or "",
         as_of=row.as_of,
-        evidence=[evidence_view(item) for item in row.evidence],
+        evidence=[evidence_view(item, archives) for item in row.evidence],
         source_ids=[source.id for source in row.sources],
         reasoning=list(row.reasoning or []),
         review=review or ReviewView(),
@@ -171,9 +183,11 @@ def investigation_view(
     bias: BiasRow | None = None,
     events: Sequence[TimelineEventRow] = (),
     reviews: Mapping[str, ReviewView] | None = None,
+    archives: Mapping[str, int] | None = None,
 ) -> InvestigationView:
     """The investigation with the records given (none: its header only); `reviews`: the
-    editors' decisions by fact-check id."""
+    editors' decisions by fact-check id; `archives`: {normalized page address: id of its latest
+    archived copy}."""
     url_of = {source.id: source.url for source in sources}
     return InvestigationView(
         id=row.id,
@@ -191,10 +205,10 @@ def investigation_view(
         created_at=iso(row.created_at),
         updated_at=iso(row.updated_at),
         completed_at=iso(row.completed_at),
-        sources=[source_view(source) for source in sources],
+        sources=[source_view(source, archives) for source in sources],
         claims=[claim_view(claim) for claim in claims],
         fact_checks=[
-            fact_check_view(check, (reviews or {}).get(check.id)) for check in fact_checks
+            fact_check_view(check, (reviews or {}).get(check.id), archives) for check in fact_checks
         ],
         bias=None if bias is None else bias_view(bias),
         timeline=[timeline_view(event, url_of) for event in events],

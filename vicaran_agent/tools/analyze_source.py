@@ -11,6 +11,7 @@ from typing import Any
 from google.adk.tools.tool_context import ToolContext
 
 from .. import state_keys as keys
+from ..archive import PageArchive, page_archive
 from ..clients.content import clip_text, published_date
 from ..clients.page_reader import PageReader
 from ..config import Settings, get_settings
@@ -54,13 +55,14 @@ class SourceAnalyzer:
         pages: PageCache | None = None,
         texts: TextStore | None = None,
         language: str = ENGLISH,
+        archive: PageArchive | None = None,
     ) -> None:
         self.settings = settings or get_settings()
         self.language = language  # the journalist's: why a page could not be read
         self.model = model
         self.instruction = instruction
         self.texts = texts if texts is not None else TextStore(self.settings)
-        self._own_reader = None if pages else PageReader(self.settings)
+        self._own_reader = None if pages else PageReader(self.settings, archive=archive)
         self._read = pages.read if pages else self._own_reader.read  # type: ignore[union-attr]
 
     async def aclose(self) -> None:
@@ -187,7 +189,8 @@ async def analyze_source(url: str, tool_context: ToolContext) -> dict[str, Any]:
     settings = get_settings()
     instruction = await render_instruction(SOURCE_DIGEST_INSTRUCTION, tool_context)
     kept = TextStore(settings)  # read before any investigation runs: stored right after
-    language = (tool_context.state.get(keys.INVESTIGATION_CONFIG) or {}).get("language", ENGLISH)
+    config = tool_context.state.get(keys.INVESTIGATION_CONFIG) or {}
+    language = config.get("language", ENGLISH)
     analyzer = SourceAnalyzer(
         ModelClient(
             settings.vicaran_fast_model,
@@ -197,6 +200,7 @@ async def analyze_source(url: str, tool_context: ToolContext) -> dict[str, Any]:
         instruction,
         texts=kept,
         language=language,
+        archive=page_archive(config.get("investigation_id", ""), settings),
     )
     seconds = settings.vicaran_user_source_timeout_seconds
     with tally_calls() as tally:  # the digest's model use is the planning turn's
