@@ -199,3 +199,61 @@ def test_a_web_archive_is_not_written_to_a_terminal(env, monkeypatch, capsys):
     monkeypatch.setattr("sys.stdout.isatty", lambda: True)
     assert cli.main(["export", ID, "--format", "warc"]) == 2
     assert "--out FILE.warc.gz" in capsys.readouterr().err
+
+
+def test_documents_and_gazettes_go_in_as_the_texts_read_and_snippets_stay_out():
+    from vicaran_agent.export.warc import to_warc
+    from vicaran_agent.read_model import (
+        EvidenceView,
+        FactCheckView,
+        InvestigationView,
+        SourceView,
+    )
+    from vicaran_agent.textmatch import sha256_text
+
+    memo, gazette, snippet = "The audit memo, page 4.", "Extrato do contrato 12/2024.", "A snippet."
+    gazette_url = "https://querido-diario.nyc3.cdn.digitaloceanspaces.com/2704302/2024-03-01.txt"
+    investigation = InvestigationView(
+        id=ID,
+        status="completed",
+        sources=[
+            SourceView(
+                id="s1",
+                source_id="s1",
+                url="doc://audits/memo.pdf#page=4",
+                origin="document",
+                content_sha256=sha256_text(memo),
+            ),
+        ],
+        fact_checks=[
+            FactCheckView(
+                id="f1",
+                fact_check_id="f1",
+                claim_id="c1",
+                claim_key="c1",
+                claim_text="The contract was signed without a tender.",
+                verdict="verified",
+                confidence=0.8,
+                evidence=[
+                    EvidenceView(
+                        url=gazette_url, origin="gazette", content_sha256=sha256_text(gazette)
+                    ),
+                    # a search hit known by its snippet only: Vicaran never fetched the page
+                    EvidenceView(
+                        url="https://news.example/x",
+                        origin="web",
+                        content_sha256=sha256_text(snippet),
+                    ),
+                ],
+            )
+        ],
+    )
+    texts = {sha256_text(t): t for t in (memo, gazette, snippet)}
+    kept = records(to_warc(investigation, {}, texts, filename="vicaran-0b7e4a4e.warc.gz"))
+    assert [(r["type"], r["uri"]) for r in kept] == [
+        ("warcinfo", None),
+        ("resource", "doc://audits/memo.pdf#page=4"),
+        ("resource", gazette_url),
+    ]
+    assert [r["payload"].decode() for r in kept[1:]] == [memo, gazette]
+    assert b"not-archived" not in kept[0]["payload"]  # a snippet is not a page Vicaran read
