@@ -317,7 +317,10 @@ def sent(full: bool) -> dict[str, dict[str, Any]]:
         coverage_pct={"neutral": 100.0},
         per_source=per_source,
     )
-    event = filled(TimelineEventRow, full=full, id="t1", source_ids=["s1"])
+    dispute = {"claim": "x", "stated": "before", "other_date": "2024", "other_text": "x"}
+    event = filled(
+        TimelineEventRow, full=full, id="t1", source_ids=["s1"], order_disputes=[dispute]
+    )
     records = {
         "INVESTIGATION_STARTED": investigation,
         "SOURCE_FOUND": source,

@@ -150,10 +150,19 @@ class DraftEvent(_ModelOutput):
     source_numbers: list[int] = Field(default_factory=list)
 
 
+class StatedOrder(_ModelOutput):
+    claim_key: str = Field(description="The claim's key, e.g. C2.")
+    earlier: int = Field(
+        description="The number (1 = the first of `events`) of the event the claim puts first."
+    )
+    later: int = Field(description="The number of the event the claim puts after it.")
+
+
 class TimelineDraft(_ModelOutput):
     """Dated events in the story."""
 
     events: list[DraftEvent]
+    stated_orders: list[StatedOrder] = Field(default_factory=list)
 
 
 class ReportFinding(_ModelOutput):

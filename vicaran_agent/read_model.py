@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from .memory import EarlierCheck
+from .schemas import OrderDispute
 
 
 class View(BaseModel):
@@ -168,6 +169,9 @@ class TimelineEventView(View):
     source_ids: list[str] = Field(default_factory=list)
     source_urls: list[str] = Field(default_factory=list)
     disputed_dates: list[str] = Field(default_factory=list)  # the same happening, dated otherwise
+    order_disputes: list[OrderDispute] = Field(
+        default_factory=list
+    )  # a claim's order, contradicted
 
 
 class InvestigationView(View):

@@ -287,6 +287,16 @@ class BiasAssessment(BaseModel):
     unrated: int = 0
 
 
+class OrderDispute(BaseModel):
+    """A claim puts this event `stated` ("before"/"after") the other one, whose dates say the
+    opposite."""
+
+    claim: str  # the claim's text
+    stated: Literal["before", "after"]
+    other_date: str
+    other_text: str
+
+
 class TimelineEvent(BaseModel):
     event_date: str
     date_precision: DatePrecision = "day"
@@ -295,6 +305,7 @@ class TimelineEvent(BaseModel):
     source_ids: list[str] = Field(default_factory=list)
     event_id: str | None = None
     disputed_dates: list[str] = Field(default_factory=list)  # the same happening, dated otherwise
+    order_disputes: list[OrderDispute] = Field(default_factory=list)  # a claim's order, undated
 
 
 QUALITY_DIMENSIONS = (

@@ -709,7 +709,17 @@ class ScriptedModel(BaseLlm):
             for sentence in _sentences("\n".join(content)):
                 for day in re.findall(r"\b(\d{4}-\d{2}-\d{2})\b", sentence):
                     events.append({"date": day, "text": sentence, "source_numbers": [number]})
-        return {"events": events}
+        orders = []
+        keys = re.findall(r"^- (C\d+) ", _block(prompt, "CLAIMS"), re.M)
+        dated = sorted(range(len(events)), key=lambda i: events[i]["date"])
+        if (
+            "stated-order" in self.flags
+            and keys
+            and events[dated[0]]["date"] != events[dated[-1]]["date"]
+        ):
+            # the first claim puts the latest event first: the dates contradict it
+            orders.append({"claim_key": keys[0], "earlier": dated[-1] + 1, "later": dated[0] + 1})
+        return {"events": events, "stated_orders": orders}
 
     def _ReportDraft(self, instruction: str, prompt: str) -> dict[str, Any]:
         pt = _is_portuguese(instruction)

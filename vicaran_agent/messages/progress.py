@@ -88,6 +88,10 @@ MESSAGES: dict[str, Text] = {
         '{emoji} **{label}** — claim {i}/{n} ("{claim}"): {reason}\n- Confidence: {confidence}%'
     ),
     "claim_failed": "⚠️ Claim {i}/{n} could not be checked: {reason}",
+    "timeline_order": (
+        "The dates contradict a claim's order of events: “{claim}” puts “{earlier}” before "
+        "“{later}”, which the sources date {earlier_date} and {later_date}."
+    ),
     "timeline_disputed": (
         "The sources date one happening differently: {first} and {second} (“{text}”); check "
         "which is right before publishing either."

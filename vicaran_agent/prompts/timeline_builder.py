@@ -26,6 +26,11 @@ Return JSON matching the schema: `events`, each with
 
 No dated events in the sources → an empty list.
 
+`stated_orders`: for a claim that puts two of your events in an order ("before", "after", "then",
+"following"), its key and the numbers of the two events in your `events` list (1 = the first),
+`earlier` the one the claim puts first. Only an order the claim states in words; never one you
+infer from the dates (Vicaran compares the dates itself). No such claim → an empty list.
+
 {LANGUAGE_RULE}
 
 {UNTRUSTED_DATA_RULE}

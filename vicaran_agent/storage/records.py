@@ -305,6 +305,7 @@ class Records(RecordsDatabase):
                 row.position = position
                 row.date_precision = event_.date_precision
                 row.disputed_dates = list(event_.disputed_dates) or None
+                row.order_disputes = [d.model_dump() for d in event_.order_disputes] or None
                 linked = sources.resolve(event_.source_ids, event_.source_urls, event_.event_date)
                 row.source_ids = [source.id for source in linked]
                 ids.append(row.id)

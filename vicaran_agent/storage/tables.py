@@ -275,6 +275,8 @@ class TimelineEventRow(Base):
     source_ids: Mapped[list[str]] = mapped_column(JSON, default=list)
     # other dates the sources give the same happening (timeline_builder.flag_disputed)
     disputed_dates: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
+    # claims whose order of events the dates contradict (timeline_builder.flag_stated_orders)
+    order_disputes: Mapped[list[dict[str, str]] | None] = mapped_column(JSON, nullable=True)
 
 
 class SnapshotRow(Base):

@@ -17,6 +17,7 @@ from vicaran_agent.read_model import (
     SourceView,
     TimelineEventView,
 )
+from vicaran_agent.schemas import OrderDispute
 from vicaran_agent.storage.tables import (
     BiasRow,
     ClaimRow,
@@ -169,6 +170,7 @@ def timeline_view(row: TimelineEventRow, url_of: Mapping[str, str]) -> TimelineE
         source_ids=source_ids,
         source_urls=[url_of[i] for i in source_ids if i in url_of],
         disputed_dates=list(row.disputed_dates or []),
+        order_disputes=[OrderDispute.model_validate(d) for d in row.order_disputes or []],
     )
 
 

@@ -12,10 +12,10 @@ from google.adk.events import Event
 from .. import state_keys as keys
 from ..formatting import claims_block, one_line, sources_block
 from ..memory import content_words
-from ..model_outputs import TimelineDraft
+from ..model_outputs import DraftEvent, TimelineDraft
 from ..prompts.timeline_builder import TIMELINE_BUILDER_INSTRUCTION
 from ..sanitize import clean
-from ..schemas import Claim, DatePrecision, Source, TimelineEvent
+from ..schemas import Claim, DatePrecision, OrderDispute, Source, TimelineEvent
 from ._stage import Stage, StageAgent
 
 _ISO = re.compile(r"^(\d{4})(?:-(\d{2}))?(?:-(\d{2}))?$")
@@ -36,6 +36,13 @@ def parse_event_date(value: str) -> tuple[str, DatePrecision] | None:
     if month:
         return f"{year}-{month}", "month"
     return year, "year"
+
+
+def _event_key(item: DraftEvent) -> tuple[str, str] | None:
+    """(ISO date, text) of a drafted event as it is kept; None for one that is not."""
+    parsed = parse_event_date(item.date)
+    text = " ".join(clean(item.text).split())
+    return (parsed[0], text.lower()) if parsed and text else None
 
 
 def build_events(draft: TimelineDraft, numbered: list[tuple[int, Source]]) -> list[TimelineEvent]:
@@ -85,6 +92,52 @@ def flag_disputed(events: list[TimelineEvent]) -> list[tuple[TimelineEvent, Time
     return pairs
 
 
+def flag_stated_orders(
+    drafts: list[TimelineDraft], events: list[TimelineEvent], claims: dict[str, str]
+) -> list[tuple[str, TimelineEvent, TimelineEvent]]:
+    """(claim, earlier, later) for each claim whose stated order of two events their dates
+    contradict: the event it puts first is dated after the other. Each event gets an
+    `order_disputes` entry naming the claim and the other event. The model only says which
+    events a claim orders (`stated_orders`); the dates are compared here. Dates that overlap
+    ("2024" and "2024-03-01") contradict no order."""
+    kept = {(e.event_date, e.event_text.lower()): e for e in events}
+    found: list[tuple[str, TimelineEvent, TimelineEvent]] = []
+    for draft in drafts:
+        for order in draft.stated_orders:
+            claim = claims.get(order.claim_key.strip().upper())
+            pair = [_drafted(draft, n, kept) for n in (order.earlier, order.later)]
+            earlier, later = pair
+            if claim is None or earlier is None or later is None or earlier is later:
+                continue
+            first, second = earlier.event_date, later.event_date
+            if first.startswith(second) or second.startswith(first) or first < second:
+                continue
+            if any(d.other_text == later.event_text for d in earlier.order_disputes):
+                continue  # said by another batch too
+            earlier.order_disputes.append(
+                OrderDispute(
+                    claim=claim, stated="before", other_date=second, other_text=later.event_text
+                )
+            )
+            later.order_disputes.append(
+                OrderDispute(
+                    claim=claim, stated="after", other_date=first, other_text=earlier.event_text
+                )
+            )
+            found.append((claim, earlier, later))
+    return found
+
+
+def _drafted(
+    draft: TimelineDraft, number: int, kept: dict[tuple[str, str], TimelineEvent]
+) -> TimelineEvent | None:
+    """The kept event the draft's `number`-th event became, if it was kept."""
+    if not 1 <= number <= len(draft.events):
+        return None
+    key = _event_key(draft.events[number - 1])
+    return kept.get(key) if key else None
+
+
 class TimelineBuilderAgent(StageAgent):
     """Builds the story's chronology (detailed mode only)."""
 
@@ -97,7 +150,8 @@ class TimelineBuilderAgent(StageAgent):
             yield stage.finish(stage.msg("timeline_empty"), {keys.TIMELINE_RECORDS: []})
             return
         yield stage.event(stage.msg("timeline_progress"))
-        claims = claims_block(stage.records(keys.CLAIM_RECORDS, Claim))
+        claimed = stage.records(keys.CLAIM_RECORDS, Claim)
+        claims = claims_block(claimed)
         drafts, errors = await stage.ask_per_batch(
             TIMELINE_BUILDER_INSTRUCTION,
             numbered,
@@ -119,6 +173,18 @@ class TimelineBuilderAgent(StageAgent):
             stage.note(
                 stage.msg(
                     "timeline_disputed", first=first.event_date, second=second.event_date, text=text
+                )
+            )
+        texts = {claim.key.strip().upper(): claim.claim_text for claim in claimed}
+        for claim, earlier, later in flag_stated_orders(drafts, events, texts):
+            stage.note(
+                stage.msg(
+                    "timeline_order",
+                    claim=one_line(claim, 160),
+                    earlier=one_line(earlier.event_text, 120),
+                    later=one_line(later.event_text, 120),
+                    earlier_date=earlier.event_date,
+                    later_date=later.event_date,
                 )
             )
         records = {keys.TIMELINE_RECORDS: [e.model_dump(mode="json") for e in events]}
