@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 from pathlib import Path
 from urllib.parse import quote
@@ -75,6 +76,27 @@ async def test_a_page_read_through_the_reader_is_kept_as_received_without_the_ke
     # ... standing for the page the journalist's report cites
     assert metadata["uri"] == STORY and metadata["warc"]["WARC-Refers-To"] == response["id"]
     assert b"read-via: jina" in metadata["payload"]
+
+
+async def test_a_read_does_not_wait_for_its_archive_and_the_closing_reader_does(records_url):
+    gate, order = asyncio.Event(), []
+
+    class SlowStore(PageArchive):
+        async def _save(self, page_url, exchange, via):
+            await gate.wait()
+            order.append("archived")
+
+    with FakeJinaReader({STORY: Page("Budget", ARTICLE)}) as jina:
+        settings = Settings(_env_file=None, jina_reader_base_url=jina.url, jina_api_key="")
+        page_reader = PageReader(settings, archive=SlowStore(ID, records_url))
+        assert (await page_reader.read(STORY)).ok
+        order.append("read")
+        closing = asyncio.ensure_future(page_reader.aclose())
+        await asyncio.sleep(0)
+        assert not closing.done()  # the run's end waits for its archive
+        gate.set()
+        await closing
+    assert order == ["read", "archived"]
 
 
 async def test_a_page_fetched_directly_is_kept_decoded_and_cut_where_reading_stopped(

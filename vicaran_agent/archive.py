@@ -66,15 +66,29 @@ class Exchange:
 
 
 class PageArchive:
-    """Where an investigation's reads are kept: its WARC records in the records store. Keeping
-    never fails a read (a store that is down costs the archived copy, said in the log)."""
+    """Where an investigation's reads are kept: its WARC records in the records store.
+
+    A read does not wait for its page to be archived (the records are written beside the run,
+    which waits for them when its reader closes: `flush`). Keeping never fails a read: a store
+    that is down costs the archived copy, said in the log."""
 
     def __init__(self, investigation_id: str, database_url: str) -> None:
         self.investigation_id = investigation_id
         self.database_url = database_url
+        self._saving: set[asyncio.Future[None]] = set()
 
-    async def keep(self, page_url: str, exchange: Exchange, via: str) -> None:
-        """Archive one read of `page_url` (made at `exchange.url`)."""
+    def keep(self, page_url: str, exchange: Exchange, via: str) -> None:
+        """Archive one read of `page_url` (made at `exchange.url`), in the background."""
+        saving = asyncio.ensure_future(self._save(page_url, exchange, via))
+        self._saving.add(saving)
+        saving.add_done_callback(self._saving.discard)
+
+    async def flush(self) -> None:
+        """Until every read kept so far is in the store."""
+        while self._saving:
+            await asyncio.gather(*self._saving, return_exceptions=True)
+
+    async def _save(self, page_url: str, exchange: Exchange, via: str) -> None:
         from .storage import get_repository
 
         def save() -> None:

@@ -152,6 +152,8 @@ class PageReader:
         return 3 * self.timeout
 
     async def aclose(self) -> None:
+        if self.archive is not None:
+            await self.archive.flush()
         if self._http is not None:
             http, self._http = self._http, None
             try:
@@ -212,7 +214,7 @@ class PageReader:
         result.published_at_source = "metadata" if page.published_at else None
         result.via = via
         if self.archive is not None and exchange is not None:
-            await self.archive.keep(url, exchange, via)
+            self.archive.keep(url, exchange, via)
         return result
 
     async def _read(
