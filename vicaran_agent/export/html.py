@@ -5,14 +5,9 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jinja2
-from markupsafe import Markup
-
-from ..markdown_html import render_markdown
 from ..read_model import EvidenceView, InvestigationView, SourceView
-from ..templating import environment
 from .links import is_sha256, is_web, report_markdown, saved_links, snapshot_links, snapshot_path
 from .words import (
     REASONING_HEADING,
@@ -36,6 +31,9 @@ from .words import (
     stance_text,
     web_link,
 )
+
+if TYPE_CHECKING:
+    import jinja2
 
 LANGUAGE_TAG = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})?")
 SNAPSHOT_CHARS = 100_000  # of one text, in the HTML export
@@ -77,6 +75,11 @@ def to_html(
             return base + snapshot_path(iid, sha)
         return None
 
+    # Jinja2 and markdown-it load here: the other exports (and `vicaran export`) go without them.
+    from markupsafe import Markup
+
+    from ..markdown_html import render_markdown
+
     report = report_markdown(investigation.summary)
     report_html = (
         render_markdown(
@@ -107,6 +110,8 @@ def to_html(
 
 @functools.cache
 def _environment(language: str) -> jinja2.Environment:
+    from ..templating import environment
+
     return environment(translations=said(language), filters={"web": is_web})
 
 
