@@ -15,7 +15,7 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 from io import BytesIO
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
@@ -153,15 +153,10 @@ def page_records(exchange: Exchange, page_url: str, via: str) -> bytes:
     writer.write_record(request)
     if exchange.url != page_url:
         fields = f"page: {page_url}\nread-via: {via}\nread-at: {exchange.url}\n".encode()
-        metadata = writer.create_warc_record(
-            page_url,
-            "metadata",
-            payload=BytesIO(fields),
-            length=len(fields),
-            warc_content_type="application/warc-fields",
-            warc_headers_dict={"WARC-Refers-To": response_id},
+        refers = {"WARC-Refers-To": response_id}
+        writer.write_record(
+            _plain(writer, page_url, "metadata", fields, "application/warc-fields", refers)
         )
-        writer.write_record(metadata)
     return out.getvalue()
 
 
@@ -183,12 +178,24 @@ def archive_file(
         out.write(records)  # gzip members, one per record: a WARC file is their concatenation
     for uri, text in texts:
         data = text.encode("utf-8")
-        resource = writer.create_warc_record(
-            uri,
-            "resource",
-            payload=BytesIO(data),
-            length=len(data),
-            warc_content_type="text/plain; charset=utf-8",
-        )
-        writer.write_record(resource)
+        writer.write_record(_plain(writer, uri, "resource", data, "text/plain; charset=utf-8"))
     return out.getvalue()
+
+
+def _plain(
+    writer: Any,
+    uri: str,
+    kind: str,
+    data: bytes,
+    media_type: str,
+    headers: dict[str, str] | None = None,
+) -> Any:
+    """A record of `kind` whose block is `data` itself (no HTTP message): metadata, resource."""
+    return writer.create_warc_record(
+        uri,
+        kind,
+        payload=BytesIO(data),
+        length=len(data),
+        warc_content_type=media_type,
+        warc_headers_dict=headers or {},
+    )
