@@ -38,11 +38,12 @@ def parse_event_date(value: str) -> tuple[str, DatePrecision] | None:
     return year, "year"
 
 
-def _event_key(item: DraftEvent) -> tuple[str, str] | None:
-    """(ISO date, text) of a drafted event as it is kept; None for one that is not."""
+def _kept_form(item: DraftEvent) -> tuple[str, DatePrecision, str] | None:
+    """(ISO date, its precision, text) of a drafted event as it is kept; None for one that is
+    not (no valid date, or no text)."""
     parsed = parse_event_date(item.date)
     text = " ".join(clean(item.text).split())
-    return (parsed[0], text.lower()) if parsed and text else None
+    return (parsed[0], parsed[1], text) if parsed and text else None
 
 
 def build_events(draft: TimelineDraft, numbered: list[tuple[int, Source]]) -> list[TimelineEvent]:
@@ -51,18 +52,16 @@ def build_events(draft: TimelineDraft, numbered: list[tuple[int, Source]]) -> li
     seen: set[tuple[str, str]] = set()
     events = []
     for item in draft.events:
-        parsed = parse_event_date(item.date)
-        text = " ".join(clean(item.text).split())
-        if not parsed or not text:
+        if (kept := _kept_form(item)) is None:
             continue
-        key = (parsed[0], text.lower())
-        if key in seen:
+        day, precision, text = kept
+        if (key := (day, text.lower())) in seen:
             continue
         seen.add(key)
         urls = [by_number[n].url for n in dict.fromkeys(item.source_numbers) if n in by_number]
         events.append(
             TimelineEvent(
-                event_date=parsed[0], date_precision=parsed[1], event_text=text, source_urls=urls
+                event_date=day, date_precision=precision, event_text=text, source_urls=urls
             )
         )
     return sorted(events, key=lambda e: e.event_date)
@@ -134,8 +133,8 @@ def _drafted(
     """The kept event the draft's `number`-th event became, if it was kept."""
     if not 1 <= number <= len(draft.events):
         return None
-    key = _event_key(draft.events[number - 1])
-    return kept.get(key) if key else None
+    form = _kept_form(draft.events[number - 1])
+    return kept.get((form[0], form[2].lower())) if form else None
 
 
 class TimelineBuilderAgent(StageAgent):
