@@ -13,6 +13,7 @@ from .words import (
     REASONING_HEADING,
     attribution,
     check_heading,
+    cited_items,
     claims_by_id,
     evidence_facts,
     full_text_link,
@@ -119,10 +120,7 @@ def _cited_snapshots(investigation: InvestigationView) -> list[tuple[str, str]]:
     """(sha256, what it is the text of) for each text the export cites, once, in the order it
     first cites them: the sources, then the evidence of each check."""
     named: dict[str, str] = {}
-    items: list[SourceView | EvidenceView] = list(investigation.sources)
-    for check in investigation.fact_checks:
-        items.extend(check.evidence)
-    for item in items:
+    for item in cited_items(investigation):
         if is_sha256(sha := item.content_sha256):
             named.setdefault(sha, item_title(item, investigation.language))
     return list(named.items())

@@ -14,21 +14,13 @@ from ..archive import archive_file
 from ..read_model import InvestigationView, SourceView
 from .formats import filename as download_name
 from .links import is_sha256, is_web
-from .words import Cited
+from .words import Cited, cited_items
 
 if TYPE_CHECKING:
     from ..storage import Repository
 
 # Evidence whose page Vicaran read (a search hit alone, "web", is the search service's snippet).
 _READ_EVIDENCE = frozenset({"source", "page", "live_search", "late_source"})
-
-
-def cited_items(investigation: InvestigationView) -> list[Cited]:
-    """The sources, then each check's evidence: what the report and its appendix cite."""
-    items: list[Cited] = list(investigation.sources)
-    for check in investigation.fact_checks:
-        items.extend(check.evidence)
-    return items
 
 
 def was_read(item: Cited) -> bool:

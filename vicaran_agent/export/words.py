@@ -49,6 +49,14 @@ _DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 GAZETTE_NAME = "Diário Oficial"
 
 
+def cited_items(investigation: InvestigationView) -> list[Cited]:
+    """The sources, then each check's evidence: what the report and its appendix cite."""
+    items: list[Cited] = list(investigation.sources)
+    for check in investigation.fact_checks:
+        items.extend(check.evidence)
+    return items
+
+
 def link_of(item: Cited) -> str:
     """The address as found (what to link), else the normalized one."""
     return item.display_url or item.url
