@@ -30,7 +30,7 @@ from .. import export
 from ..config import get_settings
 from ..formatting import json_for_html
 from ..read_model import InvestigationListItem, InvestigationView
-from ..storage import get_repository
+from ..storage import Repository, get_repository
 from ..storage.reads import AmbiguousIdError
 from . import access, pages, views
 from .pages import STATIC_DIR, STATIC_PREFIX
@@ -136,10 +136,7 @@ async def _api_snapshot(request: Request) -> Response:
 
         def load() -> str | None:
             repository = get_repository(url)
-            try:
-                full_id = repository.resolve_id(investigation_id)
-            except AmbiguousIdError:
-                return None
+            full_id = _full_id(repository, investigation_id)
             return None if full_id is None else repository.get_snapshot(full_id, sha256)
 
         text = await asyncio.to_thread(load)
@@ -156,10 +153,7 @@ async def _api_archive(request: Request) -> Response:
 
     def load() -> tuple[str, bytes] | None:
         repository = get_repository(url)
-        try:
-            full_id = repository.resolve_id(investigation_id)
-        except AmbiguousIdError:
-            return None
+        full_id = _full_id(repository, investigation_id)
         if full_id is None or not number.isdigit() or len(number) > 12:
             return None
         records = repository.get_captures(full_id, [int(number)]).get(int(number))
@@ -171,6 +165,15 @@ async def _api_archive(request: Request) -> Response:
     full_id, records = loaded
     name = f"vicaran-{full_id[:8]}-page-{number}.warc.gz"
     return Response(records, media_type=export.FORMATS["warc"].media_type, headers=_download(name))
+
+
+def _full_id(repository: Repository, investigation_id: str) -> str | None:
+    """The investigation an id or a unique short id names; None when it names none, or several
+    (the records under it are then not found, as for an unknown id)."""
+    try:
+        return repository.resolve_id(investigation_id)
+    except AmbiguousIdError:
+        return None
 
 
 def _download(name: str) -> dict[str, str]:
