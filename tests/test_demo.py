@@ -7,9 +7,8 @@ from pathlib import Path
 import httpx
 
 from vicaran_agent.config import Settings
-from vicaran_agent.demo import ReadOnly, load, sample
+from vicaran_agent.demo import load, sample, sample_server
 from vicaran_agent.server import pages
-from vicaran_agent.server.app import build_server
 from vicaran_agent.services import Services, serving
 from vicaran_agent.storage import get_repository
 
@@ -45,11 +44,8 @@ async def test_the_demo_serves_the_sample_read_only_and_says_it_is_sample_data(t
         google_api_key="",
         tavily_api_key="",
     )
-    shown = Services(settings=settings, sample_data=True)
-    with serving(shown):
-        iid = load(get_repository(settings.database_url), sample())
-    app = build_server(settings, with_adk=False, services=shown)
-    app.add_middleware(ReadOnly, home=f"/investigations/{iid}")
+    app, shown, page = sample_server(settings)  # what `vicaran demo` serves
+    iid = page.rsplit("/", 1)[1]
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8000") as http:
         home = await http.get("/")

@@ -119,10 +119,7 @@ def demo(host: str, port: int) -> int:
     import uvicorn
 
     from ..config import Settings, server_url
-    from ..demo import ReadOnly, load, sample
-    from ..server.app import build_server
-    from ..services import Services, serving
-    from ..storage import get_repository
+    from ..demo import sample_server
 
     bound = server_url(host, port)
     with sock, tempfile.TemporaryDirectory(prefix="vicaran-demo-") as folder:
@@ -135,12 +132,7 @@ def demo(host: str, port: int) -> int:
             agent_secret="",
             vicaran_allowed_hosts="",
         )
-        shown = Services(settings=settings, sample_data=True)
-        with serving(shown):
-            investigation_id = load(get_repository(settings.database_url), sample())
-        page = f"/investigations/{investigation_id}"
-        app = build_server(settings, with_adk=False, host=host, port=port, services=shown)
-        app.add_middleware(ReadOnly, home=page)
+        app, shown, page = sample_server(settings, host=host, port=port)
         print(f"Vicaran sample data (read-only, no keys needed): {bound}{page}", flush=True)
         uvicorn.Server(uvicorn.Config(app, host=host, port=port)).run(sockets=[sock])
         shown.close()

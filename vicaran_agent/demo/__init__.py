@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 from starlette.responses import JSONResponse, RedirectResponse
@@ -27,6 +27,12 @@ from ..schemas import (
     Verdict,
 )
 from ..storage import Repository
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
+    from ..config import Settings
+    from ..services import Services
 
 SAMPLE = Path(__file__).with_name("sample.json")
 READ_ONLY = "This is Vicaran's sample data, read-only: run `make run` to investigate."
@@ -92,6 +98,24 @@ def load(repository: Repository, document: dict[str, Any]) -> str:
         tokens=record.get("tokens"),
     )
     return iid
+
+
+def sample_server(
+    settings: Settings, *, host: str = "127.0.0.1", port: int = 8000
+) -> tuple[FastAPI, Services, str]:
+    """The read-only server of the sample investigation: (its app, the services it runs with -
+    close them after -, the sample's page path)."""
+    from ..server.app import build_server
+    from ..services import Services, serving
+    from ..storage import get_repository
+
+    shown = Services(settings=settings, sample_data=True)
+    with serving(shown):
+        investigation_id = load(get_repository(settings.database_url), sample())
+    page = f"/investigations/{investigation_id}"
+    app = build_server(settings, with_adk=False, host=host, port=port, services=shown)
+    app.add_middleware(ReadOnly, home=page)
+    return app, shown, page
 
 
 def _model(model: type[BaseModel], data: dict[str, Any], **overrides: Any) -> Any:
