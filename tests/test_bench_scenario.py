@@ -2,28 +2,18 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.bench import bench_figures
 
 
 def test_a_quick_scenario_runs_and_reports_its_figures():
     """One scenario, as `make bench` runs each (its own process, its own fakes), at a tiny
     latency: it completes, the newsroom gets every record, and the figures are there."""
-    done = subprocess.run(
-        # a small story (what the bench measures at full size is its own run's business)
-        [sys.executable, "-m", "benchmarks.scenario", "--mode", "quick", "--latency", "0.02"]
-        + ["--sources", "6", "--claims", "3"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
+    # a small story (what the bench measures at full size is its own run's business)
+    figures = bench_figures(
+        "benchmarks.scenario",
+        *("--mode", "quick", "--latency", "0.02", "--sources", "6", "--claims", "3"),
         timeout=300,
     )
-    assert done.returncode == 0, done.stderr[-2000:]
-    figures = json.loads(done.stdout.strip().splitlines()[-1])
     assert figures["status"] == "completed" and figures["verdicts"] == figures["claims"] > 0
     assert figures["outbox"] == {
         "pending": 0,
