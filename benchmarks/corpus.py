@@ -124,13 +124,17 @@ class Story:
         folded = _fold(query)
         return next((c for c in self.claims if _fold(c.text) in folded), None)
 
+    def batch_of(self, query: str) -> int:
+        """Which third of the story a brief search returns (0-2); 0 for a claim's search too."""
+        if self.claim_in(query) is not None:
+            return 0
+        return 1 if query.endswith("official records") else 2 if query.endswith("response") else 0
+
     def search(self, query: str, _body: dict[str, Any]) -> list[dict[str, Any]]:
         """FakeTavily override: brief searches get a third of the story, claim searches the claim."""
         claim = self.claim_in(query)
         if claim is None:
-            third = (
-                1 if query.endswith("official records") else 2 if query.endswith("response") else 0
-            )
+            third = self.batch_of(query)
             # a global score, so merged results rank the story in article order
             return [_result(a, a.snippet, i) for i, a in enumerate(self.articles) if i % 3 == third]
         results = [

@@ -9,6 +9,9 @@ with 15 claims; 5/15/30 claims with 30 sources), the serial baselines of quick a
 attached; with VICARAN_BENCH_POSTGRES_URL (or VICARAN_TEST_POSTGRES_URL) set, quick and detailed
 again with the records on that PostgreSQL server (a fresh schema each). Wall time is from the journalist's
 APPROVED to the investigation's last event; L is the fast model's latency (the pro model: 1.5·L).
+The second story (`--story batches`, issue 27: both models at L, every service at 0.4·L, the
+searches answering in batches, 30 pages beyond the limit) runs quick and detailed three times
+each; the median holds the target and its waterfall is printed (benchmarks/critical_path.py).
 Then the documents benchmark (benchmarks/documents.py, its own process): indexing 2,000 text-PDF
 pages and 100,000 passages, search latency and RSS, and what the parse pool costs a file; the
 hostile documents (benchmarks/hostile.py): each of issue 20's hostile files taken in alone, then
@@ -38,6 +41,16 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import cli_start, documents, gazettes, hostile, memory, model_routing
+from benchmarks.critical_path import (
+    STORY,
+    STORY_REPEATS,
+    critical_path,
+    median_run,
+    story_name,
+    story_runs,
+    story_targets,
+    waterfall,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVICES = ("tavily", "jina", "factcheck", "newsroom")
@@ -67,6 +80,7 @@ class Run:
     document_pages: int = 0
     postgres: bool = False  # records on PostgreSQL (VICARAN_BENCH_POSTGRES_URL)
     archive: bool = True  # each page read kept as WARC records (VICARAN_ARCHIVE_PAGES)
+    story: str = "acme"  # benchmarks.scenario --story
 
     def argv(self, latency: float) -> list[str]:
         argv = [sys.executable, "-m", "benchmarks.scenario", "--mode", self.mode]
@@ -76,6 +90,7 @@ class Run:
         argv += ["--document-pages", str(self.document_pages)] * bool(self.document_pages)
         argv += ["--postgres", POSTGRES_URL] * self.postgres
         argv += ["--no-archive"] * (not self.archive)
+        argv += ["--story", self.story]
         return argv + ["--rewrite"] * self.rewrite
 
 
@@ -115,9 +130,16 @@ def plan(quick_only: bool) -> list[list[Run]]:
         Run("rate-limited", "quick", 15, 5, rate_limited=True),
     ]
     postgres = [[run] for run in POSTGRES_RUNS] if POSTGRES_URL else []
+    # the second story (issue 27): each mode three times, alone, for its median
+    story = [
+        [Run(story_name(mode, n + 1), mode, sources, claims, story=STORY)]
+        for mode, sources, claims in (("quick", 15, 5), ("detailed", 30, 15))
+        for n in range(STORY_REPEATS)
+    ]
     return [
         [QUICK],
         [DETAILED],
+        *story,
         *postgres,
         [DOCUMENT_RUN],
         [UNARCHIVED],
@@ -269,24 +291,6 @@ def prompt_targets(results: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
             )
         )
     return found
-
-
-def critical_path(name: str, r: dict[str, Any]) -> str:
-    """Model tasks, services and store writes of one run, ordered by when they started."""
-    spans = [(a, b, f"model {t} x{n}") for t, (n, a, b) in r["model_windows"].items()]
-    spans += [(a, b, f"http {s} x{n}") for s, (n, a, b) in r["http_windows"].items()]
-    lines = [f"{name}: seconds after APPROVED (L = {r['latency']} s)"]
-    for start, end, what in sorted(spans):
-        lines.append(f"  {start:6.2f} - {end:6.2f}  {what}")
-    stages = ", ".join(f"{a} {w[0]:.2f}-{w[1]:.2f}" for a, w in r["stage_windows"].items())
-    lines.append(f"  stages (first-last event): {stages}")
-    lines.append(
-        f"  {r['httpx_clients_created']} httpx clients created, "
-        f"{r['httpx_client_init_s']:.2f} s of event-loop time building them; "
-        f"{r['sequential_model_calls']} model calls stood one after another; "
-        f"iterations per verdict {r['iterations']}"
-    )
-    return "\n".join(lines)
 
 
 # --- the targets -------------------------------------------------------------------------------
@@ -507,6 +511,7 @@ def main(argv: list[str] | None = None) -> int:
     memory_figures = process([sys.executable, "-m", "benchmarks.memory"], MEMORY_TIMEOUT_SECONDS)
 
     checks = targets(results, args.latency, total) + prompt_targets(results)
+    checks += [check(label, met, detail) for label, met, detail in story_targets(results)]
     if document_figures is not None:
         checks += document_targets(document_figures)
     if hostile_figures is not None:
@@ -532,6 +537,12 @@ def main(argv: list[str] | None = None) -> int:
     for name in ("quick", "detailed"):
         if name in results and "error" not in results[name]:
             print(critical_path(name, results[name]))
+            print()
+    for mode in ("quick", "detailed"):
+        if runs := story_runs(results, mode):
+            chosen = median_run(runs)
+            print(waterfall(f"{mode}, {STORY} story (the median run)", chosen))
+            print(critical_path(f"{mode}, {STORY} story (the median run)", chosen))
             print()
     if document_figures is not None and "error" not in document_figures:
         print("Documents:")

@@ -33,7 +33,7 @@ from typing import Any
 # Never read a developer's .env (set before anything imports ADK or Vicaran).
 os.environ["ADK_DISABLE_LOAD_DOTENV"] = "1"
 
-from benchmarks.corpus import BRIEF, generate
+from benchmarks.corpus import BRIEF, Story, generate
 from tests.fakes.factcheck import FakeFactCheckTools
 from tests.fakes.jina import FakeJinaReader
 from tests.fakes.newsroom import FakeNewsroom
@@ -41,6 +41,9 @@ from tests.fakes.server import FakeServer, RecordedRequest, Response
 from tests.fakes.tavily import FakeTavily
 
 LATENCY = {"tavily": 0.3, "jina": 0.5, "factcheck": 0.2, "newsroom": 0.05}
+STORIES = ("acme", "batches")
+BATCH_LATENCY = 0.4  # x L: every fake's answer time in the batches story
+BATCH_EXTRA_PAGES = 30  # pages the brief's searches return beyond the source limit
 MODE_SOURCES = {"quick": 15, "detailed": 30}
 RATE_LIMIT = 4  # requests per second the rate-limited Tavily accepts
 DRAIN_SECONDS = 90.0
@@ -71,6 +74,21 @@ class RateLimitedTavily(FakeTavily):
         return super().handle(request)
 
 
+class BatchedTavily(FakeTavily):
+    """FakeTavily whose brief searches answer one `step` after another (the story's batches)."""
+
+    def __init__(self, story: Story, *args: Any, step: float, **kw: Any) -> None:
+        super().__init__(*args, overrides=story.search, **kw)
+        self.story, self.step = story, step
+
+    def handle(self, request: RecordedRequest) -> Response:
+        body = request.json if isinstance(request.json, dict) else {}
+        batch = self.story.batch_of(str(body.get("query") or ""))
+        if batch:
+            self.wait(batch * self.step)
+        return super().handle(request)
+
+
 def _configure(
     args: argparse.Namespace,
     services: dict[str, FakeServer],
@@ -81,10 +99,11 @@ def _configure(
         if name.startswith(_PREFIXES):
             del os.environ[name]
     latency_ms = round(args.latency * 1000)
+    pro = 1.0 if args.story == "batches" else 1.5  # the pro model's latency, in L
     values = {
         "ADK_DISABLE_LOAD_DOTENV": "1",
         "VICARAN_FAST_MODEL": f"scripted/latency-{latency_ms}",
-        "VICARAN_PRO_MODEL": f"scripted/latency-{round(1.5 * latency_ms)}"
+        "VICARAN_PRO_MODEL": f"scripted/latency-{round(pro * latency_ms)}"
         + ("+contradicts-verdict" if args.rewrite else ""),
         "TAVILY_API_KEY": "tvly-test",
         "TAVILY_BASE_URL": services["tavily"].url,
@@ -102,6 +121,11 @@ def _configure(
         "VICARAN_CONCURRENCY": "64",
         "VICARAN_CLAIM_CONCURRENCY": "32",
     }
+    if args.story == "batches":  # Vicaran's own bounds and budgets, as a newsroom runs it
+        for name in ("VICARAN_TAVILY_RPM", "VICARAN_JINA_RPM", "VICARAN_FACTCHECK_RPM"):
+            del values[name]
+        for name in ("VICARAN_CONCURRENCY", "VICARAN_CLAIM_CONCURRENCY"):
+            del values[name]
     if args.sources != MODE_SOURCES[args.mode]:
         values["VICARAN_SOURCE_LIMIT"] = str(args.sources)
     if args.rate_limited:
@@ -302,6 +326,7 @@ def _model_figures(latency: float, approved: float) -> dict[str, Any]:
         "model_windows": {
             t: [n, round(a, 2), round(b, 2)] for t, (n, a, b) in sorted(windows.items())
         },
+        "model_spans": [[task, round(a, 3), round(b, 3)] for a, b, task in sorted(run)],
     }
 
 
@@ -318,9 +343,14 @@ def _http_figures(services: dict[str, FakeServer], approved: float) -> dict[str,
         "http_calls": {n: s.count() for n, s in services.items()},
         "http_peak_concurrency": {n: s.peak_concurrency for n, s in services.items()},
         "http_windows": {},
+        "http_spans": [],
     }
     for name, service in services.items():
         run = [r for r in service.requests if r.started >= approved]
+        figures["http_spans"] += [
+            [name, round(r.started - approved, 3), round((r.ended or r.started) - approved, 3)]
+            for r in run
+        ]
         if run:
             ends = [r.ended or r.started for r in run]
             first, last = min(r.started for r in run) - approved, max(ends) - approved
@@ -375,14 +405,24 @@ async def _offline_resolve(host: str, port: int) -> set[Any]:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    story = generate(args.sources, args.claims)
-    tavily_kind = RateLimitedTavily if args.rate_limited else FakeTavily
-    extra = {"max_requests": RATE_LIMIT} if args.rate_limited else {}
+    batches = args.story == "batches"
+    story = generate(args.sources + BATCH_EXTRA_PAGES * batches, args.claims)
+    latency = {s: BATCH_LATENCY * args.latency for s in LATENCY} if batches else LATENCY
+    tavily: FakeTavily
+    if batches:
+        step = BATCH_LATENCY * args.latency
+        tavily = BatchedTavily(story, latency=latency["tavily"], step=step)
+    elif args.rate_limited:
+        tavily = RateLimitedTavily(
+            overrides=story.search, latency=latency["tavily"], max_requests=RATE_LIMIT
+        )
+    else:
+        tavily = FakeTavily(overrides=story.search, latency=latency["tavily"])
     services: dict[str, FakeServer] = {
-        "tavily": tavily_kind(overrides=story.search, latency=LATENCY["tavily"], **extra),
-        "jina": FakeJinaReader(story.pages(), api_key=JINA_KEY, latency=LATENCY["jina"]),
-        "factcheck": FakeFactCheckTools(latency=LATENCY["factcheck"]),
-        "newsroom": FakeNewsroom(latency=LATENCY["newsroom"]),
+        "tavily": tavily,
+        "jina": FakeJinaReader(story.pages(), api_key=JINA_KEY, latency=latency["jina"]),
+        "factcheck": FakeFactCheckTools(latency=latency["factcheck"]),
+        "newsroom": FakeNewsroom(latency=latency["newsroom"]),
     }
     for service in services.values():
         service.start()
@@ -423,6 +463,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     result["peak_rss_mib"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     return {
         "mode": args.mode,
+        "story": args.story,
         "requested_sources": args.sources,
         "requested_claims": args.claims,
         "latency": args.latency,
@@ -469,6 +510,7 @@ def _add_documents(folder: Path, pages: int) -> None:
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mode", choices=("quick", "detailed"), default="quick")
+    parser.add_argument("--story", choices=STORIES, default="acme", help="see above")
     parser.add_argument("--sources", type=int)
     parser.add_argument("--claims", type=int, default=5)
     parser.add_argument("--latency", type=float, default=0.5, help="model latency L in seconds")
