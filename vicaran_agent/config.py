@@ -122,6 +122,8 @@ class Settings(BaseSettings):
 
     # Limits, timeouts and concurrency.
     vicaran_concurrency: int = Field(default=16, ge=1)
+    # Source digests (model calls) at once: a page read joins the digests already running.
+    vicaran_digest_concurrency: int = Field(default=32, ge=1)
     vicaran_source_limit: int = Field(
         default=0, ge=0
     )  # 0: the mode's limit (15 quick, 30 detailed)

@@ -89,6 +89,7 @@ class SourceFinderAgent(StageAgent):
             pages=runtime.pages,
             texts=runtime.texts,
             language=stage.language,
+            reads=asyncio.Semaphore(stage.settings.vicaran_concurrency),
         )
         reader = DocumentReader(
             stage.model, analyzer.instruction, runtime.texts, config.brief, stage.language
@@ -118,9 +119,11 @@ class SourceFinderAgent(StageAgent):
 
         try:
             # Documents and pages are read together, so documents cost no time of their own.
+            # Reads are held to VICARAN_CONCURRENCY (the analyzer's `reads`), digests to their
+            # own bound: a page read while others are digested is digested at once.
             items: list[SearchHit | ListedDocument] = [*documents, *hits]
             async for _text, result in stream_concurrently(
-                items, read, stage.settings.vicaran_concurrency
+                items, read, stage.settings.vicaran_digest_concurrency
             ):
                 if isinstance(result, Exception):
                     stage.note(stage.msg("source_crashed", error=result))

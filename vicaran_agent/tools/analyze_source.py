@@ -56,6 +56,7 @@ class SourceAnalyzer:
         texts: TextStore | None = None,
         language: str = ENGLISH,
         archive: PageArchive | None = None,
+        reads: asyncio.Semaphore | None = None,
     ) -> None:
         self.settings = settings or get_settings()
         self.language = language  # the journalist's: why a page could not be read
@@ -64,6 +65,7 @@ class SourceAnalyzer:
         self.texts = texts if texts is not None else TextStore(self.settings)
         self._own_reader = None if pages else PageReader(self.settings, archive=archive)
         self._read = pages.read if pages else self._own_reader.read  # type: ignore[union-attr]
+        self._reads = reads  # a bound on page reads only: the digests are bounded by the caller
 
     async def aclose(self) -> None:
         if self._own_reader is not None:
@@ -86,7 +88,11 @@ class SourceAnalyzer:
         """
         base = source_base(url, origin=origin, is_user_provided=is_user_provided)
         hinted = published_date(published_hint)
-        page = await self._read(url)
+        if self._reads is None:
+            page = await self._read(url)
+        else:
+            async with self._reads:
+                page = await self._read(url)
         if not page.ok:
             detail = clean(page.error or "unreadable", [url, base["url"]])
             why = Phrase(f"unread_{page.kind or 'other'}")
