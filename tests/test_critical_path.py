@@ -3,9 +3,15 @@ order of events, never by wall time)."""
 
 from __future__ import annotations
 
-from tests.support import scripted_model
+import contextlib
+import threading
+
+from tests.support import scripted_model, wait
 from tests.support.conversation import Conversation
 from vicaran_agent import state_keys as keys
+from vicaran_agent.clients.web_search import SearchHit
+from vicaran_agent.sub_agents.source_finder import RoundRobin
+from vicaran_agent.urls import normalize_url
 
 BRIEF = "Quick Search. Investigate whether Acme Chemicals polluted Riverton's drinking water."
 
@@ -75,3 +81,69 @@ async def test_bias_and_timeline_run_beside_the_fact_checker(env):
         beside = scripted_model.calls_for(task)
         assert beside, task
         assert any(scripted_model.overlapped(b, j) for b in beside for j in judged), task
+
+
+async def test_a_searchs_pages_are_read_while_the_other_searches_are_out(env):
+    """The source finder reads the pages a search is sure to contribute as soon as it answers:
+    the plan's other searches are held until a page read has started (at most 1.5 s, within
+    the search timeout), so the reads wait for none of them."""
+    tavily, jina = env.services.tavily, env.services.jina
+    answer = tavily.handle
+    lock, first = threading.Lock(), []
+
+    def handle(request):
+        with lock:
+            held = bool(first)
+            first.append(request)
+        if held:  # every search but the first answers once a page is being read
+            with contextlib.suppress(wait.NotInTime):
+                wait.until_sync(lambda: bool(jina.requests), "a page read", 1.5)
+        return answer(request)
+
+    tavily.handle = handle
+    state = await investigate()
+    assert state[keys.SOURCE_RECORDS]
+    # the plan's searches ask for a source limit's worth of results; a claim's for fewer
+    brief = [r for r in tavily.requests if r.json["max_results"] == 15]
+    assert len(brief) == 3
+    first_read = min(r.started for r in jina.requests)
+    assert first_read < max(r.ended for r in brief)  # a read began before the last answer
+
+
+def _hits(*urls: str) -> list[SearchHit]:
+    return [
+        SearchHit(url=u, title=u, snippet="", score=0.5, published_at=None, query="q") for u in urls
+    ]
+
+
+def test_each_search_gets_its_share_and_its_sure_hits_are_always_chosen():
+    picker = RoundRobin(["a", "b", "c"], room=7, known={normalize_url("https://mine.org/x")})
+    # c answers first: its first two (7 // 3) are sure, whatever a and b return
+    sure_c = picker.add("c", _hits("https://c.org/1", "https://c.org/2", "https://c.org/3"))
+    assert [h.url for h in sure_c] == ["https://c.org/1", "https://c.org/2"]
+    # a repeats one of c's and the journalist's own page (neither taken twice)
+    sure_a = picker.add(
+        "a",
+        _hits("https://www.c.org/1", "https://mine.org/x", "https://a.org/1", "https://a.org/2"),
+    )
+    assert [h.url for h in sure_a] == ["https://a.org/1"]
+    picker.add("b", _hits("https://b.org/1"))
+    chosen = [h.url for h in picker.chosen()]
+    # the plan's order, rank by rank; c's first page as it was read (its own address)
+    assert chosen == [
+        "https://c.org/1", "https://b.org/1", "https://a.org/1",
+        "https://c.org/2", "https://a.org/2", "https://c.org/3",
+    ]  # fmt: skip
+    assert all(picker.started(h) for h in sure_a + sure_c)
+    assert {h.url for h in sure_a + sure_c} <= set(chosen)
+
+
+def test_the_room_cuts_the_choice():
+    picker = RoundRobin(["a", "b"], room=3, known=set())
+    picker.add("a", _hits(*(f"https://a.org/{n}" for n in range(5))))
+    picker.add("b", _hits(*(f"https://b.org/{n}" for n in range(5))))
+    assert [h.url for h in picker.chosen()] == [
+        "https://a.org/0",
+        "https://b.org/0",
+        "https://a.org/1",
+    ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from collections.abc import AsyncIterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
@@ -169,11 +170,49 @@ class WebSearch:
         """
         cleaned = clean_queries(queries)
         outcome = SearchOutcome(queries=cleaned)
+        results: dict[str, list[SearchHit] | str] = {}
+        async for query, result in self.search_each(
+            cleaned,
+            max_results=max_results,
+            include_domains=include_domains,
+            exclude_domains=exclude_domains,
+            topic=topic,
+        ):
+            results[query] = result
+        best: dict[str, SearchHit] = {}
+        for query in cleaned:  # the queries' order, not the answers': the same merge every run
+            result = results[query]
+            if isinstance(result, str):
+                if result not in outcome.failures:
+                    outcome.failures.append(result)
+                continue
+            for hit in result:
+                key = normalize_url(hit.url)
+                if key not in best or hit.score > best[key].score:
+                    best[key] = hit
+        outcome.hits = sorted(best.values(), key=lambda h: h.score, reverse=True)
+        return outcome
+
+    async def search_each(
+        self,
+        queries: list[str],
+        *,
+        max_results: int = 10,
+        include_domains: list[str] | None = None,
+        exclude_domains: list[str] | None = None,
+        topic: str = "general",
+    ) -> AsyncIterator[tuple[str, list[SearchHit] | str]]:
+        """Each cleaned query with its filtered hits (or why it failed), as each answers.
+
+        The queries are sent concurrently; remembered answers come first. Never raises.
+        """
+        cleaned = clean_queries(queries)
         if not cleaned:
-            return outcome
+            return
         if not self.settings.tavily_api_key.strip():
-            outcome.failures.append(KEY_MISSING)
-            return outcome
+            for query in cleaned:
+                yield query, KEY_MISSING
+            return
         include = _merge(include_domains, self.settings.include_domains)
         exclude = _merge(exclude_domains, self.settings.exclude_domains)
         max_results = max(0, min(int(max_results), MAX_RESULTS_LIMIT))
@@ -186,45 +225,46 @@ class WebSearch:
             options["exclude_domains"] = exclude
         options_key = (max_results, topic, tuple(include), tuple(exclude))
 
-        results: dict[int, list[SearchHit] | str] = {}
-        for i, query in enumerate(cleaned):
-            cached = self._cache.get((query.casefold(), *options_key))
-            if cached is not None:
-                results[i] = cached
-        pending = [i for i in range(len(cleaned)) if i not in results]
-        if pending:
-            fatal: list[str] = []  # an account-level failure stops the queries not yet sent
-            async with self._http_client() as http:
-                client = AsyncTavilyClient(
-                    api_key=self.settings.tavily_api_key,
-                    api_base_url=self.settings.tavily_base_url,
-                    client=http,
-                )
-                fetched = await asyncio.gather(
-                    *(self._search_one(client, cleaned[i], options, fatal) for i in pending)
-                )
-            for i, result in zip(pending, fetched, strict=True):
-                results[i] = result
-                if not isinstance(result, str):
-                    self._remember((cleaned[i].casefold(), *options_key), result)
+        def kept(hits: list[SearchHit]) -> list[SearchHit]:
+            return [
+                hit
+                for hit in hits
+                if not (include and not domain_matches(hit.url, include))
+                and not (exclude and domain_matches(hit.url, exclude))
+            ]
 
-        best: dict[str, SearchHit] = {}
-        for i in range(len(cleaned)):
-            result = results[i]
-            if isinstance(result, str):
-                if result not in outcome.failures:
-                    outcome.failures.append(result)
-                continue
-            for hit in result:
-                if include and not domain_matches(hit.url, include):
-                    continue
-                if exclude and domain_matches(hit.url, exclude):
-                    continue
-                key = normalize_url(hit.url)
-                if key not in best or hit.score > best[key].score:
-                    best[key] = hit
-        outcome.hits = sorted(best.values(), key=lambda h: h.score, reverse=True)
-        return outcome
+        pending = []
+        for query in cleaned:
+            cached = self._cache.get((query.casefold(), *options_key))
+            if cached is None:
+                pending.append(query)
+            else:
+                yield query, kept(cached)
+        if not pending:
+            return
+        fatal: list[str] = []  # an account-level failure stops the queries not yet sent
+        async with self._http_client() as http:
+            client = AsyncTavilyClient(
+                api_key=self.settings.tavily_api_key,
+                api_base_url=self.settings.tavily_base_url,
+                client=http,
+            )
+
+            async def one(query: str) -> tuple[str, list[SearchHit] | str]:
+                return query, await self._search_one(client, query, options, fatal)
+
+            tasks = [asyncio.ensure_future(one(query)) for query in pending]
+            try:
+                for answered in asyncio.as_completed(tasks):
+                    query, result = await answered
+                    if isinstance(result, str):
+                        yield query, result
+                        continue
+                    self._remember((query.casefold(), *options_key), result)
+                    yield query, kept(result)
+            finally:  # a caller that stops listening stops the searches still out
+                for task in tasks:
+                    task.cancel()
 
     # --- one query -------------------------------------------------------------------------
 

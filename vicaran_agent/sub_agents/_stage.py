@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from google.adk.agents import BaseAgent
 from google.adk.agents.invocation_context import InvocationContext
@@ -203,37 +203,60 @@ class Stage:
         return self.event(markdown if shown is None else shown, delta)
 
 
+class Jobs(Generic[T]):
+    """`work(item, emit)` for each item as it is started, at most `limit` running at once.
+
+    Items may be started while earlier ones run (as they arrive); `events()` then yields
+    `(text, None)` for each progress line a job emits, as it happens, and `(None, result)` as
+    each job finishes, in completion order (an exception is a result), until every job started
+    so far has finished. `cancel()` stops the jobs still running.
+    """
+
+    def __init__(
+        self, work: Callable[[T, Callable[[str], None]], Awaitable[Any]], limit: int
+    ) -> None:
+        self._work = work
+        self._gate = asyncio.Semaphore(limit)
+        self._queue: asyncio.Queue[tuple[str | None, Any]] = asyncio.Queue()
+        self._tasks: list[asyncio.Task[None]] = []
+
+    def start(self, item: T) -> None:
+        self._tasks.append(asyncio.create_task(self._run(item)))
+
+    async def _run(self, item: T) -> None:
+        result: Any
+        try:
+            async with self._gate:
+                result = await self._work(item, lambda text: self._queue.put_nowait((text, None)))
+        except Exception as error:  # noqa: BLE001 - handed to the caller as a value
+            result = error
+        self._queue.put_nowait((None, result))
+
+    async def events(self) -> AsyncIterator[tuple[str | None, Any]]:
+        for _ in self._tasks:
+            while True:
+                text, result = await self._queue.get()
+                yield text, result
+                if text is None:
+                    break
+        await asyncio.gather(*self._tasks)
+
+    def cancel(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+
+
 async def stream_concurrently(
     items: Iterable[T],
     work: Callable[[T, Callable[[str], None]], Awaitable[Any]],
     limit: int,
 ) -> AsyncIterator[tuple[str | None, Any]]:
-    """Run `work(item, emit)` for every item, at most `limit` at once.
-
-    Yields `(text, None)` for each progress line a job emits, as it happens, and
-    `(None, result)` as each job finishes, in completion order (an exception is a result).
-    """
-    queue: asyncio.Queue[tuple[str | None, Any]] = asyncio.Queue()
-    gate = asyncio.Semaphore(limit)
-
-    async def run(item: T) -> None:
-        result: Any
-        try:
-            async with gate:
-                result = await work(item, lambda text: queue.put_nowait((text, None)))
-        except Exception as error:  # noqa: BLE001 - handed to the caller as a value
-            result = error
-        queue.put_nowait((None, result))
-
-    tasks = [asyncio.create_task(run(item)) for item in items]
+    """`Jobs` for every item at once: run `work(item, emit)` for each, at most `limit` at once."""
+    jobs = Jobs(work, limit)
+    for item in items:
+        jobs.start(item)
     try:
-        for _ in tasks:
-            while True:
-                text, result = await queue.get()
-                yield text, result
-                if text is None:
-                    break
-        await asyncio.gather(*tasks)
+        async for event in jobs.events():
+            yield event
     finally:
-        for task in tasks:
-            task.cancel()
+        jobs.cancel()

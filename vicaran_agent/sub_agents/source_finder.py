@@ -10,7 +10,7 @@ from google.adk.events import Event
 
 from .. import state_keys as keys
 from ..callbacks.persistence import repository
-from ..clients.web_search import KEY_MISSING, SearchHit
+from ..clients.web_search import KEY_MISSING, SearchHit, clean_queries
 from ..credibility import credibility_label, stars
 from ..documents.collection import Reader
 from ..documents.intake import DocumentsInPlay
@@ -25,7 +25,7 @@ from ..sanitize import clean
 from ..schemas import Source
 from ..tools.analyze_source import SourceAnalyzer
 from ..urls import normalize_url
-from ._stage import Stage, StageAgent, stream_concurrently
+from ._stage import Jobs, Stage, StageAgent
 
 logger = logging.getLogger(__name__)
 
@@ -50,38 +50,6 @@ class SourceFinderAgent(StageAgent):
             yield stage.event(stage.msg("searching", query=one_line(query, 200)))
 
         runtime = runtime_for(config.investigation_id, stage.settings)
-        outcome = await runtime.search.search_many(
-            queries, max_results=min(MAX_RESULTS_PER_QUERY, config.source_limit)
-        )
-        documents = await listed
-        for failure in outcome.failures:
-            # One failed query is a per-item problem; a search that found nothing at all is not,
-            # unless the search is off by choice (no key) and the journalist's documents remain.
-            per_item = outcome.hits or (failure == KEY_MISSING and documents)
-            (stage.note if per_item else stage.issue)(failure)
-            yield stage.event(stage.msg("search_failed", reason=failure))
-
-        known = {s.url for s in user_sources}
-        room = max(0, config.source_limit - len(user_sources))
-        hits = [h for h in outcome.hits if normalize_url(h.url) not in known][:room]
-        total = len(user_sources) + len(documents) + len(hits)
-        yield stage.event(stage.msg("found", count=total))
-        if documents:
-            yield stage.event(stage.msg("reading_documents", count=len(documents)))
-
-        # The journalist's sources were read when the plan was made; they lead the list.
-        done = 0
-        for source in user_sources:
-            done += 1
-            yield stage.event(self._progress_line(stage, done, total, source))
-        if any(not s.is_reachable for s in user_sources):
-            unreadable = [s.link for s in user_sources if not s.is_reachable]
-            stage.note(
-                stage.msg(
-                    "user_sources_unreadable", count=len(unreadable), urls=", ".join(unreadable)
-                )
-            )
-
         analyzer = SourceAnalyzer(
             stage.model,
             await stage.render(SOURCE_DIGEST_INSTRUCTION),
@@ -94,8 +62,6 @@ class SourceFinderAgent(StageAgent):
         reader = DocumentReader(
             stage.model, analyzer.instruction, runtime.texts, config.brief, stage.language
         )
-        found: dict[str, Source] = {}
-        saved = await saved_sources
 
         async def read(
             item: SearchHit | ListedDocument, _emit: Callable[[str], None]
@@ -106,7 +72,7 @@ class SourceFinderAgent(StageAgent):
                     stage.note(analysis.problem)
                 return item, analysis.source
             hit = item
-            if (kept := saved.get(normalize_url(hit.url))) is not None:
+            if (kept := (await saved_sources).get(normalize_url(hit.url))) is not None:
                 return hit, kept
             analysis = await analyzer.analyze(
                 hit.url, title_hint=hit.title, snippet=hit.snippet, published_hint=hit.published_at
@@ -117,14 +83,59 @@ class SourceFinderAgent(StageAgent):
                 runtime.late.retry(hit.url, lambda: runtime.pages.reader.read(hit.url))
             return hit, analysis.source
 
+        # Reads are held to VICARAN_CONCURRENCY (the analyzer's `reads`), digests to their own
+        # bound: a page read while others are digested is digested at once.
+        jobs: Jobs[SearchHit | ListedDocument] = Jobs(
+            read, stage.settings.vicaran_digest_concurrency
+        )
         try:
-            # Documents and pages are read together, so documents cost no time of their own.
-            # Reads are held to VICARAN_CONCURRENCY (the analyzer's `reads`), digests to their
-            # own bound: a page read while others are digested is digested at once.
-            items: list[SearchHit | ListedDocument] = [*documents, *hits]
-            async for _text, result in stream_concurrently(
-                items, read, stage.settings.vicaran_digest_concurrency
+            known = {s.url for s in user_sources}
+            room = max(0, config.source_limit - len(user_sources))
+            picker = RoundRobin(clean_queries(queries), room, known)
+            failures: list[str] = []
+            # Each search's surest hits are read as it answers, while the others are out.
+            async for query, result in runtime.search.search_each(
+                queries, max_results=min(MAX_RESULTS_PER_QUERY, config.source_limit)
             ):
+                if isinstance(result, str):
+                    if result not in failures:
+                        failures.append(result)
+                    continue
+                for hit in picker.add(query, result):
+                    jobs.start(hit)
+            hits = picker.chosen()
+            for hit in hits:
+                if not picker.started(hit):
+                    jobs.start(hit)
+            documents = await listed
+            for document in documents:  # documents cost no time of their own either
+                jobs.start(document)
+            for failure in failures:
+                # One failed query is a per-item problem; a search that found nothing at all is
+                # not, unless the search is off by choice (no key) and the documents remain.
+                per_item = picker.found or (failure == KEY_MISSING and documents)
+                (stage.note if per_item else stage.issue)(failure)
+                yield stage.event(stage.msg("search_failed", reason=failure))
+
+            total = len(user_sources) + len(documents) + len(hits)
+            yield stage.event(stage.msg("found", count=total))
+            if documents:
+                yield stage.event(stage.msg("reading_documents", count=len(documents)))
+
+            # The journalist's sources were read when the plan was made; they lead the list.
+            done = 0
+            for source in user_sources:
+                done += 1
+                yield stage.event(self._progress_line(stage, done, total, source))
+            if any(not s.is_reachable for s in user_sources):
+                unreadable = [s.link for s in user_sources if not s.is_reachable]
+                stage.note(
+                    stage.msg(
+                        "user_sources_unreadable", count=len(unreadable), urls=", ".join(unreadable)
+                    )
+                )
+            found: dict[str, Source] = {}
+            async for _text, result in jobs.events():
                 if isinstance(result, Exception):
                     stage.note(stage.msg("source_crashed", error=result))
                     continue
@@ -133,10 +144,12 @@ class SourceFinderAgent(StageAgent):
                 done += 1
                 yield stage.event(self._progress_line(stage, done, total, source, item))
         finally:
+            jobs.cancel()
             await analyzer.aclose()
+        items: list[SearchHit | ListedDocument] = [*documents, *hits]
 
-        # The journalist's documents after their URLs, then search ranking order (not completion
-        # order), so numbering is stable across runs.
+        # The journalist's documents after their URLs, then the searches' hits in the order they
+        # were chosen (not completion order), so numbering is stable across runs.
         sources = user_sources + [found[_key(i)] for i in items if _key(i) in found]
         set_aside = [s for s in sources if s.is_reachable and not s.relevant]
         for source in set_aside:
@@ -247,6 +260,53 @@ class SourceFinderAgent(StageAgent):
             domain=source.domain,
             finding=one_line(finding, 160),
         )
+
+
+class RoundRobin:
+    """Which search hits fill the source limit: each search's first, then each one's second...,
+    a page the first time it comes up (the journalist's own URLs are not taken again).
+
+    Tavily's scores rank one search's results, not one search's against another's: each search
+    of the plan gets its share of the limit. And a hit among its search's first
+    `room // searches` is chosen whatever the other searches return, so it can be read as soon
+    as its own search answers (`add`), while the others are still out.
+    """
+
+    def __init__(self, queries: list[str], room: int, known: set[str]) -> None:
+        self.queries, self.room, self.known = queries, room, known
+        self.share = room // len(queries) if queries else 0
+        self._hits: dict[str, list[SearchHit]] = {}
+        self._started: dict[str, SearchHit] = {}
+
+    def add(self, query: str, hits: list[SearchHit]) -> list[SearchHit]:
+        """One search's answer; the hits it makes sure of that were not sure before."""
+        self._hits[query] = [h for h in hits if normalize_url(h.url) not in self.known]
+        sure = []
+        for hit in self._hits[query][: self.share]:
+            if not self.started(hit):
+                self._started[normalize_url(hit.url)] = hit
+                sure.append(hit)
+        return sure
+
+    def started(self, hit: SearchHit) -> bool:
+        return normalize_url(hit.url) in self._started
+
+    @property
+    def found(self) -> bool:
+        return any(self._hits.values())
+
+    def chosen(self) -> list[SearchHit]:
+        """Every answer in: the hits that fill the room, in the plan's order, rank by rank."""
+        lists = [self._hits.get(q, []) for q in self.queries]
+        chosen: dict[str, SearchHit] = {}
+        for rank in range(max(map(len, lists), default=0)):
+            for hits in lists:
+                if len(chosen) >= self.room:
+                    return list(chosen.values())
+                if rank < len(hits):
+                    key = normalize_url(hits[rank].url)
+                    chosen.setdefault(key, self._started.get(key, hits[rank]))
+        return list(chosen.values())
 
 
 def _key(item: SearchHit | ListedDocument) -> str:
