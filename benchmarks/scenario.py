@@ -119,12 +119,17 @@ def _configure(
         "VICARAN_JINA_RPM": "200",
         "VICARAN_FACTCHECK_RPM": "1000",
         "VICARAN_CONCURRENCY": "64",
+        "VICARAN_DIGEST_CONCURRENCY": "64",
         "VICARAN_CLAIM_CONCURRENCY": "32",
     }
     if args.story == "batches":  # Vicaran's own bounds and budgets, as a newsroom runs it
         for name in ("VICARAN_TAVILY_RPM", "VICARAN_JINA_RPM", "VICARAN_FACTCHECK_RPM"):
             del values[name]
-        for name in ("VICARAN_CONCURRENCY", "VICARAN_CLAIM_CONCURRENCY"):
+        for name in (
+            "VICARAN_CONCURRENCY",
+            "VICARAN_DIGEST_CONCURRENCY",
+            "VICARAN_CLAIM_CONCURRENCY",
+        ):
             del values[name]
     if args.sources != MODE_SOURCES[args.mode]:
         values["VICARAN_SOURCE_LIMIT"] = str(args.sources)
