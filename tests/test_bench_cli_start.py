@@ -42,7 +42,9 @@ def test_the_targets_name_the_slowest_command_and_the_ratio() -> None:
     assert [met for _, met, _ in cli_start.targets(figures)] == [False, False]
 
 
-HEAVY = ("google.adk", "google.genai", "trafilatura", "alembic", "numpy", "httpx")
+HEAVY = (
+    "google.adk", "google.genai", "trafilatura", "alembic", "numpy", "httpx", "pydantic_settings",
+)  # fmt: skip
 PROBE = """
 import json, sys
 from vicaran_agent.cli import main

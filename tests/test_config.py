@@ -235,3 +235,26 @@ def test_settings_leave_the_environment_as_they_found_it(env, monkeypatch: pytes
         assert os.environ["GOOGLE_API_KEY"] == "from-the-environment"  # the environment wins
     finally:
         config.forget_settings()
+
+
+def test_settings_come_from_arguments_then_the_environment_then_env_files(
+    env, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """The order pydantic-settings kept, read without it: arguments, the environment (names
+    in any case), the later `.env` file, the earlier one, the defaults; other names ignored."""
+    first, second = tmp_path / "project.env", tmp_path / "here.env"
+    first.write_text("VICARAN_SOURCE_LIMIT=7\nvicaran_max_user_urls=4\nNOT_A_SETTING=1\n")
+    second.write_text("VICARAN_SOURCE_LIMIT=9\nVICARAN_MAX_RETRIES=5\n")
+    monkeypatch.delenv("VICARAN_MAX_RETRIES", raising=False)
+    monkeypatch.setenv("vicaran_max_retries", "3")
+    settings = Settings(_env_file=(first, second))
+    assert settings.vicaran_source_limit == 9  # the later file
+    assert settings.vicaran_max_user_urls == 4  # a lower-case name in a file
+    assert settings.vicaran_max_retries == 3  # the environment over the files
+    assert Settings(_env_file=(first, second), vicaran_max_retries=1).vicaran_max_retries == 1
+    assert Settings(_env_file=None).vicaran_source_limit == 0  # no file: the default
+    assert Settings(_env_file=tmp_path / "missing.env").vicaran_source_limit == 0
+    monkeypatch.setenv("VICARAN_SOURCE_LIMIT", "many")
+    with pytest.raises(ValidationError) as raised:
+        Settings(_env_file=None)
+    assert raised.value.errors()[0]["loc"] == ("vicaran_source_limit",)

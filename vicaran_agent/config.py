@@ -4,19 +4,30 @@ from __future__ import annotations
 
 import importlib
 import os
+from collections.abc import Iterable
 from datetime import date
 from functools import cached_property
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 from urllib.parse import quote, urlsplit
 
-from pydantic import Field, TypeAdapter, ValidationError, field_validator, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from . import services
+from .environment import environment_values
 from .i18n import Phrase, localized, message
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+# The `.env` files read, the later one winning: the project's, then the working folder's.
+ENV_FILES: tuple[Path | str, ...] = (PROJECT_ROOT / ".env", ".env")
 
 _TRUE = {"1", "true", "yes", "on"}
 
@@ -49,15 +60,21 @@ def server_url(host: str, port: int) -> str:
     return f"http://[{name}]:{port}" if ":" in name else f"http://{name}:{port}"
 
 
-class Settings(BaseSettings):
-    """Vicaran configuration. Field names map to the upper-case environment variables."""
+class Settings(BaseModel):
+    """Vicaran configuration. Field names map to the upper-case environment variables.
 
-    model_config = SettingsConfigDict(
-        env_file=(PROJECT_ROOT / ".env", ".env"),
-        env_file_encoding="utf-8",
-        extra="ignore",
-        populate_by_name=True,
-    )
+    `Settings()` reads the environment and `.env` (`environment_values`); keyword arguments win
+    over both, and `_env_file=None` reads no file.
+    """
+
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+    def __init__(
+        self,
+        _env_file: Path | str | Iterable[Path | str] | None = ENV_FILES,
+        **values: Any,
+    ) -> None:
+        super().__init__(**{**environment_values(type(self).model_fields, _env_file), **values})
 
     # Models (any name ADK's LLMRegistry resolves).
     vicaran_fast_model: str = "gemini-3.5-flash"
