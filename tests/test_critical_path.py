@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from urllib.parse import unquote
 
+from tests.fakes.jina import Page
 from tests.support import scripted_model, wait
 from tests.support.conversation import Conversation
 from vicaran_agent import state_keys as keys
@@ -147,3 +149,43 @@ def test_the_room_cuts_the_choice():
         "https://b.org/0",
         "https://a.org/1",
     ]
+
+
+LEAD = "https://www.riverwatch.example.org/water-intake-report"
+
+
+async def test_a_rounds_new_pages_are_read_while_the_next_round_searches(env):
+    """A claim's second round reads the pages its first round's searches turned up beside its
+    new searches: each refined search is held until that page's read has begun (at most 1.5 s,
+    within the search timeout), so a read that waited for the searches would begin after them."""
+    tavily, jina = env.services.tavily, env.services.jina
+    jina.pages[LEAD] = Page("Water intake report", "The intake sits downstream of the plant.")
+    lead = {"url": LEAD, "title": "Water intake report", "content": "Downstream.", "score": 0.8}
+
+    def results(query, body):
+        if body.get("max_results") != 5 or query.endswith("official records"):
+            return None  # the brief's searches and the refined ones: the corpus
+        return [lead, *tavily.results]  # within the five a claim asks for
+
+    answer = tavily.handle
+
+    def reads_of_lead():
+        return [r for r in list(jina.requests) if LEAD in unquote(r.raw_path)]
+
+    def refined(request) -> bool:  # a claim's second-round search (the brief's ask for 15)
+        body = request.json or {}
+        return body.get("max_results") == 5 and str(body.get("query")).endswith("official records")
+
+    def handle(request):
+        if refined(request):
+            with contextlib.suppress(wait.NotInTime):
+                wait.until_sync(lambda: bool(reads_of_lead()), "the lead's read", 1.5)
+        return answer(request)
+
+    tavily.overrides, tavily.handle = results, handle
+    state = await investigate()
+    assert any(v["iterations"] == 2 for v in state[keys.VERDICT_RECORDS])
+    (read, *_) = reads_of_lead()
+    second = [r for r in tavily.requests if refined(r)]
+    assert second
+    assert read.started < min(r.ended for r in second)  # begun before a refined search answered

@@ -5,9 +5,11 @@ round, and scenario 5 tries everything and says plainly that no gazette was foun
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 
-from tests.support import scripted_model
+from tests.support import scripted_model, wait
 from tests.support.gazettes import SCENARIOS, Scenario, gazette_checker, scenario_claim
 from vicaran_agent.clients.querido_diario import QueridoDiario
 from vicaran_agent.config import get_settings
@@ -178,3 +180,30 @@ async def test_the_gazette_gatherer_is_still_bounded_by_its_own_budget(env):
 
     assert checker.verdict.verdict == "unverified"  # type: ignore[attr-defined]
     assert "diários oficiais não respondeu em 0.5 s" in checker.notes
+
+
+async def test_a_claims_gazettes_are_searched_beside_its_web_searches(env):
+    """Issue 27: the gazette gatherer goes out with the fact-check lookup and the web searches,
+    not before or after them. Each side is held until the other has begun (1.5 s at most,
+    within the search timeout): run one after the other, their requests would not overlap."""
+    tavily, diario = env.services.tavily, env.services.querido_diario
+
+    def held_until(fake, begun, what: str, only=lambda request: True) -> None:
+        answer = fake.handle
+
+        def handle(request):
+            if only(request):
+                with contextlib.suppress(wait.NotInTime):
+                    wait.until_sync(lambda: bool(begun.requests), what, 1.5)
+            return answer(request)
+
+        fake.handle = handle
+
+    held_until(tavily, diario, "a Querido Diário request")
+    held_until(diario, tavily, "a web search", only=lambda r: r.path == "/gazettes")
+    checker = await check(env, SCENARIOS["porto_alegre_flood"])
+    assert checker.gazette_outcome is not None and checker.gazette_outcome.found
+    web, gazettes = list(tavily.requests), list(diario.requests)
+    assert web and gazettes
+    assert min(r.started for r in gazettes) < max(r.ended for r in web)
+    assert min(r.started for r in web) < max(r.ended for r in gazettes)
