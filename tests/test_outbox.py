@@ -329,3 +329,53 @@ async def test_stopping_the_deliverer_ends_it_even_when_a_cancellation_is_swallo
     stopping = asyncio.ensure_future(delivery.stop_delivery())
     await wait.until(lambda: task.done(), "the deliverer to end after a swallowed cancel", 30)
     await stopping
+
+
+def test_a_batch_of_records_is_queued_with_one_lookup_and_once(records_url: str) -> None:
+    """Saving N sources queues N deliveries, asking the outbox once which are already queued
+    (not once per record, each with its own flush: that sat on every stage's save); saved
+    again, none is queued twice."""
+    from sqlalchemy import event, select
+
+    from vicaran_agent.schemas import InvestigationConfig, Source
+    from vicaran_agent.storage.outbox import queue_for_callback
+    from vicaran_agent.storage.tables import OutboxRow
+
+    repository = get_repository(records_url)
+    config = InvestigationConfig.for_mode(
+        "quick",
+        investigation_id="0" * 8 + "-0000-4000-8000-" + "0" * 12,
+        title="t",
+        brief="b",
+        language="en",
+    )
+    sources = [
+        Source(
+            url=f"https://example.org/{n}", title=f"{n}", domain="example.org", credibility_score=3
+        )
+        for n in range(6)
+    ]
+    lookups: list[str] = []
+
+    def seen(_conn, _cursor, statement: str, *_args) -> None:
+        if statement.lstrip().upper().startswith("SELECT") and "outbox" in statement:
+            lookups.append(statement)
+
+    engine = repository._engine
+    event.listen(engine, "before_cursor_execute", seen)
+    try:
+        with queue_for_callback(True):
+            repository.start_investigation(config)
+            lookups.clear()
+            repository.save_sources(config.investigation_id, sources)
+            assert len(lookups) == 1
+            repository.save_sources(config.investigation_id, sources)
+    finally:
+        event.remove(engine, "before_cursor_execute", seen)
+    queued = repository.read(
+        lambda session: list(
+            session.scalars(select(OutboxRow.local_id).where(OutboxRow.type == "SOURCE_FOUND"))
+        )
+    )
+    ids = repository.save_sources(config.investigation_id, sources).values()
+    assert sorted(queued) == sorted(ids)  # each source once, whatever the saves

@@ -154,9 +154,9 @@ class RecordsDatabase:
         if not outbox.queueing():
             return
         session.flush()
-        for row in rows:
-            local_id, data = outbox.payload(kind, row)
-            outbox.enqueue(session, investigation_id, kind, local_id, data)
+        outbox.enqueue_all(
+            session, investigation_id, kind, (outbox.payload(kind, row) for row in rows)
+        )
 
     @staticmethod
     def _enqueue_interrupted(session: Session, row: InvestigationRow) -> None:
