@@ -52,13 +52,12 @@ def waterfall(name: str, r: dict[str, Any]) -> str:
         rows.setdefault(f"http {service}", []).append((start, end))
     ordered = sorted(rows.items(), key=lambda row: min(a for a, _ in row[1]))
     width = max((len(label) for label in rows), default=10) + 6
-    ruler = "".join(
-        str(c // COLUMNS_PER_L % 10) if c % COLUMNS_PER_L == 0 else " " for c in range(columns)
-    )
+    # each whole L numbered at its own column
+    ruler = "".join(f"{n:<{COLUMNS_PER_L}}" for n in range(math.ceil(columns / COLUMNS_PER_L)))
     lines = [
         f"{name}: waterfall after APPROVED, one column = L/{COLUMNS_PER_L} "
         f"(L = {latency} s), run ends at {r['wall_per_L']:.1f}*L",
-        f"  {'L':<{width}}{ruler}",
+        f"  {'L':<{width}}{ruler}".rstrip(),
     ]
     for label, spans in ordered:
         bar = "".join(
