@@ -279,3 +279,30 @@ def test_documents_and_gazettes_go_in_as_the_texts_read_and_snippets_stay_out():
     ]
     assert [r["payload"].decode() for r in kept[1:]] == [memo, gazette]
     assert b"not-archived" not in kept[0]["payload"]  # a snippet is not a page Vicaran read
+
+
+def test_snapshots_can_be_asked_for_by_name_and_only_the_investigations(records_url):
+    """What the WARC export loads: the texts it puts in, not every snapshot of the run."""
+    from vicaran_agent.schemas import InvestigationConfig, Source
+    from vicaran_agent.textmatch import sha256_text
+
+    repository = get_repository(records_url)
+    iid = "1" * 8 + "-0000-4000-8000-" + "1" * 12
+    config = InvestigationConfig.for_mode(
+        "quick", investigation_id=iid, title="t", brief="b", language="en"
+    )
+    repository.start_investigation(config)
+    texts = {sha256_text(t): t for t in ("first text", "second text")}
+    sources = [
+        Source(url=f"https://example.org/{n}", title="s", domain="example.org",
+               credibility_score=3, content_sha256=sha)
+        for n, sha in enumerate(texts)
+    ]  # fmt: skip
+    repository.save_sources(iid, sources, texts)
+    first, second = texts
+    assert repository.get_snapshots(iid) == texts
+    assert repository.get_snapshots(iid, only=[first]) == {first: "first text"}
+    assert repository.get_snapshots(iid, only=[]) == {}
+    assert repository.get_snapshots(iid, only=[sha256_text("never kept"), second]) == {
+        second: "second text"
+    }

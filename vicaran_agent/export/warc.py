@@ -41,10 +41,21 @@ def archived_ids(investigation: InvestigationView) -> list[int]:
     return list(ids)
 
 
+def _resources(investigation: InvestigationView) -> list[Cited]:
+    """The cited documents and gazettes: in the archive as the texts Vicaran read."""
+    return [
+        item
+        for item in cited_items(investigation)
+        if item.origin in ("document", "gazette") and is_sha256(item.content_sha256)
+    ]
+
+
 def web_archive(repository: Repository, investigation: InvestigationView) -> bytes:
-    """The investigation's `.warc.gz`, from what the records store kept."""
+    """The investigation's `.warc.gz`, from what the records store kept (only the texts it
+    holds are loaded, not every snapshot of the investigation)."""
     captures = repository.get_captures(investigation.id, archived_ids(investigation))
-    texts = repository.get_snapshots(investigation.id)
+    shas = [item.content_sha256 or "" for item in _resources(investigation)]
+    texts = repository.get_snapshots(investigation.id, only=shas)
     name = download_name(investigation.id, "warc")
     return to_warc(investigation, captures, texts, filename=name)
 
@@ -68,13 +79,14 @@ def to_warc(
     """
     pages = [captures[i] for i in archived_ids(investigation) if i in captures]
     resources: dict[tuple[str, str], str] = {}
-    missing: list[str] = []
-    for item in cited_items(investigation):
-        sha = item.content_sha256
-        if item.origin in ("document", "gazette") and is_sha256(sha) and sha in texts:
+    for item in _resources(investigation):
+        if (sha := item.content_sha256 or "") in texts:
             resources.setdefault((item.url, sha), texts[sha])
-        elif item.archive_id is None and was_read(item):
-            missing.append(item.url)
+    missing = [
+        item.url
+        for item in cited_items(investigation)
+        if item.archive_id is None and was_read(item)
+    ]
     info = {
         "software": software,
         "format": "WARC File Format 1.1",

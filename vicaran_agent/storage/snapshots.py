@@ -35,11 +35,17 @@ class Snapshots(RecordsDatabase):
 
         return self._read(op)
 
-    def get_snapshots(self, investigation_id: str) -> dict[str, str]:
-        """Every snapshot the investigation's records rest on, {sha256: text}."""
+    def get_snapshots(
+        self, investigation_id: str, only: Iterable[str] | None = None
+    ) -> dict[str, str]:
+        """Every snapshot the investigation's records rest on, {sha256: text}; with `only`,
+        those of them named there."""
+        wanted = None if only is None else sorted(set(only))
+        if wanted == []:
+            return {}
 
         def op(session: Session) -> dict[str, str]:
-            rows = session.scalars(
+            query = (
                 select(SnapshotRow)
                 .join(
                     InvestigationSnapshotRow,
@@ -48,7 +54,9 @@ class Snapshots(RecordsDatabase):
                 .where(InvestigationSnapshotRow.investigation_id == investigation_id)
                 .order_by(SnapshotRow.sha256)
             )
-            return {row.sha256: unpack(row) for row in rows}
+            if wanted is not None:
+                query = query.where(SnapshotRow.sha256.in_(wanted))
+            return {row.sha256: unpack(row) for row in session.scalars(query)}
 
         return self._read(op)
 
