@@ -104,8 +104,7 @@ def flag_stated_orders(
     for draft in drafts:
         for order in draft.stated_orders:
             claim = claims.get(order.claim_key.strip().upper())
-            pair = [_drafted(draft, n, kept) for n in (order.earlier, order.later)]
-            earlier, later = pair
+            earlier, later = (_drafted(draft, n, kept) for n in (order.earlier, order.later))
             if claim is None or earlier is None or later is None or earlier is later:
                 continue
             first, second = earlier.event_date, later.event_date

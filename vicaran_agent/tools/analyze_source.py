@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -65,7 +66,8 @@ class SourceAnalyzer:
         self.texts = texts if texts is not None else TextStore(self.settings)
         self._own_reader = None if pages else PageReader(self.settings, archive=archive)
         self._read = pages.read if pages else self._own_reader.read  # type: ignore[union-attr]
-        self._reads = reads  # a bound on page reads only: the digests are bounded by the caller
+        # a bound on page reads only: the digests are bounded by the caller
+        self._reads: AbstractAsyncContextManager[Any] = reads or nullcontext()
 
     async def aclose(self) -> None:
         if self._own_reader is not None:
@@ -88,11 +90,8 @@ class SourceAnalyzer:
         """
         base = source_base(url, origin=origin, is_user_provided=is_user_provided)
         hinted = published_date(published_hint)
-        if self._reads is None:
+        async with self._reads:
             page = await self._read(url)
-        else:
-            async with self._reads:
-                page = await self._read(url)
         if not page.ok:
             detail = clean(page.error or "unreadable", [url, base["url"]])
             why = Phrase(f"unread_{page.kind or 'other'}")
