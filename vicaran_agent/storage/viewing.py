@@ -31,7 +31,7 @@ from vicaran_agent.storage.tables import (
 from vicaran_agent.urls import normalize_url
 
 
-def archived(url: str, archives: Mapping[str, int]) -> int | None:
+def archived(url: str, archives: Mapping[str, int] | None) -> int | None:
     """The id of the latest archived copy of the page at `url`, if any."""
     return archives.get(normalize_url(url)) if archives else None
 
@@ -66,7 +66,7 @@ def source_view(row: SourceRow, archives: Mapping[str, int] | None = None) -> So
         gazette_date=row.gazette_date,
         txt_url=row.txt_url,
         created_at=iso(row.created_at),
-        archive_id=archived(row.url, archives or {}),
+        archive_id=archived(row.url, archives),
     )
 
 
@@ -115,7 +115,7 @@ def evidence_view(row: EvidenceRow, archives: Mapping[str, int] | None = None) -
         document_id=row.document_id,
         page=row.page,
         territory_id=row.territory_id,
-        archive_id=archived(row.url, archives or {}),
+        archive_id=archived(row.url, archives),
     )
 
 
