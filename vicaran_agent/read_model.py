@@ -169,9 +169,8 @@ class TimelineEventView(View):
     source_ids: list[str] = Field(default_factory=list)
     source_urls: list[str] = Field(default_factory=list)
     disputed_dates: list[str] = Field(default_factory=list)  # the same happening, dated otherwise
-    order_disputes: list[OrderDispute] = Field(
-        default_factory=list
-    )  # a claim's order, contradicted
+    # a claim's order of this event and another, which their dates contradict
+    order_disputes: list[OrderDispute] = Field(default_factory=list)
 
 
 class InvestigationView(View):

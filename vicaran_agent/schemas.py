@@ -305,7 +305,8 @@ class TimelineEvent(BaseModel):
     source_ids: list[str] = Field(default_factory=list)
     event_id: str | None = None
     disputed_dates: list[str] = Field(default_factory=list)  # the same happening, dated otherwise
-    order_disputes: list[OrderDispute] = Field(default_factory=list)  # a claim's order, undated
+    # a claim's order of this event and another, which their dates contradict
+    order_disputes: list[OrderDispute] = Field(default_factory=list)
 
 
 QUALITY_DIMENSIONS = (
