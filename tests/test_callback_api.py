@@ -191,7 +191,7 @@ FINISH: dict[str, tuple[str, dict[str, Any]]] = {
 
 def mark_interrupted(repo: Repository, investigation_id: str) -> None:
     """As Vicaran marks a run the process stopped in (no callback type sets it)."""
-    from vicaran_agent.storage.tables import InvestigationRow
+    from vicaran_agent.storage.rows import InvestigationRow
 
     def op(session: Any) -> None:
         session.get(InvestigationRow, investigation_id).status = "interrupted"
@@ -987,7 +987,8 @@ async def test_a_claim_left_by_a_dead_process_is_taken_over_and_a_live_one_waite
     from vicaran_agent.server import callback_api
     from vicaran_agent.server.callback_api import request_hash
     from vicaran_agent.storage.repository import IDEMPOTENCY_PENDING
-    from vicaran_agent.storage.tables import IdempotencyRow, utcnow
+    from vicaran_agent.storage.rows import IdempotencyRow
+    from vicaran_agent.storage.tables import utcnow
 
     investigation_id = await started(client)
     data = {"claim_text": "Claimed before.", "source_ids": []}

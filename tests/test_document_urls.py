@@ -25,7 +25,7 @@ from vicaran_agent.runtime import investigation_runtime
 from vicaran_agent.schemas import Claim, Evidence, Verdict
 from vicaran_agent.storage import get_repository
 from vicaran_agent.storage.outbox import queue_for_callback
-from vicaran_agent.storage.tables import OutboxRow
+from vicaran_agent.storage.rows import OutboxRow
 
 MARKER = "[PLAN_APPROVAL_REQUIRED]"
 CLAIM = "The Riverton water contract paid Acme Chemicals 1.2 million dollars in 2024."

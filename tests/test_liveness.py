@@ -18,7 +18,8 @@ from vicaran_agent import state_keys as keys
 from vicaran_agent.config import get_settings
 from vicaran_agent.schemas import InvestigationConfig
 from vicaran_agent.storage import Repository, get_repository
-from vicaran_agent.storage.tables import InvestigationRow, utcnow
+from vicaran_agent.storage.rows import InvestigationRow
+from vicaran_agent.storage.tables import utcnow
 
 BRIEF = "Investigate whether Acme Chemicals polluted Riverton's drinking water."
 ID = "5d1c0a7e-2b3f-4c5d-8e9f-0a1b2c3d4e5f"

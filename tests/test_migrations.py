@@ -29,7 +29,7 @@ from vicaran_agent.config import forget_settings
 from vicaran_agent.documents.store import DocumentStore
 from vicaran_agent.storage import Repository, migrate
 from vicaran_agent.storage.migrate import SchemaOutdated
-from vicaran_agent.storage.tables import Base
+from vicaran_agent.storage.tables import metadata
 
 FIXTURES = Path(__file__).parent / "fixtures"
 EXPECTED = json.loads((FIXTURES / "records-6b66a77.json").read_text(encoding="utf-8"))
@@ -75,7 +75,7 @@ def _differences(url_or_engine: Any) -> list[Any]:
         context = MigrationContext.configure(
             connection, opts={"compare_type": True, "include_object": migrate.include_object}
         )
-        return compare_metadata(context, Base.metadata)
+        return compare_metadata(context, metadata)
 
 
 def test_a_database_made_before_migrations_keeps_every_record(tmp_path: Path) -> None:

@@ -339,7 +339,7 @@ def test_a_batch_of_records_is_queued_with_one_lookup_and_once(records_url: str)
 
     from vicaran_agent.schemas import InvestigationConfig, Source
     from vicaran_agent.storage.outbox import queue_for_callback
-    from vicaran_agent.storage.tables import OutboxRow
+    from vicaran_agent.storage.rows import OutboxRow
 
     repository = get_repository(records_url)
     config = InvestigationConfig.for_mode(

@@ -32,7 +32,8 @@ from tests.support.wait import until, until_sync
 from vicaran_agent.delivery import Deliverer
 from vicaran_agent.storage import Repository
 from vicaran_agent.storage.outbox import enqueue
-from vicaran_agent.storage.tables import OutboxRow, utcnow
+from vicaran_agent.storage.rows import OutboxRow
+from vicaran_agent.storage.tables import utcnow
 
 pytestmark = pytest.mark.timeout(240)
 

@@ -29,7 +29,7 @@ from vicaran_agent.server.callback_data import CompleteData
 from vicaran_agent.storage import get_repository, payloads
 from vicaran_agent.storage.outbox import queue_for_callback
 from vicaran_agent.storage.payloads import on_scale
-from vicaran_agent.storage.tables import (
+from vicaran_agent.storage.rows import (
     BiasRow,
     ClaimRow,
     EvidenceRow,

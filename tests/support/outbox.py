@@ -11,7 +11,8 @@ from tests.support import wait
 from vicaran_agent import delivery
 from vicaran_agent.delivery import Deliverer
 from vicaran_agent.storage import Repository
-from vicaran_agent.storage.tables import OutboxRow, utcnow
+from vicaran_agent.storage.rows import OutboxRow
+from vicaran_agent.storage.tables import utcnow
 
 
 def leased(repository: Repository) -> list[dict[str, Any]]:

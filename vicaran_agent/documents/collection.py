@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 
-from ..storage.tables import CollectionRow
+from ..storage.rows import CollectionRow
 from .model import DocumentError, DocumentReliability
 
 MAX_COLLECTION_CHARS = 255

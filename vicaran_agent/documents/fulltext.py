@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import TextClause, bindparam, func, select, text
 from sqlalchemy.orm import Session
 
-from ..storage.tables import PassageRow
+from ..storage.rows import PassageRow
 from .model import PassageHit
 from .query import fts5_match, tsquery
 from .synonyms import fold

@@ -20,7 +20,8 @@ from sqlalchemy.orm import Session
 from .. import services
 from ..i18n import Phrase
 from ..storage.repository import Repository, get_repository
-from ..storage.tables import CollectionRow, DocumentRow, PassageRow, new_id, utcnow
+from ..storage.rows import CollectionRow, DocumentRow, PassageRow
+from ..storage.tables import new_id, utcnow
 from ..urls import extract_urls, normalize_url
 from . import fulltext
 from .collection import (

@@ -8,7 +8,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from vicaran_agent.storage.base import RecordsDatabase
-from vicaran_agent.storage.tables import PageCaptureRow
+from vicaran_agent.storage.rows import PageCaptureRow
 from vicaran_agent.urls import normalize_url
 
 

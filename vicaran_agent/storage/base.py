@@ -18,10 +18,8 @@ from sqlalchemy.orm import Session
 from vicaran_agent.config import get_settings
 from vicaran_agent.storage import migrate, outbox
 from vicaran_agent.storage.engines import create_engine_for
-from vicaran_agent.storage.tables import (
-    InvestigationRow,
-    utcnow,
-)
+from vicaran_agent.storage.rows import InvestigationRow
+from vicaran_agent.storage.tables import utcnow
 
 logger = logging.getLogger(__name__)
 

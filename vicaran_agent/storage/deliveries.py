@@ -12,10 +12,8 @@ from sqlalchemy.orm import Session
 from vicaran_agent.read_model import OutboxCounts, OutboxDelivery, OutboxSummary
 from vicaran_agent.storage import outbox
 from vicaran_agent.storage.base import RecordsDatabase
-from vicaran_agent.storage.tables import (
-    OutboxRow,
-    iso,
-)
+from vicaran_agent.storage.rows import OutboxRow
+from vicaran_agent.storage.tables import iso
 
 
 class Deliveries(RecordsDatabase):

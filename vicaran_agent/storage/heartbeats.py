@@ -8,10 +8,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from vicaran_agent.storage.base import STOPPED, RecordsDatabase, effective_status, is_stale
-from vicaran_agent.storage.tables import (
-    InvestigationRow,
-    utcnow,
-)
+from vicaran_agent.storage.rows import InvestigationRow
+from vicaran_agent.storage.tables import utcnow
 
 
 class Heartbeats(RecordsDatabase):

@@ -11,10 +11,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from vicaran_agent.storage.base import RecordsDatabase, aware
-from vicaran_agent.storage.tables import (
-    IdempotencyRow,
-    utcnow,
-)
+from vicaran_agent.storage.rows import IdempotencyRow
+from vicaran_agent.storage.tables import utcnow
 
 # `callback_idempotency.status_code` of a claimed key whose reply is not stored yet.
 IDEMPOTENCY_PENDING = 0

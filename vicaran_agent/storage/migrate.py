@@ -22,7 +22,7 @@ from sqlalchemy.engine import make_url
 
 from vicaran_agent.i18n import message
 from vicaran_agent.storage.engines import sqlite_engine
-from vicaran_agent.storage.tables import Base
+from vicaran_agent.storage.tables import metadata
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -191,7 +191,7 @@ def _adopt(connection: Connection) -> None:
     found = inspect(connection)
     have = set(found.get_table_names())
     for table, columns in _baseline_columns().items():
-        model = Base.metadata.tables.get(table)
+        model = metadata.tables.get(table)
         if table not in have or model is None:
             continue  # a table the baseline creates anew is not the upgrade's to add here
         present = {column["name"] for column in found.get_columns(table)}

@@ -19,14 +19,8 @@ from sqlalchemy.orm import Session
 
 from ..i18n import message
 from .payloads import payload
-from .tables import (
-    ClaimRow,
-    FactCheckRow,
-    InvestigationRow,
-    OutboxRow,
-    SourceRow,
-    utcnow,
-)
+from .rows import ClaimRow, FactCheckRow, InvestigationRow, OutboxRow, SourceRow
+from .tables import utcnow
 
 # Saves made while this is true also queue their records for the callback API. A context
 # variable, not a flag on the shared repository: the agent's saves queue, while records the

@@ -26,7 +26,7 @@ from vicaran_agent.read_model import (
     SourceView,
     TimelineEventView,
 )
-from vicaran_agent.storage.tables import (
+from vicaran_agent.storage.rows import (
     BiasRow,
     ClaimRow,
     FactCheckRow,

@@ -17,16 +17,15 @@ from vicaran_agent.storage.base import (
     effective_status,
 )
 from vicaran_agent.storage.reviews import reviews_of
-from vicaran_agent.storage.tables import (
+from vicaran_agent.storage.rows import (
     BiasRow,
     ClaimRow,
     FactCheckRow,
     InvestigationRow,
     SourceRow,
     TimelineEventRow,
-    iso,
-    utcnow,
 )
+from vicaran_agent.storage.tables import iso, utcnow
 from vicaran_agent.storage.viewing import investigation_view
 
 SHORT_ID = 8  # hex digits: the shortest prefix that names an investigation

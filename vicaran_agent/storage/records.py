@@ -29,8 +29,7 @@ from vicaran_agent.storage.base import (
     all_rows,
     effective_status,
 )
-from vicaran_agent.storage.snapshots import keep_snapshots
-from vicaran_agent.storage.tables import (
+from vicaran_agent.storage.rows import (
     BiasRow,
     ClaimRow,
     EvidenceRow,
@@ -38,9 +37,9 @@ from vicaran_agent.storage.tables import (
     InvestigationRow,
     SourceRow,
     TimelineEventRow,
-    new_id,
-    utcnow,
 )
+from vicaran_agent.storage.snapshots import keep_snapshots
+from vicaran_agent.storage.tables import new_id, utcnow
 
 logger = logging.getLogger(__name__)
 

@@ -13,14 +13,8 @@ from sqlalchemy.orm import Session
 from vicaran_agent.read_model import AuditEntry, ReviewView
 from vicaran_agent.schemas import VerdictLabel
 from vicaran_agent.storage.base import RecordsDatabase, UnknownInvestigationError
-from vicaran_agent.storage.tables import (
-    ClaimRow,
-    FactCheckRow,
-    InvestigationRow,
-    ReviewRow,
-    iso,
-    utcnow,
-)
+from vicaran_agent.storage.rows import ClaimRow, FactCheckRow, InvestigationRow, ReviewRow
+from vicaran_agent.storage.tables import iso, utcnow
 
 ACTIONS = ("approve", "change", "note")
 VERDICTS = get_args(VerdictLabel)

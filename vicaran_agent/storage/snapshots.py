@@ -10,10 +10,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from vicaran_agent.storage.base import RecordsDatabase
-from vicaran_agent.storage.tables import (
-    InvestigationSnapshotRow,
-    SnapshotRow,
-)
+from vicaran_agent.storage.rows import InvestigationSnapshotRow, SnapshotRow
 from vicaran_agent.textmatch import sha256_text
 
 

@@ -18,7 +18,7 @@ from vicaran_agent.read_model import (
     TimelineEventView,
 )
 from vicaran_agent.schemas import OrderDispute
-from vicaran_agent.storage.tables import (
+from vicaran_agent.storage.rows import (
     BiasRow,
     ClaimRow,
     EvidenceRow,
@@ -26,8 +26,8 @@ from vicaran_agent.storage.tables import (
     InvestigationRow,
     SourceRow,
     TimelineEventRow,
-    iso,
 )
+from vicaran_agent.storage.tables import iso
 from vicaran_agent.urls import normalize_url
 
 
