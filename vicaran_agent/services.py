@@ -1,6 +1,6 @@
 """What one Vicaran process shares, in one container.
 
-The settings, the records stores (one per database URL), the document stores, the per-service request
+The settings, the records stores (one per database URL) and their readers, the document stores, the per-service request
 budgets, the running investigations' runtimes, Querido Diário's city lists, the runs detached
 from their requests, the investigations this process runs, the outbox's deliverer of each event
 loop, the model clients of each loop, the parse pools, and whether the start-up warning was
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from .delivery import Background
     from .documents.store import DocumentStore
     from .runtime import InvestigationRuntime
+    from .storage.reads import Reads
     from .storage.repository import Repository
     from .workers.pool import WorkerPool
 
@@ -45,6 +46,7 @@ class Services:
     """Everything one process (or one test) shares; see the module's docstring."""
 
     repositories: dict[str, Repository] = field(default_factory=dict)
+    readers: dict[str, Reads] = field(default_factory=dict)  # where no repository is open
     document_stores: dict[str, DocumentStore] = field(default_factory=dict)
     limiters: dict[tuple[str, int, float, int | None, Clock], RateLimiter] = field(
         default_factory=dict
@@ -69,10 +71,14 @@ class Services:
         """Release the database connections this container opened."""
         with self.lock:
             repositories = list(self.repositories.values())
+            readers = list(self.readers.values())
             self.repositories.clear()
+            self.readers.clear()
             self.document_stores.clear()
         for repository in repositories:
             repository.close()
+        for reader in readers:
+            reader.dispose()
 
 
 _current = Services()

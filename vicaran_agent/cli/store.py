@@ -56,19 +56,20 @@ def db(action: str) -> int:
 def outbox(action: str) -> int:
     """`status`: what waits or failed; `flush`: deliver everything pending now."""
     from ..config import get_settings
-    from ..storage import get_repository
+    from ..storage.reads import get_reader
 
     settings = get_settings()
-    repository = get_repository(settings.database_url)
     if action == "flush":
         if not settings.callback_enabled:
             print("Set CALLBACK_API_URL and AGENT_SECRET to deliver the outbox.", file=sys.stderr)
             return 1
         from ..delivery import Deliverer  # (its HTTP client: only to deliver)
+        from ..storage import get_repository
 
+        repository = get_repository(settings.database_url)
         delivered = asyncio.run(Deliverer(settings, repository).deliver_due(now_only=False))
         print(f"Delivered {delivered} record(s).")
-    summary = repository.outbox_summary()
+    summary = get_reader(settings.database_url).outbox_summary()
     counts = summary.counts
     print(
         f"Outbox: {counts.pending} pending, {counts.delivered} delivered, {counts.failed} failed."
@@ -94,7 +95,7 @@ def export(investigation_id: str, fmt: str, out: str | None, reviewed_only: bool
     from .. import export as exports
     from ..config import get_settings
 
-    repository, investigation = _saved(investigation_id)
+    investigation = _saved(investigation_id)
     if investigation is None:
         return 1
     investigation_id = investigation.id
@@ -102,10 +103,10 @@ def export(investigation_id: str, fmt: str, out: str | None, reviewed_only: bool
         print("A web archive is a binary file: give --out FILE.warc.gz.", file=sys.stderr)
         return 2
     if fmt in exports.BINARY:
-        data = exports.web_archive(repository, investigation)
+        data = exports.web_archive(_repository(), investigation)
     else:
         with_texts = fmt in exports.WITH_SNAPSHOTS
-        snapshots = repository.get_snapshots(investigation_id) if with_texts else {}
+        snapshots = _repository().get_snapshots(investigation_id) if with_texts else {}
         text = exports.render(
             fmt, investigation, snapshots, settings=get_settings(), reviewed_only=reviewed_only
         )
@@ -126,7 +127,7 @@ def export(investigation_id: str, fmt: str, out: str | None, reviewed_only: bool
 
 def review(investigation_id: str) -> int:
     """Each checked claim, its verdict and where its editorial review stands."""
-    _, investigation = _saved(investigation_id)
+    investigation = _saved(investigation_id)
     if investigation is None:
         return 1
     print(
@@ -150,19 +151,25 @@ def _review_line(review: ReviewView) -> str:
     return f"approved by {review.reviewer} on {when}{note}"
 
 
-def _saved(investigation_id: str) -> tuple[Repository, InvestigationView | None]:
-    """The store, and the investigation `investigation_id` (or a unique short id) names; None,
-    said on standard error, when it names none or several."""
+def _repository() -> Repository:
+    """The whole store (the texts and pages read), beyond what `_saved`'s reader gives."""
     from ..config import get_settings
     from ..storage import get_repository
-    from ..storage.reads import AmbiguousIdError
 
-    repository = get_repository(get_settings().database_url)
+    return get_repository(get_settings().database_url)
+
+
+def _saved(investigation_id: str) -> InvestigationView | None:
+    """The investigation `investigation_id` (or a unique short id) names; None, said on
+    standard error, when it names none or several."""
+    from ..config import get_settings
+    from ..storage.reads import AmbiguousIdError, get_reader
+
     try:
-        investigation = repository.get_investigation(investigation_id)
+        investigation = get_reader(get_settings().database_url).get_investigation(investigation_id)
     except AmbiguousIdError as error:
         print(str(error), file=sys.stderr)
-        return repository, None
+        return None
     if investigation is None:
         print(f"No investigation with id {investigation_id} is saved here.", file=sys.stderr)
-    return repository, investigation
+    return investigation

@@ -8,6 +8,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from vicaran_agent.storage.base import RecordsDatabase
+from vicaran_agent.storage.reads import captured
 from vicaran_agent.storage.rows import PageCaptureRow
 from vicaran_agent.urls import normalize_url
 
@@ -52,13 +53,3 @@ class Archives(RecordsDatabase):
             return {capture_id: records for capture_id, records in rows}
 
         return self._read(op)
-
-
-def captured(session: Session, investigation_id: str) -> dict[str, int]:
-    """{normalized page address: id of its latest capture} for one investigation."""
-    rows = session.execute(
-        select(PageCaptureRow.url_key, PageCaptureRow.id)
-        .where(PageCaptureRow.investigation_id == investigation_id)
-        .order_by(PageCaptureRow.id)
-    )
-    return {key: capture_id for key, capture_id in rows}

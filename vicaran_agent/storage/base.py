@@ -1,5 +1,8 @@
 """The records database every part of the repository writes and reads through: one
-transaction per call, safe from several threads; the status rules of a run (`effective_status`)."""
+transaction per call, safe from several threads; the status rules of a run (`effective_status`).
+
+Writers work through ORM sessions (`_write`, `_read`); readers through Core connections
+(`_query`), so what only reads (the `vicaran` commands, the read API) never loads the ORM."""
 
 from __future__ import annotations
 
@@ -8,18 +11,21 @@ import logging
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Connection, Engine
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
 
 from vicaran_agent.config import get_settings
-from vicaran_agent.storage import migrate, outbox
+from vicaran_agent.storage import migrate
 from vicaran_agent.storage.engines import create_engine_for
-from vicaran_agent.storage.rows import InvestigationRow
-from vicaran_agent.storage.tables import utcnow
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Row
+    from sqlalchemy.orm import Session
+
+    from vicaran_agent.storage.rows import InvestigationRow
 
 logger = logging.getLogger(__name__)
 
@@ -27,36 +33,7 @@ FinalStatus = Literal["completed", "partial", "failed"]
 FINISHED = ("completed", "partial", "failed", "interrupted")
 T = TypeVar("T")
 
-# `callback_idempotency.status_code` of a claimed key whose reply is not stored yet.
-IDEMPOTENCY_PENDING = 0
 _WRITE_ATTEMPTS = 3  # an IntegrityError from a concurrent insert is retried as an update
-SOURCE_FIELDS = (
-    "title",
-    "domain",
-    "credibility_score",
-    "content_summary",
-    "key_claims",
-    "published_at",
-    "published_at_source",
-    "is_user_provided",
-    "is_reachable",
-    "unreachable_reason",
-    "unreachable_detail",
-    "origin",
-    "display_url",
-    "publisher",
-    "retrieved_at",
-    "content_sha256",
-    "relevant",
-    "relevance",
-    "relevance_reason",
-    "document_id",
-    "page",
-    "territory_id",
-    "gazette_date",
-    "txt_url",
-)
-PER_SOURCE_FIELDS = ("source_id", "url", "bias_score", "stance", "indicators")
 
 STOPPED = "The process running this investigation stopped before it finished."
 
@@ -104,10 +81,16 @@ class RecordsDatabase:
                 self._engine.dispose()
                 raise
 
+    def dispose(self) -> None:
+        """Close the database connections."""
+        self._engine.dispose()
+
     # --- transactions ----------------------------------------------------------------------
 
     def _write(self, operation: Callable[[Session], T]) -> T:
         """Run `operation` in one write transaction (retried if a concurrent insert won)."""
+        from sqlalchemy.orm import Session
+
         attempt = 0
         while True:
             try:
@@ -121,8 +104,15 @@ class RecordsDatabase:
 
     def _read(self, operation: Callable[[Session], T]) -> T:
         """Run `operation` in one read transaction (a consistent snapshot)."""
+        from sqlalchemy.orm import Session
+
         with self._lock, Session(self._engine) as session, session.begin():
             return operation(session)
+
+    def _query(self, operation: Callable[[Connection], T]) -> T:
+        """`_read` without the ORM: `operation` gets a Core connection (tables.py)."""
+        with self._lock, self._engine.connect() as connection, connection.begin():
+            return operation(connection)
 
     def write(self, operation: Callable[[Session], T]) -> T:
         """`_write` for other stores that keep their tables in this database (documents)."""
@@ -137,37 +127,14 @@ class RecordsDatabase:
         """The database's SQLAlchemy dialect name ("sqlite", "postgresql", ...)."""
         return self._engine.dialect.name
 
-    @staticmethod
-    def _require(session: Session, investigation_id: str) -> InvestigationRow:
-        row = session.get(InvestigationRow, investigation_id)
-        if row is None:
-            raise UnknownInvestigationError(investigation_id)
-        row.updated_at = utcnow()
-        return row
-
-    def _enqueue_rows(
-        self, session: Session, investigation_id: str, kind: str, rows: list[Any]
-    ) -> None:
-        """Queue the saved rows for the callback API, in this same transaction."""
-        if not outbox.queueing():
-            return
-        session.flush()
-        outbox.enqueue_all(
-            session, investigation_id, kind, (outbox.payload(kind, row) for row in rows)
-        )
-
-    @staticmethod
-    def _enqueue_interrupted(session: Session, row: InvestigationRow) -> None:
-        """An interrupted run is delivered to the callback API as INVESTIGATION_PARTIAL."""
-        if outbox.queueing():
-            outbox.enqueue_interrupted(session, row)
-
 
 def aware(value: datetime) -> datetime:
     return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
-def is_stale(row: InvestigationRow, now: datetime, stale_seconds: float | None = None) -> bool:
+def is_stale(
+    row: InvestigationRow | Row[Any], now: datetime, stale_seconds: float | None = None
+) -> bool:
     """A run of this deployment (it has a conversation) that has shown no sign of life.
 
     Investigations another agent reports through the callback API have no conversation here:
@@ -180,12 +147,8 @@ def is_stale(row: InvestigationRow, now: datetime, stale_seconds: float | None =
     return not seen or (now - max(seen)).total_seconds() > limit
 
 
-def effective_status(row: InvestigationRow, now: datetime) -> str:
+def effective_status(row: InvestigationRow | Row[Any], now: datetime) -> str:
     """The status as readers should see it: a run nobody is running is not live."""
     if row.status == "in_progress" and is_stale(row, now):
         return "interrupted"
     return row.status
-
-
-def all_rows(session: Session, model: Any, investigation_id: str) -> list[Any]:
-    return list(session.scalars(select(model).where(model.investigation_id == investigation_id)))

@@ -6,14 +6,12 @@ from collections.abc import Collection
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from vicaran_agent.read_model import OutboxCounts, OutboxDelivery, OutboxSummary
 from vicaran_agent.storage import outbox
 from vicaran_agent.storage.base import RecordsDatabase
 from vicaran_agent.storage.rows import OutboxRow
-from vicaran_agent.storage.tables import iso
 
 
 class Deliveries(RecordsDatabase):
@@ -70,40 +68,3 @@ class Deliveries(RecordsDatabase):
                 row.claimed_by = row.claimed_until = None
 
         self._write(op)
-
-    def outbox_summary(self) -> OutboxSummary:
-        """Counts by status, and every delivery that failed for good with its response."""
-
-        def op(session: Session) -> OutboxSummary:
-            grouped = select(OutboxRow.status, func.count()).group_by(OutboxRow.status)
-            counts = {status: n for status, n in session.execute(grouped)}
-            failed = session.scalars(
-                select(OutboxRow).where(OutboxRow.status == "failed").order_by(OutboxRow.id)
-            )
-            waiting = session.scalars(
-                select(OutboxRow)
-                .where(OutboxRow.status == "pending", OutboxRow.attempts > 0)
-                .order_by(OutboxRow.id)
-            )
-            return OutboxSummary(
-                counts=OutboxCounts(
-                    **{k: counts.get(k, 0) for k in ("pending", "delivered", "failed")}
-                ),
-                failed=[_delivery(r) for r in failed],
-                retrying=[_delivery(r) for r in waiting],
-            )
-
-        return self._read(op)
-
-
-def _delivery(row: OutboxRow) -> OutboxDelivery:
-    return OutboxDelivery(
-        id=row.id,
-        investigation_id=row.investigation_id,
-        type=row.type,
-        attempts=row.attempts,
-        last_error=row.last_error,
-        response_status=row.response_status,
-        response_body=row.response_body,
-        next_attempt_at=iso(row.next_attempt_at),
-    )

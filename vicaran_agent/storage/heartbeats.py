@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from vicaran_agent.storage import outbox
 from vicaran_agent.storage.base import STOPPED, RecordsDatabase, effective_status, is_stale
 from vicaran_agent.storage.rows import InvestigationRow
 from vicaran_agent.storage.tables import utcnow
@@ -59,7 +60,7 @@ class Heartbeats(RecordsDatabase):
             now = utcnow()
             for row in rows:
                 row.status, row.error, row.updated_at = "interrupted", reason, now
-                self._enqueue_interrupted(session, row)
+                _enqueue_interrupted(session, row)
             return [row.id for row in rows]
 
         return self._write(op)
@@ -80,7 +81,13 @@ class Heartbeats(RecordsDatabase):
             for row in rows:
                 row.status, row.updated_at = "interrupted", now
                 row.error = STOPPED
-                self._enqueue_interrupted(session, row)
+                _enqueue_interrupted(session, row)
             return [row.id for row in rows]
 
         return self._write(op)
+
+
+def _enqueue_interrupted(session: Session, row: InvestigationRow) -> None:
+    """An interrupted run is delivered to the callback API as INVESTIGATION_PARTIAL."""
+    if outbox.queueing():
+        outbox.enqueue_interrupted(session, row)

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from vicaran_agent.memory import EarlierCheck, is_same_claim, names, searchable
 from vicaran_agent.read_model import EvidenceView, ReviewView
 from vicaran_agent.storage.base import RecordsDatabase
-from vicaran_agent.storage.reviews import reviews_of
+from vicaran_agent.storage.reads import reviews_of
 from vicaran_agent.storage.rows import ClaimRow, FactCheckRow, InvestigationRow, SnapshotRow
 from vicaran_agent.storage.snapshots import unpack
 from vicaran_agent.storage.tables import iso

@@ -68,9 +68,17 @@ def _payload(kind: str, row: Any, settings: Settings) -> Payload:
     if isinstance(row, SourceRow):
         return row.id, source_data(source_view(row))
     if isinstance(row, ClaimRow):
-        return row.id, claim_data(claim_view(row))
+        return row.id, claim_data(claim_view(row, row.sources))
     if isinstance(row, FactCheckRow):
-        return row.id, fact_check_data(fact_check_view(row))
+        claim = row.claim
+        view = fact_check_view(
+            row,
+            claim_key=claim.key if claim is not None else None,
+            claim_text=claim.claim_text if claim is not None else None,
+            evidence=row.evidence,
+            sources=row.sources,
+        )
+        return row.id, fact_check_data(view)
     if isinstance(row, BiasRow):
         return row.id, bias_data(bias_view(row))
     if isinstance(row, TimelineEventRow):

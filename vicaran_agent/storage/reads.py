@@ -1,32 +1,39 @@
-"""Reading investigations back: their status, one with all its records, the list (typed views:
-`read_model.py`, built by `viewing.py`)."""
+"""Reading investigations back: their status, one with all its records, the list, the editors'
+standing decisions, the archived pages, the callback outbox (typed views: `read_model.py`,
+built by `viewing.py`).
+
+Core only (`tables.py`, `RecordsDatabase._query`): what reads loads no ORM, so the `vicaran`
+commands that only read start quickly. Each function here takes a Core connection or an ORM
+session (both execute Core statements), so writers use the same reads inside their
+transactions."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections import defaultdict
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import func, select
-from sqlalchemy.orm import Session, contains_eager, selectinload
+from sqlalchemy import Connection, Table, func, select
 
-from vicaran_agent.read_model import InvestigationListItem, InvestigationView
-from vicaran_agent.storage.archives import captured
-from vicaran_agent.storage.base import (
-    STOPPED,
-    RecordsDatabase,
-    all_rows,
-    effective_status,
+from vicaran_agent import services
+from vicaran_agent.read_model import (
+    InvestigationListItem,
+    InvestigationView,
+    OutboxCounts,
+    OutboxDelivery,
+    OutboxSummary,
+    ReviewView,
 )
-from vicaran_agent.storage.reviews import reviews_of
-from vicaran_agent.storage.rows import (
-    BiasRow,
-    ClaimRow,
-    FactCheckRow,
-    InvestigationRow,
-    SourceRow,
-    TimelineEventRow,
-)
+from vicaran_agent.storage import tables
+from vicaran_agent.storage.base import STOPPED, RecordsDatabase, effective_status
 from vicaran_agent.storage.tables import iso, utcnow
 from vicaran_agent.storage.viewing import investigation_view
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Row
+    from sqlalchemy.orm import Session
+
+    Executor = Connection | Session
 
 SHORT_ID = 8  # hex digits: the shortest prefix that names an investigation
 _ID_CHARACTERS = frozenset("0123456789abcdef-")
@@ -47,7 +54,7 @@ class AmbiguousIdError(LookupError):
 
 
 class Reads(RecordsDatabase):
-    """What readers (the API, the dashboard, exports) get.
+    """What readers (the API, the dashboard, exports, `vicaran outbox`) get.
 
     Wherever an investigation is named, its full id or any unique prefix of at least
     `SHORT_ID` hex digits (the short id in file names) will do.
@@ -55,52 +62,53 @@ class Reads(RecordsDatabase):
 
     def resolve_id(self, given: str) -> str | None:
         """The full id `given` names, or None when it names none (AmbiguousIdError: several)."""
-        return self._read(lambda session: _resolve(session, given))
+        return self._query(lambda connection: _resolve(connection, given))
 
     def get_status(self, investigation_id: str) -> str | None:
         """The investigation's status, or None when it is unknown."""
 
-        def op(session: Session) -> str | None:
-            row = session.get(InvestigationRow, investigation_id)
+        def op(connection: Connection) -> str | None:
+            row = _investigation(connection, investigation_id)
             return None if row is None else effective_status(row, utcnow())
 
-        return self._read(op)
+        return self._query(op)
 
     def get_investigation(self, investigation_id: str) -> InvestigationView | None:
         """Everything about one investigation (its id or a short id), or None when unknown."""
 
-        def op(session: Session) -> InvestigationView | None:
-            full_id = _resolve(session, investigation_id)
-            return None if full_id is None else _investigation_view(session, full_id)
+        def op(connection: Connection) -> InvestigationView | None:
+            full_id = _resolve(connection, investigation_id)
+            return None if full_id is None else _investigation_view(connection, full_id)
 
-        return self._read(op)
+        return self._query(op)
 
     def list_investigations(self) -> list[InvestigationListItem]:
         """Every investigation, newest first, with record counts."""
+        investigations = tables.investigations
 
-        def count(model: Any) -> Any:
+        def count(table: Table) -> Any:
             return (
                 select(func.count())
-                .select_from(model)
-                .where(model.investigation_id == InvestigationRow.id)
+                .select_from(table)
+                .where(table.c.investigation_id == investigations.c.id)
                 .scalar_subquery()
             )
 
         statement = select(
-            InvestigationRow,
-            count(SourceRow),
-            count(ClaimRow),
-            count(FactCheckRow),
-        ).order_by(InvestigationRow.created_at.desc(), InvestigationRow.id)
+            investigations,
+            count(tables.sources).label("source_count"),
+            count(tables.claims).label("claim_count"),
+            count(tables.fact_checks).label("fact_check_count"),
+        ).order_by(investigations.c.created_at.desc(), investigations.c.id)
+        checks = tables.fact_checks.c
+        by_verdict = select(checks.investigation_id, checks.verdict, func.count()).group_by(
+            checks.investigation_id, checks.verdict
+        )
 
-        def op(session: Session) -> list[InvestigationListItem]:
+        def op(connection: Connection) -> list[InvestigationListItem]:
             now = utcnow()
             verdicts: dict[str, dict[str, int]] = {}
-            for investigation_id, verdict, n in session.execute(
-                select(FactCheckRow.investigation_id, FactCheckRow.verdict, func.count()).group_by(
-                    FactCheckRow.investigation_id, FactCheckRow.verdict
-                )
-            ):
+            for investigation_id, verdict, n in connection.execute(by_verdict):
                 verdicts.setdefault(investigation_id, {})[verdict] = n
             return [
                 InvestigationListItem(
@@ -108,32 +116,123 @@ class Reads(RecordsDatabase):
                     title=row.title,
                     mode=row.mode,
                     status=effective_status(row, now),
-                    source_count=sources,
-                    claim_count=claims,
-                    fact_check_count=fact_checks,
+                    source_count=row.source_count,
+                    claim_count=row.claim_count,
+                    fact_check_count=row.fact_check_count,
                     verdicts=verdicts.get(row.id, {}),
                     created_at=iso(row.created_at),
                     updated_at=iso(row.updated_at),
                 )
-                for row, sources, claims, fact_checks in session.execute(statement)
+                for row in connection.execute(statement)
             ]
 
-        return self._read(op)
+        return self._query(op)
+
+    def outbox_summary(self) -> OutboxSummary:
+        """Counts by status, and every delivery that failed for good with its response."""
+        outbox = tables.callback_outbox
+        grouped = select(outbox.c.status, func.count()).group_by(outbox.c.status)
+        failed = select(outbox).where(outbox.c.status == "failed").order_by(outbox.c.id)
+        waiting = (
+            select(outbox)
+            .where(outbox.c.status == "pending", outbox.c.attempts > 0)
+            .order_by(outbox.c.id)
+        )
+
+        def op(connection: Connection) -> OutboxSummary:
+            counts = {status: n for status, n in connection.execute(grouped)}
+            return OutboxSummary(
+                counts=OutboxCounts(
+                    **{k: counts.get(k, 0) for k in ("pending", "delivered", "failed")}
+                ),
+                failed=[_delivery(r) for r in connection.execute(failed)],
+                retrying=[_delivery(r) for r in connection.execute(waiting)],
+            )
+
+        return self._query(op)
 
 
-def _resolve(session: Session, given: str) -> str | None:
-    if session.get(InvestigationRow, given) is not None:
+def get_reader(database_url: str) -> Reads:
+    """What reads `database_url`: the process's repository when one is open, else a reader of
+    its own (shared the same way) that loads no ORM - so `vicaran export` starts quickly."""
+    shared = services.current()
+    with shared.lock:
+        reader = shared.repositories.get(database_url) or shared.readers.get(database_url)
+        if reader is None:
+            reader = shared.readers[database_url] = Reads(database_url)
+        return reader
+
+
+def standing_reviews(executor: Executor, investigation_id: str) -> dict[str, Row[Any]]:
+    """Each reviewed check's latest decision (approve or change; a note decides nothing)."""
+    reviews = tables.reviews.c
+    latest: dict[str, Row[Any]] = {}
+    for row in executor.execute(
+        select(tables.reviews)
+        .where(reviews.investigation_id == investigation_id, reviews.action != "note")
+        .order_by(reviews.id)
+    ):
+        latest[row.fact_check_id] = row
+    return latest
+
+
+def reviews_of(executor: Executor, investigation_id: str) -> dict[str, ReviewView]:
+    """{fact-check id: its review as it stands} (unreviewed checks are left out)."""
+    return {
+        fact_check_id: ReviewView(
+            status="changed" if row.action == "change" else "approved",
+            reviewer=row.reviewer,
+            at=iso(row.at),
+            verdict_before=row.verdict_before,
+            verdict_after=row.verdict_after,
+            note=row.note,
+        )
+        for fact_check_id, row in standing_reviews(executor, investigation_id).items()
+    }
+
+
+def captured(executor: Executor, investigation_id: str) -> dict[str, int]:
+    """{normalized page address: id of its latest capture} for one investigation."""
+    captures = tables.page_captures.c
+    rows = executor.execute(
+        select(captures.url_key, captures.id)
+        .where(captures.investigation_id == investigation_id)
+        .order_by(captures.id)
+    )
+    return {key: capture_id for key, capture_id in rows}
+
+
+def _delivery(row: Row[Any]) -> OutboxDelivery:
+    return OutboxDelivery(
+        id=row.id,
+        investigation_id=row.investigation_id,
+        type=row.type,
+        attempts=row.attempts,
+        last_error=row.last_error,
+        response_status=row.response_status,
+        response_body=row.response_body,
+        next_attempt_at=iso(row.next_attempt_at),
+    )
+
+
+def _investigation(connection: Connection, investigation_id: str) -> Row[Any] | None:
+    investigations = tables.investigations
+    return connection.execute(
+        select(investigations).where(investigations.c.id == investigation_id)
+    ).one_or_none()
+
+
+def _resolve(connection: Connection, given: str) -> str | None:
+    if _investigation(connection, given) is not None:
         return given
     prefix = given.strip().lower()
     digits = sum(c != "-" for c in prefix)
     if digits < SHORT_ID or not set(prefix) <= _ID_CHARACTERS:
         return None
+    ids = tables.investigations.c.id
     matches = list(
-        session.scalars(
-            select(InvestigationRow.id)
-            .where(InvestigationRow.id.startswith(prefix, autoescape=True))
-            .order_by(InvestigationRow.id)
-            .limit(5)
+        connection.scalars(
+            select(ids).where(ids.startswith(prefix, autoescape=True)).order_by(ids).limit(5)
         )
     )
     if len(matches) > 1:
@@ -141,43 +240,87 @@ def _resolve(session: Session, given: str) -> str | None:
     return matches[0] if matches else None
 
 
-def _investigation_view(session: Session, investigation_id: str) -> InvestigationView | None:
-    row = session.get(InvestigationRow, investigation_id)
+def _rows_of(connection: Connection, table: Table, investigation_id: str) -> list[Row[Any]]:
+    return list(
+        connection.execute(select(table).where(table.c.investigation_id == investigation_id))
+    )
+
+
+def _linked_sources(
+    connection: Connection, link: Table, key: str, investigation_id: str
+) -> dict[str, list[Row[Any]]]:
+    """{claim or check id: the saved sources it cites (their id and url), in their order}."""
+    sources = tables.sources.c
+    rows = connection.execute(
+        select(link.c[key].label("owner"), sources.id, sources.url)
+        .join(tables.sources, sources.id == link.c.source_id)
+        .where(sources.investigation_id == investigation_id)
+        .order_by(sources.position)
+    )
+    linked: dict[str, list[Row[Any]]] = defaultdict(list)
+    for row in rows:
+        linked[row.owner].append(row)
+    return linked
+
+
+def _evidence(connection: Connection, check_ids: Iterable[str]) -> dict[str, list[Row[Any]]]:
+    evidence = tables.evidence.c
+    rows = connection.execute(
+        select(tables.evidence)
+        .where(evidence.fact_check_id.in_(list(check_ids)))
+        .order_by(evidence.position)
+    )
+    by_check: dict[str, list[Row[Any]]] = defaultdict(list)
+    for row in rows:
+        by_check[row.fact_check_id].append(row)
+    return by_check
+
+
+def _investigation_view(connection: Connection, investigation_id: str) -> InvestigationView | None:
+    row = _investigation(connection, investigation_id)
     if row is None:
         return None
     status = effective_status(row, utcnow())
-    claims = session.scalars(
-        select(ClaimRow)
-        .where(ClaimRow.investigation_id == investigation_id)
-        .options(selectinload(ClaimRow.sources))
-        .order_by(ClaimRow.position)
-    )
-    fact_checks = session.scalars(
-        select(FactCheckRow)
-        .join(FactCheckRow.claim)
-        .where(FactCheckRow.investigation_id == investigation_id)
-        .options(
-            selectinload(FactCheckRow.evidence),
-            selectinload(FactCheckRow.sources),
-            contains_eager(FactCheckRow.claim),
+    claims = tables.claims.c
+    checks = connection.execute(
+        select(
+            tables.fact_checks,
+            claims.key.label("claim_key"),
+            claims.claim_text.label("claim_text"),
         )
-        .order_by(ClaimRow.position)
-    )
-    bias = session.scalars(
-        select(BiasRow).where(BiasRow.investigation_id == investigation_id)
-    ).one_or_none()
+        .join(tables.claims, claims.id == tables.fact_checks.c.claim_id)
+        .where(tables.fact_checks.c.investigation_id == investigation_id)
+        .order_by(claims.position)
+    ).all()
     return investigation_view(
         row,
         status=status,
         error=row.error or (STOPPED if status != row.status else None),
-        sources=sorted(all_rows(session, SourceRow, investigation_id), key=lambda r: r.position),
-        claims=list(claims),
-        fact_checks=list(fact_checks),
-        bias=bias,
+        sources=sorted(
+            _rows_of(connection, tables.sources, investigation_id), key=lambda r: r.position
+        ),
+        claims=connection.execute(
+            select(tables.claims)
+            .where(claims.investigation_id == investigation_id)
+            .order_by(claims.position)
+        ).all(),
+        claim_sources=_linked_sources(
+            connection, tables.claim_sources, "claim_id", investigation_id
+        ),
+        fact_checks=checks,
+        evidence=_evidence(connection, (check.id for check in checks)),
+        check_sources=_linked_sources(
+            connection, tables.fact_check_sources, "fact_check_id", investigation_id
+        ),
+        bias=connection.execute(
+            select(tables.bias_assessments).where(
+                tables.bias_assessments.c.investigation_id == investigation_id
+            )
+        ).one_or_none(),
         events=sorted(
-            all_rows(session, TimelineEventRow, investigation_id),
+            _rows_of(connection, tables.timeline_events, investigation_id),
             key=lambda r: (r.event_date, r.position),
         ),
-        reviews=reviews_of(session, investigation_id),
-        archives=captured(session, investigation_id),
+        reviews=reviews_of(connection, investigation_id),
+        archives=captured(connection, investigation_id),
     )

@@ -18,15 +18,14 @@ from vicaran_agent.schemas import (
     TimelineEvent,
     Verdict,
 )
+from vicaran_agent.storage import outbox
 from vicaran_agent.storage.base import (
     FINISHED,
-    PER_SOURCE_FIELDS,
-    SOURCE_FIELDS,
     FinalStatus,
     InvestigationFinishedError,
     InvestigationTakenError,
     RecordsDatabase,
-    all_rows,
+    UnknownInvestigationError,
     effective_status,
 )
 from vicaran_agent.storage.rows import (
@@ -43,9 +42,55 @@ from vicaran_agent.storage.tables import new_id, utcnow
 
 logger = logging.getLogger(__name__)
 
+SOURCE_FIELDS = (
+    "title",
+    "domain",
+    "credibility_score",
+    "content_summary",
+    "key_claims",
+    "published_at",
+    "published_at_source",
+    "is_user_provided",
+    "is_reachable",
+    "unreachable_reason",
+    "unreachable_detail",
+    "origin",
+    "display_url",
+    "publisher",
+    "retrieved_at",
+    "content_sha256",
+    "relevant",
+    "relevance",
+    "relevance_reason",
+    "document_id",
+    "page",
+    "territory_id",
+    "gazette_date",
+    "txt_url",
+)
+PER_SOURCE_FIELDS = ("source_id", "url", "bias_score", "stance", "indicators")
+
 
 class Records(RecordsDatabase):
     """Writes of the investigation and its records."""
+
+    @staticmethod
+    def _require(session: Session, investigation_id: str) -> InvestigationRow:
+        row = session.get(InvestigationRow, investigation_id)
+        if row is None:
+            raise UnknownInvestigationError(investigation_id)
+        row.updated_at = utcnow()
+        return row
+
+    @staticmethod
+    def _enqueue_rows(session: Session, investigation_id: str, kind: str, rows: list[Any]) -> None:
+        """Queue the saved rows for the callback API, in this same transaction."""
+        if not outbox.queueing():
+            return
+        session.flush()
+        outbox.enqueue_all(
+            session, investigation_id, kind, (outbox.payload(kind, row) for row in rows)
+        )
 
     def start_investigation(
         self,
@@ -394,3 +439,7 @@ class _SourceIndex:
         found = [self.by_id[i] for i in ids if i in self.by_id]
         found += [self.by_url[url] for url in urls if url in self.by_url]
         return list(dict.fromkeys(found))
+
+
+def all_rows(session: Session, model: Any, investigation_id: str) -> list[Any]:
+    return list(session.scalars(select(model).where(model.investigation_id == investigation_id)))

@@ -54,7 +54,7 @@ class Repository(
         with shared.lock:
             if shared.repositories.get(self.database_url) is self:
                 del shared.repositories[self.database_url]
-        self._engine.dispose()
+        self.dispose()
 
 
 def get_repository(database_url: str) -> Repository:

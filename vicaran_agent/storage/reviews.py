@@ -10,9 +10,10 @@ from typing import get_args
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from vicaran_agent.read_model import AuditEntry, ReviewView
+from vicaran_agent.read_model import AuditEntry
 from vicaran_agent.schemas import VerdictLabel
 from vicaran_agent.storage.base import RecordsDatabase, UnknownInvestigationError
+from vicaran_agent.storage.reads import standing_reviews
 from vicaran_agent.storage.rows import ClaimRow, FactCheckRow, InvestigationRow, ReviewRow
 from vicaran_agent.storage.tables import iso, utcnow
 
@@ -68,7 +69,7 @@ class Reviews(RecordsDatabase):
             if not 1 <= number <= len(checks):
                 raise UnknownClaimError(number)
             check, claim_text = checks[number - 1]
-            standing = _standing(session, investigation_id).get(check.id)
+            standing = standing_reviews(session, investigation_id).get(check.id)
             before = standing.verdict_after if standing else check.verdict
             entry = ReviewRow(
                 investigation_id=investigation_id,
@@ -104,33 +105,6 @@ class Reviews(RecordsDatabase):
             return [_entry(row, *place.get(row.fact_check_id, (0, ""))) for row in rows]
 
         return self._read(op)
-
-
-def reviews_of(session: Session, investigation_id: str) -> dict[str, ReviewView]:
-    """{fact-check id: its review as it stands} (unreviewed checks are left out)."""
-    return {
-        fact_check_id: ReviewView(
-            status="changed" if row.action == "change" else "approved",
-            reviewer=row.reviewer,
-            at=iso(row.at),
-            verdict_before=row.verdict_before,
-            verdict_after=row.verdict_after,
-            note=row.note,
-        )
-        for fact_check_id, row in _standing(session, investigation_id).items()
-    }
-
-
-def _standing(session: Session, investigation_id: str) -> dict[str, ReviewRow]:
-    """Each reviewed check's latest decision (approve or change; a note decides nothing)."""
-    latest: dict[str, ReviewRow] = {}
-    for row in session.scalars(
-        select(ReviewRow)
-        .where(ReviewRow.investigation_id == investigation_id, ReviewRow.action != "note")
-        .order_by(ReviewRow.id)
-    ):
-        latest[row.fact_check_id] = row
-    return latest
 
 
 def _checks(session: Session, investigation_id: str) -> list[tuple[FactCheckRow, str]]:

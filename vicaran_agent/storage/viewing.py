@@ -1,10 +1,15 @@
 """Stored rows as readers see them: one function per record, each building its typed view
 (`read_model.py`) in one pass. The read API, the dashboard, the exports and the callback
-payloads (`storage/payloads.py`) all start from these."""
+payloads (`storage/payloads.py`) all start from these.
+
+A row is a Core row (`reads.py`) or an ORM object (the writers' `payloads.py`): both name their
+columns as attributes; what a record links to (a claim's sources, a check's evidence) is given
+beside it."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from vicaran_agent.memory import EarlierCheck
 from vicaran_agent.read_model import (
@@ -18,15 +23,6 @@ from vicaran_agent.read_model import (
     TimelineEventView,
 )
 from vicaran_agent.schemas import OrderDispute
-from vicaran_agent.storage.rows import (
-    BiasRow,
-    ClaimRow,
-    EvidenceRow,
-    FactCheckRow,
-    InvestigationRow,
-    SourceRow,
-    TimelineEventRow,
-)
 from vicaran_agent.storage.tables import iso
 from vicaran_agent.urls import normalize_url
 
@@ -36,7 +32,7 @@ def archived(url: str, archives: Mapping[str, int] | None) -> int | None:
     return archives.get(normalize_url(url)) if archives else None
 
 
-def source_view(row: SourceRow, archives: Mapping[str, int] | None = None) -> SourceView:
+def source_view(row: Any, archives: Mapping[str, int] | None = None) -> SourceView:
     return SourceView(
         id=row.id,
         source_id=row.id,
@@ -70,7 +66,8 @@ def source_view(row: SourceRow, archives: Mapping[str, int] | None = None) -> So
     )
 
 
-def claim_view(row: ClaimRow) -> ClaimView:
+def claim_view(row: Any, sources: Sequence[Any]) -> ClaimView:
+    """A claim; `sources`: the saved sources it names (each with its `id` and `url`)."""
     return ClaimView(
         id=row.id,
         claim_id=row.id,
@@ -85,13 +82,13 @@ def claim_view(row: ClaimRow) -> ClaimView:
         state=row.state,
         period_start=row.period_start,
         period_end=row.period_end,
-        source_ids=[source.id for source in row.sources],
-        source_urls=[source.url for source in row.sources],
+        source_ids=[source.id for source in sources],
+        source_urls=[source.url for source in sources],
         earlier_checks=[EarlierCheck.model_validate(c) for c in row.earlier_checks or []],
     )
 
 
-def evidence_view(row: EvidenceRow, archives: Mapping[str, int] | None = None) -> EvidenceView:
+def evidence_view(row: Any, archives: Mapping[str, int] | None = None) -> EvidenceView:
     return EvidenceView(
         url=row.url,
         display_url=row.display_url or row.url,
@@ -120,18 +117,23 @@ def evidence_view(row: EvidenceRow, archives: Mapping[str, int] | None = None) -
 
 
 def fact_check_view(
-    row: FactCheckRow,
+    row: Any,
+    *,
+    claim_key: str | None,
+    claim_text: str | None,
+    evidence: Sequence[Any],
+    sources: Sequence[Any],
     review: ReviewView | None = None,
     archives: Mapping[str, int] | None = None,
 ) -> FactCheckView:
-    """A check; `review`: the editor's decision on it as it stands (none: unreviewed)."""
-    claim = row.claim
+    """A check of the claim `claim_key` says, with its `evidence` (in order) and the saved
+    `sources` it cites; `review`: the editor's decision on it as it stands (none: unreviewed)."""
     return FactCheckView(
         id=row.id,
         fact_check_id=row.id,
         claim_id=row.claim_id,
-        claim_key=(claim.key if claim is not None else None) or "",
-        claim_text=(claim.claim_text if claim is not None else None) or "",
+        claim_key=claim_key or "",
+        claim_text=claim_text or "",
         verdict=row.verdict,
         confidence=row.confidence or 0.0,
         explanation=row.explanation or "",
@@ -140,14 +142,14 @@ def fact_check_view(
         iterations=row.iterations or 0,
         stop_reason=row.stop_reason or "",
         as_of=row.as_of,
-        evidence=[evidence_view(item, archives) for item in row.evidence],
-        source_ids=[source.id for source in row.sources],
+        evidence=[evidence_view(item, archives) for item in evidence],
+        source_ids=[source.id for source in sources],
         reasoning=list(row.reasoning or []),
         review=review or ReviewView(),
     )
 
 
-def bias_view(row: BiasRow) -> BiasView:
+def bias_view(row: Any) -> BiasView:
     return BiasView(
         overall_bias_score=row.overall_bias_score,
         coverage=dict(row.coverage or {}),
@@ -158,7 +160,7 @@ def bias_view(row: BiasRow) -> BiasView:
     )
 
 
-def timeline_view(row: TimelineEventRow, url_of: Mapping[str, str]) -> TimelineEventView:
+def timeline_view(row: Any, url_of: Mapping[str, str]) -> TimelineEventView:
     """An event; `url_of` gives the saved sources' addresses by id (the links it may show)."""
     source_ids = list(row.source_ids or [])
     return TimelineEventView(
@@ -175,21 +177,25 @@ def timeline_view(row: TimelineEventRow, url_of: Mapping[str, str]) -> TimelineE
 
 
 def investigation_view(
-    row: InvestigationRow,
+    row: Any,
     *,
     status: str,
     error: str | None,
-    sources: Sequence[SourceRow] = (),
-    claims: Sequence[ClaimRow] = (),
-    fact_checks: Sequence[FactCheckRow] = (),
-    bias: BiasRow | None = None,
-    events: Sequence[TimelineEventRow] = (),
+    sources: Sequence[Any] = (),
+    claims: Sequence[Any] = (),
+    claim_sources: Mapping[str, Sequence[Any]] | None = None,
+    fact_checks: Sequence[Any] = (),
+    evidence: Mapping[str, Sequence[Any]] | None = None,
+    check_sources: Mapping[str, Sequence[Any]] | None = None,
+    bias: Any | None = None,
+    events: Sequence[Any] = (),
     reviews: Mapping[str, ReviewView] | None = None,
     archives: Mapping[str, int] | None = None,
 ) -> InvestigationView:
-    """The investigation with the records given (none: its header only); `reviews`: the
-    editors' decisions by fact-check id; `archives`: {normalized page address: id of its latest
-    archived copy}."""
+    """The investigation with the records given (none: its header only): `fact_checks` name
+    their claim's `claim_key` and `claim_text`; `claim_sources`, `evidence` and
+    `check_sources` are by claim or check id; `reviews`: the editors' decisions by fact-check
+    id; `archives`: {normalized page address: id of its latest archived copy}."""
     url_of = {source.id: source.url for source in sources}
     return InvestigationView(
         id=row.id,
@@ -208,9 +214,18 @@ def investigation_view(
         updated_at=iso(row.updated_at),
         completed_at=iso(row.completed_at),
         sources=[source_view(source, archives) for source in sources],
-        claims=[claim_view(claim) for claim in claims],
+        claims=[claim_view(claim, (claim_sources or {}).get(claim.id, ())) for claim in claims],
         fact_checks=[
-            fact_check_view(check, (reviews or {}).get(check.id), archives) for check in fact_checks
+            fact_check_view(
+                check,
+                claim_key=check.claim_key,
+                claim_text=check.claim_text,
+                evidence=(evidence or {}).get(check.id, ()),
+                sources=(check_sources or {}).get(check.id, ()),
+                review=(reviews or {}).get(check.id),
+                archives=archives,
+            )
+            for check in fact_checks
         ],
         bias=None if bias is None else bias_view(bias),
         timeline=[timeline_view(event, url_of) for event in events],
