@@ -44,6 +44,7 @@ def test_the_targets_name_the_slowest_command_and_the_ratio() -> None:
 
 HEAVY = (
     "google.adk", "google.genai", "trafilatura", "alembic", "numpy", "httpx", "pydantic_settings",
+    "sqlalchemy.orm",
 )  # fmt: skip
 PROBE = """
 import json, sys

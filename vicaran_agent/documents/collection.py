@@ -4,9 +4,20 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
 
-from ..storage.rows import CollectionRow
 from .model import DocumentError, DocumentReliability
+
+if TYPE_CHECKING:
+    from ..storage.rows import CollectionRow
+
+
+class CollectionRecord(Protocol):
+    """A stored collection as read (a Core row) or written (an ORM object)."""
+
+    owner: str | None
+    investigation_id: str | None
+
 
 MAX_COLLECTION_CHARS = 255
 
@@ -23,7 +34,7 @@ class Reader:
     user_id: str
     investigation_id: str = ""
 
-    def may_use(self, row: CollectionRow) -> bool:
+    def may_use(self, row: CollectionRecord) -> bool:
         if row.investigation_id is None:
             return row.owner is None or row.owner == self.user_id
         if row.owner is not None:

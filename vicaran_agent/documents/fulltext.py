@@ -11,10 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import TextClause, bindparam, func, select, text
-from sqlalchemy.orm import Session
+from sqlalchemy import Connection, TextClause, bindparam, func, select, text
 
-from ..storage.rows import PassageRow
+from ..storage.tables import passages
 from .model import PassageHit
 from .query import fts5_match, tsquery
 from .synonyms import fold
@@ -103,19 +102,19 @@ _POSTGRES_SEARCH = (
 )
 
 
-def create_index(session: Session, dialect: str) -> None:
+def create_index(connection: Connection, dialect: str) -> None:
     """The full-text index over passages (idempotent), rebuilt if the passages came first."""
     if dialect == "sqlite":
-        existed = session.execute(
+        existed = connection.execute(
             text("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'passages_fts'")
         ).first()
         for statement in _SQLITE_INDEX:
-            session.execute(text(statement))
+            connection.execute(text(statement))
         if existed is None:
-            session.execute(text("INSERT INTO passages_fts(passages_fts) VALUES ('rebuild')"))
+            connection.execute(text("INSERT INTO passages_fts(passages_fts) VALUES ('rebuild')"))
     elif dialect == "postgresql":
         for statement in _POSTGRES_INDEX:
-            session.execute(text(statement))
+            connection.execute(text(statement))
 
 
 @dataclass(frozen=True)
@@ -147,51 +146,53 @@ def _statement(sql: str, params: dict[str, Any]) -> TextClause:
 
 
 def _sqlite_search(
-    session: Session, terms: list[str], scope: _Scope, limit: int
+    connection: Connection, terms: list[str], scope: _Scope, limit: int
 ) -> list[PassageHit]:
     """The best `limit` passages in scope: ranked in the index alone, else ranked after filtering."""
     params = scope.params()
     ranges = ""
     if scope.document_ids is None:
-        terms = _discriminating(session, terms)
+        terms = _discriminating(connection, terms)
     else:  # a document's passages have consecutive ids: FTS5 reads only that range
-        params["low"], params["high"] = _id_range(session, scope.document_ids)
+        params["low"], params["high"] = _id_range(connection, scope.document_ids)
         ranges = _RANGE
     params["match"] = fts5_match(terms)
     params["window"] = max(4 * limit, 32)
     sql = _SQLITE_RANK.format(range=ranges)
-    ranked = session.execute(_statement(sql, params), params).all()
-    hits = _sqlite_hits(session, ranked, scope)[:limit]
+    ranked = connection.execute(_statement(sql, params), params).all()
+    hits = _sqlite_hits(connection, ranked, scope)[:limit]
     if len(hits) < limit and len(ranked) == params["window"]:
         params["window"] = limit  # better passages of other collections filled the window
         sql = _SQLITE_RANK_FILTERED.format(range=ranges, scope=scope.sql)
-        ranked = session.execute(_statement(sql, params), params).all()
-        hits = _sqlite_hits(session, ranked, scope)
+        ranked = connection.execute(_statement(sql, params), params).all()
+        hits = _sqlite_hits(connection, ranked, scope)
     return hits
 
 
-def _sqlite_hits(session: Session, ranked: Sequence[Any], scope: _Scope) -> list[PassageHit]:
+def _sqlite_hits(connection: Connection, ranked: Sequence[Any], scope: _Scope) -> list[PassageHit]:
     """The ranked passage ids that are in scope, as hits, best first."""
     if not ranked:
         return []
     score = {rowid: -rank for rowid, rank in ranked}
     params = {**scope.params(), "ids": list(score)}
     sql = _SQLITE_HITS.format(scope=scope.sql)
-    hits = [_hit((*row, score[row[0]])) for row in session.execute(_statement(sql, params), params)]
+    hits = [
+        _hit((*row, score[row[0]])) for row in connection.execute(_statement(sql, params), params)
+    ]
     return sorted(hits, key=lambda hit: (-hit.score, hit.passage_id))
 
 
 def _postgres_search(
-    session: Session, terms: list[str], scope: _Scope, limit: int
+    connection: Connection, terms: list[str], scope: _Scope, limit: int
 ) -> list[PassageHit]:
     params = {**scope.params(), "match": tsquery([fold(term) for term in terms]), "limit": limit}
     if not params["match"]:
         return []
     sql = _POSTGRES_SEARCH.format(scope=scope.sql)
-    return [_hit(row) for row in session.execute(_statement(sql, params), params)]
+    return [_hit(row) for row in connection.execute(_statement(sql, params), params)]
 
 
-def _discriminating(session: Session, terms: list[str]) -> list[str]:
+def _discriminating(connection: Connection, terms: list[str]) -> list[str]:
     """The terms without those in more than half of all passages (unless no other term is left).
 
     FTS5's BM25 gives such a term an IDF of about zero, so it changes no ranking, but matching it
@@ -199,7 +200,7 @@ def _discriminating(session: Session, terms: list[str]) -> list[str]:
     """
     folded = {term: fold(term) for term in terms}
     counts = dict(
-        session.execute(
+        connection.execute(
             text("SELECT term, doc FROM passages_fts_vocab WHERE term IN :terms").bindparams(
                 bindparam("terms", expanding=True)
             ),
@@ -209,17 +210,17 @@ def _discriminating(session: Session, terms: list[str]) -> list[str]:
     common = max(counts.values(), default=0)
     if common < _COMMON_TERM_ROWS:
         return terms
-    total = session.execute(select(func.count()).select_from(PassageRow)).scalar_one()
+    total = connection.execute(select(func.count()).select_from(passages)).scalar_one()
     kept = [term for term in terms if counts.get(folded[term], 0) * 2 <= total]
     if kept:
         return kept
     return [min(terms, key=lambda term: counts.get(folded[term], 0))]
 
 
-def _id_range(session: Session, document_ids: Sequence[str]) -> tuple[int, int]:
-    low, high = session.execute(
-        select(func.min(PassageRow.id), func.max(PassageRow.id)).where(
-            PassageRow.document_id.in_(list(document_ids))
+def _id_range(connection: Connection, document_ids: Sequence[str]) -> tuple[int, int]:
+    low, high = connection.execute(
+        select(func.min(passages.c.id), func.max(passages.c.id)).where(
+            passages.c.document_id.in_(list(document_ids))
         )
     ).one()
     return (low or 0, high or 0)
@@ -242,7 +243,7 @@ def _hit(row: Any) -> PassageHit:
 
 
 def search(
-    session: Session,
+    connection: Connection,
     dialect: str,
     terms: list[str],
     collections: Sequence[str],
@@ -252,5 +253,5 @@ def search(
     """The passages of `collections` (and of `document_ids`, if given) best matching `terms`."""
     scope = _Scope(list(collections), None if document_ids is None else list(document_ids))
     if dialect == "postgresql":
-        return _postgres_search(session, terms, scope, limit)
-    return _sqlite_search(session, terms, scope, limit)
+        return _postgres_search(connection, terms, scope, limit)
+    return _sqlite_search(connection, terms, scope, limit)

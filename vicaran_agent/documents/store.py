@@ -1,7 +1,8 @@
 """Collections of documents and their passages in the records database, with full-text search.
 
 The tables live beside the investigation records (storage/tables.py) and share the records
-store's engine and transactions (one engine per database file). Search is SQLite FTS5 or
+store's engine and transactions (one engine per database file). Reads go through Core (no ORM
+loaded: `vicaran docs list` and `docs search` start quickly); adding a file uses the ORM. Search is SQLite FTS5 or
 PostgreSQL full text (`documents/fulltext.py`); the test matrix runs both when a server is given.
 """
 
@@ -12,15 +13,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import cast, get_args
+from typing import TYPE_CHECKING, Any, cast, get_args
 
-from sqlalchemy import delete, func, insert, or_, select
-from sqlalchemy.orm import Session
+from sqlalchemy import Connection, delete, func, insert, or_, select
 
 from .. import services
 from ..i18n import Phrase
-from ..storage.repository import Repository, get_repository
-from ..storage.rows import CollectionRow, DocumentRow, PassageRow
+from ..storage import tables
+from ..storage.base import RecordsDatabase
+from ..storage.reads import get_reader
 from ..storage.tables import new_id, utcnow
 from ..urls import extract_urls, normalize_url
 from . import fulltext
@@ -42,7 +43,13 @@ from .passages import split_passages
 from .query import query_terms
 from .synonyms import synonyms
 
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from ..storage.rows import DocumentRow
+
 RELIABILITIES: tuple[str, ...] = get_args(DocumentReliability)
+_collections, _documents, _passages = tables.collections, tables.documents, tables.passages
 MAX_HITS = 200
 URL_PASSAGES = 50  # passages that name an address, read to list a document's addresses
 
@@ -60,21 +67,31 @@ class DocumentStore:
 
     def __init__(self, database_url: str) -> None:
         self.database_url = database_url
-        self._prepared: Repository | None = None
+        self._prepared: RecordsDatabase | None = None
         self._prepare_lock = threading.Lock()
 
     @property
-    def _repository(self) -> Repository:
-        """The records store of this database, with the full-text index made (once per engine)."""
-        repository = get_repository(self.database_url)
-        if repository is not self._prepared:
+    def _repository(self) -> RecordsDatabase:
+        """The records store of this database (to write), with the full-text index made."""
+        from ..storage import get_repository
+
+        return self._ready(get_repository(self.database_url))
+
+    @property
+    def _records(self) -> RecordsDatabase:
+        """What reads this database (no ORM), with the full-text index made."""
+        return self._ready(get_reader(self.database_url))
+
+    def _ready(self, database: RecordsDatabase) -> RecordsDatabase:
+        """`database`, its full-text index made (once per engine)."""
+        if database is not self._prepared:
             with self._prepare_lock:
-                if repository is not self._prepared:
-                    repository.write(
-                        lambda session: fulltext.create_index(session, repository.dialect)
+                if database is not self._prepared:
+                    database.change(
+                        lambda connection: fulltext.create_index(connection, database.dialect)
                     )
-                    self._prepared = repository
-        return repository
+                    self._prepared = database
+        return database
 
     # --- writes ----------------------------------------------------------------------------
 
@@ -105,6 +122,8 @@ class DocumentStore:
         names = list(
             synonyms(parsed.title, parsed.metadata_title, parsed.first_heading, parsed.file_name)
         )
+
+        from ..storage.rows import CollectionRow, DocumentRow
 
         def op(session: Session) -> AddOutcome:
             row = session.get(CollectionRow, collection)
@@ -139,13 +158,13 @@ class DocumentStore:
                 document = DocumentRow(id=new_id(), collection=collection, file_key=key)
                 session.add(document)
             else:
-                session.execute(delete(PassageRow).where(PassageRow.document_id == document.id))
+                session.execute(delete(_passages).where(_passages.c.document_id == document.id))
             _fill(document, parsed, names)
             document.reliability = own_reliability
             session.flush()
             if passages:
                 session.execute(
-                    insert(PassageRow),
+                    insert(_passages),
                     [
                         {
                             "document_id": document.id,
@@ -168,23 +187,25 @@ class DocumentStore:
         Returns how many documents went (0 when nothing matched).
         """
 
+        documents = _documents.c
+
         def op(session: Session) -> int:
-            documents = select(DocumentRow.id).where(DocumentRow.collection == collection)
+            chosen = select(documents.id).where(documents.collection == collection)
             if name_or_id is not None:
-                documents = documents.where(
+                chosen = chosen.where(
                     or_(
-                        DocumentRow.id == name_or_id,
-                        DocumentRow.file_name == name_or_id,
-                        DocumentRow.path == name_or_id,
+                        documents.id == name_or_id,
+                        documents.file_name == name_or_id,
+                        documents.path == name_or_id,
                     )
                 )
-            ids = list(session.scalars(documents))
+            ids = list(session.scalars(chosen))
             if ids:
                 # Passages first, explicitly: their index stays in sync without relying on cascades.
-                session.execute(delete(PassageRow).where(PassageRow.document_id.in_(ids)))
-                session.execute(delete(DocumentRow).where(DocumentRow.id.in_(ids)))
+                session.execute(delete(_passages).where(_passages.c.document_id.in_(ids)))
+                session.execute(delete(_documents).where(documents.id.in_(ids)))
             if name_or_id is None:
-                session.execute(delete(CollectionRow).where(CollectionRow.name == collection))
+                session.execute(delete(_collections).where(_collections.c.name == collection))
             return len(ids)
 
         return self._repository.write(op)
@@ -194,16 +215,17 @@ class DocumentStore:
     def documents(self, collection: str | None = None) -> list[DocumentInfo]:
         """The documents of one collection (or of all), by collection then title."""
 
-        def op(session: Session) -> list[DocumentInfo]:
-            statement = select(DocumentRow).order_by(
-                DocumentRow.collection, DocumentRow.title, DocumentRow.file_name
-            )
-            if collection is not None:
-                statement = statement.where(DocumentRow.collection == collection)
-            rows = list(session.scalars(statement))
-            return _infos(session, rows)
+        documents = _documents.c
+        statement = select(_documents).order_by(
+            documents.collection, documents.title, documents.file_name
+        )
+        if collection is not None:
+            statement = statement.where(documents.collection == collection)
 
-        return self._repository.read(op)
+        def op(connection: Connection) -> list[DocumentInfo]:
+            return _infos(connection, list(connection.execute(statement)))
+
+        return self._records.query(op)
 
     def collections(self, reader: Reader | None = None) -> dict[str, DocumentReliability]:
         """Every collection `reader` may use (without one: every collection) and its reliability.
@@ -211,26 +233,23 @@ class DocumentStore:
         A collection `reader` may not use is left out as one that does not exist would be.
         """
 
-        def op(session: Session) -> dict[str, DocumentReliability]:
-            rows = session.scalars(select(CollectionRow).order_by(CollectionRow.name))
+        def op(connection: Connection) -> dict[str, DocumentReliability]:
+            rows = connection.execute(select(_collections).order_by(_collections.c.name))
             return {
                 row.name: _reliability(row.reliability)
                 for row in rows
                 if reader is None or reader.may_use(row)
             }
 
-        return self._repository.read(op)
+        return self._records.query(op)
 
     def collection_owners(self) -> list[CollectionInfo]:
         """Every collection, attachment collections included, with its owner (by name)."""
 
-        def op(session: Session) -> list[CollectionInfo]:
-            counts = dict(
-                session.execute(
-                    select(DocumentRow.collection, func.count()).group_by(DocumentRow.collection)
-                ).all()
-            )
-            rows = session.scalars(select(CollectionRow).order_by(CollectionRow.name))
+        def op(connection: Connection) -> list[CollectionInfo]:
+            per = _documents.c.collection
+            counts = dict(connection.execute(select(per, func.count()).group_by(per)).all())
+            rows = connection.execute(select(_collections).order_by(_collections.c.name))
             return [
                 CollectionInfo(
                     name=row.name,
@@ -242,14 +261,16 @@ class DocumentStore:
                 for row in rows
             ]
 
-        return self._repository.read(op)
+        return self._records.query(op)
 
     def get(self, document_id: str) -> DocumentInfo | None:
-        def op(session: Session) -> DocumentInfo | None:
-            row = session.get(DocumentRow, document_id)
-            return None if row is None else _info(session, row)
+        def op(connection: Connection) -> DocumentInfo | None:
+            row = connection.execute(
+                select(_documents).where(_documents.c.id == document_id)
+            ).one_or_none()
+            return None if row is None else _info(connection, row)
 
-        return self._repository.read(op)
+        return self._records.query(op)
 
     def search(
         self,
@@ -267,11 +288,11 @@ class DocumentStore:
         terms = query_terms(query)
         if not terms or not collections or limit <= 0 or document_ids == []:
             return []
-        repository = self._repository
+        records = self._records
         limit = min(limit, MAX_HITS)
-        return repository.read(
-            lambda session: fulltext.search(
-                session, repository.dialect, terms, collections, document_ids, limit
+        return records.query(
+            lambda connection: fulltext.search(
+                connection, records.dialect, terms, collections, document_ids, limit
             )
         )
 
@@ -288,11 +309,13 @@ class DocumentStore:
         if hits:
             return hits
 
-        def op(session: Session) -> list[PassageHit]:
-            rows = session.scalars(
-                select(PassageRow)
-                .where(PassageRow.document_id == document_id)
-                .order_by(PassageRow.ordinal)
+        passages = _passages.c
+
+        def op(connection: Connection) -> list[PassageHit]:
+            rows = connection.execute(
+                select(_passages)
+                .where(passages.document_id == document_id)
+                .order_by(passages.ordinal)
                 .limit(limit)
             )
             return [
@@ -311,23 +334,20 @@ class DocumentStore:
                 for row in rows
             ]
 
-        return self._repository.read(op)
+        return self._records.query(op)
 
     def written_urls(self, document_id: str, limit: int = 5) -> list[str]:
         """The first web addresses written in a document (what the plan lists, never opens)."""
 
-        def op(session: Session) -> list[str]:
-            return list(
-                session.scalars(
-                    select(PassageRow.text)
-                    .where(PassageRow.document_id == document_id, PassageRow.text.contains("://"))
-                    .order_by(PassageRow.ordinal)
-                    .limit(URL_PASSAGES)
-                )
-            )
-
+        passages = _passages.c
+        statement = (
+            select(passages.text)
+            .where(passages.document_id == document_id, passages.text.contains("://"))
+            .order_by(passages.ordinal)
+            .limit(URL_PASSAGES)
+        )
         found: dict[str, str] = {}
-        for passage in self._repository.read(op):
+        for passage in self._records.query(lambda c: list(c.scalars(statement))):
             for url in extract_urls(passage, limit):
                 found.setdefault(normalize_url(url), url)
             if len(found) >= limit:
@@ -337,16 +357,13 @@ class DocumentStore:
     def page_text(self, document_id: str, page: int) -> str | None:
         """The text of one page (1-based) as its passages hold it; None when it has none."""
 
-        def op(session: Session) -> list[str]:
-            return list(
-                session.scalars(
-                    select(PassageRow.text)
-                    .where(PassageRow.document_id == document_id, PassageRow.page == page)
-                    .order_by(PassageRow.ordinal)
-                )
-            )
-
-        pieces = self._repository.read(op)
+        passages = _passages.c
+        statement = (
+            select(passages.text)
+            .where(passages.document_id == document_id, passages.page == page)
+            .order_by(passages.ordinal)
+        )
+        pieces = self._records.query(lambda c: list(c.scalars(statement)))
         if not pieces:
             return None
         joined = pieces[0]
@@ -396,29 +413,28 @@ def _reliability(value: str | None) -> DocumentReliability:
     return cast(DocumentReliability, value) if value in RELIABILITIES else "neutral"
 
 
-def _info(session: Session, row: DocumentRow) -> DocumentInfo:
-    return _infos(session, [row])[0]
+def _info(executor: Connection | Session, row: Any) -> DocumentInfo:
+    return _infos(executor, [row])[0]
 
 
-def _infos(session: Session, rows: list[DocumentRow]) -> list[DocumentInfo]:
-    """DocumentInfo of each row, with its passage count and its reliability (its own, else its
-    collection's)."""
+def _infos(executor: Connection | Session, rows: list[Any]) -> list[DocumentInfo]:
+    """DocumentInfo of each row (a Core row or an ORM object), with its passage count and its
+    reliability (its own, else its collection's)."""
     if not rows:
         return []
     ids = [row.id for row in rows]
+    passages, collections = _passages.c, _collections.c
     counts = dict(
-        session.execute(
-            select(PassageRow.document_id, func.count())
-            .where(PassageRow.document_id.in_(ids))
-            .group_by(PassageRow.document_id)
+        executor.execute(
+            select(passages.document_id, func.count())
+            .where(passages.document_id.in_(ids))
+            .group_by(passages.document_id)
         ).all()
     )
     names = {row.collection for row in rows}
     reliability = dict(
-        session.execute(
-            select(CollectionRow.name, CollectionRow.reliability).where(
-                CollectionRow.name.in_(names)
-            )
+        executor.execute(
+            select(collections.name, collections.reliability).where(collections.name.in_(names))
         ).all()
     )
     return [
