@@ -42,7 +42,6 @@ EvidenceOrigin = Literal[
 ClaimOrigin = Literal["brief", "source"]
 # attribution: that someone said, found, decided or did something; fact: what happened or is so.
 ClaimKind = Literal["fact", "attribution"]
-QUOTE_MAX_CHARS = 300
 
 SUMMARY_MAX_CHARS = 500
 REASONING_LINES_MAX = 100  # a verdict's reasoning log: references followed, search rounds

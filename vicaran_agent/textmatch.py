@@ -12,7 +12,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-from .schemas import QUOTE_MAX_CHARS
+QUOTE_MAX_CHARS = 300  # a verbatim quote kept as evidence
 
 MIN_QUOTE_CHARS = 12  # shorter "quotes" ("the", "312%") match almost anything
 SHINGLE_WORDS = 5
