@@ -163,7 +163,7 @@ def get_reader(database_url: str) -> Reads:
         return reader
 
 
-def standing_reviews(executor: Executor, investigation_id: str) -> dict[str, Row[Any]]:
+def _standing(executor: Executor, investigation_id: str) -> dict[str, Row[Any]]:
     """Each reviewed check's latest decision (approve or change; a note decides nothing)."""
     reviews = tables.reviews.c
     latest: dict[str, Row[Any]] = {}
@@ -187,7 +187,7 @@ def reviews_of(executor: Executor, investigation_id: str) -> dict[str, ReviewVie
             verdict_after=row.verdict_after,
             note=row.note,
         )
-        for fact_check_id, row in standing_reviews(executor, investigation_id).items()
+        for fact_check_id, row in _standing(executor, investigation_id).items()
     }
 
 

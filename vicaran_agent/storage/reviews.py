@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 from vicaran_agent.read_model import AuditEntry
 from vicaran_agent.schemas import VerdictLabel
 from vicaran_agent.storage.base import RecordsDatabase, UnknownInvestigationError
-from vicaran_agent.storage.reads import standing_reviews
+from vicaran_agent.storage.reads import reviews_of
 from vicaran_agent.storage.rows import ClaimRow, FactCheckRow, InvestigationRow, ReviewRow
 from vicaran_agent.storage.tables import iso, utcnow
 
@@ -69,8 +69,8 @@ class Reviews(RecordsDatabase):
             if not 1 <= number <= len(checks):
                 raise UnknownClaimError(number)
             check, claim_text = checks[number - 1]
-            standing = standing_reviews(session, investigation_id).get(check.id)
-            before = standing.verdict_after if standing else check.verdict
+            standing = reviews_of(session, investigation_id).get(check.id)
+            before = (standing.verdict_after if standing else None) or check.verdict
             entry = ReviewRow(
                 investigation_id=investigation_id,
                 fact_check_id=check.id,
