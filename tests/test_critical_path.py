@@ -189,3 +189,38 @@ async def test_a_rounds_new_pages_are_read_while_the_next_round_searches(env):
     second = [r for r in tavily.requests if refined(r)]
     assert second
     assert read.started < min(r.ended for r in second)  # begun before a refined search answered
+
+
+async def test_a_stages_records_are_saved_while_the_next_stage_works(env, monkeypatch):
+    """The sources are saved while the claims are extracted, the claims while they are checked
+    (neither stage needs the other's ids; the next save takes them): each save is held until
+    the next stage's model call has started (5 s at most, then it goes on: run one after the
+    other, that call never starts while the save is held), and every record still links."""
+    from vicaran_agent.storage.records import Records
+
+    seen: dict[str, bool] = {}
+
+    def held(name: str, task: str) -> None:
+        original = getattr(Records, name)
+
+        def save(self, *args, **kwargs):
+            if name not in seen:
+                with contextlib.suppress(wait.NotInTime):
+                    wait.until_sync(lambda: bool(scripted_model.calls_for(task)), task, 5.0)
+                seen[name] = bool(scripted_model.calls_for(task))
+            return original(self, *args, **kwargs)
+
+        monkeypatch.setattr(Records, name, save)
+
+    held("save_sources", "ClaimDraft")
+    held("save_claims", "ClaimAssessment")
+    state = await investigate()
+    assert seen == {"save_sources": True, "save_claims": True}
+    sources, claims = state[keys.SOURCE_RECORDS], state[keys.CLAIM_RECORDS]
+    verdicts = state[keys.VERDICT_RECORDS]
+    assert sources and claims and verdicts
+    assert all(s["source_id"] for s in sources)
+    assert state[keys.SOURCE_ID_MAP] == {s["url"]: s["source_id"] for s in sources}
+    assert all(c["claim_id"] == state[keys.CLAIM_ID_MAP][c["key"]] for c in claims)
+    assert any(c["source_ids"] for c in claims)
+    assert all(v["claim_id"] and v["fact_check_id"] for v in verdicts)

@@ -270,16 +270,22 @@ async def test_a_stage_raising_that_leaves_nothing_worth_reporting_is_failed(env
     assert saved(state)["status"] == "failed"
 
 
-async def test_store_outage_degrades_to_partial(env):
+@pytest.mark.parametrize(
+    ("save", "what", "stage"),
+    [("save_sources", "sources", "source_finder"), ("save_claims", "claims", "claim_extractor")],
+)
+async def test_store_outage_degrades_to_partial(env, save, what, stage):
+    """A save that fails while the next stage works (both of these) is told all the same."""
     from vicaran_agent.storage import Repository
 
     def broken(self, *args, **kwargs):
         raise ConnectionError("database unavailable")
 
-    env.monkeypatch.setattr(Repository, "save_claims", broken)
+    env.monkeypatch.setattr(Repository, save, broken)
     _, texts, state = await investigate()
     assert texts[-1].rstrip().endswith("[INVESTIGATION_COMPLETE]")
-    assert "Could not save the claims" in state[keys.PARTIAL_REASON]
+    assert f"Could not save the {what}" in state[keys.PARTIAL_REASON]
+    assert any(f"Could not save the {what}" in said for said in state[f"issues_{stage}"])
     assert saved(state)["status"] == "partial"
 
 

@@ -11,6 +11,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 from . import services
 from .archive import PageArchive, page_archive
@@ -117,6 +118,28 @@ class LateSources:
             task.cancel()
 
 
+class SavesUnderWay:
+    """A stage's records being saved while the next stage works (docs/architecture.md, "What
+    overlaps"): the save that needs their ids takes them from here, in stage order."""
+
+    def __init__(self) -> None:
+        self._tasks: dict[str, asyncio.Future[Any]] = {}
+
+    def start(self, name: str, saving: Awaitable[Any]) -> None:
+        self._tasks[name] = asyncio.ensure_future(saving)
+
+    def take(self, name: str) -> asyncio.Future[Any] | None:
+        """The save started under `name` (to await), or None when none is under way."""
+        return self._tasks.pop(name, None)
+
+    async def settle(self) -> None:
+        """Wait for every save no stage took (a run that ended early): nothing is lost."""
+        tasks, self._tasks = list(self._tasks.values()), {}
+        for outcome in await asyncio.gather(*tasks, return_exceptions=True):
+            if isinstance(outcome, BaseException):
+                logger.error("a save under way failed: %s", outcome)
+
+
 @dataclass
 class InvestigationRuntime:
     settings: Settings
@@ -124,8 +147,10 @@ class InvestigationRuntime:
     search: WebSearch
     texts: TextStore
     late: LateSources = field(default_factory=LateSources)
+    saves: SavesUnderWay = field(default_factory=SavesUnderWay)
 
     async def aclose(self) -> None:
+        await self.saves.settle()
         await self.late.aclose()
         await self.pages.aclose()
         await self.search.aclose()

@@ -20,6 +20,7 @@ from ..storage.outbox import queue_for_callback
 logger = logging.getLogger(__name__)
 
 R = TypeVar("R")
+SOURCES, CLAIMS = "the sources", "the claims"
 
 
 def repository() -> Repository:
@@ -31,19 +32,63 @@ async def store(
 ) -> R | None:
     """Run one repository call off the event loop; a failure is recorded, never raised."""
     try:
-        with queue_for_callback(get_settings().callback_enabled):
-            result = await asyncio.to_thread(lambda: call(repository()))
+        return await _saved(call)
     except InvestigationTakenError:
         raise  # a decision for the caller, not a failure to record
     except Exception as error:
         logger.exception("could not save %s", what)
-        key = f"issues_{stage}"
-        issues = list(context.state.get(key) or [])
-        issues.append(f"Could not save {what}: {type(error).__name__}: {error}")
-        context.state[key] = issues
+        _failed(context, stage, what, error)
         return None
+
+
+async def _saved(call: Callable[[Repository], R]) -> R:
+    with queue_for_callback(get_settings().callback_enabled):
+        result = await asyncio.to_thread(lambda: call(repository()))
     delivery.kick()  # queued records go to the callback API in the background
     return result
+
+
+def _failed(context: CallbackContext, stage: str, what: str, error: Exception) -> None:
+    """The stage's issues say what could not be saved (the report tells the journalist)."""
+    key = f"issues_{stage}"
+    issues = list(context.state.get(key) or [])
+    issues.append(f"Could not save {what}: {type(error).__name__}: {error}")
+    context.state[key] = issues
+
+
+async def store_under_way(
+    context: CallbackContext, stage: str, what: str, call: Callable[[Repository], R]
+) -> R | _UnderWay | None:
+    """`store`, but while the next stage works: the save starts and `UNDER_WAY` is returned;
+    `settle(context, stage, what)` gives its outcome later (in the same run). Without a running
+    investigation (a callback called alone) it is `store`."""
+    runtime = open_runtime(_investigation_id(context))
+    if runtime is None:
+        return await store(context, stage, what, call)
+    runtime.saves.start(stage, _saved(call))
+    return UNDER_WAY
+
+
+async def settle(context: CallbackContext, stage: str, what: str) -> Any | _UnderWay | None:
+    """The outcome of `stage`'s save under way (None: it failed, recorded as `store` does);
+    `UNDER_WAY` when none is (it was settled already, or made inline)."""
+    runtime = open_runtime(_investigation_id(context))
+    saving = runtime.saves.take(stage) if runtime else None
+    if saving is None:
+        return UNDER_WAY
+    try:
+        return await saving
+    except Exception as error:
+        logger.exception("could not save %s", what)
+        _failed(context, stage, what, error)
+        return None
+
+
+class _UnderWay:
+    """A save that was started, not awaited (its ids come later)."""
+
+
+UNDER_WAY = _UnderWay()
 
 
 def _records(context: CallbackContext, key: str, model: type[Any]) -> list[Any]:
@@ -63,17 +108,24 @@ def _texts(investigation_id: str, shas: list[str | None]) -> dict[str, str]:
 
 
 async def save_sources(callback_context: CallbackContext) -> None:
+    """Saved while the claims are extracted (they need no ids); the claims' save takes them."""
     sources: list[Source] = _records(callback_context, keys.SOURCE_RECORDS, Source)
     inv = _investigation_id(callback_context)
     texts = _texts(inv, [s.content_sha256 for s in sources])
-    ids = await store(
+    ids = await store_under_way(
         callback_context,
         "source_finder",
-        "the sources",
+        SOURCES,
         lambda r: r.save_sources(inv, sources, texts),
     )
-    if ids is None:
+    _source_ids(callback_context, ids)
+
+
+def _source_ids(callback_context: CallbackContext, ids: dict[str, str] | _UnderWay | None) -> None:
+    """The saved sources' ids into their records and the id map (by address)."""
+    if ids is None or isinstance(ids, _UnderWay):
         return
+    sources: list[Source] = _records(callback_context, keys.SOURCE_RECORDS, Source)
     for source in sources:
         source.source_id = ids.get(source.url)
     callback_context.state[keys.SOURCE_RECORDS] = [s.model_dump(mode="json") for s in sources]
@@ -81,17 +133,26 @@ async def save_sources(callback_context: CallbackContext) -> None:
 
 
 async def save_claims(callback_context: CallbackContext) -> None:
+    """Saved while the claims are checked (the checks need no ids); the checks' save takes them."""
+    _source_ids(callback_context, await settle(callback_context, "source_finder", SOURCES))
     claims: list[Claim] = _records(callback_context, keys.CLAIM_RECORDS, Claim)
     source_ids: dict[str, str] = callback_context.state.get(keys.SOURCE_ID_MAP) or {}
     for claim in claims:
         claim.source_ids = [source_ids[u] for u in claim.source_urls if u in source_ids]
     inv = _investigation_id(callback_context)
-    ids = await store(
-        callback_context, "claim_extractor", "the claims", lambda r: r.save_claims(inv, claims)
+    ids = await store_under_way(
+        callback_context, "claim_extractor", CLAIMS, lambda r: r.save_claims(inv, claims)
     )
-    if ids is None:
+    _claim_ids(callback_context, ids)
+
+
+def _claim_ids(callback_context: CallbackContext, ids: dict[str, str] | _UnderWay | None) -> None:
+    if ids is None or isinstance(ids, _UnderWay):
         return
+    claims: list[Claim] = _records(callback_context, keys.CLAIM_RECORDS, Claim)
+    source_ids: dict[str, str] = callback_context.state.get(keys.SOURCE_ID_MAP) or {}
     for claim in claims:
+        claim.source_ids = [source_ids[u] for u in claim.source_urls if u in source_ids]
         claim.claim_id = ids.get(claim.key)
     callback_context.state[keys.CLAIM_RECORDS] = [c.model_dump(mode="json") for c in claims]
     callback_context.state[keys.CLAIM_ID_MAP] = ids
@@ -99,6 +160,8 @@ async def save_claims(callback_context: CallbackContext) -> None:
 
 async def save_verdicts(callback_context: CallbackContext) -> None:
     """The fact-checks, after the sources the fact checker found (official gazettes read)."""
+    _source_ids(callback_context, await settle(callback_context, "source_finder", SOURCES))
+    _claim_ids(callback_context, await settle(callback_context, "claim_extractor", CLAIMS))
     await _save_new_sources(callback_context)
     verdicts: list[Verdict] = _records(callback_context, keys.VERDICT_RECORDS, Verdict)
     claim_ids: dict[str, str] = callback_context.state.get(keys.CLAIM_ID_MAP) or {}
@@ -131,7 +194,7 @@ async def _save_new_sources(callback_context: CallbackContext) -> None:
     inv = _investigation_id(callback_context)
     texts = _texts(inv, [s.content_sha256 for s in new])
     ids = await store(
-        callback_context, "fact_checker", "the sources", lambda r: r.save_sources(inv, new, texts)
+        callback_context, "fact_checker", SOURCES, lambda r: r.save_sources(inv, new, texts)
     )
     if ids is None:
         return
@@ -191,6 +254,10 @@ async def save_timeline(callback_context: CallbackContext) -> None:
 
 
 async def finish_investigation(callback_context: CallbackContext) -> None:
+    """The run's end, saved after every save still under way (a stage that stopped early left
+    one): the finished record comes last, for readers and for the callback API."""
+    _source_ids(callback_context, await settle(callback_context, "source_finder", SOURCES))
+    _claim_ids(callback_context, await settle(callback_context, "claim_extractor", CLAIMS))
     state = callback_context.state
     status = state.get(keys.INVESTIGATION_STATUS) or "partial"
     reason = state.get(keys.PARTIAL_REASON)
