@@ -3,6 +3,7 @@ the verdict that stands (an editor's change first), within VICARAN_MEMORY_MAX_AG
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -165,3 +166,43 @@ def test_a_journalists_document_is_never_offered_to_anothers_check(repo: Reposit
         "f" * 64,
     )
     assert again.text == "Acme exceeded the limit by 312%."  # its quote is checked against it
+
+
+async def test_earlier_checks_are_recorded_on_claims_whose_save_is_still_under_way(env):
+    """The claims are saved while they are checked; the earlier checks the fact checker finds
+    are recorded on them once they are saved (held here until the lookup has answered)."""
+    import threading
+
+    from tests.support import wait
+    from vicaran_agent.storage.memory import Memory
+    from vicaran_agent.storage.records import Records
+
+    brief = "Quick Search. Did Acme Chemicals pollute Riverton's water in 2024?"
+    first = Conversation()
+    await first.send(brief)
+    await first.send("APPROVED")
+    recalled = threading.Event()
+    lookup, save = Memory.earlier_checks, Records.save_claims
+
+    def earlier_checks(self, *args, **kwargs):
+        found = lookup(self, *args, **kwargs)
+        if found:
+            recalled.set()
+        return found
+
+    def save_claims(self, *args, **kwargs):
+        with contextlib.suppress(wait.NotInTime):
+            wait.until_sync(recalled.is_set, "the earlier checks looked up", 5.0)
+        return save(self, *args, **kwargs)
+
+    env.monkeypatch.setattr(Memory, "earlier_checks", earlier_checks)
+    env.monkeypatch.setattr(Records, "save_claims", save_claims)
+    second = Conversation()
+    await second.send(brief)
+    await second.send("APPROVED")
+    assert recalled.is_set()
+    state = await second.state()
+    record = get_repository(get_settings().database_url).get_investigation(
+        state[keys.INVESTIGATION_ID]
+    )
+    assert record is not None and any(c.earlier_checks for c in record.claims)

@@ -128,6 +128,12 @@ class SavesUnderWay:
     def start(self, name: str, saving: Awaitable[Any]) -> None:
         self._tasks[name] = asyncio.ensure_future(saving)
 
+    async def finished(self, name: str) -> None:
+        """Until the save started under `name` (if any) has ended; its outcome stays for `take`."""
+        saving = self._tasks.get(name)
+        if saving is not None:
+            await asyncio.wait([saving])
+
     def take(self, name: str) -> asyncio.Future[Any] | None:
         """The save started under `name` (to await), or None when none is under way."""
         return self._tasks.pop(name, None)

@@ -176,7 +176,8 @@ async def _remembered(
         earlier = await asyncio.to_thread(
             repository.earlier_checks, config.investigation_id, wanted, since
         )
-        if earlier:
+        if earlier:  # recorded on the saved claims: their save may still be under way
+            await runtime_for(config.investigation_id, settings).saves.finished("claim_extractor")
             await asyncio.to_thread(repository.remember, config.investigation_id, earlier)
         prior = {
             key: await asyncio.to_thread(repository.prior_evidence, checks[0])
