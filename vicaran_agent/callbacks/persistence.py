@@ -58,37 +58,30 @@ def _failed(context: CallbackContext, stage: str, what: str, error: Exception) -
 
 async def store_under_way(
     context: CallbackContext, stage: str, what: str, call: Callable[[Repository], R]
-) -> R | _UnderWay | None:
-    """`store`, but while the next stage works: the save starts and `UNDER_WAY` is returned;
+) -> R | None:
+    """`store`, but while the next stage works: the save starts and None is returned;
     `settle(context, stage, what)` gives its outcome later (in the same run). Without a running
     investigation (a callback called alone) it is `store`."""
     runtime = open_runtime(_investigation_id(context))
     if runtime is None:
         return await store(context, stage, what, call)
     runtime.saves.start(stage, _saved(call))
-    return UNDER_WAY
+    return None
 
 
-async def settle(context: CallbackContext, stage: str, what: str) -> Any | _UnderWay | None:
-    """The outcome of `stage`'s save under way (None: it failed, recorded as `store` does);
-    `UNDER_WAY` when none is (it was settled already, or made inline)."""
+async def settle(context: CallbackContext, stage: str, what: str) -> Any | None:
+    """The outcome of `stage`'s save under way; None when it failed (recorded as `store` does)
+    or when none is under way (settled already, or made inline)."""
     runtime = open_runtime(_investigation_id(context))
     saving = runtime.saves.take(stage) if runtime else None
     if saving is None:
-        return UNDER_WAY
+        return None
     try:
         return await saving
     except Exception as error:
         logger.exception("could not save %s", what)
         _failed(context, stage, what, error)
         return None
-
-
-class _UnderWay:
-    """A save that was started, not awaited (its ids come later)."""
-
-
-UNDER_WAY = _UnderWay()
 
 
 def _records(context: CallbackContext, key: str, model: type[Any]) -> list[Any]:
@@ -121,9 +114,9 @@ async def save_sources(callback_context: CallbackContext) -> None:
     _source_ids(callback_context, ids)
 
 
-def _source_ids(callback_context: CallbackContext, ids: dict[str, str] | _UnderWay | None) -> None:
-    """The saved sources' ids into their records and the id map (by address)."""
-    if ids is None or isinstance(ids, _UnderWay):
+def _source_ids(callback_context: CallbackContext, ids: dict[str, str] | None) -> None:
+    """The saved sources' ids into their records and the id map (by address); None: none now."""
+    if ids is None:
         return
     sources: list[Source] = _records(callback_context, keys.SOURCE_RECORDS, Source)
     for source in sources:
@@ -135,10 +128,7 @@ def _source_ids(callback_context: CallbackContext, ids: dict[str, str] | _UnderW
 async def save_claims(callback_context: CallbackContext) -> None:
     """Saved while the claims are checked (the checks need no ids); the checks' save takes them."""
     _source_ids(callback_context, await settle(callback_context, "source_finder", SOURCES))
-    claims: list[Claim] = _records(callback_context, keys.CLAIM_RECORDS, Claim)
-    source_ids: dict[str, str] = callback_context.state.get(keys.SOURCE_ID_MAP) or {}
-    for claim in claims:
-        claim.source_ids = [source_ids[u] for u in claim.source_urls if u in source_ids]
+    claims = _linked_claims(callback_context)
     inv = _investigation_id(callback_context)
     ids = await store_under_way(
         callback_context, "claim_extractor", CLAIMS, lambda r: r.save_claims(inv, claims)
@@ -146,13 +136,21 @@ async def save_claims(callback_context: CallbackContext) -> None:
     _claim_ids(callback_context, ids)
 
 
-def _claim_ids(callback_context: CallbackContext, ids: dict[str, str] | _UnderWay | None) -> None:
-    if ids is None or isinstance(ids, _UnderWay):
-        return
+def _linked_claims(callback_context: CallbackContext) -> list[Claim]:
+    """The claims, each naming the saved sources it comes from."""
     claims: list[Claim] = _records(callback_context, keys.CLAIM_RECORDS, Claim)
     source_ids: dict[str, str] = callback_context.state.get(keys.SOURCE_ID_MAP) or {}
     for claim in claims:
         claim.source_ids = [source_ids[u] for u in claim.source_urls if u in source_ids]
+    return claims
+
+
+def _claim_ids(callback_context: CallbackContext, ids: dict[str, str] | None) -> None:
+    """The saved claims' ids into their records and the id map (by key); None: none now."""
+    if ids is None:
+        return
+    claims = _linked_claims(callback_context)
+    for claim in claims:
         claim.claim_id = ids.get(claim.key)
     callback_context.state[keys.CLAIM_RECORDS] = [c.model_dump(mode="json") for c in claims]
     callback_context.state[keys.CLAIM_ID_MAP] = ids
