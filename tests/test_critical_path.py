@@ -205,9 +205,14 @@ async def test_a_stages_records_are_saved_while_the_next_stage_works(env, monkey
 
         def save(self, *args, **kwargs):
             if name not in seen:
+                before = len(scripted_model.calls_for(task))
+
+                def started() -> bool:
+                    return len(scripted_model.calls_for(task)) > before
+
                 with contextlib.suppress(wait.NotInTime):
-                    wait.until_sync(lambda: bool(scripted_model.calls_for(task)), task, 5.0)
-                seen[name] = bool(scripted_model.calls_for(task))
+                    wait.until_sync(started, task, 5.0)
+                seen[name] = started()
             return original(self, *args, **kwargs)
 
         monkeypatch.setattr(Records, name, save)
