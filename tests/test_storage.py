@@ -650,3 +650,29 @@ def test_long_text_from_pages_and_the_model_is_kept_on_every_backend(repo: Repos
     (claim,) = data["claims"]
     assert (claim["key"], claim["city"]) == (claim_key, city)
     assert [e["event_date"] for e in data["timeline"]] == [when]
+
+
+def test_a_reader_is_the_open_repository_else_its_own_closed_with_the_services(
+    records_url, monkeypatch
+):
+    """What only reads (`vicaran export`, `docs`) gets a Core reader when no repository is open,
+    shared and closed like the repositories; an open repository serves its reads itself."""
+    from vicaran_agent import services
+    from vicaran_agent.storage.reads import Reads, get_reader
+
+    repository = Repository(records_url)
+    repository.start_investigation(_config("a" * 8 + "-0000-4000-8000-000000000000"))
+    reader = get_reader(records_url)
+    assert type(reader) is Reads
+    assert get_reader(records_url) is reader
+    assert [i.id[:8] for i in reader.list_investigations()] == ["a" * 8]
+    shared = services.current()
+    assert shared.readers == {records_url: reader}
+    opened = get_repository(records_url)
+    assert get_reader(records_url) is opened
+    disposed = []
+    monkeypatch.setattr(reader, "dispose", lambda: disposed.append(reader))
+    shared.close()
+    assert shared.readers == {} and shared.repositories == {}
+    assert disposed == [reader]
+    repository.close()

@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, Table, func, select
+from sqlalchemy import Connection, ScalarSelect, Table, func, select
 
 from vicaran_agent import services
 from vicaran_agent.read_model import (
@@ -86,7 +86,7 @@ class Reads(RecordsDatabase):
         """Every investigation, newest first, with record counts."""
         investigations = tables.investigations
 
-        def count(table: Table) -> Any:
+        def count(table: Table) -> ScalarSelect[int]:
             return (
                 select(func.count())
                 .select_from(table)
