@@ -251,29 +251,37 @@ def _linked_sources(
 ) -> dict[str, list[Row[Any]]]:
     """{claim or check id: the saved sources it cites (their id and url), in their order}."""
     sources = tables.sources.c
-    rows = connection.execute(
-        select(link.c[key].label("owner"), sources.id, sources.url)
-        .join(tables.sources, sources.id == link.c.source_id)
-        .where(sources.investigation_id == investigation_id)
-        .order_by(sources.position)
+    return _grouped(
+        connection.execute(
+            select(link.c[key].label("owner"), sources.id, sources.url)
+            .join(tables.sources, sources.id == link.c.source_id)
+            .where(sources.investigation_id == investigation_id)
+            .order_by(sources.position)
+        ),
+        "owner",
     )
-    linked: dict[str, list[Row[Any]]] = defaultdict(list)
-    for row in rows:
-        linked[row.owner].append(row)
-    return linked
 
 
-def _evidence(connection: Connection, check_ids: Iterable[str]) -> dict[str, list[Row[Any]]]:
-    evidence = tables.evidence.c
-    rows = connection.execute(
-        select(tables.evidence)
-        .where(evidence.fact_check_id.in_(list(check_ids)))
-        .order_by(evidence.position)
+def _evidence(connection: Connection, investigation_id: str) -> dict[str, list[Row[Any]]]:
+    """{check id: its evidence, in the checker's order}."""
+    evidence, checks = tables.evidence.c, tables.fact_checks.c
+    return _grouped(
+        connection.execute(
+            select(tables.evidence)
+            .join(tables.fact_checks, checks.id == evidence.fact_check_id)
+            .where(checks.investigation_id == investigation_id)
+            .order_by(evidence.position)
+        ),
+        "fact_check_id",
     )
-    by_check: dict[str, list[Row[Any]]] = defaultdict(list)
+
+
+def _grouped(rows: Iterable[Row[Any]], key: str) -> dict[str, list[Row[Any]]]:
+    """The rows by their column `key`, each group in the rows' order."""
+    grouped: dict[str, list[Row[Any]]] = defaultdict(list)
     for row in rows:
-        by_check[row.fact_check_id].append(row)
-    return by_check
+        grouped[getattr(row, key)].append(row)
+    return grouped
 
 
 def _investigation_view(connection: Connection, investigation_id: str) -> InvestigationView | None:
@@ -308,7 +316,7 @@ def _investigation_view(connection: Connection, investigation_id: str) -> Invest
             connection, tables.claim_sources, "claim_id", investigation_id
         ),
         fact_checks=checks,
-        evidence=_evidence(connection, (check.id for check in checks)),
+        evidence=_evidence(connection, investigation_id),
         check_sources=_linked_sources(
             connection, tables.fact_check_sources, "fact_check_id", investigation_id
         ),
