@@ -158,8 +158,7 @@ def _claim_ids(callback_context: CallbackContext, ids: dict[str, str] | None) ->
 
 async def save_verdicts(callback_context: CallbackContext) -> None:
     """The fact-checks, after the sources the fact checker found (official gazettes read)."""
-    _source_ids(callback_context, await settle(callback_context, "source_finder", SOURCES))
-    _claim_ids(callback_context, await settle(callback_context, "claim_extractor", CLAIMS))
+    await _settle_saves(callback_context)
     await _save_new_sources(callback_context)
     verdicts: list[Verdict] = _records(callback_context, keys.VERDICT_RECORDS, Verdict)
     claim_ids: dict[str, str] = callback_context.state.get(keys.CLAIM_ID_MAP) or {}
@@ -181,6 +180,12 @@ async def save_verdicts(callback_context: CallbackContext) -> None:
     for verdict in verdicts:
         verdict.fact_check_id = ids.get(verdict.claim_key)
     callback_context.state[keys.VERDICT_RECORDS] = [v.model_dump(mode="json") for v in verdicts]
+
+
+async def _settle_saves(callback_context: CallbackContext) -> None:
+    """The sources' and the claims' saves, if still under way: their ids into state."""
+    _source_ids(callback_context, await settle(callback_context, "source_finder", SOURCES))
+    _claim_ids(callback_context, await settle(callback_context, "claim_extractor", CLAIMS))
 
 
 async def _save_new_sources(callback_context: CallbackContext) -> None:
@@ -254,8 +259,7 @@ async def save_timeline(callback_context: CallbackContext) -> None:
 async def finish_investigation(callback_context: CallbackContext) -> None:
     """The run's end, saved after every save still under way (a stage that stopped early left
     one): the finished record comes last, for readers and for the callback API."""
-    _source_ids(callback_context, await settle(callback_context, "source_finder", SOURCES))
-    _claim_ids(callback_context, await settle(callback_context, "claim_extractor", CLAIMS))
+    await _settle_saves(callback_context)
     state = callback_context.state
     status = state.get(keys.INVESTIGATION_STATUS) or "partial"
     reason = state.get(keys.PARTIAL_REASON)
