@@ -143,7 +143,7 @@ class SavesUnderWay:
         tasks, self._tasks = list(self._tasks.values()), {}
         for outcome in await asyncio.gather(*tasks, return_exceptions=True):
             if isinstance(outcome, BaseException):
-                logger.error("a save under way failed: %s", outcome)
+                logger.error("a save under way failed", exc_info=outcome)
 
 
 @dataclass

@@ -114,18 +114,15 @@ class RecordsDatabase:
         with self._lock, self._engine.connect() as connection, connection.begin():
             return operation(connection)
 
-    def _change(self, operation: Callable[[Connection], T]) -> T:
-        """`_write` without the ORM: one Core write transaction."""
-        with self._lock, self._writer.connect() as connection, connection.begin():
-            return operation(connection)
-
     def query(self, operation: Callable[[Connection], T]) -> T:
         """`_query` for other stores that keep their tables in this database (documents)."""
         return self._query(operation)
 
     def change(self, operation: Callable[[Connection], T]) -> T:
-        """`_change` for other stores that keep their tables in this database (documents)."""
-        return self._change(operation)
+        """One write transaction without the ORM, for other stores that keep their tables in
+        this database (documents)."""
+        with self._lock, self._writer.connect() as connection, connection.begin():
+            return operation(connection)
 
     def write(self, operation: Callable[[Session], T]) -> T:
         """`_write` for other stores that keep their tables in this database (documents)."""
