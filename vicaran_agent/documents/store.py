@@ -2,8 +2,9 @@
 
 The tables live beside the investigation records (storage/tables.py) and share the records
 store's engine and transactions (one engine per database file). Reads go through Core (no ORM
-loaded: `vicaran docs list` and `docs search` start quickly); adding a file uses the ORM. Search is SQLite FTS5 or
-PostgreSQL full text (`documents/fulltext.py`); the test matrix runs both when a server is given.
+loaded: `vicaran docs list` and `docs search` start quickly); adding a file uses the ORM.
+Search is SQLite FTS5 or PostgreSQL full text (`documents/fulltext.py`); the test matrix runs
+both when a server is given.
 """
 
 from __future__ import annotations
