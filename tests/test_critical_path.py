@@ -204,11 +204,10 @@ async def test_a_stages_records_are_saved_while_the_next_stage_works(env, monkey
         original = getattr(Records, name)
 
         def save(self, *args, **kwargs):
-            if name not in seen:
-                before = len(scripted_model.calls_for(task))
+            if name not in seen:  # (no call of `task` is made before this stage's save)
 
                 def started() -> bool:
-                    return len(scripted_model.calls_for(task)) > before
+                    return bool(scripted_model.calls_for(task))
 
                 with contextlib.suppress(wait.NotInTime):
                     wait.until_sync(started, task, 5.0)
